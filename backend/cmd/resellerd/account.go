@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
+)
+
+// account runs `resellerd account SUBCOMMAND`.
+func account(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: account: no subcommand (create, rotate-key, topup)", errUsage)
+	}
+	switch args[0] {
+	case "create":
+		return accountCreate(ctx, args[1:], stdout, env)
+	case "rotate-key":
+		return accountRotateKey(ctx, args[1:], stdout, env)
+	case "topup":
+		return accountTopUp(ctx, args[1:], stdout, env)
+	default:
+		return fmt.Errorf("%w: account: unknown subcommand %q", errUsage, args[0])
+	}
+}
+
+// openServer opens the database for one administrative command.
+func openServer(ctx context.Context, db string) (*server.Server, error) {
+	if db == "" {
+		return nil, fmt.Errorf("%w: --db must not be empty", errUsage)
+	}
+	return server.New(ctx, server.Config{DB: db})
+}
+
+func accountCreate(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
+	fs := flag.NewFlagSet("account create", flag.ContinueOnError)
+	db := fs.String("db", defaultDB, "SQLite file path or postgres:// URL")
+	balance := &usdFlag{micros: money.USD(100)}
+	fs.Var(balance, "balance", "initial balance in USD, recorded as a manual payment")
+	var a server.NewAccount
+	fs.IntVar(&a.ServerLimit, "server-limit", 10, "maximum active instances")
+	fs.IntVar(&a.OrderLimit, "order-limit", 5, "maximum orders provisioning at once")
+	fs.StringVar(&a.Language, "language", "fa", "account language: fa or en")
+	if err := parseFlags(fs, args, env); err != nil {
+		return err
+	}
+	a.BalanceMicros = int64(balance.micros)
+	srv, err := openServer(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	created, err := srv.CreateAccount(ctx, a)
+	if err != nil {
+		return err
+	}
+	key, err := json.Marshal(created.APIKey)
+	if err != nil {
+		return fmt.Errorf("account create: %w", err)
+	}
+	// The key is shown this once; only its hash is stored.
+	_, err = fmt.Fprintf(stdout, "{\"account_id\": %d, \"api_key\": %s}\n", created.ID, key)
+	return err
+}
+
+func accountRotateKey(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
+	fs := flag.NewFlagSet("account rotate-key", flag.ContinueOnError)
+	db := fs.String("db", defaultDB, "SQLite file path or postgres:// URL")
+	id := fs.Int64("account", 0, "account id")
+	if err := parseFlags(fs, args, env); err != nil {
+		return err
+	}
+	if *id <= 0 {
+		return fmt.Errorf("%w: account rotate-key: --account is required", errUsage)
+	}
+	srv, err := openServer(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	key, err := srv.RotateKey(ctx, *id)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, key)
+	return err
+}
+
+func accountTopUp(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
+	fs := flag.NewFlagSet("account topup", flag.ContinueOnError)
+	db := fs.String("db", defaultDB, "SQLite file path or postgres:// URL")
+	id := fs.Int64("account", 0, "account id")
+	amount := &usdFlag{}
+	fs.Var(amount, "amount", "USD to credit")
+	paymentType := fs.String("payment-type", "card", "card, bank_transfer, crypto, voucher or manual")
+	if err := parseFlags(fs, args, env); err != nil {
+		return err
+	}
+	if *id <= 0 {
+		return fmt.Errorf("%w: account topup: --account is required", errUsage)
+	}
+	if amount.micros <= 0 {
+		return fmt.Errorf("%w: account topup: --amount must be positive", errUsage)
+	}
+	srv, err := openServer(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if err := srv.TopUp(ctx, *id, int64(amount.micros), *paymentType); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "credited %s USD (%s) to account %d\n", amount.micros, *paymentType, *id)
+	return err
+}

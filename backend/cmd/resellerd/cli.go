@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// lookupEnv is os.LookupEnv; tests pass a map.
+type lookupEnv func(string) (string, bool)
+
+const usage = `usage:
+  resellerd serve --listen 127.0.0.1:8080 [--alt-listen 127.0.0.1:8081] [--db PATH_OR_URL]
+                  [--deploy-delay 3s] [--credentials-delay 1s] [--order-window 10m]
+                  [--fail-rate 0] [--allow-http-webhooks] [--rate-limit-scale 1]
+  resellerd account create [--db ...] [--balance 100] [--server-limit 10] [--order-limit 5] [--language fa]
+  resellerd account rotate-key [--db ...] --account N
+  resellerd account topup [--db ...] --account N --amount 50 [--payment-type card]
+
+Every flag can also be set with RESELLER_<FLAG> (upper case, dashes as underscores);
+a flag on the command line wins.
+`
+
+// errUsage marks mistakes in the command line, answered with exit code 2 and the usage text.
+var errUsage = errors.New("usage")
+
+// run is the whole program, minus process plumbing, so tests can call it.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, env lookupEnv) int {
+	err := dispatch(ctx, args, stdout, stderr, env)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "resellerd: %v\n\n%s", err, usage)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "resellerd: %v\n", err)
+		return exitError
+	}
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env lookupEnv) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: no command", errUsage)
+	}
+	switch args[0] {
+	case "serve":
+		opts, err := parseServe(args[1:], env)
+		if err != nil {
+			return err
+		}
+		logger := slog.New(slog.NewTextHandler(stderr, nil))
+		return serve(ctx, opts, logger, nil)
+	case "account":
+		return account(ctx, args[1:], stdout, env)
+	case "help", "-h", "--help":
+		return flag.ErrHelp
+	default:
+		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+	}
+}
+
+// parseFlags parses args into fs, then fills each flag not given on the command line from its
+// RESELLER_ variable. Positional arguments are refused: every option is named.
+func parseFlags(fs *flag.FlagSet, args []string, env lookupEnv) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %s: %w", errUsage, fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: %s: unexpected argument %q", errUsage, fs.Name(), fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] || err != nil {
+			return
+		}
+		name := envName(f.Name)
+		if v, ok := env(name); ok {
+			if setErr := fs.Set(f.Name, v); setErr != nil {
+				err = fmt.Errorf("%w: %s: %w", errUsage, name, setErr)
+			}
+		}
+	})
+	return err
+}
+
+// envName is the variable of a flag: --rate-limit-scale reads RESELLER_RATE_LIMIT_SCALE.
+func envName(flagName string) string {
+	return "RESELLER_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// usdFlag is a flag holding an exact amount of dollars, parsed without floats.
+type usdFlag struct{ micros money.Micros }
+
+func (f *usdFlag) String() string { return f.micros.String() }
+
+func (f *usdFlag) Set(s string) error {
+	m, err := money.Parse(s)
+	if err != nil {
+		return err
+	}
+	f.micros = m
+	return nil
+}

@@ -1,0 +1,21 @@
+// Command resellerd runs the Reseller API backend and administers its accounts.
+//
+//	resellerd serve --listen 127.0.0.1:8080 [--alt-listen ADDR] [--db PATH_OR_URL] ...
+//	resellerd account create|rotate-key|topup ...
+//
+// Every flag also reads RESELLER_<FLAG> from the environment; the command line wins.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/server"
+)
+
+// shutdownGrace bounds how long in-flight requests may finish after a stop signal.
+const shutdownGrace = 10 * time.Second
+
+// defaultDB is where the SQLite database lives unless --db says otherwise.
+const defaultDB = "./data/reseller.db"
+
+// serveOptions is the parsed command line of `resellerd serve`.
+type serveOptions struct {
+	Listen    string
+	AltListen string
+	Config    server.Config
+}
+
+func parseServe(args []string, env lookupEnv) (serveOptions, error) {
+	var o serveOptions
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:8080", "address of the API")
+	fs.StringVar(&o.AltListen, "alt-listen", "", "second address serving the same API (the spec's {alt_base_url})")
+	fs.StringVar(&o.Config.DB, "db", defaultDB, "SQLite file path or postgres:// URL")
+	fs.DurationVar(&o.Config.DeployDelay, "deploy-delay", 3*time.Second, "time the simulated datacenter takes to build a server")
+	fs.DurationVar(&o.Config.CredentialsDelay, "credentials-delay", time.Second, "time credentials stay pending after a build")
+	fs.DurationVar(&o.Config.OrderWindow, "order-window", 10*time.Minute, "time after which a pending order times out")
+	fs.Float64Var(&o.Config.FailRate, "fail-rate", 0, "share of simulated builds that fail, 0 to 1")
+	fs.BoolVar(&o.Config.AllowHTTPWebhooks, "allow-http-webhooks", false, "accept http:// webhook URLs")
+	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", 1, "multiplies every rate limit; 0 disables them")
+	if err := parseFlags(fs, args, env); err != nil {
+		return serveOptions{}, err
+	}
+	return o, o.validate()
+}
+
+func (o serveOptions) validate() error {
+	c := o.Config
+	switch {
+	case o.Listen == "":
+		return fmt.Errorf("%w: serve: --listen is required", errUsage)
+	case c.DB == "":
+		return fmt.Errorf("%w: serve: --db must not be empty", errUsage)
+	case c.FailRate < 0 || c.FailRate > 1:
+		return fmt.Errorf("%w: serve: --fail-rate must be from 0 to 1", errUsage)
+	case c.RateLimitScale < 0:
+		return fmt.Errorf("%w: serve: --rate-limit-scale must not be negative", errUsage)
+	case c.DeployDelay < 0 || c.CredentialsDelay < 0 || c.OrderWindow <= 0:
+		return fmt.Errorf("%w: serve: delays must not be negative and --order-window must be positive", errUsage)
+	}
+	return nil
+}
+
+// serve runs the API on --listen (and --alt-listen) until ctx ends, then shuts down gracefully.
+// ready, when not nil, is told the bound addresses once the listeners are open.
+func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func([]net.Addr)) error {
+	o.Config.Logger = logger
+	srv, err := server.New(ctx, o.Config)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	listeners, err := listen(ctx, o.Listen, o.AltListen)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	errs := make(chan error, len(listeners))
+	addrs := make([]net.Addr, 0, len(listeners))
+	for _, ln := range listeners {
+		addrs = append(addrs, ln.Addr())
+		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", o.Config.DB))
+		go func() { errs <- hs.Serve(ln) }()
+	}
+	if ready != nil {
+		ready(addrs)
+	}
+
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down")
+	case err := <-errs:
+		_ = hs.Close()
+		return fmt.Errorf("serve: %w", err)
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	return nil
+}
+
+// listen opens every non-empty address, closing those already open if one fails.
+func listen(ctx context.Context, addrs ...string) ([]net.Listener, error) {
+	var lc net.ListenConfig
+	var out []net.Listener
+	for _, a := range addrs {
+		if a == "" {
+			continue
+		}
+		ln, err := lc.Listen(ctx, "tcp", a)
+		if err != nil {
+			for _, l := range out {
+				_ = l.Close()
+			}
+			return nil, fmt.Errorf("serve: %w", err)
+		}
+		out = append(out, ln)
+	}
+	return out, nil
+}

@@ -1,0 +1,95 @@
+// Package api is the HTTP face of the service: routes on a net/http ServeMux under /api/v1,
+// middleware (request id, recovery, body limit, authentication, rate limits), JSON in and out.
+// Handlers only translate; every rule lives in the service package.
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+)
+
+// Prefix is the version prefix of every API path (the spec's {base_url}).
+const Prefix = "/api/v1"
+
+// Version is the interface version GET /health reports.
+const Version = "1.1.0"
+
+// Clock tells the time; rate limits follow it so tests can move it.
+type Clock interface{ Now() time.Time }
+
+// Config is what the handler needs.
+type Config struct {
+	Service        *service.Service
+	Logger         *slog.Logger
+	Clock          Clock
+	RateLimitScale float64                // multiplies every rate limit; 0 disables them
+	OpenAPI        func() ([]byte, error) // the document served at /openapi.json
+}
+
+// handler carries the dependencies of every route.
+type handler struct {
+	svc     *service.Service
+	log     *slog.Logger
+	clock   Clock
+	limits  *limiter
+	openapi func() ([]byte, error)
+}
+
+// NewHandler returns the whole API: /api/v1/... and /openapi.json.
+func NewHandler(cfg Config) http.Handler {
+	h := newHandler(cfg)
+	mux := http.NewServeMux()
+	h.routes(mux)
+	return h.wrap(mux)
+}
+
+func newHandler(cfg Config) *handler {
+	return &handler{
+		svc:     cfg.Service,
+		log:     cfg.Logger,
+		clock:   cfg.Clock,
+		limits:  newLimiter(cfg.Clock, cfg.RateLimitScale),
+		openapi: cfg.OpenAPI,
+	}
+}
+
+// Per-minute rate limits of the routes (README: choices table).
+const (
+	catalogueLimit = 120
+	accountLimit   = 60
+)
+
+// routes registers every endpoint of this version of the API.
+func (h *handler) routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /openapi.json", h.openAPIDocument)
+
+	h.public(mux, "GET /health", catalogueLimit, h.health)
+	h.authed(mux, "GET /api/dollar", catalogueLimit, h.dollar)
+
+	h.authed(mux, "GET /account", accountLimit, h.account)
+	h.authed(mux, "GET /account/balance", accountLimit, h.balance)
+	h.authed(mux, "GET /account/payments", accountLimit, h.payments)
+
+	h.authed(mux, "GET /catalog/servers", catalogueLimit, h.plans)
+	h.authed(mux, "GET /catalog/servers/{server_id}", catalogueLimit, h.plan)
+	h.authed(mux, "GET /datacenters", catalogueLimit, h.datacenters)
+	h.authed(mux, "GET /locations", catalogueLimit, h.locations)
+	h.authed(mux, "GET /catalog/apps", catalogueLimit, h.apps)
+	h.authed(mux, "POST /quote", catalogueLimit, h.quote)
+}
+
+// wrap adds the middleware every request passes, outermost first, and answers requests no route
+// matches with the envelope instead of the mux's plain text.
+func (h *handler) wrap(mux *http.ServeMux) http.Handler {
+	routed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "" {
+			h.unmatched(w, r, mux)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	return h.withRequestID(h.withRecovery(withBodyLimit(routed)))
+}

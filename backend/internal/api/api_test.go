@@ -1,0 +1,180 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlite"
+)
+
+type fixedClock struct{ t time.Time }
+
+func (c *fixedClock) Now() time.Time { return c.t }
+
+// newTestHandler builds the API with extra test-only routes registered beside the real ones.
+func newTestHandler(t *testing.T, logs *bytes.Buffer, extra func(mux *http.ServeMux)) http.Handler {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "api.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	clock := &fixedClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	h := newHandler(Config{Service: service.New(st, catalog.New(), clock, logger), Logger: logger, Clock: clock, RateLimitScale: 1})
+	mux := http.NewServeMux()
+	h.routes(mux)
+	extra(mux)
+	return h.wrap(mux)
+}
+
+func TestPanicRecovery(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	handler := newTestHandler(t, &logs, func(mux *http.ServeMux) {
+		mux.HandleFunc("GET /api/v1/test/panic", func(http.ResponseWriter, *http.Request) { panic("kaboom") })
+	})
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/test/panic", nil)
+	req.Header.Set("X-Request-ID", "panic-1")
+	rec := httptest.NewRecorder()
+	handler.ServeHTTP(rec, req)
+
+	if rec.Code != http.StatusInternalServerError {
+		t.Fatalf("status = %d, want 500", rec.Code)
+	}
+	var body errorBody
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatalf("body %q: %v", rec.Body.String(), err)
+	}
+	if body.Success || body.Error.Code != "server_error" || body.Error.RequestID != "panic-1" {
+		t.Fatalf("got %+v, want server_error with request id panic-1", body)
+	}
+	if strings.Contains(rec.Body.String(), "kaboom") {
+		t.Fatal("the panic value leaked to the client")
+	}
+	if !strings.Contains(logs.String(), "kaboom") || !strings.Contains(logs.String(), "panic-1") {
+		t.Fatalf("log lacks the panic or the request id:\n%s", logs.String())
+	}
+	// The server keeps serving.
+	rec = httptest.NewRecorder()
+	handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/health", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("after a panic: status %d, want 200", rec.Code)
+	}
+}
+
+func TestLimiter(t *testing.T) {
+	t.Parallel()
+	clock := &fixedClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	tests := []struct {
+		name      string
+		scale     float64
+		perMinute int
+		wantAllow int
+	}{
+		{"scale 1", 1, 60, 60},
+		{"scale rounds up", 0.01, 60, 1},
+		{"scale multiplies", 2, 3, 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := newLimiter(clock, tt.scale)
+			for i := 0; i < tt.wantAllow; i++ {
+				if ok, _ := l.allow("k", tt.perMinute); !ok {
+					t.Fatalf("request %d refused, want %d allowed", i+1, tt.wantAllow)
+				}
+			}
+			if ok, wait := l.allow("k", tt.perMinute); ok || wait != 60 {
+				t.Fatalf("request %d: allowed %v, wait %d; want refused, wait 60", tt.wantAllow+1, ok, wait)
+			}
+		})
+	}
+	t.Run("sliding window frees the oldest", func(t *testing.T) {
+		c := &fixedClock{t: clock.t}
+		l := newLimiter(c, 1)
+		l.allow("k", 2)
+		c.t = c.t.Add(30 * time.Second)
+		l.allow("k", 2)
+		if ok, wait := l.allow("k", 2); ok || wait != 30 {
+			t.Fatalf("got allowed %v wait %d, want refused wait 30", ok, wait)
+		}
+		c.t = c.t.Add(30 * time.Second)
+		if ok, _ := l.allow("k", 2); !ok {
+			t.Fatal("the first request left the window; want allowed")
+		}
+	})
+}
+
+func TestLanguage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		query, accept string
+		want          catalog.Lang
+	}{
+		{"", "", catalog.Persian},
+		{"lang=en", "", catalog.English},
+		{"lang=fa", "en", catalog.Persian},
+		{"", "en-GB;q=0.9", catalog.English},
+		{"", " en ", catalog.English},
+		{"", "fa-IR,en", catalog.Persian},
+		{"", "english", catalog.Persian},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query+"|"+tt.accept, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, "/x?"+tt.query, nil)
+			if tt.accept != "" {
+				r.Header.Set("Accept-Language", tt.accept)
+			}
+			if got := language(r); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckLang(t *testing.T) {
+	t.Parallel()
+	for query, wantErr := range map[string]bool{"": false, "lang=fa": false, "lang=en": false, "lang=EN": true, "lang=xx": true, "lang=": true} {
+		r := httptest.NewRequest(http.MethodGet, "/x?"+query, nil)
+		if err := checkLang(r); (err != nil) != wantErr {
+			t.Errorf("checkLang(%q) = %v, want error %v", query, err, wantErr)
+		}
+	}
+}
+
+func TestAPIKeyHeaders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   string
+	}{
+		{"none", nil, ""},
+		{"token", map[string]string{"X-API-Token": "abc"}, "abc"},
+		{"bearer", map[string]string{"Authorization": "Bearer abc"}, "abc"},
+		{"token wins", map[string]string{"X-API-Token": "one", "Authorization": "Bearer two"}, "one"},
+		{"basic ignored", map[string]string{"Authorization": "Basic abc"}, ""},
+		{"bare bearer", map[string]string{"Authorization": "Bearer"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, "/", nil)
+			for k, v := range tt.header {
+				r.Header.Set(k, v)
+			}
+			if got := apiKey(r); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

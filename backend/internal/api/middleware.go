@@ -1,0 +1,227 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// maxBodyBytes is the largest request body accepted (README: 1 MiB).
+const maxBodyBytes = 1 << 20
+
+// maxRequestIDLength bounds an incoming X-Request-ID we are willing to echo.
+const maxRequestIDLength = 128
+
+type contextKey int
+
+const requestIDKey contextKey = iota
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// withRequestID gives every request an id, echoed in X-Request-ID and in error bodies. A sane
+// incoming id is kept so a client can follow one request across services.
+func (h *handler) withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-ID")
+		if !saneRequestID(id) {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-ID", id)
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+		h.log.DebugContext(r.Context(), "request", slog.String("request_id", id), slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Int("status", sw.status))
+	})
+}
+
+// saneRequestID accepts 1 to 128 letters, digits and . _ - : so an echoed id cannot inject
+// anything into headers or logs.
+func saneRequestID(id string) bool {
+	if id == "" || len(id) > maxRequestIDLength {
+		return false
+	}
+	for _, c := range id {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._-:", c)
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b)
+}
+
+// statusWriter remembers whether and with which status the answer was started.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// withRecovery turns a panic into 500 server_error; the stack goes only to the log.
+func (h *handler) withRecovery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler { //nolint:errorlint // sentinel compared as net/http does
+				panic(v)
+			}
+			h.log.ErrorContext(r.Context(), "panic", slog.String("request_id", requestID(r.Context())),
+				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+			if sw.status == 0 {
+				h.fail(sw, r, service.Internal(fmt.Errorf("api: panic: %v", v)))
+			}
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// withBodyLimit caps request bodies; decodeJSON reports the overflow as 413.
+func withBodyLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bodyTooLarge is the answer to a body over maxBodyBytes.
+func bodyTooLarge() *service.Error {
+	return &service.Error{Status: http.StatusRequestEntityTooLarge, Code: service.CodeValidation, Field: "body",
+		Message: fmt.Sprintf("body: larger than %d bytes", maxBodyBytes)}
+}
+
+// authedFunc is a handler of a route that needs an API key; it receives the caller's account.
+type authedFunc func(w http.ResponseWriter, r *http.Request, acct store.Account)
+
+// authed registers a route that needs a key, rate-limited per key and route.
+func (h *handler) authed(mux *http.ServeMux, pattern string, perMinute int, fn authedFunc) {
+	full := prefixed(pattern)
+	mux.HandleFunc(full, func(w http.ResponseWriter, r *http.Request) {
+		acct, err := h.svc.Authenticate(r.Context(), apiKey(r))
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if !h.allow(w, r, "account:"+strconv.FormatInt(acct.ID, 10)+" "+full, perMinute) {
+			return
+		}
+		if err := checkLang(r); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		fn(w, r, acct)
+	})
+}
+
+// public registers a route without a key, rate-limited per client address and route.
+func (h *handler) public(mux *http.ServeMux, pattern string, perMinute int, fn http.HandlerFunc) {
+	full := prefixed(pattern)
+	mux.HandleFunc(full, func(w http.ResponseWriter, r *http.Request) {
+		if !h.allow(w, r, "ip:"+clientIP(r)+" "+full, perMinute) {
+			return
+		}
+		fn(w, r)
+	})
+}
+
+// prefixed turns "GET /account" into "GET /api/v1/account".
+func prefixed(pattern string) string {
+	method, path, _ := strings.Cut(pattern, " ")
+	return method + " " + Prefix + path
+}
+
+// allow counts the request against its limit and answers 429 with Retry-After when it is over.
+func (h *handler) allow(w http.ResponseWriter, r *http.Request, key string, perMinute int) bool {
+	ok, wait := h.limits.allow(key, perMinute)
+	if ok {
+		return true
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(wait))
+	h.fail(w, r, &service.Error{Status: http.StatusTooManyRequests, Code: service.CodeRateLimited,
+		Message: fmt.Sprintf("too many requests; retry in %d seconds", wait)})
+	return false
+}
+
+// apiKey reads the key from X-API-Token or, failing that, Authorization: Bearer.
+func apiKey(r *http.Request) string {
+	if k := strings.TrimSpace(r.Header.Get("X-API-Token")); k != "" {
+		return k
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if ok && strings.EqualFold(scheme, "Bearer") {
+		return strings.TrimSpace(token)
+	}
+	return ""
+}
+
+// clientIP is the peer address. Forwarding headers are not trusted: anyone can send them.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// unmatched answers a request no route takes: 405 with Allow when the path exists under
+// another method, 404 otherwise, both in the envelope.
+func (h *handler) unmatched(w http.ResponseWriter, r *http.Request, mux *http.ServeMux) {
+	probe := &headerProbe{header: http.Header{}}
+	mux.ServeHTTP(probe, r)
+	if probe.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		h.fail(w, r, &service.Error{Status: http.StatusMethodNotAllowed, Code: service.CodeMethodNotAllowed,
+			Message: fmt.Sprintf("method %s not allowed; allowed: %s", r.Method, probe.header.Get("Allow"))})
+		return
+	}
+	h.fail(w, r, service.NotFound("path "+r.URL.Path))
+}
+
+// headerProbe records what the mux would answer without sending it.
+type headerProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *headerProbe) Header() http.Header         { return p.header }
+func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *headerProbe) WriteHeader(status int)      { p.status = status }

@@ -1,0 +1,218 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// Account defaults applied when the operator does not choose.
+const (
+	DefaultServerLimit = 10
+	DefaultOrderLimit  = 5
+	DefaultLanguage    = "fa"
+)
+
+// keyHintLength is how many leading characters of a key GET /account shows.
+const keyHintLength = 8
+
+// keyBytes is the entropy of an API key (hex-encoded, so keys are twice as long).
+const keyBytes = 32
+
+// PaymentTypes are the accepted payment_type values (README: choices table).
+func PaymentTypes() []string { return []string{"card", "bank_transfer", "crypto", "voucher", "manual"} }
+
+// PaymentManual is the type of balances credited by the operator, such as an initial balance.
+const PaymentManual = "manual"
+
+// NewAccount is what the operator chooses for a new account; zero limits and an empty language
+// take the defaults.
+type NewAccount struct {
+	Balance     money.Micros
+	ServerLimit int
+	OrderLimit  int
+	Language    string
+}
+
+// CreatedAccount is returned once: the key is never stored, only its hash.
+type CreatedAccount struct {
+	ID     int64
+	APIKey string
+}
+
+// CreateAccount creates an account with a fresh key. An initial balance is booked as a manual
+// payment in the same transaction, so the ledger reconciles from the first moment.
+func (s *Service) CreateAccount(ctx context.Context, in NewAccount) (CreatedAccount, error) {
+	if err := in.normalise(); err != nil {
+		return CreatedAccount{}, err
+	}
+	key, err := s.newKey()
+	if err != nil {
+		return CreatedAccount{}, err
+	}
+	now := s.now()
+	var created store.Account
+	err = s.store.WithTx(ctx, func(tx store.Tx) error {
+		var err error
+		created, err = tx.CreateAccount(ctx, store.NewAccount{
+			KeyHash: hashKey(key), KeyHint: key[:keyHintLength], KeyCreatedAt: now,
+			ServerLimit: in.ServerLimit, OrderLimit: in.OrderLimit, Language: in.Language, CreatedAt: now,
+		})
+		if err != nil {
+			return err
+		}
+		if in.Balance == 0 {
+			return nil
+		}
+		return s.credit(ctx, tx, created.ID, in.Balance, PaymentManual)
+	})
+	if err != nil {
+		return CreatedAccount{}, fmt.Errorf("service: create account: %w", err)
+	}
+	return CreatedAccount{ID: created.ID, APIKey: key}, nil
+}
+
+func (in *NewAccount) normalise() error {
+	if in.Balance < 0 {
+		return Validation("balance", "must not be negative")
+	}
+	if in.ServerLimit < 0 {
+		return Validation("server_limit", "must not be negative")
+	}
+	if in.OrderLimit < 0 {
+		return Validation("order_limit", "must not be negative")
+	}
+	if in.ServerLimit == 0 {
+		in.ServerLimit = DefaultServerLimit
+	}
+	if in.OrderLimit == 0 {
+		in.OrderLimit = DefaultOrderLimit
+	}
+	if in.Language == "" {
+		in.Language = DefaultLanguage
+	}
+	if in.Language != "fa" && in.Language != "en" {
+		return Validation("language", "must be fa or en")
+	}
+	return nil
+}
+
+// RotateKey issues a new key for the account; the old one stops working at once because only
+// the new hash is kept.
+func (s *Service) RotateKey(ctx context.Context, accountID int64) (string, error) {
+	key, err := s.newKey()
+	if err != nil {
+		return "", err
+	}
+	if err := s.store.SetAccountKey(ctx, accountID, hashKey(key), key[:keyHintLength], s.now()); err != nil {
+		return "", accountError(err, "rotate key")
+	}
+	return key, nil
+}
+
+// TopUp credits amount to the wallet as a payment of paymentType ("" is manual).
+func (s *Service) TopUp(ctx context.Context, accountID int64, amount money.Micros, paymentType string) error {
+	if amount <= 0 {
+		return Validation("amount", "must be positive")
+	}
+	if paymentType == "" {
+		paymentType = PaymentManual
+	}
+	if !slices.Contains(PaymentTypes(), paymentType) {
+		return Validation("payment_type", "must be one of %v", PaymentTypes())
+	}
+	err := s.store.WithTx(ctx, func(tx store.Tx) error {
+		return s.credit(ctx, tx, accountID, amount, paymentType)
+	})
+	if err != nil {
+		return accountError(err, "top up")
+	}
+	return nil
+}
+
+// credit writes a payment, its ledger entry and the new balance in the caller's transaction.
+func (s *Service) credit(ctx context.Context, tx store.Tx, accountID int64, amount money.Micros, paymentType string) error {
+	now := s.now()
+	p, err := tx.AddPayment(ctx, store.Payment{AccountID: accountID, Amount: amount, Type: paymentType, PaidAt: now})
+	if err != nil {
+		return err
+	}
+	_, err = tx.AddLedgerEntry(ctx, store.LedgerEntry{AccountID: accountID, Amount: amount, Kind: store.LedgerPayment,
+		Reference: "payment:" + strconv.FormatInt(p.ID, 10), CreatedAt: now})
+	return err
+}
+
+// SetFlag turns one of the account's switches (blocked, identity checked, apps enabled).
+func (s *Service) SetFlag(ctx context.Context, accountID int64, flag store.Flag, value bool) error {
+	if err := s.store.SetAccountFlag(ctx, accountID, flag, value); err != nil {
+		return accountError(err, "set account flag")
+	}
+	return nil
+}
+
+// Authenticate finds the account of an API key. The stored hash is compared with the key's hash
+// in constant time; a blocked account is refused with 403.
+func (s *Service) Authenticate(ctx context.Context, key string) (store.Account, error) {
+	if key == "" {
+		return store.Account{}, Unauthorized()
+	}
+	hash := hashKey(key)
+	acct, err := s.store.AccountByKeyHash(ctx, hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Account{}, Unauthorized()
+	}
+	if err != nil {
+		return store.Account{}, Internal(fmt.Errorf("service: authenticate: %w", err))
+	}
+	if subtle.ConstantTimeCompare(acct.KeyHash, hash) != 1 {
+		return store.Account{}, Unauthorized()
+	}
+	if acct.Blocked {
+		return store.Account{}, Forbidden("account is blocked; contact support")
+	}
+	return acct, nil
+}
+
+// Account returns the account with id.
+func (s *Service) Account(ctx context.Context, id int64) (store.Account, error) {
+	acct, err := s.store.Account(ctx, id)
+	if err != nil {
+		return store.Account{}, accountError(err, "read account")
+	}
+	return acct, nil
+}
+
+func (s *Service) newKey() (string, error) {
+	b := make([]byte, keyBytes)
+	if _, err := io.ReadFull(s.random, b); err != nil {
+		return "", Internal(fmt.Errorf("service: generate key: %w", err))
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func hashKey(key string) []byte {
+	h := sha256.Sum256([]byte(key))
+	return h[:]
+}
+
+// accountError maps a store error of an operation on one account.
+func accountError(err error, op string) error {
+	var se *Error
+	switch {
+	case errors.As(err, &se):
+		return se
+	case errors.Is(err, store.ErrNotFound):
+		return NotFound("account")
+	default:
+		return Internal(fmt.Errorf("service: %s: %w", op, err))
+	}
+}

@@ -1,0 +1,64 @@
+// Package migrations embeds the versioned schema of every store dialect. A migration file is
+// named NNNN_description.sql and is applied once, in version order.
+package migrations
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed sqlite/*.sql
+var files embed.FS
+
+// Migration is one schema step.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// SQLite returns the SQLite migrations in version order.
+func SQLite() ([]Migration, error) { return load(files, "sqlite") }
+
+func load(fsys fs.FS, dir string) ([]Migration, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	var out []Migration
+	seen := map[int]string{}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") {
+			continue
+		}
+		m, err := parse(fsys, dir, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[m.Version]; dup {
+			return nil, fmt.Errorf("migrations: version %d used by %s and %s", m.Version, prev, m.Name)
+		}
+		seen[m.Version] = m.Name
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out, nil
+}
+
+func parse(fsys fs.FS, dir, name string) (Migration, error) {
+	prefix, _, ok := strings.Cut(name, "_")
+	version, err := strconv.Atoi(prefix)
+	if !ok || err != nil || version <= 0 {
+		return Migration{}, fmt.Errorf("migrations: %s: name must start with a positive version and '_'", name)
+	}
+	body, err := fs.ReadFile(fsys, path.Join(dir, name))
+	if err != nil {
+		return Migration{}, fmt.Errorf("migrations: %w", err)
+	}
+	return Migration{Version: version, Name: name, SQL: string(body)}, nil
+}

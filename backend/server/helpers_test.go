@@ -1,0 +1,201 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
+)
+
+// fakeClock is a clock tests move by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// env is one in-process backend on a temporary SQLite database, reached over real HTTP.
+type env struct {
+	srv       *Server
+	clock     *fakeClock
+	http      *httptest.Server
+	validator *openapi.Validator
+}
+
+// validators are expensive to build; one per test binary is shared (it is safe for concurrent use).
+var sharedValidator = sync.OnceValues(openapi.NewValidator)
+
+func newEnv(t *testing.T, mutate ...func(*Config)) *env {
+	t.Helper()
+	clock := newFakeClock()
+	cfg := Config{
+		DB:             filepath.Join(t.TempDir(), "reseller.db"),
+		RateLimitScale: 100, // high enough that only the rate-limit tests meet a limit
+		Clock:          clock,
+	}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	srv, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("server.New: %v", err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		if err := srv.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	v, err := sharedValidator()
+	if err != nil {
+		t.Fatalf("openapi validator: %v", err)
+	}
+	return &env{srv: srv, clock: clock, http: hs, validator: v}
+}
+
+// account creates an account with the given balance in micro-USD.
+func (e *env) account(t *testing.T, balanceMicros int64) CreatedAccount {
+	t.Helper()
+	a, err := e.srv.CreateAccount(context.Background(), NewAccount{BalanceMicros: balanceMicros})
+	if err != nil {
+		t.Fatalf("CreateAccount: %v", err)
+	}
+	return a
+}
+
+// request describes one call; Key is sent as X-API-Token unless Bearer is set.
+type request struct {
+	Method       string
+	Path         string // after /api/v1, or absolute when it starts with "//"
+	Key          string
+	Bearer       bool
+	Body         string
+	Header       map[string]string
+	SkipContract bool // the exchange deliberately departs from the OpenAPI document
+}
+
+// response is the decoded answer.
+type response struct {
+	Status int
+	Header http.Header
+	Raw    []byte
+	Body   struct {
+		Success bool            `json:"success"`
+		Data    json.RawMessage `json:"data"`
+		Meta    *struct {
+			Page *struct {
+				Total  int `json:"total"`
+				Limit  int `json:"limit"`
+				Offset int `json:"offset"`
+			} `json:"page"`
+		} `json:"meta"`
+		Error *struct {
+			Code      string `json:"code"`
+			Message   string `json:"message"`
+			RequestID string `json:"request_id"`
+		} `json:"error"`
+	}
+}
+
+// do sends r and checks the exchange against the OpenAPI document.
+func (e *env) do(t *testing.T, r request) response {
+	t.Helper()
+	if r.Method == "" {
+		r.Method = http.MethodGet
+	}
+	url := e.http.URL + "/api/v1" + r.Path
+	if len(r.Path) > 1 && r.Path[:2] == "//" {
+		url = e.http.URL + r.Path[1:]
+	}
+	req, err := http.NewRequest(r.Method, url, bytes.NewBufferString(r.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if r.Key != "" {
+		if r.Bearer {
+			req.Header.Set("Authorization", "Bearer "+r.Key)
+		} else {
+			req.Header.Set("X-API-Token", r.Key)
+		}
+	}
+	for k, v := range r.Header {
+		req.Header.Set(k, v)
+	}
+	resp, err := e.http.Client().Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", r.Method, r.Path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	if err := json.Unmarshal(raw, &out.Body); err != nil && r.Path != "//openapi.json" {
+		t.Fatalf("%s %s: body is not JSON: %v\n%s", r.Method, r.Path, err, raw)
+	}
+	if resp.Header.Get("X-Request-ID") == "" {
+		t.Errorf("%s %s: no X-Request-ID header", r.Method, r.Path)
+	}
+	if !r.SkipContract && r.Path != "//openapi.json" {
+		if err := e.validator.Validate(context.Background(), req, []byte(r.Body), resp.StatusCode, resp.Header, raw); err != nil {
+			t.Errorf("contract: %v", err)
+		}
+	}
+	return out
+}
+
+// wantStatus fails unless the answer has status and, for errors, code.
+func (r response) wantStatus(t *testing.T, status int, code string) {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status = %d, want %d; body %s", r.Status, status, r.Raw)
+	}
+	if code == "" {
+		if !r.Body.Success {
+			t.Fatalf("success = false, want true; body %s", r.Raw)
+		}
+		return
+	}
+	if r.Body.Success || r.Body.Error == nil || r.Body.Error.Code != code {
+		t.Fatalf("error = %s, want code %q", r.Raw, code)
+	}
+	if r.Body.Error.RequestID != r.Header.Get("X-Request-ID") && status != http.StatusTooManyRequests {
+		t.Fatalf("error.request_id = %q, want the X-Request-ID header %q", r.Body.Error.RequestID, r.Header.Get("X-Request-ID"))
+	}
+}
+
+// data decodes the envelope's data into v.
+func (r response) data(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body.Data, v); err != nil {
+		t.Fatalf("data: %v\n%s", err, r.Raw)
+	}
+}

@@ -1,0 +1,190 @@
+// Package server is the one public face of resellerd: it opens the store, wires the service and
+// the HTTP API, and owns the background workers. cmd/resellerd and the provider's acceptance tests
+// both start the whole backend through New, so what they run is the same program.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlite"
+)
+
+// Clock tells the time. Tests pass one they can move to drive rate limits, billing and expiry.
+type Clock interface{ Now() time.Time }
+
+// Config is how an operator or a test shapes a backend.
+type Config struct {
+	DB                string        // SQLite file path (created if missing) or postgres:// URL
+	DeployDelay       time.Duration // how long the simulated datacenter takes to build a server
+	CredentialsDelay  time.Duration // how long after the build the credentials stay pending
+	OrderWindow       time.Duration // after this a pending order becomes timed_out
+	FailRate          float64       // share of simulated builds that fail, 0 to 1
+	AllowHTTPWebhooks bool          // accept http:// webhook URLs (tests); HTTPS only otherwise
+	RateLimitScale    float64       // multiplies every rate limit; 0 disables them
+	Clock             Clock         // nil: real time
+	Logger            *slog.Logger  // nil: discard
+}
+
+// Server is a running backend: store, service, HTTP handler and workers.
+type Server struct {
+	store   store.Store
+	svc     *service.Service
+	handler http.Handler
+	stop    context.CancelFunc // ends the workers' context
+	workers sync.WaitGroup     // the running workers, waited for by Close
+	closing sync.Once
+	closed  error
+}
+
+// New opens and migrates the store and starts the workers (none yet). ctx bounds the opening
+// only; the workers run until Close.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	cfg = withDefaults(cfg)
+	st, err := openStore(ctx, cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	svc := service.New(st, catalog.New(), cfg.Clock, cfg.Logger)
+	s := &Server{
+		store: st,
+		svc:   svc,
+		handler: api.NewHandler(api.Config{
+			Service: svc, Logger: cfg.Logger, Clock: cfg.Clock,
+			RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON,
+		}),
+	}
+	// The workers outlive New's ctx (it only bounds opening) and stop when Close cancels theirs.
+	workers, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.stop = stop
+	s.startWorkers(workers)
+	return s, nil
+}
+
+// startWorkers starts the background workers, each registered in s.workers. None exist yet:
+// provisioning, billing and webhook delivery arrive with their issues.
+func (s *Server) startWorkers(ctx context.Context) {
+	_ = ctx
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Clock == nil {
+		cfg.Clock = realClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg
+}
+
+// openStore picks the store by the form of dsn.
+func openStore(ctx context.Context, dsn string) (store.Store, error) {
+	switch {
+	case dsn == "":
+		return nil, errors.New("server: no database: set Config.DB to a SQLite path or a postgres:// URL")
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return nil, errors.New("server: PostgreSQL store not available yet; use a SQLite file path")
+	}
+	st, err := sqlite.Open(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	return st, nil
+}
+
+// Handler serves /api/v1/... and /openapi.json.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Close stops the workers and closes the store. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.closing.Do(func() {
+		s.stop()
+		s.workers.Wait()
+		s.closed = s.store.Close()
+	})
+	return s.closed
+}
+
+// NewAccount is what the operator chooses for a new account. Zero limits take 10 active servers
+// and 5 orders at once; an empty language takes "fa".
+type NewAccount struct {
+	BalanceMicros int64
+	ServerLimit   int
+	OrderLimit    int
+	Language      string
+}
+
+// CreatedAccount is shown once: only a SHA-256 hash of the key is stored.
+type CreatedAccount struct {
+	ID     int64  `json:"account_id"`
+	APIKey string `json:"api_key"`
+}
+
+// CreateAccount creates an account with a new API key. A non-zero initial balance is recorded
+// as a Payment of type "manual", so the ledger reconciles with the balance.
+func (s *Server) CreateAccount(ctx context.Context, a NewAccount) (CreatedAccount, error) {
+	created, err := s.svc.CreateAccount(ctx, service.NewAccount{
+		Balance: money.Micros(a.BalanceMicros), ServerLimit: a.ServerLimit, OrderLimit: a.OrderLimit, Language: a.Language,
+	})
+	if err != nil {
+		return CreatedAccount{}, fmt.Errorf("server: create account: %w", err)
+	}
+	return CreatedAccount{ID: created.ID, APIKey: created.APIKey}, nil
+}
+
+// RotateKey issues a new key for the account and returns it; the old key stops working at once.
+func (s *Server) RotateKey(ctx context.Context, accountID int64) (string, error) {
+	key, err := s.svc.RotateKey(ctx, accountID)
+	if err != nil {
+		return "", fmt.Errorf("server: rotate key of account %d: %w", accountID, err)
+	}
+	return key, nil
+}
+
+// TopUp credits amountMicros to the account's wallet as a Payment of paymentType ("" is
+// "manual"; see the README for the accepted types).
+func (s *Server) TopUp(ctx context.Context, accountID, amountMicros int64, paymentType string) error {
+	if err := s.svc.TopUp(ctx, accountID, money.Micros(amountMicros), paymentType); err != nil {
+		return fmt.Errorf("server: top up account %d: %w", accountID, err)
+	}
+	return nil
+}
+
+// SetBlocked blocks or unblocks an account; a blocked account answers 403 to every request.
+func (s *Server) SetBlocked(ctx context.Context, accountID int64, blocked bool) error {
+	return s.setFlag(ctx, accountID, store.FlagBlocked, blocked)
+}
+
+// SetKYCVerified records whether the account passed the identity check that opens datacenters
+// with require_kyc.
+func (s *Server) SetKYCVerified(ctx context.Context, accountID int64, verified bool) error {
+	return s.setFlag(ctx, accountID, store.FlagKYCVerified, verified)
+}
+
+// SetAppsEnabled opens or closes one-click apps to the account (open by default).
+func (s *Server) SetAppsEnabled(ctx context.Context, accountID int64, enabled bool) error {
+	return s.setFlag(ctx, accountID, store.FlagAppsEnabled, enabled)
+}
+
+func (s *Server) setFlag(ctx context.Context, accountID int64, flag store.Flag, value bool) error {
+	if err := s.svc.SetFlag(ctx, accountID, flag, value); err != nil {
+		return fmt.Errorf("server: update account %d: %w", accountID, err)
+	}
+	return nil
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
