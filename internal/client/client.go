@@ -1,0 +1,203 @@
+// Package client is the provider's only HTTP speaker for the Reseller API: one typed method per
+// endpoint (endpoints.go), the JSON envelope decoded once, errors as *APIError, and the retry,
+// backoff and failover rules applied in one place (retry.go) so resources never loop on their own.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults applied by New to zero Config fields.
+const (
+	defaultMinBackoff = 500 * time.Millisecond
+	defaultMaxBackoff = 30 * time.Second
+	defaultLanguage   = "en"
+	defaultUserAgent  = "terraform-provider-reseller/dev"
+
+	// maxRetryAfter caps how long one Retry-After may make us wait. The API's limits are per
+	// minute, so a longer value is a fault, and Terraform users should not see a silent stall.
+	maxRetryAfter = 2 * time.Minute
+
+	// maxResponseBytes bounds a response body read into memory; the largest real answer (the
+	// whole plan catalogue) is far below it.
+	maxResponseBytes = 32 << 20
+)
+
+// Config is what the provider block hands to New. Zero values get the documented defaults, so
+// tests only set what they exercise.
+type Config struct {
+	// Endpoint is the API base address including the version prefix, e.g.
+	// "http://127.0.0.1:8080/api/v1". Required; absolute http or https; trailing slashes dropped.
+	Endpoint string
+	// AltEndpoint is an optional second base address reaching the same API and account; it is
+	// used when Endpoint fails at the network level (see Client for the exact rule).
+	AltEndpoint string
+	// APIKey is sent as "Authorization: Bearer". It may be empty only for GET /health; the
+	// provider rejects a missing key before building a client.
+	APIKey string
+	// Language is "en" (default) or "fa", sent as Accept-Language on every request so names
+	// and descriptions come back in the user's language.
+	Language string
+	// MaxRetries is how many times a failed request may be repeated after the first attempt;
+	// 0 disables retries. Switching to AltEndpoint inside an attempt is not a retry.
+	MaxRetries int
+	// UserAgent identifies the provider build; default "terraform-provider-reseller/dev".
+	UserAgent string
+	// HTTPClient is used for every request; nil gets a client with dial, TLS and header timeouts.
+	HTTPClient *http.Client
+	// MinBackoff and MaxBackoff bound the exponential backoff; zero means 500ms and 30s.
+	MinBackoff, MaxBackoff time.Duration
+}
+
+// Client calls the Reseller API. It is safe for concurrent use by every resource of a provider.
+//
+// Retries: a request is repeated, at most MaxRetries times, when the answer is 429 (after its
+// Retry-After), or when it is 502/503 or a network error and the request is replayable (GET, PUT,
+// PATCH, DELETE, or marked retrySafe, or carrying an Idempotency-Key); a plain POST is repeated
+// only after a 429 or a dial error, the two cases where the server certainly did not process it.
+//
+// Failover: when an attempt gets no HTTP response from the preferred endpoint because of a dial
+// error (for any request) or any other network error (for replayable requests only), and
+// AltEndpoint is set, the same attempt is sent at once to the other endpoint. Whichever endpoint
+// last returned an HTTP response, of any status, becomes the preferred one for every later
+// request of this Client (sticky), until it too fails at the network level.
+type Client struct {
+	endpoints  []string     // [primary] or [primary, alt], without trailing slash
+	preferred  atomic.Int32 // index into endpoints of the one that last answered
+	apiKey     string
+	language   string
+	userAgent  string
+	maxRetries int
+	minBackoff time.Duration
+	maxBackoff time.Duration
+	httpClient *http.Client
+
+	// wait blocks for d or until ctx ends; jitter picks a random duration in [0, d). Both are
+	// fields so tests can observe waits without spending real seconds.
+	wait   func(ctx context.Context, d time.Duration) error
+	jitter func(d time.Duration) time.Duration
+}
+
+// request is one API call as endpoints.go describes it; Client.do turns it into HTTP.
+type request struct {
+	method string
+	path   string // relative to the endpoint, starting with "/"
+	query  url.Values
+	body   any // JSON-encoded once; nil sends no body
+	// retrySafe marks a POST that changes nothing (POST /quote), so 502/503 and network
+	// errors may be retried like a GET.
+	retrySafe bool
+	// idempotencyKey is sent as Idempotency-Key; the server deduplicates on it, so the
+	// request is replayable.
+	idempotencyKey string
+}
+
+// New validates cfg and returns a Client. It makes no request, so a provider can be configured
+// while the API is down.
+func New(cfg Config) (*Client, error) {
+	primary, err := parseEndpoint("endpoint", cfg.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	endpoints := []string{primary}
+	if cfg.AltEndpoint != "" {
+		alt, err := parseEndpoint("alt_endpoint", cfg.AltEndpoint)
+		if err != nil {
+			return nil, err
+		}
+		endpoints = append(endpoints, alt)
+	}
+	if err := validateTuning(cfg); err != nil {
+		return nil, err
+	}
+	c := &Client{
+		endpoints:  endpoints,
+		apiKey:     cfg.APIKey,
+		language:   withDefault(cfg.Language, defaultLanguage),
+		userAgent:  withDefault(cfg.UserAgent, defaultUserAgent),
+		maxRetries: cfg.MaxRetries,
+		minBackoff: cfg.MinBackoff,
+		maxBackoff: cfg.MaxBackoff,
+		httpClient: cfg.HTTPClient,
+		wait:       waitContext,
+		jitter:     fullJitter,
+	}
+	if c.minBackoff == 0 {
+		c.minBackoff = defaultMinBackoff
+	}
+	if c.maxBackoff == 0 {
+		c.maxBackoff = max(defaultMaxBackoff, c.minBackoff)
+	}
+	if c.httpClient == nil {
+		c.httpClient = defaultHTTPClient()
+	}
+	return c, nil
+}
+
+// parseEndpoint checks that raw is an absolute http(s) URL without credentials, query or
+// fragment, and returns it without trailing slashes so paths can be appended.
+func parseEndpoint(name, raw string) (string, error) {
+	if raw == "" {
+		return "", fmt.Errorf("%s is required", name)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("%s %q is not a valid URL: %w", name, raw, err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("%s %q must be an absolute http:// or https:// URL", name, raw)
+	case u.Host == "":
+		return "", fmt.Errorf("%s %q has no host", name, raw)
+	case u.User != nil:
+		return "", fmt.Errorf("%s must not contain credentials; set api_key instead", name)
+	case u.RawQuery != "" || u.Fragment != "":
+		return "", fmt.Errorf("%s %q must not have a query or fragment", name, raw)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// validateTuning rejects settings that would make retries or names behave surprisingly.
+func validateTuning(cfg Config) error {
+	switch cfg.Language {
+	case "", "en", "fa":
+	default:
+		return fmt.Errorf("language %q is not supported; use \"en\" or \"fa\"", cfg.Language)
+	}
+	if cfg.MaxRetries < 0 {
+		return fmt.Errorf("max_retries must not be negative, got %d", cfg.MaxRetries)
+	}
+	if cfg.MinBackoff < 0 || cfg.MaxBackoff < 0 {
+		return errors.New("backoff durations must not be negative")
+	}
+	if cfg.MinBackoff > 0 && cfg.MaxBackoff > 0 && cfg.MinBackoff > cfg.MaxBackoff {
+		return fmt.Errorf("min backoff %s is longer than max backoff %s", cfg.MinBackoff, cfg.MaxBackoff)
+	}
+	return nil
+}
+
+func withDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// defaultHTTPClient bounds every network phase, so a black-holed endpoint fails (and fails over)
+// instead of hanging a Terraform run; the overall deadline stays with the caller's context.
+func defaultHTTPClient() *http.Client {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	transport.TLSHandshakeTimeout = 10 * time.Second
+	transport.ResponseHeaderTimeout = 90 * time.Second
+	transport.ExpectContinueTimeout = time.Second
+	return &http.Client{Transport: transport, Timeout: 3 * time.Minute}
+}

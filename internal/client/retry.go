@@ -1,0 +1,115 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// replayable reports whether sending r twice is harmless: the idempotent methods, a POST the
+// endpoint marks retrySafe, and a request the server deduplicates by its Idempotency-Key.
+func (r request) replayable() bool {
+	switch r.method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return true
+	}
+	return r.retrySafe || r.idempotencyKey != ""
+}
+
+// retryPlan decides whether a failed attempt is repeated, after how long, and why (for the log).
+// resp is nil when no complete answer arrived (err is then a network error).
+func (c *Client) retryPlan(r request, resp *response, err error, attempt int) (time.Duration, string, bool) {
+	if resp == nil {
+		switch {
+		case isDialError(err):
+			return c.backoff(attempt), "connection failed before the request was sent", true
+		case r.replayable():
+			return c.backoff(attempt), "network error", true
+		}
+		return 0, "", false
+	}
+	switch resp.status {
+	case http.StatusTooManyRequests:
+		// A 429 is answered before any work is done, so every request may be repeated.
+		return c.serverDelay(resp, attempt), "rate limited", true
+	case http.StatusBadGateway, http.StatusServiceUnavailable:
+		if r.replayable() {
+			return c.serverDelay(resp, attempt), "service unavailable", true
+		}
+	}
+	return 0, "", false
+}
+
+// serverDelay honours Retry-After when the server sent one, plus a little jitter so parallel
+// resources sharing a key do not come back in lockstep; otherwise it backs off.
+func (c *Client) serverDelay(resp *response, attempt int) time.Duration {
+	if d, ok := parseRetryAfter(resp.header.Get("Retry-After"), time.Now()); ok {
+		return d + c.jitter(c.minBackoff)
+	}
+	return c.backoff(attempt)
+}
+
+// backoff is capped exponential backoff with full jitter: a random wait in
+// [0, min(maxBackoff, minBackoff·2^(attempt-1))).
+func (c *Client) backoff(attempt int) time.Duration {
+	ceiling := c.minBackoff
+	for i := 1; i < attempt && ceiling < c.maxBackoff; i++ {
+		ceiling *= 2
+	}
+	return c.jitter(min(ceiling, c.maxBackoff))
+}
+
+// fullJitter returns a random duration in [0, d).
+func fullJitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return rand.N(d)
+}
+
+// waitContext waits for d unless ctx ends first, in which case it returns ctx.Err() at once.
+func waitContext(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// isDialError reports whether err happened while connecting, before any byte of the request
+// was sent, so the server certainly did not process it.
+func isDialError(err error) bool {
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return true
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// logRetry records a retry: never the body or headers, only what explains the wait.
+func (c *Client) logRetry(ctx context.Context, attempt int, wait time.Duration, reason string, resp *response, err error) {
+	fields := map[string]any{
+		"attempt":     attempt,
+		"max_retries": c.maxRetries,
+		"wait":        wait.String(),
+		"reason":      reason,
+		"error":       err.Error(),
+	}
+	if resp != nil {
+		fields["status"] = resp.status
+		fields["request_id"] = resp.header.Get("X-Request-ID")
+	}
+	tflog.Info(ctx, "retrying Reseller API request", fields)
+}
