@@ -1,0 +1,210 @@
+// Package acctest is the support code of the provider's acceptance tests: provider factories,
+// pre-checks, and StartBackend, which runs a fresh in-process backend per test so tests can run
+// in parallel without sharing state or environment variables.
+package acctest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/provider"
+)
+
+// ProviderVersion is the version the provider reports in acceptance tests.
+const ProviderVersion = "acctest"
+
+// ProtoV6ProviderFactories serves the provider in-process to the terraform binary.
+var ProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	provider.TypeName: providerserver.NewProtocol6WithError(provider.New(ProviderVersion)()),
+}
+
+// PreCheck fails the test with a clear message when the terraform binary cannot be found, and
+// turns off Terraform's update check, which would try to reach the network.
+func PreCheck(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
+		if _, err := exec.LookPath("terraform"); err != nil {
+			t.Fatalf("acceptance tests need the terraform binary on PATH (or TF_ACC_TERRAFORM_PATH): %v", err)
+		}
+	}
+	if os.Getenv("CHECKPOINT_DISABLE") == "" {
+		// Not t.Setenv: parallel tests may not call it. The value is the same for every test.
+		_ = os.Setenv("CHECKPOINT_DISABLE", "1")
+	}
+}
+
+// DefaultBalanceUSD is the wallet of the account StartBackend creates unless told otherwise.
+const DefaultBalanceUSD = 100
+
+// Backend is a running in-process backend with one funded account.
+type Backend struct {
+	// URL is the API base URL, ending in /api/v1.
+	URL string
+	// APIKey is the key of the account created for the test.
+	APIKey string
+	// AccountID is that account's id.
+	AccountID int64
+	// Server is the backend itself, for operator actions (top-ups, blocking, KYC).
+	Server *server.Server
+}
+
+type options struct {
+	balanceMicros int64
+	serverLimit   int
+	orderLimit    int
+	language      string
+	kycVerified   bool
+	config        func(*server.Config)
+}
+
+// Option changes how StartBackend sets up the backend or the account.
+type Option func(*options)
+
+// WithBalance sets the account's initial wallet in USD (default DefaultBalanceUSD).
+func WithBalance(usd float64) Option {
+	return func(o *options) { o.balanceMicros = int64(usd*1e6 + 0.5) }
+}
+
+// WithLimits sets the account's server and order limits.
+func WithLimits(servers, orders int) Option {
+	return func(o *options) { o.serverLimit, o.orderLimit = servers, orders }
+}
+
+// WithAccountLanguage sets the account's own language setting.
+func WithAccountLanguage(lang string) Option {
+	return func(o *options) { o.language = lang }
+}
+
+// WithKYCVerified marks the account's identity check as done before the test starts.
+func WithKYCVerified() Option {
+	return func(o *options) { o.kycVerified = true }
+}
+
+// WithServerConfig lets a test adjust the backend configuration (delays, fail rate) before the
+// server starts.
+func WithServerConfig(fn func(*server.Config)) Option {
+	return func(o *options) { o.config = fn }
+}
+
+// StartBackend starts a fresh backend with its own SQLite database in t.TempDir(), rate limits
+// off and short provisioning delays, serves it on a loopback port and creates a funded account.
+// Everything is closed when the test ends.
+//
+// Without TF_ACC set the test is skipped here, like resource.Test would, so plain `go test`
+// runs start no backend.
+func StartBackend(t *testing.T, opts ...Option) *Backend {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance tests run only with TF_ACC=1")
+	}
+	o := options{balanceMicros: DefaultBalanceUSD * 1_000_000, serverLimit: 10, orderLimit: 5, language: "en"}
+	for _, opt := range opts {
+		opt(&o)
+	}
+
+	cfg := server.Config{
+		DB:               filepath.Join(t.TempDir(), "reseller.db"),
+		DeployDelay:      200 * time.Millisecond,
+		CredentialsDelay: 100 * time.Millisecond,
+		OrderWindow:      time.Minute,
+		RateLimitScale:   0,
+		Logger:           testLogger(),
+	}
+	if o.config != nil {
+		o.config(&cfg)
+	}
+
+	ctx := context.Background()
+	srv, err := server.New(ctx, cfg)
+	if err != nil {
+		t.Fatalf("starting the backend: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("closing the backend: %v", err)
+		}
+	})
+	// Registered after srv.Close, so it runs first: no request reaches a closed server.
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+
+	acct, err := srv.CreateAccount(ctx, server.NewAccount{
+		BalanceMicros: o.balanceMicros,
+		ServerLimit:   o.serverLimit,
+		OrderLimit:    o.orderLimit,
+		Language:      o.language,
+	})
+	if err != nil {
+		t.Fatalf("creating the test account: %v", err)
+	}
+	if o.kycVerified {
+		if err := srv.SetKYCVerified(ctx, acct.ID, true); err != nil {
+			t.Fatalf("marking the test account as KYC verified: %v", err)
+		}
+	}
+
+	return &Backend{
+		URL:       ts.URL + "/api/v1",
+		APIKey:    acct.APIKey,
+		AccountID: acct.ID,
+		Server:    srv,
+	}
+}
+
+// testLogger discards the backend's logs unless RESELLER_ACCTEST_LOG is set, in which case they
+// go to stderr. (t.Log cannot be used: workers may log after the test has finished.)
+func testLogger() *slog.Logger {
+	if os.Getenv("RESELLER_ACCTEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// ProviderConfig returns a provider block pointing at this backend, in English.
+func (b *Backend) ProviderConfig() string {
+	return b.ProviderConfigLanguage("en")
+}
+
+// ProviderConfigLanguage returns a provider block pointing at this backend in the given
+// language. max_retries is kept low: the backend is local and rate limits are off.
+func (b *Backend) ProviderConfigLanguage(lang string) string {
+	return fmt.Sprintf(`
+provider "reseller" {
+  endpoint    = %s
+  api_key     = %s
+  language    = %s
+  max_retries = 2
+}
+`, strconv.Quote(b.URL), strconv.Quote(b.APIKey), strconv.Quote(lang))
+}
+
+// Client returns an API client for this backend's account in the given language, so tests can
+// derive expected values from the backend instead of copying numbers from the seed.
+func (b *Backend) Client(t *testing.T, lang string) *client.Client {
+	t.Helper()
+	c, err := client.New(client.Config{
+		Endpoint:   b.URL,
+		APIKey:     b.APIKey,
+		Language:   lang,
+		MaxRetries: 2,
+		UserAgent:  "terraform-provider-reseller/" + ProviderVersion,
+	})
+	if err != nil {
+		t.Fatalf("creating a test client: %v", err)
+	}
+	return c
+}

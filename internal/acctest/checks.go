@@ -1,0 +1,64 @@
+package acctest
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+)
+
+// Objects returns a check that hands a list (or set) of objects from state to fn, for
+// assertions the built-in checks cannot express, such as "no item has require_kyc".
+func Objects(desc string, fn func(items []map[string]any) error) knownvalue.Check {
+	return objectsCheck{desc: desc, fn: fn}
+}
+
+type objectsCheck struct {
+	desc string
+	fn   func(items []map[string]any) error
+}
+
+func (c objectsCheck) CheckValue(v any) error {
+	raw, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("%s: got %T, want a list of objects", c.desc, v)
+	}
+	items := make([]map[string]any, 0, len(raw))
+	for i, r := range raw {
+		m, ok := r.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: item %d: got %T, want an object", c.desc, i, r)
+		}
+		items = append(items, m)
+	}
+	return c.fn(items)
+}
+
+func (c objectsCheck) String() string { return c.desc }
+
+// Int64Of reads an integer attribute of a state object.
+func Int64Of(item map[string]any, key string) (int64, error) {
+	n, ok := item[key].(json.Number)
+	if !ok {
+		return 0, fmt.Errorf("attribute %q: got %T (%v), want a number", key, item[key], item[key])
+	}
+	return strconv.ParseInt(string(n), 10, 64)
+}
+
+// Float64Of reads a number attribute of a state object.
+func Float64Of(item map[string]any, key string) (float64, error) {
+	n, ok := item[key].(json.Number)
+	if !ok {
+		return 0, fmt.Errorf("attribute %q: got %T (%v), want a number", key, item[key], item[key])
+	}
+	return n.Float64()
+}
+
+// ErrorRegexp compiles an ExpectError pattern that survives Terraform's line wrapping of
+// diagnostics: every space in pattern matches any run of whitespace, and "." matches newlines.
+func ErrorRegexp(pattern string) *regexp.Regexp {
+	return regexp.MustCompile(`(?s)` + strings.ReplaceAll(pattern, " ", `\s+`))
+}

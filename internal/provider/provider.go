@@ -1,0 +1,265 @@
+// Package provider defines the reseller provider: its configuration schema, the client it builds
+// in Configure and hands to every type, and the registration lists of its data sources,
+// resources and ephemeral resources.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/reseller/terraform-provider-reseller/internal/account"
+	"github.com/reseller/terraform-provider-reseller/internal/app"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/internal/location"
+	"github.com/reseller/terraform-provider-reseller/internal/plan"
+	"github.com/reseller/terraform-provider-reseller/internal/quote"
+	"github.com/reseller/terraform-provider-reseller/internal/template"
+)
+
+const (
+	// Address is the provider's registry address.
+	Address = "registry.terraform.io/reseller/reseller"
+	// TypeName is the provider's type name, the prefix of every resource and data source.
+	TypeName = "reseller"
+
+	// Environment variables read when the matching attribute is not set.
+	EnvEndpoint    = "RESELLER_ENDPOINT"
+	EnvAltEndpoint = "RESELLER_ALT_ENDPOINT"
+	EnvAPIKey      = "RESELLER_API_KEY"
+
+	// DefaultLanguage is the language of names and descriptions when language is not set.
+	DefaultLanguage = "en"
+	// DefaultMaxRetries is the retry budget when max_retries is not set.
+	DefaultMaxRetries = 8
+)
+
+// Languages are the values the language attribute accepts.
+var Languages = []string{"en", "fa"}
+
+var (
+	_ provider.Provider                       = (*Provider)(nil)
+	_ provider.ProviderWithEphemeralResources = (*Provider)(nil)
+)
+
+// Provider is the reseller provider. version is the provider's release, sent in the User-Agent.
+type Provider struct {
+	version string
+}
+
+// Model is the provider configuration.
+type Model struct {
+	Endpoint    types.String `tfsdk:"endpoint"`
+	AltEndpoint types.String `tfsdk:"alt_endpoint"`
+	APIKey      types.String `tfsdk:"api_key"`
+	Language    types.String `tfsdk:"language"`
+	MaxRetries  types.Int64  `tfsdk:"max_retries"`
+}
+
+// New returns the constructor providerserver.Serve and the acceptance tests call.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &Provider{version: version}
+	}
+}
+
+// Metadata sets the type name and version.
+func (p *Provider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = TypeName
+	resp.Version = p.version
+}
+
+// Schema describes the provider block.
+func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The reseller provider manages virtual servers, snapshots and webhooks of a " +
+			"Reseller Server Service account and reads its catalogue (plans, datacenters, locations, " +
+			"templates, one-click apps), quotes and wallet.",
+		Attributes: map[string]schema.Attribute{
+			"endpoint": schema.StringAttribute{
+				MarkdownDescription: "Base URL of the API including the version prefix, for example " +
+					"`https://api.example.com/api/v1`. May also be set with the `" + EnvEndpoint + "` " +
+					"environment variable; the attribute wins.",
+				Optional:   true,
+				Validators: []validator.String{urlValidator{}},
+			},
+			"alt_endpoint": schema.StringAttribute{
+				MarkdownDescription: "Alternative base URL reaching the same API and account, used when " +
+					"`endpoint` fails at the network level. May also be set with the `" + EnvAltEndpoint +
+					"` environment variable; the attribute wins.",
+				Optional:   true,
+				Validators: []validator.String{urlValidator{}},
+			},
+			"api_key": schema.StringAttribute{
+				MarkdownDescription: "API key of the account. May also be set with the `" + EnvAPIKey +
+					"` environment variable; the attribute wins.",
+				Optional:  true,
+				Sensitive: true,
+			},
+			"language": schema.StringAttribute{
+				MarkdownDescription: "Language of the names and descriptions the API returns: `en` " +
+					"(default) or `fa` (Persian).",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(Languages...)},
+			},
+			"max_retries": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("How many times a request is retried after a rate "+
+					"limit (429), a 502 or 503 answer, or a network error, with capped exponential "+
+					"backoff. Defaults to `%d`; `0` disables retries.", DefaultMaxRetries),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+			},
+		},
+	}
+}
+
+// Configure builds the API client from the configuration and the environment and hands it to
+// every data source, resource and ephemeral resource. Missing settings are reported before any
+// request is made.
+func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg Model
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	// A value known only after apply (for example an endpoint taken from another resource)
+	// cannot be used yet. Following the framework's convention the provider stays unconfigured
+	// (or defers, where Terraform allows it) instead of failing the plan.
+	if cfg.Endpoint.IsUnknown() || cfg.AltEndpoint.IsUnknown() || cfg.APIKey.IsUnknown() ||
+		cfg.Language.IsUnknown() || cfg.MaxRetries.IsUnknown() {
+		if req.ClientCapabilities.DeferralAllowed {
+			resp.Deferred = &provider.Deferred{Reason: provider.DeferredReasonProviderConfigUnknown}
+		}
+		tflog.Debug(ctx, "provider configuration has unknown values; not configuring the client yet")
+		return
+	}
+
+	endpoint, endpointSource := fromConfigOrEnv(cfg.Endpoint, "endpoint", EnvEndpoint)
+	altEndpoint, altSource := fromConfigOrEnv(cfg.AltEndpoint, "alt_endpoint", EnvAltEndpoint)
+	apiKey, _ := fromConfigOrEnv(cfg.APIKey, "api_key", EnvAPIKey)
+
+	if endpoint == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("endpoint"), "Missing API endpoint",
+			"The provider needs the API's base URL. Set the \"endpoint\" attribute in the provider "+
+				"block or the "+EnvEndpoint+" environment variable, for example "+
+				"http://127.0.0.1:8080/api/v1.")
+	} else if err := checkURL(endpoint); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("endpoint"), "Invalid API endpoint",
+			fmt.Sprintf("The endpoint %q (from %s) is not a usable URL: %s. Set the \"endpoint\" attribute "+
+				"or the %s environment variable to the API's base URL, for example http://127.0.0.1:8080/api/v1.",
+				endpoint, endpointSource, err, EnvEndpoint))
+	}
+	if altEndpoint != "" {
+		if err := checkURL(altEndpoint); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("alt_endpoint"), "Invalid alternative API endpoint",
+				fmt.Sprintf("The alternative endpoint %q (from %s) is not a usable URL: %s. Set the "+
+					"\"alt_endpoint\" attribute or the %s environment variable to a base URL, or leave both unset.",
+					altEndpoint, altSource, err, EnvAltEndpoint))
+		}
+	}
+	if apiKey == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing API key",
+			"The provider needs an API key. Set the \"api_key\" attribute in the provider block or "+
+				"the "+EnvAPIKey+" environment variable.")
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	language := DefaultLanguage
+	if !cfg.Language.IsNull() {
+		language = cfg.Language.ValueString()
+	}
+	maxRetries := int64(DefaultMaxRetries)
+	if !cfg.MaxRetries.IsNull() {
+		maxRetries = cfg.MaxRetries.ValueInt64()
+	}
+
+	c, err := client.New(client.Config{
+		Endpoint:    endpoint,
+		AltEndpoint: altEndpoint,
+		APIKey:      apiKey,
+		Language:    language,
+		MaxRetries:  int(maxRetries),
+		UserAgent:   "terraform-provider-reseller/" + p.version,
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to create the API client", err.Error())
+		return
+	}
+	tflog.Debug(ctx, "configured the reseller API client", map[string]any{
+		"endpoint": endpoint, "alt_endpoint": altEndpoint, "language": language, "max_retries": maxRetries,
+	})
+
+	resp.DataSourceData = c
+	resp.ResourceData = c
+	resp.EphemeralResourceData = c
+}
+
+// DataSources lists every data source of the provider.
+func (p *Provider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		account.NewDataSource,
+		account.NewBalanceDataSource,
+		app.NewAppsDataSource,
+		datacenter.NewDatacentersDataSource,
+		location.NewLocationsDataSource,
+		plan.NewDataSource,
+		plan.NewPlansDataSource,
+		quote.NewDataSource,
+		template.NewDataSource,
+	}
+}
+
+// Resources lists every resource of the provider.
+func (p *Provider) Resources(_ context.Context) []func() resource.Resource {
+	return []func() resource.Resource{}
+}
+
+// EphemeralResources lists every ephemeral resource of the provider.
+func (p *Provider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{}
+}
+
+// fromConfigOrEnv returns the attribute's value when set and not empty, otherwise the
+// environment variable's, with a description of where the value came from.
+func fromConfigOrEnv(v types.String, attr, env string) (string, string) {
+	if s := strings.TrimSpace(v.ValueString()); !v.IsNull() && s != "" {
+		return s, fmt.Sprintf("the %q attribute", attr)
+	}
+	return strings.TrimSpace(os.Getenv(env)), "the " + env + " environment variable"
+}
+
+// checkURL accepts absolute http and https URLs with a host and nothing after the path.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("it cannot be parsed: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("the scheme must be http or https, got %q", u.Scheme)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("it has no host")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("it must not carry a query or fragment")
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+package provider
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+)
+
+func TestSchemaAndModelAgree(t *testing.T) {
+	p := New("test")()
+	var resp provider.SchemaResponse
+	p.Schema(context.Background(), provider.SchemaRequest{}, &resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatal(resp.Diagnostics)
+	}
+	if diags := resp.Schema.ValidateImplementation(context.Background()); diags.HasError() {
+		t.Fatal(diags)
+	}
+	want := map[string]bool{}
+	for _, tag := range []string{"endpoint", "alt_endpoint", "api_key", "language", "max_retries"} {
+		want[tag] = true
+	}
+	for name := range resp.Schema.Attributes {
+		if !want[name] {
+			t.Errorf("schema attribute %q: not in the model", name)
+		}
+		delete(want, name)
+	}
+	for name := range want {
+		t.Errorf("model field %q: not in the schema", name)
+	}
+	if !resp.Schema.Attributes["api_key"].IsSensitive() {
+		t.Errorf("api_key sensitive: got false, want true")
+	}
+}
+
+// TestDataSourcesRegistered checks every data source has a distinct, prefixed type name and a
+// schema whose attributes all carry a description, since the docs are generated from them.
+func TestDataSourcesRegistered(t *testing.T) {
+	ctx := context.Background()
+	p := New("test")()
+	seen := map[string]bool{}
+	for _, newDS := range p.DataSources(ctx) {
+		ds := newDS()
+		var meta datasource.MetadataResponse
+		ds.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: TypeName}, &meta)
+		if seen[meta.TypeName] {
+			t.Errorf("type name %q registered twice", meta.TypeName)
+		}
+		seen[meta.TypeName] = true
+		var sr datasource.SchemaResponse
+		ds.Schema(ctx, datasource.SchemaRequest{}, &sr)
+		if sr.Schema.MarkdownDescription == "" {
+			t.Errorf("%s: schema has no description", meta.TypeName)
+		}
+		for name, a := range sr.Schema.Attributes {
+			if a.GetMarkdownDescription() == "" {
+				t.Errorf("%s.%s: attribute has no description", meta.TypeName, name)
+			}
+		}
+	}
+	for _, want := range []string{"reseller_plans", "reseller_plan", "reseller_datacenters", "reseller_locations",
+		"reseller_apps", "reseller_template", "reseller_account", "reseller_balance", "reseller_quote"} {
+		if !seen[want] {
+			t.Errorf("data source %q: not registered", want)
+		}
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{"http://127.0.0.1:8080/api/v1", true},
+		{"https://api.example.com/api/v1/", true},
+		{"ftp://example.com", false},
+		{"127.0.0.1:8080", false},
+		{"http:///api/v1", false},
+		{"http://example.com/api/v1?x=1", false},
+		{"::", false},
+	}
+	for _, tc := range tests {
+		if err := checkURL(tc.in); (err == nil) != tc.ok {
+			t.Errorf("checkURL(%q): got error %v, want ok=%v", tc.in, err, tc.ok)
+		}
+	}
+}

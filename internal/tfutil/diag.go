@@ -1,0 +1,91 @@
+package tfutil
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+)
+
+// APIErrorDetail renders err for a diagnostic detail. For an *client.APIError it lists the
+// message followed by the error code, HTTP status, request id and support reference, which is
+// what support asks for; any other error is rendered as is.
+func APIErrorDetail(err error) string {
+	if err == nil {
+		return ""
+	}
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) {
+		return err.Error()
+	}
+	var b strings.Builder
+	if apiErr.Message != "" {
+		b.WriteString(apiErr.Message)
+	} else {
+		b.WriteString("The API returned an error without a message.")
+	}
+	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "Error code: %s\n", valueOr(apiErr.Code, "(none)"))
+	if apiErr.Status != 0 {
+		fmt.Fprintf(&b, "HTTP status: %d\n", apiErr.Status)
+	}
+	if apiErr.RequestID != "" {
+		fmt.Fprintf(&b, "Request ID: %s\n", apiErr.RequestID)
+	}
+	if apiErr.Reference != "" {
+		fmt.Fprintf(&b, "Support reference: %s\n", apiErr.Reference)
+	}
+	if hint := codeHint(apiErr.Code); hint != "" {
+		b.WriteString("\n")
+		b.WriteString(hint)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// codeHint adds advice for the error codes a user can act on. It matches the stable error code,
+// never the message text, which the API may change between releases.
+func codeHint(code string) string {
+	switch code {
+	case "unauthorized":
+		return "Check the provider's api_key (or the RESELLER_API_KEY environment variable)."
+	case "forbidden":
+		return "The account is blocked, the datacenter is closed to it, or an identity check (KYC) is required."
+	case "insufficient_balance":
+		return "Top up the wallet; the prices of orders still provisioning count against the balance."
+	case "rate_limited":
+		return "The API rate limit was hit even after retries; raise the provider's max_retries or try again later."
+	case "provider_error", "deploy_rejected":
+		return "The datacenter reported a problem; quote the support reference if it repeats."
+	case "server_error":
+		return "The service failed; quote the request id to support."
+	}
+	return ""
+}
+
+// AddAPIError appends an error diagnostic built from err with the given summary, for example
+// "Unable to read plans".
+func AddAPIError(diags *diag.Diagnostics, summary string, err error) {
+	diags.AddError(summary, APIErrorDetail(err))
+}
+
+// AddAttributeAPIError is AddAPIError attached to the attribute that caused the error.
+func AddAttributeAPIError(diags *diag.Diagnostics, p path.Path, summary string, err error) {
+	diags.AddAttributeError(p, summary, APIErrorDetail(err))
+}
+
+// IsNotFound reports whether err is the API's not_found error (or a bare 404).
+func IsNotFound(err error) bool { return client.IsNotFound(err) }
+
+// HasCode reports whether err is an *client.APIError with the given error code.
+func HasCode(err error, code string) bool { return client.IsCode(err, code) }
+
+func valueOr(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
