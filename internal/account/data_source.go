@@ -1,0 +1,159 @@
+// Package account implements the reseller_account and reseller_balance data sources: the
+// calling account's settings and its wallet.
+package account
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
+)
+
+const (
+	// TypeName is the type name of the account data source.
+	TypeName = "reseller_account"
+	// BalanceTypeName is the type name of the wallet data source.
+	BalanceTypeName = "reseller_balance"
+)
+
+var (
+	_ datasource.DataSourceWithConfigure = (*DataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*BalanceDataSource)(nil)
+)
+
+// DataSource is reseller_account.
+type DataSource struct {
+	client *client.Client
+}
+
+// NewDataSource returns reseller_account.
+func NewDataSource() datasource.DataSource { return &DataSource{} }
+
+// Metadata sets the type name.
+func (d *DataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = TypeName
+}
+
+// Schema describes reseller_account.
+func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = Schema()
+}
+
+// Schema is the schema of reseller_account.
+func Schema() schema.Schema {
+	return schema.Schema{
+		MarkdownDescription: "Reads the account the provider's API key belongs to. The key itself is never returned.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.Int64Attribute{MarkdownDescription: "Account id.", Computed: true},
+			"api_key_hint": schema.StringAttribute{
+				MarkdownDescription: "First characters of the API key in use; null when unknown.",
+				Computed:            true,
+			},
+			"api_key_created_at": schema.StringAttribute{
+				MarkdownDescription: "When the API key in use was issued (ISO 8601); null when unknown.",
+				Computed:            true,
+			},
+			"webhook_configured": schema.BoolAttribute{
+				MarkdownDescription: "Whether a webhook endpoint is registered (see `reseller_webhook`).",
+				Computed:            true,
+			},
+			"server_limit": schema.Int64Attribute{
+				MarkdownDescription: "Maximum number of active instances.",
+				Computed:            true,
+			},
+			"api_order_limit": schema.Int64Attribute{
+				MarkdownDescription: "Maximum number of orders provisioning at once.",
+				Computed:            true,
+			},
+			"language": schema.StringAttribute{
+				MarkdownDescription: "The account's own language setting (independent of the provider's `language`).",
+				Computed:            true,
+			},
+		},
+	}
+}
+
+// Configure keeps the API client.
+func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = tfutil.ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// Read reads the account.
+func (d *DataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.client == nil {
+		tfutil.AddUnconfiguredClient(&resp.Diagnostics)
+		return
+	}
+	a, err := d.client.GetAccount(ctx)
+	if err != nil {
+		tfutil.AddAPIError(&resp.Diagnostics, "Unable to read the account", err)
+		return
+	}
+	data := newAccount(*a)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
+}
+
+// BalanceDataSource is reseller_balance.
+type BalanceDataSource struct {
+	client *client.Client
+}
+
+// NewBalanceDataSource returns reseller_balance.
+func NewBalanceDataSource() datasource.DataSource { return &BalanceDataSource{} }
+
+// Metadata sets the type name.
+func (d *BalanceDataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = BalanceTypeName
+}
+
+// Schema describes reseller_balance.
+func (d *BalanceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = BalanceSchema()
+}
+
+// BalanceSchema is the schema of reseller_balance.
+func BalanceSchema() schema.Schema {
+	return schema.Schema{
+		MarkdownDescription: "Reads the account's wallet. All amounts are USD. A new order draws on `available`, " +
+			"which is `balance` minus `reserved`.",
+		Attributes: map[string]schema.Attribute{
+			"balance":  schema.Float64Attribute{MarkdownDescription: "Credit in USD.", Computed: true},
+			"debt":     schema.Float64Attribute{MarkdownDescription: "Money owed in USD.", Computed: true},
+			"reserved": schema.Float64Attribute{MarkdownDescription: "Sum of the prices of orders still provisioning, in USD.", Computed: true},
+			"available": schema.Float64Attribute{
+				MarkdownDescription: "`balance` minus `reserved`, in USD: what a new order can draw on.",
+				Computed:            true,
+			},
+			"hours_until_balance_zero": schema.Float64Attribute{
+				MarkdownDescription: "Estimated hours until renewal charges exhaust the balance; null when there " +
+					"are no renewable servers or it cannot be estimated.",
+				Computed: true,
+			},
+			"active_instances": schema.Int64Attribute{MarkdownDescription: "Number of active instances.", Computed: true},
+			"pending_orders":   schema.Int64Attribute{MarkdownDescription: "Number of orders still provisioning.", Computed: true},
+		},
+	}
+}
+
+// Configure keeps the API client.
+func (d *BalanceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = tfutil.ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// Read reads the wallet.
+func (d *BalanceDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.client == nil {
+		tfutil.AddUnconfiguredClient(&resp.Diagnostics)
+		return
+	}
+	b, err := d.client.GetBalance(ctx)
+	if err != nil {
+		tfutil.AddAPIError(&resp.Diagnostics, "Unable to read the wallet balance", err)
+		return
+	}
+	data := newBalance(*b)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
+}

@@ -1,0 +1,254 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
+)
+
+// filterNames are the filter attributes shared by reseller_plans and reseller_plan.
+var filterNames = []string{
+	"datacenter_id", "country_code", "min_cpu", "min_memory", "min_disk", "max_price", "type", "name_regex",
+	"include_unavailable",
+}
+
+// filterValues are the filter attributes as configured.
+type filterValues struct {
+	DatacenterID types.Int64
+	CountryCode  types.String
+	MinCPU       types.Int64
+	MinMemory    types.Int64
+	MinDisk      types.Int64
+	MaxPrice     types.Float64
+	Type         types.String
+	NameRegex    types.String
+	// IncludeUnavailable keeps plans of datacenters that take no orders now.
+	IncludeUnavailable types.Bool
+}
+
+// filter is a parsed filterValues. The datacenter and the country are sent to the API; the
+// rest is applied here because the API has no parameter for them.
+type filter struct {
+	datacenterID int64
+	countryCode  string
+	minCPU       int64
+	minMemory    int64
+	minDisk      int64
+	maxPrice     float64
+	hasMaxPrice  bool
+	typ          string
+	nameRegex    *regexp.Regexp
+	// includeUnavailable keeps plans whose datacenter takes no orders now.
+	includeUnavailable bool
+	described          []string
+}
+
+// parse turns configured values into a filter. A regex that does not compile is reported on
+// name_regex (the schema validator normally catches it earlier).
+func (v filterValues) parse(diags *diag.Diagnostics) filter {
+	var f filter
+	if tfutil.IsSet(v.DatacenterID) {
+		f.datacenterID = v.DatacenterID.ValueInt64()
+		f.described = append(f.described, fmt.Sprintf("datacenter_id = %d", f.datacenterID))
+	}
+	if tfutil.IsSet(v.CountryCode) {
+		f.countryCode = strings.ToUpper(v.CountryCode.ValueString())
+		f.described = append(f.described, fmt.Sprintf("country_code = %q", v.CountryCode.ValueString()))
+	}
+	if tfutil.IsSet(v.MinCPU) {
+		f.minCPU = v.MinCPU.ValueInt64()
+		f.described = append(f.described, fmt.Sprintf("min_cpu = %d", f.minCPU))
+	}
+	if tfutil.IsSet(v.MinMemory) {
+		f.minMemory = v.MinMemory.ValueInt64()
+		f.described = append(f.described, fmt.Sprintf("min_memory = %d", f.minMemory))
+	}
+	if tfutil.IsSet(v.MinDisk) {
+		f.minDisk = v.MinDisk.ValueInt64()
+		f.described = append(f.described, fmt.Sprintf("min_disk = %d", f.minDisk))
+	}
+	if tfutil.IsSet(v.MaxPrice) {
+		f.maxPrice, f.hasMaxPrice = v.MaxPrice.ValueFloat64(), true
+		f.described = append(f.described, fmt.Sprintf("max_price = %g", f.maxPrice))
+	}
+	if tfutil.IsSet(v.Type) {
+		f.typ = v.Type.ValueString()
+		f.described = append(f.described, fmt.Sprintf("type = %q", f.typ))
+	}
+	if tfutil.IsSet(v.NameRegex) {
+		re, err := regexp.Compile(v.NameRegex.ValueString())
+		if err != nil {
+			diags.AddAttributeError(path.Root("name_regex"), "Invalid regular expression", err.Error())
+		}
+		f.nameRegex = re
+		f.described = append(f.described, fmt.Sprintf("name_regex = %q", v.NameRegex.ValueString()))
+	}
+	if tfutil.IsSet(v.IncludeUnavailable) && v.IncludeUnavailable.ValueBool() {
+		f.includeUnavailable = true
+		f.described = append(f.described, "include_unavailable = true")
+	}
+	return f
+}
+
+// apiFilter is the part of the filter the API applies.
+func (f filter) apiFilter() client.PlanFilter {
+	return client.PlanFilter{DatacenterID: f.datacenterID, CountryCode: f.countryCode}
+}
+
+// String describes the filter for error messages.
+func (f filter) String() string {
+	if len(f.described) == 0 {
+		return "no filters"
+	}
+	return strings.Join(f.described, ", ")
+}
+
+// Orderable reports whether the plan's datacenter takes orders now: enabled, with status
+// `available`. A plan whose datacenter or status the API leaves out counts as orderable, since
+// nothing says otherwise.
+func Orderable(p client.Plan) bool {
+	if p.Datacenter == nil {
+		return true
+	}
+	if !p.Datacenter.Enabled {
+		return false
+	}
+	return p.Datacenter.Status == nil || *p.Datacenter.Status == "available"
+}
+
+// matches applies every filter locally. The datacenter and country are checked again so that
+// the result does not depend on how strictly the API applies them.
+func (f filter) matches(p client.Plan) bool {
+	if !f.includeUnavailable && !Orderable(p) {
+		return false
+	}
+	if f.datacenterID != 0 && planDatacenterID(p) != f.datacenterID {
+		return false
+	}
+	if f.countryCode != "" && (p.Location == nil || !strings.EqualFold(p.Location.CountryCode, f.countryCode)) {
+		return false
+	}
+	if p.CPU < f.minCPU || p.Memory < f.minMemory || p.Disk < f.minDisk {
+		return false
+	}
+	if f.hasMaxPrice {
+		price, ok := p.HourlyPrice()
+		if !ok || price > f.maxPrice {
+			return false
+		}
+	}
+	if f.typ != "" && p.Type != f.typ {
+		return false
+	}
+	if f.nameRegex != nil && !f.nameRegex.MatchString(p.Name) {
+		return false
+	}
+	return true
+}
+
+func planDatacenterID(p client.Plan) int64 {
+	if p.Datacenter != nil {
+		return p.Datacenter.ID
+	}
+	if p.Location != nil {
+		return p.Location.DatacenterID
+	}
+	return 0
+}
+
+// selectPlans returns the plans matching f, cheapest hourly price first and then by id; plans
+// without an hourly price sort last.
+func selectPlans(plans []client.Plan, f filter) []client.Plan {
+	out := make([]client.Plan, 0, len(plans))
+	for _, p := range plans {
+		if f.matches(p) {
+			out = append(out, p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		pi, pj := sortPrice(out[i]), sortPrice(out[j])
+		if pi != pj {
+			return pi < pj
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+func sortPrice(p client.Plan) float64 {
+	if price, ok := p.HourlyPrice(); ok {
+		return price
+	}
+	return math.Inf(1)
+}
+
+// filterAttributes returns the schema of the filters. In reseller_plan, datacenter_id,
+// country_code and type are also results, so they are computed there as well.
+func filterAttributes(alsoComputed bool) map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"datacenter_id": schema.Int64Attribute{
+			MarkdownDescription: "Only plans of this datacenter (see `reseller_datacenters`).",
+			Optional:            true,
+			Computed:            alsoComputed,
+			Validators:          []validator.Int64{int64validator.AtLeast(1)},
+		},
+		"country_code": schema.StringAttribute{
+			MarkdownDescription: "Only plans located in this country, as a two-letter ISO 3166-1 code such as `DE` (case-insensitive).",
+			Optional:            true,
+			Computed:            alsoComputed,
+			Validators: []validator.String{
+				stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z]{2}$`), "must be a two-letter ISO 3166-1 country code"),
+			},
+		},
+		"min_cpu": schema.Int64Attribute{
+			MarkdownDescription: "Only plans with at least this many CPU cores.",
+			Optional:            true,
+			Validators:          []validator.Int64{int64validator.AtLeast(0)},
+		},
+		"min_memory": schema.Int64Attribute{
+			MarkdownDescription: "Only plans with at least this much memory, in GB.",
+			Optional:            true,
+			Validators:          []validator.Int64{int64validator.AtLeast(0)},
+		},
+		"min_disk": schema.Int64Attribute{
+			MarkdownDescription: "Only plans with at least this much disk, in GB.",
+			Optional:            true,
+			Validators:          []validator.Int64{int64validator.AtLeast(0)},
+		},
+		"max_price": schema.Float64Attribute{
+			MarkdownDescription: "Only plans whose hourly price is at most this many USD.",
+			Optional:            true,
+			Validators:          []validator.Float64{float64validator.AtLeast(0)},
+		},
+		"type": schema.StringAttribute{
+			MarkdownDescription: "Only plans of this type (exact match, as the API spells it).",
+			Optional:            true,
+			Computed:            alsoComputed,
+		},
+		"name_regex": schema.StringAttribute{
+			MarkdownDescription: "Only plans whose name matches this regular expression (RE2 syntax). " +
+				"Names follow the provider's `language`, so write the expression for that language.",
+			Optional:   true,
+			Validators: []validator.String{tfutil.ValidRegex()},
+		},
+		"include_unavailable": schema.BoolAttribute{
+			MarkdownDescription: "Also consider plans of datacenters that take no orders now (status other " +
+				"than `available`, for example under maintenance). Defaults to `false`: only orderable plans.",
+			Optional: true,
+		},
+	}
+}
