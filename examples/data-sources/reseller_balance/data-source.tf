@@ -1,0 +1,5 @@
+data "reseller_balance" "wallet" {}
+
+output "available_usd" {
+  value = data.reseller_balance.wallet.available
+}
