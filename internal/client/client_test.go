@@ -66,8 +66,6 @@ func (s *stub) requests() []recorded {
 // endpoint is the stub's base address with the API's version prefix.
 func (s *stub) endpoint() string { return s.srv.URL + "/api/v1" }
 
-func (s *stub) host() string { return strings.TrimPrefix(s.srv.URL, "http://") }
-
 // ok answers a success envelope.
 func ok(data any, meta any) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {

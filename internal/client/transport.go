@@ -142,7 +142,7 @@ func (c *Client) exchange(ctx context.Context, r request, body []byte, attempt i
 	})
 	resp, otherErr := c.roundTrip(ctx, r, body, other, attempt)
 	if otherErr != nil {
-		return nil, fmt.Errorf("%w (the other endpoint failed too: %v)", otherErr, err)
+		return nil, fmt.Errorf("%w (the other endpoint failed too: %w)", otherErr, err)
 	}
 	return resp, nil
 }

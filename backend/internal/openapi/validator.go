@@ -156,22 +156,20 @@ func (v *Validator) Validate(ctx context.Context, req *http.Request, reqBody []b
 	if rest, ok := strings.CutPrefix(escaped, v.basePath); ok && strings.HasPrefix(rest, "/") {
 		pr, pathParams = v.match(rest)
 	}
-	switch {
-	case pr == nil:
+	if pr == nil {
 		route.Path, route.PathItem, route.Method, route.Operation = escaped, &openapi3.PathItem{}, req.Method, v.notFound
 		return v.synthetic(ctx, label, "unknown path", req, route, status, header, respBody)
-	default:
-		method := req.Method
-		if method == http.MethodHead && pr.item.Get != nil {
-			method = http.MethodGet // HEAD is served by GET; its body is not validated
-		}
-		op := pr.item.GetOperation(method)
-		if op == nil {
-			route.Path, route.PathItem, route.Method, route.Operation = pr.template, pr.item, req.Method, v.methodNotAllowed
-			return v.synthetic(ctx, label, "method not allowed on "+pr.template, req, route, status, header, respBody)
-		}
-		route.Path, route.PathItem, route.Method, route.Operation = pr.template, pr.item, method, op
 	}
+	method := req.Method
+	if method == http.MethodHead && pr.item.Get != nil {
+		method = http.MethodGet // HEAD is served by GET; its body is not validated
+	}
+	op := pr.item.GetOperation(method)
+	if op == nil {
+		route.Path, route.PathItem, route.Method, route.Operation = pr.template, pr.item, req.Method, v.methodNotAllowed
+		return v.synthetic(ctx, label, "method not allowed on "+pr.template, req, route, status, header, respBody)
+	}
+	route.Path, route.PathItem, route.Method, route.Operation = pr.template, pr.item, method, op
 
 	r := req.Clone(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(reqBody))
