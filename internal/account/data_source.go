@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
@@ -26,7 +25,7 @@ var (
 
 // DataSource is reseller_account.
 type DataSource struct {
-	client *client.Client
+	tfutil.DataSourceBase
 }
 
 // NewDataSource returns reseller_account.
@@ -76,18 +75,13 @@ func Schema() schema.Schema {
 	}
 }
 
-// Configure keeps the API client.
-func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = tfutil.ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
-}
-
 // Read reads the account.
 func (d *DataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.client == nil {
-		tfutil.AddUnconfiguredClient(&resp.Diagnostics)
+	c := d.Client(&resp.Diagnostics)
+	if c == nil {
 		return
 	}
-	a, err := d.client.GetAccount(ctx)
+	a, err := c.GetAccount(ctx)
 	if err != nil {
 		tfutil.AddAPIError(&resp.Diagnostics, "Unable to read the account", err)
 		return
@@ -98,7 +92,7 @@ func (d *DataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *d
 
 // BalanceDataSource is reseller_balance.
 type BalanceDataSource struct {
-	client *client.Client
+	tfutil.DataSourceBase
 }
 
 // NewBalanceDataSource returns reseller_balance.
@@ -138,18 +132,13 @@ func BalanceSchema() schema.Schema {
 	}
 }
 
-// Configure keeps the API client.
-func (d *BalanceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = tfutil.ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
-}
-
 // Read reads the wallet.
 func (d *BalanceDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.client == nil {
-		tfutil.AddUnconfiguredClient(&resp.Diagnostics)
+	c := d.Client(&resp.Diagnostics)
+	if c == nil {
 		return
 	}
-	b, err := d.client.GetBalance(ctx)
+	b, err := c.GetBalance(ctx)
 	if err != nil {
 		tfutil.AddAPIError(&resp.Diagnostics, "Unable to read the wallet balance", err)
 		return

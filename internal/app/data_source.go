@@ -22,7 +22,7 @@ var _ datasource.DataSourceWithConfigure = (*AppsDataSource)(nil)
 
 // AppsDataSource is reseller_apps.
 type AppsDataSource struct {
-	client *client.Client
+	tfutil.DataSourceBase
 }
 
 // NewAppsDataSource returns reseller_apps.
@@ -91,15 +91,10 @@ func Schema() schema.Schema {
 	}
 }
 
-// Configure keeps the API client.
-func (d *AppsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = tfutil.ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
-}
-
 // Read lists the apps.
 func (d *AppsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.client == nil {
-		tfutil.AddUnconfiguredClient(&resp.Diagnostics)
+	c := d.Client(&resp.Diagnostics)
+	if c == nil {
 		return
 	}
 	var data AppsModel
@@ -114,7 +109,7 @@ func (d *AppsDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	if tfutil.IsSet(data.TemplateID) {
 		f.TemplateID = data.TemplateID.ValueInt64()
 	}
-	apps, err := d.client.ListApps(ctx, f)
+	apps, err := c.ListApps(ctx, f)
 	if err != nil {
 		if tfutil.IsNotFound(err) {
 			var what string

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
@@ -19,7 +18,7 @@ var _ datasource.DataSourceWithConfigure = (*DatacentersDataSource)(nil)
 
 // DatacentersDataSource is reseller_datacenters.
 type DatacentersDataSource struct {
-	client *client.Client
+	tfutil.DataSourceBase
 }
 
 // NewDatacentersDataSource returns reseller_datacenters.
@@ -67,15 +66,10 @@ func Schema() schema.Schema {
 	}
 }
 
-// Configure keeps the API client.
-func (d *DatacentersDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = tfutil.ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
-}
-
 // Read lists the datacenters.
 func (d *DatacentersDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.client == nil {
-		tfutil.AddUnconfiguredClient(&resp.Diagnostics)
+	c := d.Client(&resp.Diagnostics)
+	if c == nil {
 		return
 	}
 	var data DatacentersModel
@@ -83,7 +77,7 @@ func (d *DatacentersDataSource) Read(ctx context.Context, req datasource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	dcs, err := d.client.ListDatacenters(ctx)
+	dcs, err := c.ListDatacenters(ctx)
 	if err != nil {
 		tfutil.AddAPIError(&resp.Diagnostics, "Unable to list datacenters", err)
 		return

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
@@ -21,7 +20,7 @@ var _ datasource.DataSourceWithConfigure = (*LocationsDataSource)(nil)
 
 // LocationsDataSource is reseller_locations.
 type LocationsDataSource struct {
-	client *client.Client
+	tfutil.DataSourceBase
 }
 
 // NewLocationsDataSource returns reseller_locations.
@@ -66,15 +65,10 @@ func Schema() schema.Schema {
 	}
 }
 
-// Configure keeps the API client.
-func (d *LocationsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = tfutil.ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
-}
-
 // Read lists the locations.
 func (d *LocationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.client == nil {
-		tfutil.AddUnconfiguredClient(&resp.Diagnostics)
+	c := d.Client(&resp.Diagnostics)
+	if c == nil {
 		return
 	}
 	var data LocationsModel
@@ -86,7 +80,7 @@ func (d *LocationsDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if tfutil.IsSet(data.DatacenterID) {
 		dcID = data.DatacenterID.ValueInt64()
 	}
-	locs, err := d.client.ListLocations(ctx, dcID)
+	locs, err := c.ListLocations(ctx, dcID)
 	if err != nil {
 		summary := "Unable to list locations"
 		if dcID != 0 {

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
@@ -33,7 +32,7 @@ var (
 
 // PlansDataSource is reseller_plans.
 type PlansDataSource struct {
-	client *client.Client
+	tfutil.DataSourceBase
 }
 
 // NewPlansDataSource returns reseller_plans.
@@ -66,15 +65,10 @@ func PlansSchema() schema.Schema {
 	}
 }
 
-// Configure keeps the API client.
-func (d *PlansDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = tfutil.ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
-}
-
 // Read lists the matching plans.
 func (d *PlansDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.client == nil {
-		tfutil.AddUnconfiguredClient(&resp.Diagnostics)
+	c := d.Client(&resp.Diagnostics)
+	if c == nil {
 		return
 	}
 	var data PlansModel
@@ -86,7 +80,7 @@ func (d *PlansDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plans, err := d.client.ListPlans(ctx, f.apiFilter())
+	plans, err := c.ListPlans(ctx, f.apiFilter())
 	if err != nil {
 		tfutil.AddAPIError(&resp.Diagnostics, "Unable to list plans", err)
 		return
@@ -97,7 +91,7 @@ func (d *PlansDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 
 // DataSource is reseller_plan.
 type DataSource struct {
-	client *client.Client
+	tfutil.DataSourceBase
 }
 
 // NewDataSource returns reseller_plan.
@@ -152,15 +146,10 @@ func (d *DataSource) ConfigValidators(context.Context) []datasource.ConfigValida
 	return out
 }
 
-// Configure keeps the API client.
-func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = tfutil.ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
-}
-
 // Read finds the plan by id or by filters.
 func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.client == nil {
-		tfutil.AddUnconfiguredClient(&resp.Diagnostics)
+	c := d.Client(&resp.Diagnostics)
+	if c == nil {
 		return
 	}
 	var data Model
@@ -171,7 +160,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 
 	if tfutil.IsSet(data.ID) {
 		id := data.ID.ValueInt64()
-		p, err := d.client.GetPlan(ctx, id)
+		p, err := c.GetPlan(ctx, id)
 		switch {
 		case tfutil.IsNotFound(err):
 			resp.Diagnostics.AddAttributeError(path.Root("id"), "Plan not found",
@@ -191,7 +180,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plans, err := d.client.ListPlans(ctx, f.apiFilter())
+	plans, err := c.ListPlans(ctx, f.apiFilter())
 	if err != nil {
 		tfutil.AddAPIError(&resp.Diagnostics, "Unable to list plans", err)
 		return

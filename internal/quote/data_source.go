@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
@@ -27,7 +26,7 @@ var _ datasource.DataSourceWithConfigure = (*DataSource)(nil)
 
 // DataSource is reseller_quote.
 type DataSource struct {
-	client *client.Client
+	tfutil.DataSourceBase
 }
 
 // NewDataSource returns reseller_quote.
@@ -100,15 +99,10 @@ func Schema() schema.Schema {
 	}
 }
 
-// Configure keeps the API client.
-func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = tfutil.ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
-}
-
 // Read asks for the quote.
 func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.client == nil {
-		tfutil.AddUnconfiguredClient(&resp.Diagnostics)
+	c := d.Client(&resp.Diagnostics)
+	if c == nil {
 		return
 	}
 	var data Model
@@ -121,7 +115,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	q, err := d.client.Quote(ctx, in)
+	q, err := c.Quote(ctx, in)
 	switch {
 	case tfutil.IsNotFound(err):
 		what := fmt.Sprintf("plan %d", in.ServerID)

@@ -30,7 +30,7 @@ var (
 
 // DataSource is reseller_template.
 type DataSource struct {
-	client *client.Client
+	tfutil.DataSourceBase
 }
 
 // NewDataSource returns reseller_template.
@@ -93,15 +93,10 @@ func (d *DataSource) ConfigValidators(context.Context) []datasource.ConfigValida
 	}
 }
 
-// Configure keeps the API client.
-func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = tfutil.ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
-}
-
 // Read finds the template.
 func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.client == nil {
-		tfutil.AddUnconfiguredClient(&resp.Diagnostics)
+	c := d.Client(&resp.Diagnostics)
+	if c == nil {
 		return
 	}
 	var data Model
@@ -129,7 +124,7 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		criterion = fmt.Sprintf("os_type = %q", osType)
 	}
 
-	p, err := d.client.GetPlan(ctx, planID)
+	p, err := c.GetPlan(ctx, planID)
 	switch {
 	case tfutil.IsNotFound(err):
 		resp.Diagnostics.AddAttributeError(path.Root("plan_id"), "Plan not found",

@@ -1,0 +1,30 @@
+package tfutil
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+)
+
+// DataSourceBase gives a data source the provider's API client. Embedding it supplies the
+// Configure method every data source needs, so each one only states what it reads.
+type DataSourceBase struct {
+	client *client.Client
+}
+
+// Configure keeps the client the provider handed over.
+func (b *DataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	b.client = ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// Client returns the configured client, or nil after adding the "provider not configured"
+// diagnostic (the provider's settings were unknown at plan time), in which case Read returns.
+func (b *DataSourceBase) Client(diags *diag.Diagnostics) *client.Client {
+	if b.client == nil {
+		AddUnconfiguredClient(diags)
+	}
+	return b.client
+}
