@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,32 +16,15 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
 )
 
-// fakeClock is a clock tests move by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// testStart is where every test clock starts.
+var testStart = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// env is one in-process backend on a temporary SQLite database, reached over real HTTP.
+// env is one in-process backend on a temporary SQLite database, reached over real HTTP. Its
+// workers do not run by themselves: tests move the clock and call runDue, so every step is
+// deterministic.
 type env struct {
 	srv       *Server
-	clock     *fakeClock
+	clock     *ManualClock
 	http      *httptest.Server
 	validator *openapi.Validator
 }
@@ -50,15 +34,24 @@ var sharedValidator = sync.OnceValues(openapi.NewValidator)
 
 func newEnv(t *testing.T, mutate ...func(*Config)) *env {
 	t.Helper()
-	clock := newFakeClock()
+	clock := NewManualClock(testStart)
 	cfg := Config{
 		DB:             filepath.Join(t.TempDir(), "reseller.db"),
 		RateLimitScale: 100, // high enough that only the rate-limit tests meet a limit
 		Clock:          clock,
+		WorkerInterval: -1,
 	}
 	for _, m := range mutate {
 		m(&cfg)
 	}
+	return openEnv(t, cfg)
+}
+
+// openEnv starts a backend on cfg (whose Clock must be a *ManualClock) behind a real HTTP
+// server, closed when the test ends.
+func openEnv(t *testing.T, cfg Config) *env {
+	t.Helper()
+	clock := cfg.Clock.(*ManualClock)
 	srv, err := New(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
@@ -103,20 +96,23 @@ type response struct {
 	Status int
 	Header http.Header
 	Raw    []byte
+	req    *http.Request
 	Body   struct {
 		Success bool            `json:"success"`
 		Data    json.RawMessage `json:"data"`
 		Meta    *struct {
-			Page *struct {
+			IdempotentReplay bool `json:"idempotent_replay"`
+			Page             *struct {
 				Total  int `json:"total"`
 				Limit  int `json:"limit"`
 				Offset int `json:"offset"`
 			} `json:"page"`
 		} `json:"meta"`
 		Error *struct {
-			Code      string `json:"code"`
-			Message   string `json:"message"`
-			RequestID string `json:"request_id"`
+			Code      string  `json:"code"`
+			Message   string  `json:"message"`
+			RequestID string  `json:"request_id"`
+			Reference *string `json:"reference"`
 		} `json:"error"`
 	}
 }
@@ -124,6 +120,17 @@ type response struct {
 // do sends r and checks the exchange against the OpenAPI document.
 func (e *env) do(t *testing.T, r request) response {
 	t.Helper()
+	out, err := e.send(r)
+	if err != nil {
+		t.Fatalf("%s %s: %v", r.Method, r.Path, err)
+	}
+	e.check(t, r, out)
+	return out
+}
+
+// send performs r without touching t, so goroutines may call it; check the answer afterwards on
+// the test's goroutine.
+func (e *env) send(r request) (response, error) {
 	if r.Method == "" {
 		r.Method = http.MethodGet
 	}
@@ -133,7 +140,7 @@ func (e *env) do(t *testing.T, r request) response {
 	}
 	req, err := http.NewRequest(r.Method, url, bytes.NewBufferString(r.Body))
 	if err != nil {
-		t.Fatal(err)
+		return response{}, err
 	}
 	if r.Body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -150,26 +157,31 @@ func (e *env) do(t *testing.T, r request) response {
 	}
 	resp, err := e.http.Client().Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", r.Method, r.Path, err)
+		return response{}, err
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatal(err)
+		return response{}, err
 	}
-	out := response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	out := response{Status: resp.StatusCode, Header: resp.Header, Raw: raw, req: req}
 	if err := json.Unmarshal(raw, &out.Body); err != nil && r.Path != "//openapi.json" {
-		t.Fatalf("%s %s: body is not JSON: %v\n%s", r.Method, r.Path, err, raw)
+		return response{}, fmt.Errorf("body is not JSON: %w\n%s", err, raw)
 	}
-	if resp.Header.Get("X-Request-ID") == "" {
+	return out, nil
+}
+
+// check verifies what every answer must have, and the exchange against the OpenAPI document.
+func (e *env) check(t *testing.T, r request, out response) {
+	t.Helper()
+	if out.Header.Get("X-Request-ID") == "" {
 		t.Errorf("%s %s: no X-Request-ID header", r.Method, r.Path)
 	}
 	if !r.SkipContract && r.Path != "//openapi.json" {
-		if err := e.validator.Validate(context.Background(), req, []byte(r.Body), resp.StatusCode, resp.Header, raw); err != nil {
+		if err := e.validator.Validate(context.Background(), out.req, []byte(r.Body), out.Status, out.Header, out.Raw); err != nil {
 			t.Errorf("contract: %v", err)
 		}
 	}
-	return out
 }
 
 // wantStatus fails unless the answer has status and, for errors, code.

@@ -55,3 +55,32 @@ func TestRateLimitDisabled(t *testing.T) {
 		e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "")
 	}
 }
+
+// TestServerRouteRateLimits checks the spec's limits: POST /instances 10 a minute, actions 30,
+// instance reads 60, each per key. Scale 0.1 makes them 1, 3 and 6.
+func TestServerRouteRateLimits(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *Config) { c.RateLimitScale = 0.1 })
+	a := e.funded(t, 10_000_000)
+	id := e.deployed(t, a.APIKey, ubuntuOn101)
+	e.order(t, a.APIKey, "", ubuntuOn101).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+
+	for i := 0; i < 3; i++ {
+		e.act(t, a.APIKey, id, `{"action": "power_on"}`)
+	}
+	r := e.action(t, a.APIKey, id, `{"action": "power_on"}`)
+	r.wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatal("429 without Retry-After")
+	}
+	path := "/instances/" + strconv.FormatInt(id, 10)
+	for i := 0; i < 6; i++ {
+		e.do(t, request{Path: path, Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	}
+	e.do(t, request{Path: path, Key: a.APIKey}).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	// Another key has its own budget.
+	b := e.funded(t, 10_000_000)
+	e.order(t, b.APIKey, "", ubuntuOn101).wantStatus(t, http.StatusCreated, "")
+	e.clock.Advance(time.Minute)
+	e.order(t, a.APIKey, "", ubuntuOn101).wantStatus(t, http.StatusCreated, "")
+}

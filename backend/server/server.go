@@ -18,6 +18,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlite"
 )
@@ -29,38 +30,60 @@ type Clock interface{ Now() time.Time }
 type Config struct {
 	DB                string        // SQLite file path (created if missing) or postgres:// URL
 	DeployDelay       time.Duration // how long the simulated datacenter takes to build a server
-	CredentialsDelay  time.Duration // how long after the build the credentials stay pending
-	OrderWindow       time.Duration // after this a pending order becomes timed_out
-	FailRate          float64       // share of simulated builds that fail, 0 to 1
+	CredentialsDelay  time.Duration // credentials stay pending this long after a build; also reboots, rebuilds, resizes and app install stages take this long
+	OrderWindow       time.Duration // after this a pending order becomes timed_out; 0 is 10 minutes
+	FailRate          float64       // share of simulated builds that never finish and of datacenter operations that fail, 0 to 1
 	AllowHTTPWebhooks bool          // accept http:// webhook URLs (tests); HTTPS only otherwise
 	RateLimitScale    float64       // multiplies every rate limit; 0 disables them
 	Clock             Clock         // nil: real time
 	Logger            *slog.Logger  // nil: discard
+	// WorkerInterval is how often the background workers (provisioning, app installs, billing,
+	// housekeeping) look for due work; 0 is DefaultWorkerInterval. A negative interval starts no
+	// background loop: the test drives the workers with RunDue after moving its clock, which
+	// makes every step deterministic.
+	WorkerInterval time.Duration
 }
 
-// Server is a running backend: store, service, HTTP handler and workers.
+// DefaultWorkerInterval is how often the workers wake when Config.WorkerInterval is 0. It is
+// short so that provisioning follows --deploy-delay closely; an idle tick costs a few indexed
+// queries.
+const DefaultWorkerInterval = 100 * time.Millisecond
+
+// Server is a running backend: store, service, simulated datacenter, HTTP handler and workers.
 type Server struct {
-	store   store.Store
-	svc     *service.Service
-	handler http.Handler
-	stop    context.CancelFunc // ends the workers' context
-	workers sync.WaitGroup     // the running workers, waited for by Close
-	closing sync.Once
-	closed  error
+	store    store.Store
+	svc      *service.Service
+	sim      *sim.Sim
+	log      *slog.Logger
+	interval time.Duration
+	handler  http.Handler
+	stop     context.CancelFunc // ends the workers' context
+	workers  sync.WaitGroup     // the running workers, waited for by Close
+	closing  sync.Once
+	closed   error
 }
 
-// New opens and migrates the store and starts the workers (none yet). ctx bounds the opening
-// only; the workers run until Close.
+// New opens and migrates the store and starts the workers. ctx bounds the opening only; the
+// workers run until Close. Orders left pending by an earlier process on the same database are
+// picked up by the new workers.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = withDefaults(cfg)
 	st, err := openStore(ctx, cfg.DB)
 	if err != nil {
 		return nil, err
 	}
-	svc := service.New(st, catalog.New(), cfg.Clock, cfg.Logger)
+	dc := sim.New(sim.Options{Clock: cfg.Clock, DeployDelay: cfg.DeployDelay, StepDelay: cfg.CredentialsDelay,
+		FailRate: cfg.FailRate})
+	svc := service.New(service.Config{
+		Store: st, Catalog: catalog.New(), Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
+		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay,
+	})
 	s := &Server{
-		store: st,
-		svc:   svc,
+		store:    st,
+		svc:      svc,
+		sim:      dc,
+		log:      cfg.Logger,
+		interval: cfg.WorkerInterval,
 		handler: api.NewHandler(api.Config{
 			Service: svc, Logger: cfg.Logger, Clock: cfg.Clock,
 			RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON,
@@ -73,10 +96,52 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// startWorkers starts the background workers, each registered in s.workers. None exist yet:
-// provisioning, billing and webhook delivery arrive with their issues.
+// startWorkers starts the loop that runs the workers every interval until ctx ends, registered
+// in s.workers so Close waits for it.
 func (s *Server) startWorkers(ctx context.Context) {
-	_ = ctx
+	if s.interval < 0 {
+		return
+	}
+	s.workers.Add(1)
+	go func() {
+		defer s.workers.Done()
+		ticker := time.NewTicker(s.interval)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C:
+				if err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
+					s.log.ErrorContext(ctx, "workers", slog.Any("error", err))
+				}
+			}
+		}
+	}()
+}
+
+// RunDue runs every worker once, at the clock's current time: provisioning (builds, deploys,
+// time-outs), app installs, billing and housekeeping. The background loop calls it every
+// WorkerInterval; tests with WorkerInterval < 0 call it after moving their clock. Each worker
+// claims its work in the store, so RunDue may run concurrently with the loop or with another
+// backend on the same database without doing anything twice.
+func (s *Server) RunDue(ctx context.Context) error {
+	steps := []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{"provisioning", s.svc.ProvisionDue},
+		{"app installs", s.svc.InstallAppsDue},
+		{"billing", s.svc.BillDue},
+		{"housekeeping", s.svc.HousekeepDue},
+	}
+	var errs []error
+	for _, step := range steps {
+		if err := step.run(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("server: %s: %w", step.name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func withDefaults(cfg Config) Config {
@@ -85,6 +150,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.WorkerInterval == 0 {
+		cfg.WorkerInterval = DefaultWorkerInterval
 	}
 	return cfg
 }

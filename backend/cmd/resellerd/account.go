@@ -33,7 +33,8 @@ func openServer(ctx context.Context, db string) (*server.Server, error) {
 	if db == "" {
 		return nil, fmt.Errorf("%w: --db must not be empty", errUsage)
 	}
-	return server.New(ctx, server.Config{DB: db})
+	// No workers: the command only writes the account; a running serve does the rest.
+	return server.New(ctx, server.Config{DB: db, WorkerInterval: -1})
 }
 
 func accountCreate(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {

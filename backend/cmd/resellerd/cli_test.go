@@ -249,12 +249,18 @@ func TestServePortInUse(t *testing.T) {
 // serveInBackground serves db on a free port until the test ends and returns its base URL.
 func serveInBackground(t *testing.T, db string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan []net.Addr, 1)
-	done := make(chan error, 1)
 	opts := serveOptions{Listen: "127.0.0.1:0"}
 	opts.Config.DB = db
 	opts.Config.RateLimitScale = 0
+	return serveOptionsInBackground(t, opts)
+}
+
+// serveOptionsInBackground runs serve with opts until the test ends and returns its base URL.
+func serveOptionsInBackground(t *testing.T, opts serveOptions) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan []net.Addr, 1)
+	done := make(chan error, 1)
 	go func() {
 		done <- serve(ctx, opts, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a []net.Addr) { addrs <- a })
 	}()
@@ -312,4 +318,70 @@ func get(t *testing.T, url, key string) *http.Response {
 		t.Fatal(fmt.Errorf("GET %s: %w", url, err))
 	}
 	return resp
+}
+
+// TestServeFlagsDriveProvisioning checks that the simulator flags of serve shape what orders do:
+// --deploy-delay builds them, --fail-rate 1 loses every build and --order-window times them out.
+func TestServeFlagsDriveProvisioning(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		flags      []string
+		wantStatus string
+	}{
+		{"deployed after the deploy delay", []string{"--deploy-delay", "50ms", "--credentials-delay", "0s"}, "deployed"},
+		{"timed out when every build fails", []string{"--fail-rate", "1", "--order-window", "300ms"}, "timed_out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			db := filepath.Join(t.TempDir(), "flags.db")
+			opts, err := parseServe(append([]string{"--listen", "127.0.0.1:0", "--db", db, "--rate-limit-scale", "0"}, tt.flags...), noEnv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := serveOptionsInBackground(t, opts)
+			code, out, errOut := cli(t, noEnv, "account", "create", "--db", db, "--balance", "1")
+			if code != exitOK {
+				t.Fatalf("account create: exit %d: %s", code, errOut)
+			}
+			var acct struct {
+				APIKey string `json:"api_key"`
+			}
+			if err := json.Unmarshal([]byte(out), &acct); err != nil {
+				t.Fatal(err)
+			}
+			req, err := http.NewRequest(http.MethodPost, base+"/api/v1/instances",
+				strings.NewReader(`{"server_id": 101, "template_id": 1, "term": "hourly"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("X-API-Token", acct.APIKey)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var created struct {
+				Data struct {
+					OrderID int64 `json:"order_id"`
+				} `json:"data"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&created)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusCreated {
+				t.Fatalf("POST /instances: %d, %v", resp.StatusCode, err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				order := getJSON(t, fmt.Sprintf("%s/api/v1/orders/%d", base, created.Data.OrderID), acct.APIKey)
+				if order["status"] == tt.wantStatus {
+					return
+				}
+				if order["status"] != "pending" || time.Now().After(deadline) {
+					t.Fatalf("order = %v, want %s", order, tt.wantStatus)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
 }

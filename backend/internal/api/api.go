@@ -56,10 +56,13 @@ func newHandler(cfg Config) *handler {
 	}
 }
 
-// Per-minute rate limits of the routes (README: choices table).
+// Per-minute rate limits of the routes (spec: Limits; README: choices table).
 const (
 	catalogueLimit = 120
-	accountLimit   = 60
+	accountLimit   = 60 // every other read route
+	orderLimit     = 10 // POST /instances
+	actionLimit    = 30 // POST /instances/{id}/actions
+	writeLimit     = 30 // PATCH and DELETE of an instance, POST of its apps
 )
 
 // routes registers every endpoint of this version of the API.
@@ -79,6 +82,20 @@ func (h *handler) routes(mux *http.ServeMux) {
 	h.authed(mux, "GET /locations", catalogueLimit, h.locations)
 	h.authed(mux, "GET /catalog/apps", catalogueLimit, h.apps)
 	h.authed(mux, "POST /quote", catalogueLimit, h.quote)
+
+	h.authed(mux, "GET /orders", accountLimit, h.orders)
+	h.authed(mux, "GET /orders/{order_id}", accountLimit, h.order)
+
+	h.authed(mux, "GET /instances", accountLimit, h.instances)
+	h.authed(mux, "POST /instances", orderLimit, h.createInstance)
+	h.authed(mux, "GET /instances/{instance_id}", accountLimit, h.instance)
+	h.authed(mux, "PATCH /instances/{instance_id}", writeLimit, h.updateInstance)
+	h.authed(mux, "DELETE /instances/{instance_id}", writeLimit, h.cancelInstance)
+	h.authed(mux, "POST /instances/{instance_id}/actions", actionLimit, h.action)
+	h.authed(mux, "GET /instances/{instance_id}/resize-options", accountLimit, h.resizeOptions)
+	h.authed(mux, "GET /instances/{instance_id}/traffic", accountLimit, h.traffic)
+	h.authed(mux, "GET /instances/{instance_id}/apps", accountLimit, h.instanceApps)
+	h.authed(mux, "POST /instances/{instance_id}/apps", writeLimit, h.installApps)
 }
 
 // wrap adds the middleware every request passes, outermost first, and answers requests no route

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlite"
 )
 
@@ -31,7 +32,9 @@ func newTestHandler(t *testing.T, logs *bytes.Buffer, extra func(mux *http.Serve
 	t.Cleanup(func() { _ = st.Close() })
 	clock := &fixedClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h := newHandler(Config{Service: service.New(st, catalog.New(), clock, logger), Logger: logger, Clock: clock, RateLimitScale: 1})
+	svc := service.New(service.Config{Store: st, Catalog: catalog.New(), Clock: clock, Logger: logger,
+		Datacenter: sim.New(sim.Options{Clock: clock})})
+	h := newHandler(Config{Service: svc, Logger: logger, Clock: clock, RateLimitScale: 1})
 	mux := http.NewServeMux()
 	h.routes(mux)
 	extra(mux)

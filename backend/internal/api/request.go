@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -23,19 +24,53 @@ const (
 // decodeJSON reads exactly one JSON object into dst, rejecting unknown fields. Every failure is
 // a validation_error whose message names the field (or `body`).
 func decodeJSON(r *http.Request, dst any) error {
-	dec := json.NewDecoder(r.Body)
+	b, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeBytes(b, dst)
+}
+
+// readBody reads the whole body; withBodyLimit has capped it, and going over is 413.
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(r.Body)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, bodyTooLarge()
+	case err != nil:
+		return nil, service.Validation("body", "cannot be read: %v", err)
+	}
+	return b, nil
+}
+
+// decodeBytes is decodeJSON on a body already read.
+func decodeBytes(b []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return bodyTooLarge()
-		}
 		return service.Validation("body", "must hold a single JSON object")
 	}
 	return nil
+}
+
+// queryBool reads an optional boolean query parameter, "true" or "false".
+func queryBool(r *http.Request, name string, def bool) (bool, error) {
+	q := r.URL.Query()
+	if !q.Has(name) {
+		return def, nil
+	}
+	switch q.Get(name) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	default:
+		return false, service.Validation(name, "must be true or false")
+	}
 }
 
 func decodeError(err error) error {

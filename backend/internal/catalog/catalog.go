@@ -78,7 +78,14 @@ type Datacenter struct {
 	Enabled     bool
 	RequireKYC  bool
 	Snapshots   SnapshotSettings
+	// IPChangeCost is what one change_ip costs on this datacenter's servers. Where it is 0 the
+	// change is free but limited to one per FreeIPChangeInterval; where it is not, every change
+	// is charged and gives a clean address, with no wait.
+	IPChangeCost money.Micros
 }
+
+// FreeIPChangeInterval is the wait between two free IP changes of one instance (README).
+const FreeIPChangeInterval = time.Hour
 
 // StatusAvailable is the one datacenter status that takes orders.
 const StatusAvailable = "available"

@@ -59,13 +59,14 @@ var endpoints = []struct{ method, path string }{
 	{"POST", "/instances/{instance_id}/snapshots"},
 }
 
-// errorCodes is every error code of the spec, plus the backend's method_not_allowed and
-// service_unavailable (backend/README.md).
+// errorCodes is every error code of the spec, plus the backend's own (backend/README.md):
+// method_not_allowed, service_unavailable, and the 409 codes of the servers half.
 var errorCodes = []string{
 	"validation_error", "unauthorized", "insufficient_balance", "forbidden", "not_found",
 	"instance_locked", "idempotency_in_progress", "cost_unconfirmed", "idempotency_key_reused",
 	"rate_limited", "server_error", "provider_error", "deploy_rejected",
 	"method_not_allowed", "service_unavailable",
+	"order_limit_reached", "server_limit_reached", "datacenter_unavailable", "ip_change_too_soon", "app_conflict",
 }
 
 func mustDoc(t *testing.T) *openapi3.T {
@@ -443,6 +444,22 @@ func TestValidatorAcceptsValidExchanges(t *testing.T) {
 			respBody: `{"success": true, "data": ` + snapshotJSON + `}`},
 		"restore snapshot": {method: "POST", target: "/api/v1/snapshots/9/restore", status: 200,
 			respBody: `{"success": true, "data": ` + snapshotJSON + `}`},
+		"order limit reached": {method: "POST", target: "/api/v1/instances", status: 409,
+			reqHeader: map[string]string{"Idempotency-Key": "3f1c2a9e-0b7d-4d1e-9a51-0c2b7e8f9a10"},
+			reqBody:   `{"server_id": 12, "template_id": 3, "term": "hourly"}`,
+			respBody:  `{"success": false, "error": {"code": "order_limit_reached", "message": "limit", "request_id": "r"}}`},
+		"order from a snapshot without template": {method: "POST", target: "/api/v1/instances", status: 404,
+			reqBody:  `{"server_id": 12, "term": "hourly", "snapshot_id": 4}`,
+			respBody: `{"success": false, "error": {"code": "not_found", "message": "snapshot not found", "request_id": "r"}}`},
+		"free ip change too soon": {method: "POST", target: "/api/v1/instances/55/actions", status: 409,
+			reqBody:  `{"action": "change_ip"}`,
+			respBody: `{"success": false, "error": {"code": "ip_change_too_soon", "message": "wait", "request_id": "r"}}`},
+		"app conflict": {method: "POST", target: "/api/v1/instances/55/apps", status: 409,
+			reqBody:  `{"apps": ["wireguard"]}`,
+			respBody: `{"success": false, "error": {"code": "app_conflict", "message": "openvpn", "request_id": "r"}}`},
+		"instance detail with the backend's extra fields": {method: "GET", target: "/api/v1/instances/55", status: 200,
+			respBody: `{"success": true, "data": ` + strings.Replace(instanceDetailJSON, `"ip_change_cost": 0`,
+				`"ip_change_cost": 0.5, "note": "primary", "active_features": ["1"], "order_id": 9, "recurring": 0.0054`, 1) + `}`},
 		"unknown path": {method: "GET", target: "/api/v1/nope", status: 404,
 			respBody: `{"success": false, "error": {"code": "not_found", "message": "no such route", "request_id": "r"}}`},
 		"outside the base path": {method: "GET", target: "/v2/health", status: 404,
@@ -544,6 +561,12 @@ func TestValidatorRejectsInvalidExchanges(t *testing.T) {
 			respBody: `{"success": true, "data": {}}`},
 		"wrong method answered 404": {method: "DELETE", target: "/api/v1/instances/55/traffic", status: 404,
 			respBody: `{"success": false, "error": {"code": "not_found", "message": "x", "request_id": "r"}}`},
+		"unknown 409 code": {method: "POST", target: "/api/v1/instances/55/actions", status: 409,
+			reqBody:  `{"action": "reboot"}`,
+			respBody: `{"success": false, "error": {"code": "too_soon", "message": "x", "request_id": "r"}}`},
+		"extra field of the wrong type": {method: "GET", target: "/api/v1/instances/55", status: 200,
+			respBody: `{"success": true, "data": ` + strings.Replace(instanceDetailJSON, `"ip_change_cost": 0`,
+				`"ip_change_cost": 0, "active_features": [1]`, 1) + `}`},
 		"405 without Allow": {method: "DELETE", target: "/api/v1/instances/55/traffic", status: 405,
 			respBody: `{"success": false, "error": {"code": "method_not_allowed", "message": "x", "request_id": "r"}}`},
 	}

@@ -139,7 +139,8 @@ func (s *Service) TopUp(ctx context.Context, accountID int64, amount money.Micro
 	return nil
 }
 
-// credit writes a payment, its ledger entry and the new balance in the caller's transaction.
+// credit writes a payment, its ledger entry and the new balance in the caller's transaction,
+// then pays any debt from it (and unlocks what the debt locked).
 func (s *Service) credit(ctx context.Context, tx store.Tx, accountID int64, amount money.Micros, paymentType string) error {
 	now := s.now()
 	p, err := tx.AddPayment(ctx, store.Payment{AccountID: accountID, Amount: amount, Type: paymentType, PaidAt: now})
@@ -148,7 +149,10 @@ func (s *Service) credit(ctx context.Context, tx store.Tx, accountID int64, amou
 	}
 	_, err = tx.AddLedgerEntry(ctx, store.LedgerEntry{AccountID: accountID, Amount: amount, Kind: store.LedgerPayment,
 		Reference: "payment:" + strconv.FormatInt(p.ID, 10), CreatedAt: now})
-	return err
+	if err != nil {
+		return err
+	}
+	return s.settleDebt(ctx, tx, accountID)
 }
 
 // SetFlag turns one of the account's switches (blocked, identity checked, apps enabled).

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 )
 
 // Stable error codes of the API (spec: Errors). Clients decide by these, so they never change.
@@ -17,6 +20,17 @@ const (
 	CodeRateLimited        = "rate_limited"
 	CodeServerError        = "server_error"
 	CodeServiceUnavailable = "service_unavailable"
+
+	CodeInstanceLocked        = "instance_locked"
+	CodeIdempotencyInProgress = "idempotency_in_progress"
+	CodeIdempotencyKeyReused  = "idempotency_key_reused"
+	CodeCostUnconfirmed       = "cost_unconfirmed"
+	CodeProviderError         = "provider_error"
+	CodeOrderLimitReached     = "order_limit_reached"
+	CodeServerLimitReached    = "server_limit_reached"
+	CodeDatacenterUnavailable = "datacenter_unavailable"
+	CodeIPChangeTooSoon       = "ip_change_too_soon"
+	CodeAppConflict           = "app_conflict"
 )
 
 // Error is a failure the API can show a client: an HTTP status, a stable code and a message safe
@@ -59,6 +73,29 @@ func Forbidden(message string) *Error {
 // Unauthorized reports a missing or wrong API key.
 func Unauthorized() *Error {
 	return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "missing or invalid API key"}
+}
+
+// Conflict reports an operation the resource's state refuses (409) under a specific code.
+func Conflict(code, format string, args ...any) *Error {
+	return &Error{Status: http.StatusConflict, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// InsufficientBalance reports a wallet that cannot cover need; available already counts the
+// prices of orders still provisioning.
+func InsufficientBalance(need, available money.Micros) *Error {
+	return &Error{Status: http.StatusPaymentRequired, Code: CodeInsufficientFunds,
+		Message: fmt.Sprintf("insufficient balance: %s USD needed, %s USD available", need, max(available, 0))}
+}
+
+// ProviderFailure reports a failure on the datacenter's side (502) with its support reference.
+// An error that is not a *datacenter.Error is a fault of ours and becomes Internal.
+func ProviderFailure(err error) *Error {
+	var de *datacenter.Error
+	if !errors.As(err, &de) {
+		return Internal(err)
+	}
+	return &Error{Status: http.StatusBadGateway, Code: CodeProviderError, Reference: de.Reference, cause: err,
+		Message: "the datacenter did not answer; retry later and quote the reference if it repeats"}
 }
 
 // Internal hides err behind a generic 500; err goes to the log only.

@@ -1,6 +1,8 @@
 // Package service holds the rules of the Reseller API: accounts and their keys, the wallet and
-// its ledger, the catalogue as an account may see it, and quotes. It speaks in store and catalog
-// types and micro-USD; the api package turns its results into JSON and its *Error into envelopes.
+// its ledger, the catalogue as an account may see it, quotes, orders and their provisioning,
+// instances and their actions, one-click app installs and hourly billing. It speaks in store and
+// catalog types and micro-USD; the api package turns its results into JSON and its *Error into
+// envelopes.
 package service
 
 import (
@@ -10,24 +12,53 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
 // Clock tells the time; tests inject one they can move.
 type Clock interface{ Now() time.Time }
 
-// Service carries out the API's rules on a store and the seeded catalogue.
-type Service struct {
-	store   store.Store
-	catalog *catalog.Catalog
-	clock   Clock
-	log     *slog.Logger
-	random  io.Reader
+// DefaultOrderWindow is how long an order may stay pending when Config.OrderWindow is zero.
+const DefaultOrderWindow = 10 * time.Minute
+
+// Config wires a Service.
+type Config struct {
+	Store      store.Store
+	Catalog    *catalog.Catalog
+	Datacenter datacenter.Datacenter
+	Clock      Clock
+	Logger     *slog.Logger
+	// OrderWindow is how long an order may stay pending before it times out.
+	OrderWindow time.Duration
+	// AppStepDelay is how long each stage of an app install (preparing, running) takes.
+	AppStepDelay time.Duration
 }
 
-// New wires a Service. All time comes from clock so tests control it.
-func New(st store.Store, cat *catalog.Catalog, clock Clock, log *slog.Logger) *Service {
-	return &Service{store: st, catalog: cat, clock: clock, log: log, random: rand.Reader}
+// Service carries out the API's rules on a store, the seeded catalogue and a datacenter.
+type Service struct {
+	store        store.Store
+	catalog      *catalog.Catalog
+	dc           datacenter.Datacenter
+	clock        Clock
+	log          *slog.Logger
+	random       io.Reader
+	orderWindow  time.Duration
+	appStepDelay time.Duration
+	inflight     *inflight
+	purge        *purger
+}
+
+// New wires a Service. All time comes from the clock so tests control it.
+func New(cfg Config) *Service {
+	if cfg.OrderWindow <= 0 {
+		cfg.OrderWindow = DefaultOrderWindow
+	}
+	return &Service{
+		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
+		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
+		inflight: newInflight(), purge: &purger{},
+	}
 }
 
 // Catalog returns the seeded catalogue, for read-only lookups such as the dollar rate.

@@ -14,13 +14,14 @@ type Balance struct {
 	Debt      money.Micros
 	Reserved  money.Micros // prices of orders still provisioning
 	Available money.Micros // Balance - Reserved: what a new order may draw on
-	// HoursUntilBalanceZero is nil while the account has no renewable servers.
+	// HoursUntilBalanceZero is nil while nothing renews: no active instance has renew on.
 	HoursUntilBalanceZero *float64
 	ActiveInstances       int
 	PendingOrders         int
 }
 
-// Balance reads the wallet of the account.
+// Balance reads the wallet of the account. hours_until_balance_zero divides what is available
+// by what the active auto-renewing instances cost per hour.
 func (s *Service) Balance(ctx context.Context, acct store.Account) (Balance, error) {
 	current, err := s.store.Account(ctx, acct.ID)
 	if err != nil {
@@ -30,16 +31,26 @@ func (s *Service) Balance(ctx context.Context, acct store.Account) (Balance, err
 	if err != nil {
 		return Balance{}, Internal(fmt.Errorf("service: read balance: %w", err))
 	}
-	return Balance{
-		Balance:   current.Balance,
-		Debt:      current.Debt,
-		Reserved:  totals.Reserved,
-		Available: current.Balance - totals.Reserved,
-		// No instances exist before the servers issue: nothing renews, so nothing to estimate.
-		HoursUntilBalanceZero: nil,
-		ActiveInstances:       0,
-		PendingOrders:         totals.Pending,
-	}, nil
+	active, _, err := s.store.Instances(ctx, acct.ID, true, store.All)
+	if err != nil {
+		return Balance{}, Internal(fmt.Errorf("service: read balance: %w", err))
+	}
+	b := Balance{
+		Balance: current.Balance, Debt: current.Debt, Reserved: totals.Reserved,
+		Available:       current.Balance - totals.Reserved,
+		ActiveInstances: len(active), PendingOrders: totals.Pending,
+	}
+	var burn money.Micros
+	for _, in := range active {
+		if in.Renew {
+			burn += s.recurring(in)
+		}
+	}
+	if burn > 0 {
+		h := hoursUntilZero(b.Available, burn)
+		b.HoursUntilBalanceZero = &h
+	}
+	return b, nil
 }
 
 // Payments lists the account's top-ups, newest first, and how many there are in all.

@@ -148,16 +148,42 @@ func (q queries) Payments(ctx context.Context, accountID int64, page store.Page)
 }
 
 func (q queries) AddLedgerEntry(ctx context.Context, e store.LedgerEntry) (store.LedgerEntry, error) {
-	res, err := q.q.ExecContext(ctx, `UPDATE accounts SET balance_micros = balance_micros + ? WHERE id = ?`, e.Amount, e.AccountID)
+	res, err := q.q.ExecContext(ctx, `UPDATE accounts SET balance_micros = balance_micros + ?, debt_micros = debt_micros + ?
+		WHERE id = ?`, e.Amount, e.Debt, e.AccountID)
 	if err := checkOneRow(res, err, "move balance of account", e.AccountID); err != nil {
 		return store.LedgerEntry{}, err
 	}
-	err = q.q.QueryRowContext(ctx, `INSERT INTO ledger (account_id, amount_micros, kind, reference, created_at)
-		VALUES (?, ?, ?, ?, ?) RETURNING id`, e.AccountID, e.Amount, e.Kind, e.Reference, formatTime(e.CreatedAt)).Scan(&e.ID)
+	err = q.q.QueryRowContext(ctx, `INSERT INTO ledger (account_id, amount_micros, debt_micros, kind, reference, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, e.AccountID, e.Amount, e.Debt, e.Kind, e.Reference, formatTime(e.CreatedAt)).Scan(&e.ID)
 	if err != nil {
 		return store.LedgerEntry{}, fmt.Errorf("sqlite: add ledger entry: %w", mapError(err))
 	}
 	return e, nil
+}
+
+func (q queries) LedgerEntries(ctx context.Context, accountID int64) ([]store.LedgerEntry, error) {
+	rows, err := q.q.QueryContext(ctx, `SELECT id, account_id, amount_micros, debt_micros, kind, reference, created_at
+		FROM ledger WHERE account_id = ? ORDER BY id`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list ledger: %w", err)
+	}
+	defer rows.Close()
+	out := []store.LedgerEntry{}
+	for rows.Next() {
+		var e store.LedgerEntry
+		var created string
+		if err := rows.Scan(&e.ID, &e.AccountID, &e.Amount, &e.Debt, &e.Kind, &e.Reference, &created); err != nil {
+			return nil, fmt.Errorf("sqlite: scan ledger entry: %w", err)
+		}
+		if e.CreatedAt, err = parseTime(created); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: list ledger: %w", err)
+	}
+	return out, nil
 }
 
 func (q queries) LedgerSum(ctx context.Context, accountID int64) (money.Micros, error) {
@@ -166,15 +192,6 @@ func (q queries) LedgerSum(ctx context.Context, accountID int64) (money.Micros, 
 		return 0, fmt.Errorf("sqlite: ledger sum: %w", err)
 	}
 	return sum, nil
-}
-
-func (q queries) CreateOrder(ctx context.Context, o store.Order) (store.Order, error) {
-	err := q.q.QueryRowContext(ctx, `INSERT INTO orders (account_id, status, price_micros, created_at)
-		VALUES (?, ?, ?, ?) RETURNING id`, o.AccountID, o.Status, o.Price, formatTime(o.CreatedAt)).Scan(&o.ID)
-	if err != nil {
-		return store.Order{}, fmt.Errorf("sqlite: create order: %w", mapError(err))
-	}
-	return o, nil
 }
 
 func (q queries) OrderTotals(ctx context.Context, accountID int64) (store.OrderTotals, error) {

@@ -29,6 +29,14 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ledger moves balance", testLedger},
 		{"transaction rolls back", testRollback},
 		{"order totals", testOrderTotals},
+		{"ledger moves debt", testLedgerDebt},
+		{"orders round trip", testOrdersRoundTrip},
+		{"order leases and guarded finish", testOrderLeases},
+		{"idempotency keys", testIdempotencyKeys},
+		{"instances", testInstances},
+		{"renewals", testRenewals},
+		{"app installs", testAppInstalls},
+		{"events", testEvents},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,350 @@
+package api
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// The JSON bodies of orders, instances, actions and app installs (spec: Resources).
+
+// optionalTime turns the zero time into null.
+func optionalTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := timestamp(t)
+	return &s
+}
+
+func optionalID(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
+}
+
+type createInstanceRequestJSON struct {
+	ServerID       *int64                       `json:"server_id"`
+	TemplateID     *int64                       `json:"template_id"`
+	Term           *string                      `json:"term"`
+	SnapshotID     *int64                       `json:"snapshot_id"`
+	ActiveFeatures []string                     `json:"active_features"`
+	Hostname       *string                      `json:"hostname"`
+	Apps           []string                     `json:"apps"`
+	AppInputs      map[string]map[string]string `json:"app_inputs"`
+}
+
+func (r createInstanceRequestJSON) request() service.OrderRequest {
+	return service.OrderRequest{ServerID: r.ServerID, TemplateID: r.TemplateID, Term: r.Term, SnapshotID: r.SnapshotID,
+		ActiveFeatures: r.ActiveFeatures, Hostname: r.Hostname, Apps: r.Apps, AppInputs: r.AppInputs}
+}
+
+type createInstanceJSON struct {
+	OrderID int64        `json:"order_id"`
+	Price   money.Micros `json:"price"`
+	Apps    []string     `json:"apps"`
+}
+
+type replayMeta struct {
+	IdempotentReplay bool `json:"idempotent_replay"`
+}
+
+type orderJSON struct {
+	OrderID    int64               `json:"order_id"`
+	Status     string              `json:"status"`
+	Success    bool                `json:"success"`
+	CreatedAt  *string             `json:"created_at"`
+	FinishedAt *string             `json:"finished_at"`
+	Server     *instanceDetailJSON `json:"server"`
+	Reference  *string             `json:"reference"`
+}
+
+func newOrderJSON(o service.OrderView, lang catalog.Lang) orderJSON {
+	out := orderJSON{
+		OrderID: o.ID, Status: o.Status, Success: o.Status == store.OrderDeployed,
+		CreatedAt: optionalTime(o.CreatedAt), FinishedAt: optionalTime(o.FinishedAt), Reference: optional(o.Reference),
+	}
+	if o.Server != nil {
+		d := newInstanceDetailJSON(*o.Server, lang)
+		out.Server = &d
+	}
+	return out
+}
+
+type instanceSummaryJSON struct {
+	ID              int64        `json:"id"`
+	Name            string       `json:"name"`
+	Status          *string      `json:"status"`
+	Active          bool         `json:"active"`
+	Hostname        *string      `json:"hostname"`
+	ServerProductID int64        `json:"server_product_id"`
+	IPv4            *string      `json:"ipv4"`
+	IPv6            *string      `json:"ipv6"`
+	Term            *string      `json:"term"`
+	RenewalDue      *string      `json:"renewal_due"`
+	Renew           bool         `json:"renew"`
+	Locked          bool         `json:"locked"`
+	LockReason      *string      `json:"lock_reason"`
+	CreatedAt       *string      `json:"created_at"`
+	ExpiredAt       *string      `json:"expired_at"`
+	DatacenterID    *int64       `json:"datacenter_id"`
+	LocationID      *int64       `json:"location_id"`
+	TemplateID      *int64       `json:"template_id"`
+	Costs           money.Micros `json:"costs"`
+	PaidAmount      money.Micros `json:"paid_amount"`
+	Actions         []string     `json:"actions"`
+	Snapshots       bool         `json:"snapshots"`
+	Note            *string      `json:"note"`
+}
+
+func newInstanceSummaryJSON(d service.InstanceDetail) instanceSummaryJSON {
+	term := catalog.TermHourly
+	out := instanceSummaryJSON{
+		ID: d.ID, Name: d.Name, Status: optional(d.Status), Active: d.Active, Hostname: optional(d.Hostname),
+		ServerProductID: d.PlanID, IPv4: optional(d.IPv4), IPv6: optional(d.IPv6), Term: &term,
+		Renew: d.Renew, Locked: d.Locked, LockReason: optional(d.LockReason),
+		CreatedAt: optionalTime(d.CreatedAt), ExpiredAt: optionalTime(d.ExpiredAt),
+		DatacenterID: optionalID(d.DatacenterID), LocationID: optionalID(d.LocationID), TemplateID: optionalID(d.TemplateID),
+		Costs: d.Costs, PaidAmount: d.Paid, Actions: append([]string{}, d.Plan.Actions...),
+		Snapshots: d.Active && d.Datacenter.Snapshots.PricePerGBMonth > 0, Note: optional(d.Note),
+	}
+	if d.Active {
+		out.RenewalDue = optionalTime(d.RenewalDue)
+	}
+	return out
+}
+
+type serverProductJSON struct {
+	ID     int64  `json:"id"`
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	CPU    int    `json:"cpu"`
+	Memory int    `json:"memory"`
+	Disk   int    `json:"disk"`
+}
+
+type trafficJSON struct {
+	Enabled        bool    `json:"enabled"`
+	Included       int     `json:"included"`
+	Used           int     `json:"used"`
+	Overage        int     `json:"overage"`
+	AllowOverage   bool    `json:"allow_overage"`
+	CycleStartDate *string `json:"cycle_start_date"`
+}
+
+func newTrafficJSON(t service.Traffic) trafficJSON {
+	return trafficJSON{Enabled: t.Enabled, Included: t.IncludedGB, Used: t.UsedGB, Overage: t.OverageGB,
+		AllowOverage: t.AllowOverage, CycleStartDate: optionalTime(t.CycleStart)}
+}
+
+type credentialsJSON struct {
+	Username *string `json:"username"`
+	Password *string `json:"password"`
+	Port     *int    `json:"port"`
+	IPv4     *string `json:"ipv4"`
+	IPv6     *string `json:"ipv6"`
+	Pending  bool    `json:"pending"`
+}
+
+type instanceAppJSON struct {
+	AppID  string `json:"app_id"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+type instanceDetailJSON struct {
+	instanceSummaryJSON
+	ServerProduct  *serverProductJSON `json:"server_product"`
+	Location       *locationJSON      `json:"location"`
+	Datacenter     *datacenterJSON    `json:"datacenter"`
+	Template       *templateJSON      `json:"template"`
+	Traffic        *trafficJSON       `json:"traffic"`
+	Credentials    *credentialsJSON   `json:"credentials"`
+	Apps           []instanceAppJSON  `json:"apps"`
+	IPChangeCost   money.Micros       `json:"ip_change_cost"`
+	ActiveFeatures []string           `json:"active_features"`
+	OrderID        int64              `json:"order_id"`
+	Recurring      money.Micros       `json:"recurring"`
+}
+
+func newInstanceDetailJSON(d service.InstanceDetail, lang catalog.Lang) instanceDetailJSON {
+	loc := newLocationJSON(d.Location, lang)
+	dc := newDatacenterJSON(d.Datacenter, lang)
+	traffic := newTrafficJSON(d.Traffic)
+	out := instanceDetailJSON{
+		instanceSummaryJSON: newInstanceSummaryJSON(d),
+		ServerProduct: &serverProductJSON{ID: d.Plan.ID, Name: d.Plan.Name.In(lang), Type: d.Plan.Type, CPU: d.Plan.CPU,
+			Memory: d.Plan.MemoryGB, Disk: d.Plan.DiskGB},
+		Location: &loc, Datacenter: &dc,
+		Template: &templateJSON{ID: d.Template.ID, Name: d.Template.Name.In(lang), OSType: d.Template.OSType},
+		Traffic:  &traffic,
+		Apps:     make([]instanceAppJSON, 0, len(d.Apps)),
+		// The price of one change_ip; 0 where it is free.
+		IPChangeCost:   d.IPChangeCost,
+		ActiveFeatures: make([]string, 0, len(d.Features)),
+		OrderID:        d.OrderID,
+		Recurring:      d.Recurring,
+	}
+	if d.Active {
+		out.Credentials = newCredentialsJSON(d)
+	}
+	for _, a := range d.Apps {
+		out.Apps = append(out.Apps, instanceAppJSON{AppID: a.AppID, Name: a.App.Name.In(lang), Status: a.Status})
+	}
+	for _, f := range d.Features {
+		out.ActiveFeatures = append(out.ActiveFeatures, strconv.FormatInt(f.ID, 10))
+	}
+	return out
+}
+
+// newCredentialsJSON shows the credentials; the password stays null while it is pending.
+func newCredentialsJSON(d service.InstanceDetail) *credentialsJSON {
+	c := &credentialsJSON{Username: optional(d.Username), IPv4: optional(d.IPv4), IPv6: optional(d.IPv6),
+		Pending: d.CredentialsPending}
+	if d.Port != 0 {
+		port := d.Port
+		c.Port = &port
+	}
+	if !d.CredentialsPending {
+		c.Password = optional(d.Password)
+	}
+	return c
+}
+
+type cancelInstanceJSON struct {
+	ID     int64  `json:"id"`
+	Status string `json:"status"`
+	Active bool   `json:"active"`
+}
+
+type updateInstanceRequestJSON struct {
+	Name  *string `json:"name"`
+	Note  *string `json:"note"`
+	Renew *bool   `json:"renew"`
+}
+
+type actionRequestJSON struct {
+	Action     string                       `json:"action"`
+	TemplateID *int64                       `json:"template_id"`
+	ServerID   *int64                       `json:"server_id"`
+	AcceptCost json.RawMessage              `json:"accept_cost"`
+	Apps       []string                     `json:"apps"`
+	AppInputs  map[string]map[string]string `json:"app_inputs"`
+	Name       *string                      `json:"name"`
+	Note       *string                      `json:"note"`
+}
+
+// request converts the body; accept_cost is read exactly into micro-USD.
+func (r actionRequestJSON) request() (service.ActionRequest, error) {
+	out := service.ActionRequest{Action: r.Action, TemplateID: r.TemplateID, ServerID: r.ServerID, Apps: r.Apps,
+		AppInputs: r.AppInputs, Name: r.Name, Note: r.Note}
+	if len(r.AcceptCost) > 0 && string(r.AcceptCost) != "null" {
+		cost, err := money.Parse(string(r.AcceptCost))
+		if err != nil {
+			return service.ActionRequest{}, service.Validation("accept_cost", "must be a number of USD with at most six decimals")
+		}
+		out.AcceptCost = &cost
+	}
+	return out, nil
+}
+
+type actionResultJSON struct {
+	Action          string        `json:"action"`
+	Success         bool          `json:"success"`
+	Password        *string       `json:"password"`
+	IPv4            *string       `json:"ipv4"`
+	Clean           *bool         `json:"clean"`
+	Debt            *money.Micros `json:"debt"`
+	ConsoleURL      *string       `json:"console_url"`
+	ConsolePassword *string       `json:"console_password"`
+	QueuedApps      []string      `json:"queued_apps"`
+	Charged         *money.Micros `json:"charged"`
+	ServerProductID *int64        `json:"server_product_id"`
+}
+
+func newActionResultJSON(r service.ActionResult) actionResultJSON {
+	return actionResultJSON{Action: r.Action, Success: true, Password: r.Password, IPv4: r.IPv4, Clean: r.Clean,
+		Debt: r.Debt, ConsoleURL: r.ConsoleURL, ConsolePassword: r.ConsolePassword, QueuedApps: r.QueuedApps,
+		Charged: r.Charged, ServerProductID: r.ServerProductID}
+}
+
+type resizeOptionJSON struct {
+	ID        int64         `json:"id"`
+	Name      string        `json:"name"`
+	Type      string        `json:"type"`
+	CPU       int           `json:"cpu"`
+	Memory    int           `json:"memory"`
+	Disk      int           `json:"disk"`
+	Price     *money.Micros `json:"price"`
+	Term      string        `json:"term"`
+	ChargeNow money.Micros  `json:"charge_now"`
+	NewCost   money.Micros  `json:"new_cost"`
+}
+
+type resizeOptionsJSON struct {
+	InstanceID             int64              `json:"instance_id"`
+	CurrentServerProductID int64              `json:"current_server_product_id"`
+	Term                   string             `json:"term"`
+	Options                []resizeOptionJSON `json:"options"`
+}
+
+func newResizeOptionsJSON(o service.ResizeOptions, lang catalog.Lang) resizeOptionsJSON {
+	out := resizeOptionsJSON{InstanceID: o.InstanceID, CurrentServerProductID: o.CurrentPlanID, Term: catalog.TermHourly,
+		Options: make([]resizeOptionJSON, 0, len(o.Options))}
+	for _, opt := range o.Options {
+		price := opt.Plan.Price
+		out.Options = append(out.Options, resizeOptionJSON{ID: opt.Plan.ID, Name: opt.Plan.Name.In(lang), Type: opt.Plan.Type,
+			CPU: opt.Plan.CPU, Memory: opt.Plan.MemoryGB, Disk: opt.Plan.DiskGB, Price: &price, Term: catalog.TermHourly,
+			ChargeNow: opt.ChargeNow, NewCost: opt.NewCost})
+	}
+	return out
+}
+
+type appInstallJSON struct {
+	AppID      string            `json:"app_id"`
+	Name       string            `json:"name"`
+	Status     string            `json:"status"`
+	Stage      string            `json:"stage"`
+	Attempts   int               `json:"attempts"`
+	Result     map[string]string `json:"result"`
+	Error      string            `json:"error"`
+	LogTail    string            `json:"log_tail"`
+	StartedAt  *string           `json:"started_at"`
+	FinishedAt *string           `json:"finished_at"`
+}
+
+type instanceAppsJSON struct {
+	ServerID  int64            `json:"server_id"`
+	Supported bool             `json:"supported"`
+	Installs  []appInstallJSON `json:"installs"`
+}
+
+func newInstanceAppsJSON(a service.InstanceApps, lang catalog.Lang) instanceAppsJSON {
+	out := instanceAppsJSON{ServerID: a.ServerID, Supported: a.Supported, Installs: make([]appInstallJSON, 0, len(a.Installs))}
+	for _, r := range a.Installs {
+		result := r.Result
+		if result == nil {
+			result = map[string]string{}
+		}
+		out.Installs = append(out.Installs, appInstallJSON{AppID: r.AppID, Name: r.App.Name.In(lang), Status: r.Status,
+			Stage: r.Stage, Attempts: r.Attempts, Result: result, Error: r.Error, LogTail: r.LogTail,
+			StartedAt: optionalTime(r.StartedAt), FinishedAt: optionalTime(r.FinishedAt)})
+	}
+	return out
+}
+
+type installAppsRequestJSON struct {
+	Apps      []string                     `json:"apps"`
+	AppInputs map[string]map[string]string `json:"app_inputs"`
+}
+
+type installAppsJSON struct {
+	ServerID int64    `json:"server_id"`
+	Queued   []string `json:"queued"`
+}

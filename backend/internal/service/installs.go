@@ -1,0 +1,308 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// maxInstallAttempts is how often an installer that failed on the datacenter's side is run
+// before the install is given up as failed.
+const maxInstallAttempts = 3
+
+// logTailLines is how much of an install log log_tail keeps.
+const logTailLines = 20
+
+// InstanceApps is GET /instances/{id}/apps: whether apps can be installed, and the installs.
+type InstanceApps struct {
+	ServerID  int64
+	Supported bool
+	Installs  []AppRecord // newest first
+}
+
+// InstanceApps lists an instance's app installs, newest first. Supported tells whether apps can
+// be installed on it: they are open to the account and at least one fits its plan and OS.
+func (s *Service) InstanceApps(ctx context.Context, acct store.Account, id int64) (InstanceApps, error) {
+	in, err := s.instance(ctx, s.store, acct.ID, id)
+	if err != nil {
+		return InstanceApps{}, err
+	}
+	records, err := s.appRecords(ctx, in.ID)
+	if err != nil {
+		return InstanceApps{}, err
+	}
+	slices.Reverse(records)
+	plan, _ := s.catalog.Plan(in.PlanID)
+	tmpl, _ := s.catalog.Template(in.TemplateID)
+	supported := acct.AppsEnabled && in.Active && len(s.catalog.AppsFor(plan, tmpl)) > 0
+	return InstanceApps{ServerID: in.ID, Supported: supported, Installs: records}, nil
+}
+
+// InstallApps queues apps (and the dependencies they lack) on an instance and returns what was
+// queued, in install order. Apps already queued, installing or installed are not queued again; a
+// failed one is. An app that conflicts with one on the instance is 409 app_conflict.
+func (s *Service) InstallApps(ctx context.Context, acct store.Account, id int64, ids []string, inputs map[string]map[string]string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, Validation("apps", "must name at least one app")
+	}
+	var queued []string
+	err := s.store.WithTx(ctx, func(tx store.Tx) error {
+		in, err := s.operable(ctx, tx, acct.ID, id)
+		if err != nil {
+			return err
+		}
+		plan, _ := s.catalog.Plan(in.PlanID)
+		tmpl, _ := s.catalog.Template(in.TemplateID)
+		wanted, err := s.resolveApps(acct, plan, tmpl, ids)
+		if err != nil {
+			return err
+		}
+		values, err := appInputs(wanted, inputs)
+		if err != nil {
+			return err
+		}
+		present, err := s.presentApps(ctx, tx, in.ID)
+		if err != nil {
+			return err
+		}
+		fresh := slices.DeleteFunc(wanted, func(a catalog.App) bool { return slices.ContainsFunc(present, sameApp(a)) })
+		if a, b, found := firstConflict(fresh, present); found {
+			return Conflict(CodeAppConflict, "%s conflicts with %s, which is on instance %d", a, b, in.ID)
+		}
+		queued = appIDs(fresh)
+		return s.queueInstalls(ctx, tx, in.ID, fresh, values)
+	})
+	if err != nil {
+		return nil, asServiceError(err, "install apps")
+	}
+	return queued, nil
+}
+
+func sameApp(a catalog.App) func(catalog.App) bool {
+	return func(b catalog.App) bool { return a.ID == b.ID }
+}
+
+// presentApps lists the apps queued, installing or installed on an instance.
+func (s *Service) presentApps(ctx context.Context, tx store.Tx, instanceID int64) ([]catalog.App, error) {
+	installs, err := tx.AppInstalls(ctx, instanceID)
+	if err != nil {
+		return nil, err
+	}
+	var out []catalog.App
+	for _, a := range installs {
+		if a.Status == store.InstallFailed {
+			continue
+		}
+		if app, ok := s.catalog.App(a.AppID); ok && !slices.ContainsFunc(out, sameApp(app)) {
+			out = append(out, app)
+		}
+	}
+	return out, nil
+}
+
+// queueInstalls adds an install per app, in order, waiting for the machine to be ready.
+func (s *Service) queueInstalls(ctx context.Context, tx store.Tx, instanceID int64, apps []catalog.App, inputs map[string]map[string]string) error {
+	now := s.now()
+	for _, a := range apps {
+		_, err := tx.AddAppInstall(ctx, store.AppInstall{
+			InstanceID: instanceID, AppID: a.ID, Status: store.InstallQueued, Stage: store.StageWaiting,
+			Inputs: inputs[a.ID], Result: map[string]string{}, QueuedAt: now, NextAt: now,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// InstallAppsDue moves the first open install of every instance one stage on; it is the app
+// install worker's step. Per instance apps install one at a time, in queue order, so an app's
+// dependencies are in place before it starts.
+//
+// The state machine: queued/waiting (until the machine is online with its credentials) →
+// installing/preparing (the stored root password is tried: a rejected one fails the install
+// with stage auth_failed) → installing/running (the installer runs; a datacenter failure is
+// retried up to three attempts) → installed/done, or failed/failed. Each stage takes
+// AppStepDelay.
+func (s *Service) InstallAppsDue(ctx context.Context) error {
+	open, err := s.store.OpenAppInstalls(ctx, workBatch)
+	if err != nil {
+		return fmt.Errorf("service: open app installs: %w", err)
+	}
+	now := s.now()
+	seen := map[int64]bool{}
+	for _, a := range open {
+		if seen[a.InstanceID] {
+			continue
+		}
+		seen[a.InstanceID] = true
+		if now.Before(a.NextAt) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.advanceInstall(ctx, a); err != nil {
+			s.log.ErrorContext(ctx, "app install", slog.Int64("install_id", a.ID), slog.Any("error", err))
+		}
+	}
+	return nil
+}
+
+// advanceInstall claims one install and moves it one stage.
+func (s *Service) advanceInstall(ctx context.Context, a store.AppInstall) error {
+	now := s.now()
+	ok, err := s.store.ClaimAppInstall(ctx, a.ID, now, now.Add(leaseFor))
+	if err != nil || !ok {
+		return err
+	}
+	in, err := s.store.InstanceByID(ctx, a.InstanceID)
+	if err != nil {
+		return err
+	}
+	next := a
+	switch {
+	case !in.Active:
+		s.failInstall(&next, store.StageFailed, "the instance was canceled", "install abandoned: instance canceled")
+	case a.Stage == store.StageWaiting:
+		s.startInstall(&next, in)
+	case a.Stage == store.StagePreparing:
+		err = s.prepareInstall(ctx, &next, in)
+	case a.Stage == store.StageRunning:
+		s.runInstall(ctx, &next, in)
+	}
+	if err != nil {
+		next = a // the stage did not run; retry at the next tick
+	}
+	if uerr := s.store.UpdateAppInstall(ctx, next); uerr != nil {
+		return uerr
+	}
+	if next.Status == store.InstallFailed {
+		return s.failDependents(ctx, next)
+	}
+	return err
+}
+
+// startInstall begins an install once the machine can take it: online, credentials delivered
+// and not locked. Until then it keeps waiting.
+func (s *Service) startInstall(a *store.AppInstall, in store.Instance) {
+	now := s.now()
+	if in.Locked || now.Before(in.CredentialsAt) || effectiveStatus(in, now) != store.StatusOnline {
+		return
+	}
+	a.Status, a.Stage, a.Attempts = store.InstallInstalling, store.StagePreparing, a.Attempts+1
+	if a.StartedAt.IsZero() {
+		a.StartedAt = now
+	}
+	a.NextAt = now.Add(s.appStepDelay)
+	a.LogTail = appendLog(a.LogTail, fmt.Sprintf("attempt %d: connecting to %s as %s", a.Attempts, in.IPv4, in.Username))
+}
+
+// prepareInstall logs in with the stored root password. A password changed behind the service's
+// back fails the install with stage auth_failed.
+func (s *Service) prepareInstall(ctx context.Context, a *store.AppInstall, in store.Instance) error {
+	ok, err := s.dc.CheckPassword(ctx, in.MachineRef, in.Password)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.failInstall(a, store.StageAuthFailed,
+			"the stored root password was rejected; it was changed on the server. Run reset_password, then install again",
+			fmt.Sprintf("ssh %s@%s: Permission denied (publickey,password).", in.Username, in.IPv4))
+		return nil
+	}
+	a.Stage, a.NextAt = store.StageRunning, s.now().Add(s.appStepDelay)
+	a.LogTail = appendLog(a.LogTail, "logged in; running the installer")
+	return nil
+}
+
+// runInstall runs the installer. A datacenter failure is retried from preparing until
+// maxInstallAttempts have failed.
+func (s *Service) runInstall(ctx context.Context, a *store.AppInstall, in store.Instance) {
+	app, _ := s.catalog.App(a.AppID)
+	res, err := s.dc.InstallApp(ctx, installJob(app, a.Inputs, in))
+	now := s.now()
+	if err != nil {
+		reason := err.Error()
+		var de *datacenter.Error
+		if errors.As(err, &de) {
+			reason = fmt.Sprintf("installer failed on the datacenter (reference %s)", de.Reference)
+		}
+		if a.Attempts >= maxInstallAttempts {
+			s.failInstall(a, store.StageFailed, reason, reason+"; giving up after "+fmt.Sprint(a.Attempts)+" attempts")
+			return
+		}
+		a.Attempts++
+		a.Stage, a.NextAt = store.StagePreparing, now.Add(s.appStepDelay)
+		a.LogTail = appendLog(a.LogTail, reason+fmt.Sprintf("; retrying (attempt %d)", a.Attempts))
+		return
+	}
+	a.Status, a.Stage, a.Result, a.FinishedAt, a.NextAt = store.InstallInstalled, store.StageDone, res.Result, now, now
+	a.Error = ""
+	a.LogTail = appendLog(a.LogTail, strings.TrimRight(res.Log, "\n"))
+}
+
+// installJob is what the installer gets: every input (defaults filled in) and which empty
+// password inputs it must generate. The app answers on its DOMAIN input when one is set.
+func installJob(app catalog.App, inputs map[string]string, in store.Instance) datacenter.AppJob {
+	job := datacenter.AppJob{Ref: in.MachineRef, AppID: app.ID, Host: in.IPv4, Ports: app.Ports, Inputs: inputs}
+	for _, input := range app.Inputs {
+		v := inputs[input.Key]
+		if input.Kind == catalog.KindPassword && v == "" {
+			job.Generate = append(job.Generate, input.Key)
+		}
+		if input.Kind == catalog.KindDomain && v != "" {
+			job.Host = v
+		}
+	}
+	return job
+}
+
+func (s *Service) failInstall(a *store.AppInstall, stage, reason, log string) {
+	now := s.now()
+	a.Status, a.Stage, a.Error, a.FinishedAt, a.NextAt = store.InstallFailed, stage, reason, now, now
+	a.LogTail = appendLog(a.LogTail, log)
+}
+
+// failDependents fails the open installs of the same instance that need the failed app, since
+// they cannot work without it.
+func (s *Service) failDependents(ctx context.Context, failed store.AppInstall) error {
+	installs, err := s.store.AppInstalls(ctx, failed.InstanceID)
+	if err != nil {
+		return err
+	}
+	broken := map[string]bool{failed.AppID: true}
+	for _, a := range installs {
+		if a.Position <= failed.Position || (a.Status != store.InstallQueued && a.Status != store.InstallInstalling) {
+			continue
+		}
+		app, _ := s.catalog.App(a.AppID)
+		dep := slices.IndexFunc(app.Requires, func(id string) bool { return broken[id] })
+		if dep < 0 {
+			continue
+		}
+		broken[a.AppID] = true
+		reason := "dependency " + app.Requires[dep] + " failed to install"
+		s.failInstall(&a, store.StageFailed, reason, reason)
+		if err := s.store.UpdateAppInstall(ctx, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendLog adds lines to a log tail and keeps its last logTailLines lines.
+func appendLog(tail, lines string) string {
+	all := strings.Split(strings.TrimPrefix(tail+"\n"+lines, "\n"), "\n")
+	if len(all) > logTailLines {
+		all = all[len(all)-logTailLines:]
+	}
+	return strings.Join(all, "\n")
+}

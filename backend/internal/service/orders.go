@@ -1,0 +1,272 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// OrderRetention is how long a finished order stays readable (spec: 24 hours, then 404).
+const OrderRetention = 24 * time.Hour
+
+// CreatedOrder is the answer to POST /instances: the order, and whether it is the replay of an
+// earlier request with the same Idempotency-Key.
+type CreatedOrder struct {
+	Order  store.Order
+	Replay bool
+}
+
+// CreateOrder places an order. With an Idempotency-Key it follows the spec's five rules: the
+// same key and body replay the first order; another body is 422; a repeat while the first is
+// unfinished is 409; keys are kept 24 hours; a failed request records nothing, so its key can
+// be used again once the cause is fixed.
+func (s *Service) CreateOrder(ctx context.Context, acct store.Account, req OrderRequest, idem Idempotency) (CreatedOrder, error) {
+	if idem.Key == "" {
+		spec, err := s.validateOrder(ctx, acct, req)
+		if err != nil {
+			return CreatedOrder{}, err
+		}
+		return s.placeOrder(ctx, acct.ID, spec, nil)
+	}
+	if err := checkIdempotencyKey(idem.Key); err != nil {
+		return CreatedOrder{}, err
+	}
+	hash, err := canonicalHash(idem.Body)
+	if err != nil {
+		return CreatedOrder{}, err
+	}
+	release, ok := s.inflight.acquire(acct.ID, idem.Key)
+	if !ok {
+		return CreatedOrder{}, Conflict(CodeIdempotencyInProgress, "the first request with this Idempotency-Key is still being processed; retry shortly")
+	}
+	defer release()
+	// Looked up before validation, so a replay answers with the first order even if the rules
+	// would refuse the body now (for example because the wallet has been spent since).
+	if prev, found, err := s.replay(ctx, s.store, acct.ID, idem.Key, hash); err != nil || found {
+		return prev, err
+	}
+	spec, err := s.validateOrder(ctx, acct, req)
+	if err != nil {
+		return CreatedOrder{}, err
+	}
+	return s.placeOrder(ctx, acct.ID, spec, &store.IdempotencyKey{AccountID: acct.ID, Key: idem.Key, RequestHash: hash})
+}
+
+// replay answers a key already used: the first order for the same body, 422 for another body.
+// found is false for an unknown or expired key.
+func (s *Service) replay(ctx context.Context, q store.Queries, accountID int64, key, hash string) (CreatedOrder, bool, error) {
+	k, err := q.IdempotencyKey(ctx, accountID, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return CreatedOrder{}, false, nil
+	}
+	if err != nil {
+		return CreatedOrder{}, false, Internal(fmt.Errorf("service: read idempotency key: %w", err))
+	}
+	if !s.now().Before(k.CreatedAt.Add(IdempotencyRetention)) {
+		return CreatedOrder{}, false, nil
+	}
+	if k.RequestHash != hash {
+		return CreatedOrder{}, false, &Error{Status: 422, Code: CodeIdempotencyKeyReused,
+			Message: "this Idempotency-Key was used with a different body; use a new key for a new order"}
+	}
+	o, err := q.Order(ctx, accountID, k.OrderID)
+	if err != nil {
+		return CreatedOrder{}, false, Internal(fmt.Errorf("service: read replayed order: %w", err))
+	}
+	return CreatedOrder{Order: o, Replay: true}, true, nil
+}
+
+// placeOrder checks the account's limits and wallet and writes the order, with its
+// idempotency key when there is one, in one transaction: either both exist or neither does.
+// Write transactions are serialised, so concurrent orders cannot together overdraw the wallet.
+func (s *Service) placeOrder(ctx context.Context, accountID int64, spec orderSpec, key *store.IdempotencyKey) (CreatedOrder, error) {
+	now := s.now()
+	var out CreatedOrder
+	err := s.store.WithTx(ctx, func(tx store.Tx) error {
+		if key != nil {
+			prev, found, err := s.replay(ctx, tx, accountID, key.Key, key.RequestHash)
+			if err != nil || found {
+				out = prev
+				return err
+			}
+			// An expired key (with any others) is forgotten, so this order may take it.
+			if _, err := tx.DeleteIdempotencyKeys(ctx, now.Add(-IdempotencyRetention)); err != nil {
+				return err
+			}
+		}
+		if err := s.checkOrderLimits(ctx, tx, accountID); err != nil {
+			return err
+		}
+		if err := s.checkFunds(ctx, tx, accountID, spec.price); err != nil {
+			return err
+		}
+		o, err := tx.CreateOrder(ctx, spec.order(accountID, now))
+		if err != nil {
+			return err
+		}
+		if key != nil {
+			key.OrderID, key.CreatedAt = o.ID, now
+			if err := tx.AddIdempotencyKey(ctx, *key); err != nil {
+				return err
+			}
+		}
+		out = CreatedOrder{Order: o}
+		return nil
+	})
+	if err != nil {
+		return CreatedOrder{}, asServiceError(err, "place order")
+	}
+	return out, nil
+}
+
+// order is the row of a new pending order.
+func (spec orderSpec) order(accountID int64, now time.Time) store.Order {
+	features := make([]int64, 0, len(spec.features))
+	for _, f := range spec.features {
+		features = append(features, f.ID)
+	}
+	return store.Order{
+		AccountID: accountID, Status: store.OrderPending, Price: spec.price, CreatedAt: now,
+		PlanID: spec.plan.ID, TemplateID: spec.template.ID, SnapshotID: spec.snapshotID, Hostname: spec.hostname,
+		Features: features, Apps: appIDs(spec.apps), AppInputs: spec.inputs,
+	}
+}
+
+// checkOrderLimits enforces server_limit (active instances plus orders that will become
+// instances) and api_order_limit (orders provisioning at once).
+func (s *Service) checkOrderLimits(ctx context.Context, tx store.Tx, accountID int64) error {
+	acct, err := tx.Account(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	totals, err := tx.OrderTotals(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	_, active, err := tx.Instances(ctx, accountID, true, store.Page{Limit: 0})
+	if err != nil {
+		return err
+	}
+	if active+totals.Pending >= acct.ServerLimit {
+		return Conflict(CodeServerLimitReached, "server_limit reached: %d active servers and %d orders provisioning, limit %d",
+			active, totals.Pending, acct.ServerLimit)
+	}
+	if totals.Pending >= acct.OrderLimit {
+		return Conflict(CodeOrderLimitReached, "api_order_limit reached: %d orders provisioning, limit %d; retry when one finishes",
+			totals.Pending, acct.OrderLimit)
+	}
+	return nil
+}
+
+// checkFunds refuses a charge that balance minus reserved cannot cover (spec: available).
+func (s *Service) checkFunds(ctx context.Context, tx store.Tx, accountID int64, need money.Micros) error {
+	acct, err := tx.Account(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	totals, err := tx.OrderTotals(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	if available := acct.Balance - totals.Reserved; available < need {
+		return InsufficientBalance(need, available)
+	}
+	return nil
+}
+
+// OrderView is an order with the instance it built, once deployed.
+type OrderView struct {
+	store.Order
+	Server *InstanceDetail
+}
+
+// Order returns one order of the account. A finished order is readable for OrderRetention.
+func (s *Service) Order(ctx context.Context, acct store.Account, id int64) (OrderView, error) {
+	o, err := s.store.Order(ctx, acct.ID, id)
+	if err != nil {
+		return OrderView{}, notFoundOr(err, "order", "read order")
+	}
+	if o.Status != store.OrderPending && !o.FinishedAt.After(s.now().Add(-OrderRetention)) {
+		return OrderView{}, NotFound("order")
+	}
+	return s.orderView(ctx, o)
+}
+
+// Orders lists the account's orders pending or finished in the last 24 hours, newest first.
+func (s *Service) Orders(ctx context.Context, acct store.Account) ([]OrderView, error) {
+	orders, err := s.store.RecentOrders(ctx, acct.ID, s.now().Add(-OrderRetention))
+	if err != nil {
+		return nil, Internal(fmt.Errorf("service: list orders: %w", err))
+	}
+	out := make([]OrderView, 0, len(orders))
+	for _, o := range orders {
+		v, err := s.orderView(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (s *Service) orderView(ctx context.Context, o store.Order) (OrderView, error) {
+	v := OrderView{Order: o}
+	if o.InstanceID == 0 {
+		return v, nil
+	}
+	in, err := s.store.Instance(ctx, o.AccountID, o.InstanceID)
+	if err != nil {
+		return OrderView{}, Internal(fmt.Errorf("service: instance of order %d: %w", o.ID, err))
+	}
+	d, err := s.describe(ctx, in, true)
+	if err != nil {
+		return OrderView{}, err
+	}
+	v.Server = &d
+	return v, nil
+}
+
+// orderApps returns the catalogue entries of an order's apps, in install order.
+func (s *Service) orderApps(o store.Order) []catalog.App {
+	out := make([]catalog.App, 0, len(o.Apps))
+	for _, id := range o.Apps {
+		if a, ok := s.catalog.App(id); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// notFoundOr maps ErrNotFound to a 404 of what, and anything else to Internal.
+func notFoundOr(err error, what, op string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return NotFound(what)
+	}
+	return Internal(fmt.Errorf("service: %s: %w", op, err))
+}
+
+// asServiceError keeps an *Error (a rule said no) and hides anything else behind Internal.
+func asServiceError(err error, op string) error {
+	if err == nil {
+		return nil
+	}
+	var se *Error
+	if errors.As(err, &se) {
+		return se
+	}
+	return Internal(fmt.Errorf("service: %s: %w", op, err))
+}
+
+// orderRef is the ledger reference of an order's first charge.
+func orderRef(id int64) string { return "order:" + strconv.FormatInt(id, 10) }
+
+// instanceRef is the ledger reference of a charge for an instance.
+func instanceRef(id int64, what string) string {
+	return "instance:" + strconv.FormatInt(id, 10) + ":" + what
+}

@@ -1,0 +1,175 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// leaseFor bounds how long a worker may hold claimed work. A worker that dies holding a lease
+// only delays the work by this much: another takes it over once the lease has passed.
+const leaseFor = time.Minute
+
+// workBatch is how many items a worker takes from the store at once.
+const workBatch = 100
+
+// ProvisionDue moves every pending order forward once: submit its build, poll the build,
+// deploy a finished one, or time out one whose window has passed. It is the provisioning
+// worker's step; all its state is in the store, so a restarted backend picks up where the last
+// one stopped.
+func (s *Service) ProvisionDue(ctx context.Context) error {
+	orders, err := s.store.DueOrders(ctx, s.now(), workBatch)
+	if err != nil {
+		return fmt.Errorf("service: due orders: %w", err)
+	}
+	for _, o := range orders {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.provision(ctx, o); err != nil {
+			s.log.ErrorContext(ctx, "provision order", slog.Int64("order_id", o.ID), slog.Any("error", err))
+		}
+	}
+	return nil
+}
+
+// provision claims one order and moves it on. The claim (a lease taken with a guarded UPDATE)
+// keeps two workers from building one order twice; FinishOrder's guard keeps them from
+// finishing it twice.
+func (s *Service) provision(ctx context.Context, o store.Order) error {
+	now := s.now()
+	ok, err := s.store.ClaimOrder(ctx, o.ID, now, now.Add(leaseFor))
+	if err != nil || !ok {
+		return err
+	}
+	defer func() {
+		if err := s.store.ReleaseOrder(context.WithoutCancel(ctx), o.ID); err != nil {
+			s.log.ErrorContext(ctx, "release order", slog.Int64("order_id", o.ID), slog.Any("error", err))
+		}
+	}()
+	deadline := o.CreatedAt.Add(s.orderWindow)
+	if o.Ticket == "" && now.Before(deadline) {
+		if o.Ticket, err = s.submitBuild(ctx, o); err != nil {
+			s.log.WarnContext(ctx, "submit build; retrying", slog.Int64("order_id", o.ID), slog.Any("error", err))
+		}
+	}
+	if o.Ticket != "" {
+		b, err := s.dc.Poll(ctx, o.Ticket)
+		if err != nil {
+			s.log.WarnContext(ctx, "poll build", slog.Int64("order_id", o.ID), slog.Any("error", err))
+		} else if b.Done {
+			return s.deploy(ctx, o, b.Machine)
+		}
+	}
+	if !now.Before(deadline) {
+		return s.timeOut(ctx, o)
+	}
+	return nil
+}
+
+// submitBuild asks the datacenter for the order's machine and records the ticket.
+func (s *Service) submitBuild(ctx context.Context, o store.Order) (string, error) {
+	plan, ok := s.catalog.Plan(o.PlanID)
+	if !ok {
+		return "", fmt.Errorf("service: order %d: unknown plan %d", o.ID, o.PlanID)
+	}
+	tmpl, _ := s.catalog.Template(o.TemplateID)
+	ticket, err := s.dc.Build(ctx, datacenter.BuildSpec{
+		OrderID: o.ID, DatacenterID: plan.DatacenterID, LocationID: plan.LocationID, PlanID: plan.ID,
+		TemplateID: o.TemplateID, OSType: tmpl.OSType, SnapshotID: o.SnapshotID, Hostname: o.Hostname,
+	})
+	if err != nil {
+		return "", err
+	}
+	if err := s.store.SetOrderTicket(ctx, o.ID, ticket); err != nil {
+		return "", err
+	}
+	return ticket, nil
+}
+
+// deploy records a finished build in one transaction: the instance, the order's end, the first
+// charge with its ledger entry, the queued app installs and the order.deployed event. The price
+// was reserved when the order was accepted; if other charges have eaten into the balance since,
+// the shortfall is booked as debt and the new instance is locked for it, like a short renewal.
+func (s *Service) deploy(ctx context.Context, o store.Order, m datacenter.Machine) error {
+	plan, _ := s.catalog.Plan(o.PlanID)
+	now := s.now()
+	err := s.store.WithTx(ctx, func(tx store.Tx) error {
+		in := store.Instance{
+			AccountID: o.AccountID, OrderID: o.ID, Name: o.Hostname, Hostname: o.Hostname,
+			PlanID: plan.ID, TemplateID: o.TemplateID, DatacenterID: plan.DatacenterID, LocationID: plan.LocationID,
+			Features: o.Features, Status: m.Status, Active: true, Renew: true, MachineRef: m.Ref,
+			IPv4: m.IPv4, IPv6: m.IPv6, Username: m.Username, Password: m.Password, Port: m.Port,
+			CredentialsAt: m.CredentialsAt, CreatedAt: now, RenewalDue: now.Add(time.Hour), Paid: o.Price,
+		}
+		if in.Status == "" {
+			in.Status = store.StatusOnline
+		}
+		debt, err := s.charge(ctx, tx, o.AccountID, o.Price, store.LedgerOrder, orderRef(o.ID))
+		if err != nil {
+			return err
+		}
+		lockForDebt(&in, debt, now)
+		if in, err = tx.CreateInstance(ctx, in); err != nil {
+			return err
+		}
+		if err := tx.FinishOrder(ctx, o.ID, store.OrderDeployed, now, in.ID, ""); err != nil {
+			return err
+		}
+		if err := s.queueInstalls(ctx, tx, in.ID, s.orderApps(o), o.AppInputs); err != nil {
+			return err
+		}
+		return s.emit(ctx, tx, o.AccountID, EventOrderDeployed, orderDeployedData{
+			OrderID: o.ID, Status: store.OrderDeployed, InstanceID: in.ID, ServerID: plan.ID, Price: o.Price})
+	})
+	if errors.Is(err, store.ErrConflict) {
+		return nil // another worker finished the order first
+	}
+	if err != nil {
+		return fmt.Errorf("service: deploy order %d: %w", o.ID, err)
+	}
+	return nil
+}
+
+// timeOut ends an order the datacenter did not finish in its window: nothing is created or
+// charged (the reservation ends with the pending status), a support reference is recorded and
+// order.timed_out is emitted.
+func (s *Service) timeOut(ctx context.Context, o store.Order) error {
+	ref, err := datacenter.NewReference(s.random)
+	if err != nil {
+		return err
+	}
+	err = s.store.WithTx(ctx, func(tx store.Tx) error {
+		if err := tx.FinishOrder(ctx, o.ID, store.OrderTimedOut, s.now(), 0, ref); err != nil {
+			return err
+		}
+		return s.emit(ctx, tx, o.AccountID, EventOrderTimedOut, orderTimedOutData{
+			OrderID: o.ID, Status: store.OrderTimedOut, ServerID: o.PlanID, Price: o.Price, Reference: ref})
+	})
+	if errors.Is(err, store.ErrConflict) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("service: time out order %d: %w", o.ID, err)
+	}
+	s.log.InfoContext(ctx, "order timed out", slog.Int64("order_id", o.ID), slog.String("reference", ref))
+	return nil
+}
+
+// TimeOutOrder ends a pending order at once as if its window had passed (an operator action and
+// a test hook). An order that is no longer pending is left alone.
+func (s *Service) TimeOutOrder(ctx context.Context, orderID int64) error {
+	o, err := s.store.OrderByID(ctx, orderID)
+	if err != nil {
+		return notFoundOr(err, "order", "read order")
+	}
+	if o.Status != store.OrderPending {
+		return fmt.Errorf("service: order %d is %s, not pending", o.ID, o.Status)
+	}
+	return s.timeOut(ctx, o)
+}

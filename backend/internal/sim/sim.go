@@ -1,0 +1,377 @@
+// Package sim is a simulated datacenter behind the datacenter.Datacenter interface: builds take
+// DeployDelay, credentials arrive StepDelay later, reboots, rebuilds and resizes settle after
+// StepDelay, and FailRate injects faults (builds that never finish, operations that fail with a
+// support reference).
+//
+// A build's whole fate is written into its ticket (when it is ready and whether it will ever
+// finish), and machine refs, addresses and users are derived from the order, so a new simulator
+// in a restarted resellerd answers for builds the old one started. What lives only in memory is
+// what a restart may forget: out-of-band password changes, power states and the clean IP pool.
+package sim
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	mathrand "math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+)
+
+// Clock tells the time; the simulator follows the backend's clock so tests can move it.
+type Clock interface{ Now() time.Time }
+
+// Options shape a simulator.
+type Options struct {
+	Clock       Clock
+	DeployDelay time.Duration // how long a build takes
+	StepDelay   time.Duration // credentials after a build; reboot, rebuild and resize
+	FailRate    float64       // share of builds that never finish and of operations that fail
+	Seed        uint64        // seeds fault injection; 0 takes a random seed
+}
+
+// Clean IP pool: each datacenter holds cleanPoolSize clean addresses and gets one back every
+// cleanPoolRefill (README: choices).
+const (
+	cleanPoolSize   = 2
+	cleanPoolRefill = 30 * time.Minute
+)
+
+// consoleLifetime is how long a console URL stays valid.
+const consoleLifetime = 10 * time.Minute
+
+// trafficPerHour is the simulated traffic of a running machine, in GB per hour.
+const trafficPerHour = 1
+
+// Sim is the simulated datacenter. It is safe for concurrent use.
+type Sim struct {
+	clock       Clock
+	deployDelay time.Duration
+	stepDelay   time.Duration
+
+	mu       sync.Mutex
+	failRate float64
+	rng      *mathrand.Rand
+	stale    map[string]string // ref → root password set out of band
+	power    map[string]string // ref → last known status
+	pools    map[int64]*cleanPool
+	nextIP   uint32
+}
+
+var _ datacenter.Datacenter = (*Sim)(nil)
+
+// New returns a simulator.
+func New(o Options) *Sim {
+	seed := o.Seed
+	if seed == 0 {
+		seed = mathrand.Uint64()
+	}
+	return &Sim{
+		clock: o.Clock, deployDelay: o.DeployDelay, stepDelay: o.StepDelay, failRate: o.FailRate,
+		rng:    mathrand.New(mathrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		stale:  map[string]string{},
+		power:  map[string]string{},
+		pools:  map[int64]*cleanPool{},
+		nextIP: uint32(mathrand.N(1 << 16)),
+	}
+}
+
+// SetFailRate changes the share of failing builds and operations from now on.
+func (s *Sim) SetFailRate(rate float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failRate = rate
+}
+
+// SetRootPasswordOutOfBand changes the machine's root password behind the service's back, as a
+// user logged in over SSH would: the password the service stored stops working.
+func (s *Sim) SetRootPasswordOutOfBand(ref string) {
+	pw := password()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stale[ref] = pw
+}
+
+// fail decides whether one operation fails, and returns its error.
+func (s *Sim) fail(op string) error {
+	s.mu.Lock()
+	failed := s.failRate > 0 && s.rng.Float64() < s.failRate
+	s.mu.Unlock()
+	if !failed {
+		return nil
+	}
+	ref, err := datacenter.NewReference(rand.Reader)
+	if err != nil {
+		return fmt.Errorf("sim: %s: %w", op, err)
+	}
+	return &datacenter.Error{Op: op, Reference: ref}
+}
+
+// ticket is the parsed form of a build ticket.
+type ticket struct {
+	orderID      int64
+	datacenterID int64
+	osType       string
+	readyAt      time.Time
+	finishes     bool
+}
+
+func (t ticket) String() string {
+	outcome := "ok"
+	if !t.finishes {
+		outcome = "lost"
+	}
+	return fmt.Sprintf("sim1-%d-%d-%s-%d-%s", t.orderID, t.datacenterID, t.osType, t.readyAt.UnixNano(), outcome)
+}
+
+func parseTicket(s string) (ticket, error) {
+	parts := strings.Split(s, "-")
+	if len(parts) != 6 || parts[0] != "sim1" {
+		return ticket{}, fmt.Errorf("sim: unknown ticket %q", s)
+	}
+	order, err1 := strconv.ParseInt(parts[1], 10, 64)
+	dc, err2 := strconv.ParseInt(parts[2], 10, 64)
+	ready, err3 := strconv.ParseInt(parts[4], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return ticket{}, fmt.Errorf("sim: malformed ticket %q", s)
+	}
+	return ticket{orderID: order, datacenterID: dc, osType: parts[3], readyAt: time.Unix(0, ready).UTC(),
+		finishes: parts[5] == "ok"}, nil
+}
+
+// Build starts a build. With the fail rate the build is lost: it never finishes, and the order
+// times out at the end of its window.
+func (s *Sim) Build(_ context.Context, spec datacenter.BuildSpec) (string, error) {
+	lost := s.fail("build") != nil
+	t := ticket{orderID: spec.OrderID, datacenterID: spec.DatacenterID, osType: spec.OSType,
+		readyAt: s.clock.Now().Add(s.deployDelay), finishes: !lost}
+	return t.String(), nil
+}
+
+// Poll reports a build; the machine's addresses follow from the order so they are stable.
+func (s *Sim) Poll(_ context.Context, raw string) (datacenter.Build, error) {
+	t, err := parseTicket(raw)
+	if err != nil {
+		return datacenter.Build{}, err
+	}
+	if !t.finishes || s.clock.Now().Before(t.readyAt) {
+		return datacenter.Build{}, nil
+	}
+	m := datacenter.Machine{
+		Ref:           "vm-" + strconv.FormatInt(t.orderID, 10),
+		IPv4:          fmt.Sprintf("185.%d.%d.%d", 100+t.datacenterID, (t.orderID>>8)&0xff, t.orderID&0xff),
+		IPv6:          fmt.Sprintf("2a0e:%x:%x::%x", 0x100+t.datacenterID, t.orderID>>16, t.orderID&0xffff),
+		Username:      "root",
+		Port:          22,
+		Password:      password(),
+		CredentialsAt: t.readyAt.Add(s.stepDelay),
+		Status:        "online",
+	}
+	if t.osType == "windows" {
+		m.Username, m.Port = "Administrator", 3389
+	}
+	s.setPower(m.Ref, m.Status)
+	return datacenter.Build{Done: true, Machine: m}, nil
+}
+
+// Live reports the last power status the simulator saw and the traffic a machine running since
+// cycleStart has used.
+func (s *Sim) Live(_ context.Context, ref string, cycleStart time.Time) (datacenter.Live, error) {
+	used := max(0, int(s.clock.Now().Sub(cycleStart).Hours())*trafficPerHour)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return datacenter.Live{Status: s.power[ref], TrafficUsedGB: used}, nil
+}
+
+// Power turns the machine on or off at once; a reboot settles after StepDelay.
+func (s *Sim) Power(_ context.Context, ref, action string) (datacenter.Transition, error) {
+	if err := s.fail(action); err != nil {
+		return datacenter.Transition{}, err
+	}
+	now := s.clock.Now()
+	var tr datacenter.Transition
+	switch action {
+	case datacenter.PowerOn:
+		tr = datacenter.Transition{Status: "online", Settled: "online", SettlesAt: now}
+	case datacenter.PowerOff:
+		tr = datacenter.Transition{Status: "offline", Settled: "offline", SettlesAt: now}
+	case datacenter.Reboot:
+		tr = datacenter.Transition{Status: "rebooting", Settled: "online", SettlesAt: now.Add(s.stepDelay)}
+	default:
+		return datacenter.Transition{}, fmt.Errorf("sim: unknown power action %q", action)
+	}
+	s.setPower(ref, tr.Settled)
+	return tr, nil
+}
+
+// Rebuild reinstalls the machine: a new root password, delivered when the rebuild settles.
+func (s *Sim) Rebuild(_ context.Context, ref string, _ int64, _ string) (datacenter.Rebuilt, error) {
+	if err := s.fail("rebuild"); err != nil {
+		return datacenter.Rebuilt{}, err
+	}
+	settles := s.clock.Now().Add(s.stepDelay)
+	s.mu.Lock()
+	delete(s.stale, ref)
+	s.power[ref] = "online"
+	s.mu.Unlock()
+	return datacenter.Rebuilt{
+		Transition: datacenter.Transition{Status: "rebuilding", Settled: "online", SettlesAt: settles},
+		Password:   password(), CredentialsAt: settles,
+	}, nil
+}
+
+// ResetPassword sets a new root password, which also undoes any out-of-band change.
+func (s *Sim) ResetPassword(_ context.Context, ref string) (string, error) {
+	if err := s.fail("reset_password"); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	delete(s.stale, ref)
+	s.mu.Unlock()
+	return password(), nil
+}
+
+// ChangeIP hands out a new address, a clean one when asked and the pool has one ready.
+func (s *Sim) ChangeIP(_ context.Context, _ string, datacenterID int64, clean bool) (datacenter.IPChange, error) {
+	if err := s.fail("change_ip"); err != nil {
+		return datacenter.IPChange{}, err
+	}
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextIP++
+	n := s.nextIP
+	if clean && s.pool(datacenterID).take(now) {
+		return datacenter.IPChange{IPv4: fmt.Sprintf("5.%d.%d.%d", 100+datacenterID, (n>>8)&0xff, n&0xff), Clean: true}, nil
+	}
+	return datacenter.IPChange{IPv4: fmt.Sprintf("185.%d.%d.%d", 200+datacenterID, (n>>8)&0xff, n&0xff)}, nil
+}
+
+// Console opens a console session valid for consoleLifetime.
+func (s *Sim) Console(_ context.Context, ref string) (datacenter.Console, error) {
+	if err := s.fail("console"); err != nil {
+		return datacenter.Console{}, err
+	}
+	token, err := datacenter.NewReference(rand.Reader)
+	if err != nil {
+		return datacenter.Console{}, fmt.Errorf("sim: console: %w", err)
+	}
+	expires := s.clock.Now().Add(consoleLifetime)
+	return datacenter.Console{
+		URL:      fmt.Sprintf("https://console.sim.reseller.test/%s/%s?expires=%d", ref, strings.ToLower(token), expires.Unix()),
+		Password: password(), ExpiresAt: expires,
+	}, nil
+}
+
+// Resize moves the machine to another plan; it settles after StepDelay.
+func (s *Sim) Resize(_ context.Context, ref string, _ int64) (datacenter.Transition, error) {
+	if err := s.fail("resize"); err != nil {
+		return datacenter.Transition{}, err
+	}
+	s.setPower(ref, "online")
+	return datacenter.Transition{Status: "resizing", Settled: "online", SettlesAt: s.clock.Now().Add(s.stepDelay)}, nil
+}
+
+// Delete forgets the machine.
+func (s *Sim) Delete(_ context.Context, ref string) error {
+	if err := s.fail("delete"); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.stale, ref)
+	delete(s.power, ref)
+	return nil
+}
+
+// CheckPassword fails only for a machine whose password was changed out of band.
+func (s *Sim) CheckPassword(_ context.Context, ref, pw string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	real, changed := s.stale[ref]
+	return !changed || real == pw, nil
+}
+
+// InstallApp runs an installer: it reports where the app answers and the credentials it
+// generated. With the fail rate an attempt fails with a reference.
+func (s *Sim) InstallApp(_ context.Context, job datacenter.AppJob) (datacenter.AppResult, error) {
+	if err := s.fail("install " + job.AppID); err != nil {
+		return datacenter.AppResult{}, err
+	}
+	result := map[string]string{"host": job.Host}
+	var log strings.Builder
+	fmt.Fprintf(&log, "==> installing %s on %s\n", job.AppID, job.Host)
+	for _, p := range job.Ports {
+		port, _, _ := strings.Cut(p, "/")
+		if port == "80" {
+			result["url"] = "http://" + job.Host + "/"
+		}
+		if port == "443" {
+			result["url"] = "https://" + job.Host + "/"
+		}
+		fmt.Fprintf(&log, "opened port %s\n", p)
+	}
+	for _, key := range job.Generate {
+		result[strings.ToLower(key)] = password()
+		fmt.Fprintf(&log, "generated %s\n", key)
+	}
+	fmt.Fprintf(&log, "==> %s installed\n", job.AppID)
+	return datacenter.AppResult{Result: result, Log: log.String()}, nil
+}
+
+func (s *Sim) setPower(ref, status string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.power[ref] = status
+}
+
+// pool returns the clean pool of a datacenter; s.mu is held.
+func (s *Sim) pool(datacenterID int64) *cleanPool {
+	p, ok := s.pools[datacenterID]
+	if !ok {
+		p = &cleanPool{ready: cleanPoolSize}
+		s.pools[datacenterID] = p
+	}
+	return p
+}
+
+// cleanPool counts clean addresses ready to hand out; one comes back every cleanPoolRefill.
+type cleanPool struct {
+	ready    int
+	refilled time.Time // when the last address came back; zero before the first take
+}
+
+func (p *cleanPool) take(now time.Time) bool {
+	if p.refilled.IsZero() {
+		p.refilled = now
+	}
+	for p.ready < cleanPoolSize && !now.Before(p.refilled.Add(cleanPoolRefill)) {
+		p.ready++
+		p.refilled = p.refilled.Add(cleanPoolRefill)
+	}
+	if p.ready == cleanPoolSize {
+		p.refilled = now
+	}
+	if p.ready == 0 {
+		return false
+	}
+	p.ready--
+	return true
+}
+
+// passwordAlphabet avoids characters that need quoting in a shell.
+const passwordAlphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+// password returns a random 20-character password.
+func password() string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	for i := range b {
+		b[i] = passwordAlphabet[int(b[i])%len(passwordAlphabet)]
+	}
+	return string(b)
+}

@@ -1,0 +1,340 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+func testLedgerDebt(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "debt-key")
+	for _, e := range []store.LedgerEntry{
+		{AccountID: a.ID, Amount: 5_000, Kind: "payment", CreatedAt: base},
+		{AccountID: a.ID, Amount: -5_000, Debt: 3_000, Kind: "renewal", CreatedAt: base},
+		{AccountID: a.ID, Amount: 0, Debt: -1_000, Kind: "debt_payment", CreatedAt: base},
+	} {
+		if _, err := s.AddLedgerEntry(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := s.Account(ctx, a.ID)
+	entries, err := s.LedgerEntries(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Balance != 0 || got.Debt != 2_000 || len(entries) != 3 || entries[1].Debt != 3_000 || entries[1].Kind != "renewal" {
+		t.Fatalf("balance %v debt %v entries %+v; want 0, 2000 and the three entries in order", got.Balance, got.Debt, entries)
+	}
+	if _, err := s.AddLedgerEntry(ctx, store.LedgerEntry{AccountID: a.ID, Debt: -5_000, Kind: "x", CreatedAt: base}); err == nil {
+		t.Fatal("debt below zero was accepted")
+	}
+}
+
+func newOrder(t *testing.T, s store.Queries, accountID int64, created time.Time) store.Order {
+	t.Helper()
+	o, err := s.CreateOrder(context.Background(), store.Order{
+		AccountID: accountID, Status: store.OrderPending, Price: 4_000, CreatedAt: created, PlanID: 101, TemplateID: 1,
+		Hostname: "web-1", Features: []int64{1, 3}, Apps: []string{"mysql", "wordpress"},
+		AppInputs: map[string]map[string]string{"wordpress": {"DOMAIN": "x.example"}},
+	})
+	if err != nil {
+		t.Fatalf("create order: %v", err)
+	}
+	return o
+}
+
+func testOrdersRoundTrip(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "orders-key")
+	other := newAccount(t, s, "orders-other")
+	o := newOrder(t, s, a.ID, base)
+	got, err := s.Order(ctx, a.ID, o.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, o) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, o)
+	}
+	if _, err := s.Order(ctx, other.ID, o.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("another account's order: %v, want ErrNotFound", err)
+	}
+	if byID, err := s.OrderByID(ctx, o.ID); err != nil || byID.ID != o.ID {
+		t.Fatalf("OrderByID: %+v, %v", byID, err)
+	}
+	old := newOrder(t, s, a.ID, base)
+	if err := s.FinishOrder(ctx, old.ID, store.OrderTimedOut, base.Add(time.Minute), 0, "REF"); err != nil {
+		t.Fatal(err)
+	}
+	newer := newOrder(t, s, a.ID, base.Add(time.Hour))
+	recent, err := s.RecentOrders(ctx, a.ID, base.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recent) != 2 || recent[0].ID != newer.ID || recent[1].ID != o.ID {
+		t.Fatalf("recent = %v; want the two pending orders newest first, not the one finished at the cut", ids(recent))
+	}
+	recent, _ = s.RecentOrders(ctx, a.ID, base)
+	if len(recent) != 3 || recent[1].Reference != "REF" || recent[1].Status != store.OrderTimedOut {
+		t.Fatalf("recent since base = %+v", recent)
+	}
+}
+
+func ids(orders []store.Order) []int64 {
+	var out []int64
+	for _, o := range orders {
+		out = append(out, o.ID)
+	}
+	return out
+}
+
+func testOrderLeases(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "lease-key")
+	o := newOrder(t, s, a.ID, base)
+	now := base.Add(time.Second)
+	due, err := s.DueOrders(ctx, now, 10)
+	if err != nil || len(due) != 1 {
+		t.Fatalf("due = %v, %v; want the order", ids(due), err)
+	}
+	if ok, err := s.ClaimOrder(ctx, o.ID, now, now.Add(time.Minute)); !ok || err != nil {
+		t.Fatalf("first claim: %v, %v", ok, err)
+	}
+	if ok, _ := s.ClaimOrder(ctx, o.ID, now, now.Add(time.Minute)); ok {
+		t.Fatal("a second worker claimed a leased order")
+	}
+	if due, _ := s.DueOrders(ctx, now, 10); len(due) != 0 {
+		t.Fatalf("a leased order is due: %v", ids(due))
+	}
+	later := now.Add(time.Minute)
+	if ok, _ := s.ClaimOrder(ctx, o.ID, later, later.Add(time.Minute)); !ok {
+		t.Fatal("an expired lease could not be taken over")
+	}
+	if err := s.ReleaseOrder(ctx, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetOrderTicket(ctx, o.ID, "ticket-1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.OrderByID(ctx, o.ID); got.Ticket != "ticket-1" || !got.LeaseUntil.IsZero() {
+		t.Fatalf("ticket %q lease %v", got.Ticket, got.LeaseUntil)
+	}
+	if err := s.FinishOrder(ctx, o.ID, store.OrderDeployed, later, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishOrder(ctx, o.ID, store.OrderTimedOut, later, 0, "X"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("finishing twice: %v, want ErrConflict", err)
+	}
+	if err := s.SetOrderTicket(ctx, o.ID, "late"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("ticket of a finished order: %v, want ErrConflict", err)
+	}
+	if ok, _ := s.ClaimOrder(ctx, o.ID, later.Add(time.Hour), later.Add(2*time.Hour)); ok {
+		t.Fatal("a finished order was claimed")
+	}
+	if totals, _ := s.OrderTotals(ctx, a.ID); totals.Pending != 0 || totals.Reserved != 0 {
+		t.Fatalf("totals %+v after the order finished, want nothing reserved", totals)
+	}
+}
+
+func testIdempotencyKeys(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "idem-key")
+	o := newOrder(t, s, a.ID, base)
+	k := store.IdempotencyKey{AccountID: a.ID, Key: "k-1", RequestHash: "abc", OrderID: o.ID, CreatedAt: base}
+	if err := s.AddIdempotencyKey(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddIdempotencyKey(ctx, k); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("duplicate key: %v, want ErrConflict", err)
+	}
+	got, err := s.IdempotencyKey(ctx, a.ID, "k-1")
+	if err != nil || got != k {
+		t.Fatalf("got %+v, %v; want %+v", got, err, k)
+	}
+	if _, err := s.IdempotencyKey(ctx, a.ID+1, "k-1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("another account's key: %v, want ErrNotFound", err)
+	}
+	if n, err := s.DeleteIdempotencyKeys(ctx, base.Add(-time.Second)); err != nil || n != 0 {
+		t.Fatalf("deleted %d, %v before the key was made", n, err)
+	}
+	if n, err := s.DeleteIdempotencyKeys(ctx, base); err != nil || n != 1 {
+		t.Fatalf("deleted %d, %v at its creation time, want 1", n, err)
+	}
+}
+
+func newInstance(t *testing.T, s store.Queries, accountID int64, orderID int64) store.Instance {
+	t.Helper()
+	in, err := s.CreateInstance(context.Background(), store.Instance{
+		AccountID: accountID, OrderID: orderID, Name: "web-1", Hostname: "web-1", PlanID: 101, TemplateID: 1,
+		DatacenterID: 1, LocationID: 11, Features: []int64{1}, Status: store.StatusOnline, Active: true, Renew: true,
+		MachineRef: "vm-1", IPv4: "192.0.2.1", IPv6: "2001:db8::1", Username: "root", Password: "pw", Port: 22,
+		CredentialsAt: base, CreatedAt: base, RenewalDue: base.Add(time.Hour), Paid: 4_000,
+	})
+	if err != nil {
+		t.Fatalf("create instance: %v", err)
+	}
+	return in
+}
+
+func testInstances(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "inst-key")
+	other := newAccount(t, s, "inst-other")
+	var made []store.Instance
+	for range 3 {
+		made = append(made, newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID))
+	}
+	got, err := s.Instance(ctx, a.ID, made[0].ID)
+	if err != nil || !reflect.DeepEqual(got, made[0]) {
+		t.Fatalf("round trip:\n got %+v (%v)\nwant %+v", got, err, made[0])
+	}
+	if _, err := s.Instance(ctx, other.ID, made[0].ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("another account's instance: %v, want ErrNotFound", err)
+	}
+	if _, err := s.CreateInstance(ctx, store.Instance{AccountID: a.ID, OrderID: made[0].OrderID, Name: "x", Hostname: "x",
+		CredentialsAt: base, CreatedAt: base, RenewalDue: base, MachineRef: "vm-x", Status: "online"}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a second instance of one order: %v, want ErrConflict", err)
+	}
+	changed := made[1]
+	changed.Active, changed.Status, changed.ExpiredAt, changed.Locked, changed.LockReason = false, store.StatusCanceled, base, true, store.LockDeletion
+	changed.Name, changed.Note, changed.Features, changed.LastIPChange = "renamed", "note", []int64{1, 2}, base.Add(time.Minute)
+	if err := s.UpdateInstance(ctx, changed); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.InstanceByID(ctx, changed.ID); !reflect.DeepEqual(got, changed) {
+		t.Fatalf("after update:\n got %+v\nwant %+v", got, changed)
+	}
+	active, total, err := s.Instances(ctx, a.ID, true, store.All)
+	if err != nil || total != 2 || len(active) != 2 || active[0].ID != made[2].ID {
+		t.Fatalf("active: %d of %d, %v; want 2 newest first", len(active), total, err)
+	}
+	page, total, _ := s.Instances(ctx, a.ID, false, store.Page{Limit: 1, Offset: 1})
+	if total != 3 || len(page) != 1 || page[0].ID != made[1].ID {
+		t.Fatalf("page: %+v of %d", page, total)
+	}
+	if _, n, _ := s.Instances(ctx, a.ID, true, store.Page{Limit: 0}); n != 2 {
+		t.Fatalf("count only: %d, want 2", n)
+	}
+	gone, err := s.UndeletedMachines(ctx, 10)
+	if err != nil || len(gone) != 1 || gone[0].ID != changed.ID {
+		t.Fatalf("undeleted machines = %+v, %v; want the canceled one", gone, err)
+	}
+	if err := s.MarkMachineDeleted(ctx, changed.ID); err != nil {
+		t.Fatal(err)
+	}
+	if gone, _ := s.UndeletedMachines(ctx, 10); len(gone) != 0 {
+		t.Fatalf("still undeleted: %+v", gone)
+	}
+	locked := made[2]
+	locked.Locked, locked.LockReason, locked.LockedAt = true, store.LockDebt, base
+	if err := s.UpdateInstance(ctx, locked); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UnlockInstances(ctx, a.ID, store.LockDebt); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.InstanceByID(ctx, locked.ID); got.Locked || got.LockReason != "" || !got.LockedAt.IsZero() {
+		t.Fatalf("after unlock: %+v", got)
+	}
+	if got, _ := s.InstanceByID(ctx, changed.ID); !got.Locked {
+		t.Fatal("UnlockInstances unlocked an instance locked for another reason")
+	}
+}
+
+func testRenewals(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "renew-key")
+	early := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	late := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	late.RenewalDue = base.Add(2 * time.Hour)
+	if err := s.UpdateInstance(ctx, late); err != nil {
+		t.Fatal(err)
+	}
+	due, err := s.DueRenewals(ctx, base.Add(time.Hour), 10)
+	if err != nil || len(due) != 1 || due[0].ID != early.ID {
+		t.Fatalf("due at 1h = %+v, %v; want the early one", due, err)
+	}
+	if due, _ := s.DueRenewals(ctx, base.Add(2*time.Hour), 10); len(due) != 2 || due[0].ID != early.ID {
+		t.Fatalf("due at 2h = %d, want both, earliest first", len(due))
+	}
+	from, to := early.RenewalDue, early.RenewalDue.Add(time.Hour)
+	if err := s.AdvanceRenewal(ctx, early.ID, from, to); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AdvanceRenewal(ctx, early.ID, from, to); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("advancing the same hour twice: %v, want ErrConflict", err)
+	}
+	if got, _ := s.InstanceByID(ctx, early.ID); !got.RenewalDue.Equal(to) {
+		t.Fatalf("renewal_due = %v, want %v", got.RenewalDue, to)
+	}
+}
+
+func testAppInstalls(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "apps-key")
+	in := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	var made []store.AppInstall
+	for _, app := range []string{"mysql", "wordpress"} {
+		ai, err := s.AddAppInstall(ctx, store.AppInstall{InstanceID: in.ID, AppID: app, Status: store.InstallQueued,
+			Stage: store.StageWaiting, Inputs: map[string]string{"K": "v"}, QueuedAt: base, NextAt: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, ai)
+	}
+	if made[0].Position != 1 || made[1].Position != 2 {
+		t.Fatalf("positions %d, %d; want 1, 2", made[0].Position, made[1].Position)
+	}
+	open, err := s.OpenAppInstalls(ctx, 10)
+	if err != nil || len(open) != 2 || open[0].AppID != "mysql" || open[0].Inputs["K"] != "v" {
+		t.Fatalf("open = %+v, %v", open, err)
+	}
+	now := base.Add(time.Second)
+	if ok, _ := s.ClaimAppInstall(ctx, made[0].ID, now, now.Add(time.Minute)); !ok {
+		t.Fatal("claim failed")
+	}
+	if ok, _ := s.ClaimAppInstall(ctx, made[0].ID, now, now.Add(time.Minute)); ok {
+		t.Fatal("claimed twice")
+	}
+	done := made[0]
+	done.Status, done.Stage, done.Attempts, done.StartedAt, done.FinishedAt = store.InstallInstalled, store.StageDone, 1, now, now
+	done.Result, done.LogTail, done.NextAt = map[string]string{"url": "http://x/"}, "ok", now
+	if err := s.UpdateAppInstall(ctx, done); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := s.AppInstalls(ctx, in.ID)
+	if len(all) != 2 || !reflect.DeepEqual(all[0], done) {
+		t.Fatalf("after update:\n got %+v\nwant %+v", all[0], done)
+	}
+	if open, _ := s.OpenAppInstalls(ctx, 10); len(open) != 1 || open[0].AppID != "wordpress" {
+		t.Fatalf("open after install = %+v", open)
+	}
+	if err := s.DeleteAppInstalls(ctx, in.ID); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := s.AppInstalls(ctx, in.ID); len(all) != 0 {
+		t.Fatalf("%d installs after delete", len(all))
+	}
+}
+
+func testEvents(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "events-key")
+	for i, name := range []string{"order.deployed", "instance.canceled"} {
+		e := store.Event{ID: "evt_" + name, AccountID: a.ID, Name: name, Data: []byte(`{"n":1}`), CreatedAt: base.Add(time.Duration(i) * time.Second)}
+		if err := s.AddEvent(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.AddEvent(ctx, store.Event{ID: "evt_order.deployed", AccountID: a.ID, Name: "x", Data: []byte(`{}`), CreatedAt: base}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("duplicate event id: %v, want ErrConflict", err)
+	}
+	evs, err := s.Events(ctx, a.ID)
+	if err != nil || len(evs) != 2 || evs[0].Name != "order.deployed" || string(evs[1].Data) != `{"n":1}` {
+		t.Fatalf("events = %+v, %v", evs, err)
+	}
+}

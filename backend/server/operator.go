@@ -1,0 +1,93 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// The operator and test hooks below act as support, the system or the datacenter would. The
+// provider's acceptance tests use them to reach states a client cannot cause by itself.
+
+// TimeOutOrder ends a pending order at once as if its order window had passed: nothing is
+// created or charged, the order gets a support reference and order.timed_out is emitted. It
+// fails for an order that is not pending.
+func (s *Server) TimeOutOrder(ctx context.Context, orderID int64) error {
+	if err := s.svc.TimeOutOrder(ctx, orderID); err != nil {
+		return fmt.Errorf("server: time out order %d: %w", orderID, err)
+	}
+	return nil
+}
+
+// SetFailRate changes, from now on, the share (0 to 1) of simulated builds that never finish
+// (their orders time out) and of datacenter operations that fail with 502 provider_error.
+func (s *Server) SetFailRate(rate float64) error {
+	if rate < 0 || rate > 1 {
+		return fmt.Errorf("server: fail rate %v is not from 0 to 1", rate)
+	}
+	s.sim.SetFailRate(rate)
+	return nil
+}
+
+// LockInstance locks an active instance for reason ("debt", "traffic", "abuse", ...);
+// operations on it answer 409 instance_locked while reads and DELETE still work.
+func (s *Server) LockInstance(ctx context.Context, instanceID int64, reason string) error {
+	if err := s.svc.LockInstance(ctx, instanceID, reason); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return nil
+}
+
+// UnlockInstance lifts the lock of an active instance.
+func (s *Server) UnlockInstance(ctx context.Context, instanceID int64) error {
+	if err := s.svc.UnlockInstance(ctx, instanceID); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return nil
+}
+
+// ChangeRootPasswordOutOfBand changes the instance's root password on the simulated machine
+// behind the service's back, as a user logged in over SSH would. The stored password stops
+// working: app installs then fail with stage auth_failed until reset_password is run. The
+// change lives in the simulator's memory and is forgotten when the backend restarts.
+func (s *Server) ChangeRootPasswordOutOfBand(ctx context.Context, instanceID int64) error {
+	ref, err := s.svc.MachineRef(ctx, instanceID)
+	if err != nil {
+		return fmt.Errorf("server: change root password of instance %d: %w", instanceID, err)
+	}
+	s.sim.SetRootPasswordOutOfBand(ref)
+	return nil
+}
+
+// ManualClock is a Clock that moves only when told to, for tests that drive billing, order
+// windows and rate limits through time (pair it with Config.WorkerInterval < 0 and RunDue).
+// It is safe for concurrent use.
+type ManualClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewManualClock returns a clock standing at start.
+func NewManualClock(start time.Time) *ManualClock { return &ManualClock{now: start} }
+
+// Now returns the clock's time.
+func (c *ManualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d.
+func (c *ManualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// Set moves the clock to t.
+func (c *ManualClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
