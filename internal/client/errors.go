@@ -27,6 +27,13 @@ const (
 	CodeServerError           = "server_error"
 	CodeProviderError         = "provider_error"
 	CodeDeployRejected        = "deploy_rejected"
+	CodeServiceUnavailable    = "service_unavailable"
+	// Conflict codes the backend documents beyond the spec's table (OpenAPI: Conflict).
+	CodeOrderLimitReached     = "order_limit_reached"
+	CodeServerLimitReached    = "server_limit_reached"
+	CodeDatacenterUnavailable = "datacenter_unavailable"
+	CodeIPChangeTooSoon       = "ip_change_too_soon"
+	CodeAppConflict           = "app_conflict"
 )
 
 // snippetLimit bounds how much of a foreign (non-API) error body is quoted in a message: enough
