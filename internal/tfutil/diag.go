@@ -62,6 +62,19 @@ func codeHint(code string) string {
 		return "The datacenter reported a problem; quote the support reference if it repeats."
 	case "server_error":
 		return "The service failed; quote the request id to support."
+	case "server_limit_reached":
+		return "The account has as many active servers (plus orders provisioning) as its server_limit allows " +
+			"(see reseller_account); delete a server or ask support to raise the limit."
+	case "order_limit_reached":
+		return "Too many orders of the account are provisioning at once (api_order_limit, see reseller_account); " +
+			"apply again when they have finished, or lower terraform's -parallelism."
+	case "datacenter_unavailable":
+		return "The plan's datacenter takes no orders now (its status is not available); choose a plan of another datacenter."
+	case "ip_change_too_soon":
+		return "Free IP changes are limited to one per hour; change ip_change_trigger again later."
+	case "instance_locked":
+		return "The instance is locked (debt, traffic cap passed, or deletion in progress); see its lock_reason. " +
+			"A debt lock lifts when the wallet is topped up."
 	}
 	return ""
 }

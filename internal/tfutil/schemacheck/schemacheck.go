@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	ephemeralschema "github.com/hashicorp/terraform-plugin-framework/ephemeral/schema"
+	resourceschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -98,6 +100,40 @@ func Roundtrip[M any](t testing.TB, s schema.Schema, model M) {
 	}
 	var back M
 	if diags := state.Get(ctx, &back); diags.HasError() {
+		t.Fatalf("reading the model back from the schema: %v", diags)
+	}
+}
+
+// RoundtripResource is Roundtrip for a resource schema.
+func RoundtripResource[M any](t testing.TB, s resourceschema.Schema, model M) {
+	t.Helper()
+	ctx := context.Background()
+	state := tfsdk.State{
+		Schema: s,
+		Raw:    tftypes.NewValue(s.Type().TerraformType(ctx), nil),
+	}
+	if diags := state.Set(ctx, &model); diags.HasError() {
+		t.Fatalf("writing the model into the schema: %v", diags)
+	}
+	var back M
+	if diags := state.Get(ctx, &back); diags.HasError() {
+		t.Fatalf("reading the model back from the schema: %v", diags)
+	}
+}
+
+// RoundtripEphemeral is Roundtrip for an ephemeral resource schema.
+func RoundtripEphemeral[M any](t testing.TB, s ephemeralschema.Schema, model M) {
+	t.Helper()
+	ctx := context.Background()
+	result := tfsdk.EphemeralResultData{
+		Schema: s,
+		Raw:    tftypes.NewValue(s.Type().TerraformType(ctx), nil),
+	}
+	if diags := result.Set(ctx, &model); diags.HasError() {
+		t.Fatalf("writing the model into the schema: %v", diags)
+	}
+	var back M
+	if diags := result.Get(ctx, &back); diags.HasError() {
 		t.Fatalf("reading the model back from the schema: %v", diags)
 	}
 }

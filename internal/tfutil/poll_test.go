@@ -1,0 +1,99 @@
+package tfutil
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPoll(t *testing.T) {
+	t.Parallel()
+	fast := PollOptions{What: "thing", Interval: time.Millisecond, MaxInterval: 4 * time.Millisecond, Timeout: time.Second}
+	boom := errors.New("boom")
+	tests := []struct {
+		name      string
+		opts      PollOptions
+		doneAfter int   // checks until done; 0 never
+		failAt    int   // check that fails; 0 never
+		wantErr   error // nil, boom, or a context error inside a WaitError
+		wantWait  bool
+	}{
+		{name: "done at once", opts: fast, doneAfter: 1},
+		{name: "done after several checks", opts: fast, doneAfter: 5},
+		{name: "check error ends the wait", opts: fast, failAt: 3, wantErr: boom},
+		{name: "timeout", opts: PollOptions{What: "thing", Interval: time.Millisecond, Timeout: 30 * time.Millisecond},
+			wantErr: context.DeadlineExceeded, wantWait: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checks := 0
+			err := Poll(context.Background(), tc.opts, func(context.Context) (bool, string, error) {
+				checks++
+				if tc.failAt != 0 && checks == tc.failAt {
+					return false, "", boom
+				}
+				return tc.doneAfter != 0 && checks >= tc.doneAfter, "pending", nil
+			})
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
+				t.Fatalf("got error %v, want %v", err, tc.wantErr)
+			}
+			if IsWaitError(err) != tc.wantWait {
+				t.Errorf("IsWaitError: got %v, want %v", IsWaitError(err), tc.wantWait)
+			}
+			if tc.doneAfter != 0 && checks != tc.doneAfter {
+				t.Errorf("checks: got %d, want %d", checks, tc.doneAfter)
+			}
+			if tc.wantWait && !strings.Contains(err.Error(), "last status: pending") {
+				t.Errorf("error %q: want the last status in it", err)
+			}
+		})
+	}
+}
+
+func TestPollCanceled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	start := time.Now()
+	err := Poll(ctx, PollOptions{What: "thing", Interval: time.Hour}, func(context.Context) (bool, string, error) {
+		cancel()
+		return false, "pending", nil
+	})
+	if !errors.Is(err, context.Canceled) || !IsWaitError(err) {
+		t.Fatalf("got %v, want a WaitError wrapping context.Canceled", err)
+	}
+	if !strings.Contains(err.Error(), "interrupted") {
+		t.Errorf("error %q: want it to say the wait was interrupted", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("cancel took %s, want it at once", d)
+	}
+}
+
+// TestPollCheckErrorAfterDeadline: a check that fails because the context ended (an HTTP call
+// cut off by the timeout) is a WaitError, not the check's own failure.
+func TestPollCheckErrorAfterDeadline(t *testing.T) {
+	t.Parallel()
+	err := Poll(context.Background(), PollOptions{What: "thing", Interval: time.Millisecond, Timeout: 20 * time.Millisecond},
+		func(ctx context.Context) (bool, string, error) {
+			<-ctx.Done()
+			return false, "", ctx.Err()
+		})
+	if !IsWaitError(err) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want a WaitError wrapping context.DeadlineExceeded", err)
+	}
+}
+
+func TestPollDefaultsBoundTheWait(t *testing.T) {
+	t.Parallel()
+	o := pollDefaults(PollOptions{Interval: time.Minute})
+	if o.MaxInterval != time.Minute || o.What == "" {
+		t.Errorf("defaults: got %+v, want MaxInterval raised to Interval and a What", o)
+	}
+	o = pollDefaults(PollOptions{})
+	if o.Interval != DefaultPollInterval || o.MaxInterval != DefaultPollMaxInterval {
+		t.Errorf("defaults: got %+v, want %s and %s", o, DefaultPollInterval, DefaultPollMaxInterval)
+	}
+}
