@@ -68,7 +68,7 @@ type options struct {
 	orderLimit    int
 	language      string
 	kycVerified   bool
-	config        func(*server.Config)
+	config        []func(*server.Config)
 }
 
 // Option changes how StartBackend sets up the backend or the account.
@@ -95,9 +95,26 @@ func WithKYCVerified() Option {
 }
 
 // WithServerConfig lets a test adjust the backend configuration (delays, fail rate) before the
-// server starts.
+// server starts. Several are applied in order.
 func WithServerConfig(fn func(*server.Config)) Option {
-	return func(o *options) { o.config = fn }
+	return func(o *options) { o.config = append(o.config, fn) }
+}
+
+// WithDelays sets how long the simulated datacenter takes to build a server and, after that, to
+// deliver its credentials (each app install stage takes the credentials delay too).
+func WithDelays(deploy, credentials time.Duration) Option {
+	return WithServerConfig(func(c *server.Config) { c.DeployDelay, c.CredentialsDelay = deploy, credentials })
+}
+
+// WithOrderWindow sets how long an order may stay pending before it times out.
+func WithOrderWindow(d time.Duration) Option {
+	return WithServerConfig(func(c *server.Config) { c.OrderWindow = d })
+}
+
+// WithFailRate sets the share (0 to 1) of simulated builds that never finish (their orders time
+// out) and of datacenter operations that fail.
+func WithFailRate(rate float64) Option {
+	return WithServerConfig(func(c *server.Config) { c.FailRate = rate })
 }
 
 // StartBackend starts a fresh backend with its own SQLite database in t.TempDir(), rate limits
@@ -124,8 +141,8 @@ func StartBackend(t *testing.T, opts ...Option) *Backend {
 		RateLimitScale:   0,
 		Logger:           testLogger(),
 	}
-	if o.config != nil {
-		o.config(&cfg)
+	for _, fn := range o.config {
+		fn(&cfg)
 	}
 
 	ctx := context.Background()

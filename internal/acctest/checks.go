@@ -1,13 +1,18 @@
 package acctest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 // Objects returns a check that hands a list (or set) of objects from state to fn, for
@@ -61,4 +66,35 @@ func Float64Of(item map[string]any, key string) (float64, error) {
 // diagnostics: every space in pattern matches any run of whitespace, and "." matches newlines.
 func ErrorRegexp(pattern string) *regexp.Regexp {
 	return regexp.MustCompile(`(?s)` + strings.ReplaceAll(pattern, " ", `\s+`))
+}
+
+// CheckNoActiveInstances is a CheckDestroy that asks the backend, not the state: it fails while
+// the account still has an active instance.
+func (b *Backend) CheckNoActiveInstances(t *testing.T) func(*terraform.State) error {
+	t.Helper()
+	c := b.Client(t, "en")
+	return func(*terraform.State) error {
+		list, err := c.ListInstances(context.Background(), true)
+		if err != nil {
+			return fmt.Errorf("listing the backend's instances: %w", err)
+		}
+		if len(list) != 0 {
+			ids := make([]int64, 0, len(list))
+			for _, in := range list {
+				ids = append(ids, in.ID)
+			}
+			return fmt.Errorf("active instances after destroy: got %v, want none", ids)
+		}
+		return nil
+	}
+}
+
+// Orders returns the account's orders of the last 24 hours, newest first, failing t on error.
+func (b *Backend) Orders(t *testing.T) []client.Order {
+	t.Helper()
+	orders, err := b.Client(t, "en").ListOrders(context.Background())
+	if err != nil {
+		t.Fatalf("listing the backend's orders: %v", err)
+	}
+	return orders
 }

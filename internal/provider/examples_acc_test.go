@@ -1,14 +1,19 @@
 package provider_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/reseller/terraform-provider-reseller/internal/acctest"
 )
@@ -84,6 +89,72 @@ func TestAccExamples_demo(t *testing.T) {
 					"id": knownvalue.NotNull(), "name": knownvalue.NotNull(), "hourly": knownvalue.NotNull(),
 				})),
 				statecheck.ExpectKnownOutputValue("quote_cost", knownvalue.NotNull()),
+				statecheck.ExpectKnownOutputValue("server", knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"ipv4": knownvalue.NotNull(), "username": knownvalue.StringExact("root"),
+					"apps": knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("docker")}),
+				})),
+			},
+			Check: demoCharged,
+			// The demo orders a server, so the wallet read before the order (output "balance")
+			// reads lower on the next plan: an output-only change, expected.
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+// demoCharged checks that the demo's server was charged what the quote said, and that the
+// balance read after the order shows it.
+func demoCharged(s *terraform.State) error {
+	out := s.RootModule().Outputs
+	server, ok := out["server"].Value.(map[string]any)
+	if !ok {
+		return fmt.Errorf("output server: got %T, want an object", out["server"].Value)
+	}
+	price, cost := number(server["price"]), number(out["quote_cost"].Value)
+	before, after := number(out["balance"].Value), number(out["balance_after_order"].Value)
+	if price <= 0 || math.Abs(price-cost) > 1e-9 {
+		return fmt.Errorf("server price: got %v, want the quoted cost %v", price, cost)
+	}
+	if math.Abs(before-price-after) > 1e-6 {
+		return fmt.Errorf("balance after the order: got %v, want %v - %v", after, before, price)
+	}
+	return nil
+}
+
+// number reads a number of the state shim, which may hold it as a float, a json.Number or text.
+func number(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case json.Number:
+		f, _ := n.Float64()
+		return f
+	case string:
+		f, _ := strconv.ParseFloat(n, 64)
+		return f
+	}
+	return math.NaN()
+}
+
+// TestAccExamples_resources applies the resource and ephemeral resource examples (the console
+// example uses the instance example's server), so the documentation's examples keep working.
+func TestAccExamples_resources(t *testing.T) {
+	instance, err := os.ReadFile(filepath.Join(examplesDir, "resources", "reseller_instance", "resource.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	console, err := os.ReadFile(filepath.Join(examplesDir, "ephemeral-resources", "reseller_console", "ephemeral-resource.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := acctest.StartBackend(t)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: b.ProviderConfig() + withoutBlocks(string(instance)) + withoutBlocks(string(console)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("web_address", knownvalue.NotNull()),
 			},
 		}},
 	})

@@ -26,6 +26,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/app"
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/internal/instance"
 	"github.com/reseller/terraform-provider-reseller/internal/location"
 	"github.com/reseller/terraform-provider-reseller/internal/plan"
 	"github.com/reseller/terraform-provider-reseller/internal/quote"
@@ -219,6 +220,7 @@ func (p *Provider) DataSources(_ context.Context) []func() datasource.DataSource
 		account.NewBalanceDataSource,
 		app.NewAppsDataSource,
 		datacenter.NewDatacentersDataSource,
+		instance.NewInstancesDataSource,
 		location.NewLocationsDataSource,
 		plan.NewDataSource,
 		plan.NewPlansDataSource,
@@ -229,12 +231,16 @@ func (p *Provider) DataSources(_ context.Context) []func() datasource.DataSource
 
 // Resources lists every resource of the provider.
 func (p *Provider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{}
+	return []func() resource.Resource{
+		instance.NewResource,
+	}
 }
 
 // EphemeralResources lists every ephemeral resource of the provider.
 func (p *Provider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
-	return []func() ephemeral.EphemeralResource{}
+	return []func() ephemeral.EphemeralResource{
+		instance.NewConsole,
+	}
 }
 
 // fromConfigOrEnv returns the attribute's value when set and not empty, otherwise the

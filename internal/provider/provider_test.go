@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 )
 
 func TestSchemaAndModelAgree(t *testing.T) {
@@ -62,9 +64,50 @@ func TestDataSourcesRegistered(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"reseller_plans", "reseller_plan", "reseller_datacenters", "reseller_locations",
-		"reseller_apps", "reseller_template", "reseller_account", "reseller_balance", "reseller_quote"} {
+		"reseller_apps", "reseller_template", "reseller_account", "reseller_balance", "reseller_quote", "reseller_instances"} {
 		if !seen[want] {
 			t.Errorf("data source %q: not registered", want)
+		}
+	}
+}
+
+// TestResourcesRegistered checks the resources and ephemeral resources like the data sources.
+func TestResourcesRegistered(t *testing.T) {
+	ctx := context.Background()
+	p := New("test")().(*Provider)
+	seen := map[string]bool{}
+	for _, newR := range p.Resources(ctx) {
+		r := newR()
+		var meta resource.MetadataResponse
+		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: TypeName}, &meta)
+		seen[meta.TypeName] = true
+		var sr resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &sr)
+		if diags := sr.Schema.ValidateImplementation(ctx); diags.HasError() {
+			t.Errorf("%s: %v", meta.TypeName, diags)
+		}
+		for name, a := range sr.Schema.Attributes {
+			if a.GetMarkdownDescription() == "" {
+				t.Errorf("%s.%s: attribute has no description", meta.TypeName, name)
+			}
+		}
+	}
+	for _, newE := range p.EphemeralResources(ctx) {
+		e := newE()
+		var meta ephemeral.MetadataResponse
+		e.Metadata(ctx, ephemeral.MetadataRequest{ProviderTypeName: TypeName}, &meta)
+		seen[meta.TypeName] = true
+		var sr ephemeral.SchemaResponse
+		e.Schema(ctx, ephemeral.SchemaRequest{}, &sr)
+		for name, a := range sr.Schema.Attributes {
+			if a.GetMarkdownDescription() == "" {
+				t.Errorf("%s.%s: attribute has no description", meta.TypeName, name)
+			}
+		}
+	}
+	for _, want := range []string{"reseller_instance", "reseller_console"} {
+		if !seen[want] {
+			t.Errorf("%q: not registered", want)
 		}
 	}
 }

@@ -1,0 +1,165 @@
+package instance
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
+)
+
+// Poll intervals of the instance waits: the first check comes soon (simulated and small builds
+// finish in seconds), later ones back off to spare the per-minute read limits.
+const (
+	pollInterval    = 500 * time.Millisecond
+	pollMaxInterval = 5 * time.Second
+)
+
+func pollOptions(what string) tfutil.PollOptions {
+	return tfutil.PollOptions{What: what, Interval: pollInterval, MaxInterval: pollMaxInterval}
+}
+
+// rateLimited reports whether a read failed only because the per-minute read limit was still
+// hit after the client's retries. A wait then keeps polling (it is bounded by its timeout)
+// rather than failing a create over a busy API, which many servers polling at once can cause.
+func rateLimited(err error) bool {
+	return tfutil.HasCode(err, client.CodeRateLimited)
+}
+
+// orderTimedOutError is an order the datacenter did not build within its window: nothing was
+// created or charged, and Reference is what support asks for.
+type orderTimedOutError struct {
+	OrderID   int64
+	Reference string
+}
+
+func (e *orderTimedOutError) Error() string {
+	return fmt.Sprintf("order %d timed out: the datacenter did not build the server in time; nothing was "+
+		"created or charged (support reference %s)", e.OrderID, e.Reference)
+}
+
+// appFailedError is a one-click app whose install failed; LogTail is the only explanation.
+type appFailedError struct {
+	AppID, Stage, Message, LogTail string
+}
+
+func (e *appFailedError) Error() string {
+	msg := fmt.Sprintf("the install of app %q failed at stage %q", e.AppID, e.Stage)
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	if e.LogTail != "" {
+		msg += "\n\nInstall log (tail):\n" + e.LogTail
+	}
+	return msg
+}
+
+// waitForOrder polls the order until it is deployed and returns the instance it built. A
+// timed_out order is an *orderTimedOutError; a cut-short wait a *tfutil.WaitError.
+func waitForOrder(ctx context.Context, c *client.Client, orderID int64) (*client.Instance, error) {
+	var built *client.Instance
+	err := tfutil.Poll(ctx, pollOptions(fmt.Sprintf("order %d to be deployed", orderID)),
+		func(ctx context.Context) (bool, string, error) {
+			o, err := c.GetOrder(ctx, orderID)
+			if rateLimited(err) {
+				return false, "rate limited", nil
+			}
+			if err != nil {
+				return false, "", fmt.Errorf("reading order %d: %w", orderID, err)
+			}
+			switch o.Status {
+			case client.OrderDeployed:
+				if o.Server == nil {
+					return false, o.Status, fmt.Errorf("order %d is deployed but names no server", orderID)
+				}
+				built = o.Server
+				return true, o.Status, nil
+			case client.OrderTimedOut:
+				ref := ""
+				if o.Reference != nil {
+					ref = *o.Reference
+				}
+				return false, o.Status, &orderTimedOutError{OrderID: orderID, Reference: ref}
+			}
+			return false, o.Status, nil
+		})
+	return built, err
+}
+
+// waitForInstance polls the instance until ready says it is, and returns its last reading.
+func waitForInstance(ctx context.Context, c *client.Client, id int64, what string, ready func(*client.Instance) bool) (*client.Instance, error) {
+	var last *client.Instance
+	err := tfutil.Poll(ctx, pollOptions(fmt.Sprintf("instance %d %s", id, what)),
+		func(ctx context.Context) (bool, string, error) {
+			in, err := c.GetInstance(ctx, id, false)
+			if rateLimited(err) {
+				return false, "rate limited", nil
+			}
+			if err != nil {
+				return false, "", fmt.Errorf("reading instance %d: %w", id, err)
+			}
+			last = in
+			status := in.StatusValue()
+			if in.CredentialsPending() {
+				status += ", credentials pending"
+			}
+			return ready(in), status, nil
+		})
+	return last, err
+}
+
+// settled reports whether the instance is in a resting state (online or offline) with its
+// credentials delivered, i.e. no build, rebuild, resize or reboot is still running.
+func settled(in *client.Instance) bool {
+	s := in.StatusValue()
+	return (s == client.StatusOnline || s == client.StatusOffline) && !in.CredentialsPending()
+}
+
+// waitForApps polls the app installs until every one is installed, at least expect of them. A
+// failed install is an *appFailedError quoting its log.
+func waitForApps(ctx context.Context, c *client.Client, id int64, expect int) error {
+	return tfutil.Poll(ctx, pollOptions(fmt.Sprintf("the apps of instance %d to be installed", id)),
+		func(ctx context.Context) (bool, string, error) {
+			apps, err := c.ListInstanceApps(ctx, id)
+			if rateLimited(err) {
+				return false, "rate limited", nil
+			}
+			if err != nil {
+				return false, "", fmt.Errorf("reading the apps of instance %d: %w", id, err)
+			}
+			return appsDone(apps.Installs, expect)
+		})
+}
+
+// appsDone judges one reading of the installs (newest first): the latest record of each app
+// counts.
+func appsDone(installs []client.AppInstall, expect int) (bool, string, error) {
+	latest := map[string]client.AppInstall{}
+	for _, in := range installs {
+		if _, seen := latest[in.AppID]; !seen {
+			latest[in.AppID] = in
+		}
+	}
+	ids := make([]string, 0, len(latest))
+	for id := range latest {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var parts []string
+	done := len(latest) >= expect
+	for _, id := range ids {
+		in := latest[id]
+		parts = append(parts, id+": "+in.Status)
+		switch in.Status {
+		case client.AppFailed:
+			return false, "", &appFailedError{AppID: id, Stage: in.Stage, Message: in.Error, LogTail: in.LogTail}
+		case client.AppInstalled:
+		default:
+			done = false
+		}
+	}
+	return done, strings.Join(parts, ", "), nil
+}
