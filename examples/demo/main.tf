@@ -1,5 +1,6 @@
-# Demo: find the cheapest plan in a country, a Linux template for it, price an order and read
-# the wallet. Nothing is ordered or charged.
+# Demo: find the cheapest plan in a country and a Linux template for it, price the order, then
+# order a real server with a one-click app, print its address, price and the wallet, and (with
+# `make demo`) destroy it again. The order is charged to the wallet.
 #
 #   export RESELLER_ENDPOINT=http://127.0.0.1:8080/api/v1
 #   export RESELLER_API_KEY=...        # from `resellerd account create`
@@ -27,9 +28,15 @@ variable "min_cpu" {
 }
 
 variable "features" {
-  description = "Ids of optional features to price."
+  description = "Ids of optional features to order."
   type        = set(string)
   default     = []
+}
+
+variable "apps" {
+  description = "One-click apps to install on the server."
+  type        = list(string)
+  default     = ["docker"]
 }
 
 provider "reseller" {
@@ -54,6 +61,24 @@ data "reseller_quote" "order" {
   plan_id     = data.reseller_plan.cheapest.id
   template_id = data.reseller_template.linux.id
   features    = var.features
+}
+
+resource "reseller_instance" "demo" {
+  plan_id     = data.reseller_plan.cheapest.id
+  template_id = data.reseller_template.linux.id
+  hostname    = "demo-1"
+  name        = "terraform demo"
+  features    = var.features
+  apps        = var.apps
+
+  timeouts {
+    create = "10m"
+  }
+}
+
+# Read after the order was charged.
+data "reseller_balance" "after_order" {
+  depends_on = [reseller_instance.demo]
 }
 
 output "account_id" {
@@ -83,6 +108,22 @@ output "quote_sufficient_balance" {
 }
 
 output "balance" {
-  description = "Wallet balance in USD."
+  description = "Wallet balance in USD before the order."
   value       = data.reseller_balance.wallet.balance
+}
+
+output "server" {
+  description = "The server: its address, login user and the USD charged for its order."
+  value = {
+    id       = reseller_instance.demo.id
+    ipv4     = reseller_instance.demo.ipv4
+    username = reseller_instance.demo.username
+    price    = reseller_instance.demo.price
+    apps     = reseller_instance.demo.apps
+  }
+}
+
+output "balance_after_order" {
+  description = "Wallet balance in USD once the server's first hour was charged."
+  value       = data.reseller_balance.after_order.balance
 }
