@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -89,7 +90,7 @@ func TestCustomTolerance(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	t.Parallel()
-	req := httptest.NewRequest("POST", "/hook", bytes.NewBufferString(body))
+	req := httptest.NewRequest(http.MethodPost, "/hook", bytes.NewBufferString(body))
 	req.Header.Set(webhook.HeaderSignature, webhook.Sign(secret, signedAt, []byte(body)))
 	ev, err := verifierAt(signedAt).Parse(req)
 	if err != nil {
@@ -100,13 +101,13 @@ func TestParse(t *testing.T) {
 		t.Fatalf("Parse = %+v", ev)
 	}
 
-	forged := httptest.NewRequest("POST", "/hook", bytes.NewBufferString(body))
+	forged := httptest.NewRequest(http.MethodPost, "/hook", bytes.NewBufferString(body))
 	forged.Header.Set(webhook.HeaderSignature, webhook.Sign("not-the-secret!!", signedAt, []byte(body)))
 	if _, err := verifierAt(signedAt).Parse(forged); !errors.Is(err, webhook.ErrSignatureMismatch) {
 		t.Fatalf("Parse of a forged delivery = %v, want ErrSignatureMismatch", err)
 	}
 
-	huge := httptest.NewRequest("POST", "/hook", bytes.NewReader(make([]byte, webhook.MaxBodyBytes+1)))
+	huge := httptest.NewRequest(http.MethodPost, "/hook", bytes.NewReader(make([]byte, webhook.MaxBodyBytes+1)))
 	if _, err := verifierAt(signedAt).Parse(huge); err == nil {
 		t.Fatal("Parse accepted a body over MaxBodyBytes")
 	}

@@ -28,12 +28,19 @@ import (
 )
 
 func main() {
+	if err := run(); err != nil {
+		log.Fatalf("webhook-receiver: %v", err)
+	}
+}
+
+// run serves until SIGINT or SIGTERM.
+func run() error {
 	listen := flag.String("listen", "127.0.0.1:9090", "address to listen on")
 	path := flag.String("path", "/hook", "URL path of the endpoint")
 	flag.Parse()
 	secret := os.Getenv("WEBHOOK_SECRET")
 	if len(secret) < 16 {
-		log.Fatal("webhook-receiver: set WEBHOOK_SECRET to the webhook's secret (16 to 256 characters)")
+		return errors.New("set WEBHOOK_SECRET to the webhook's secret (16 to 256 characters)")
 	}
 
 	mux := http.NewServeMux()
@@ -50,8 +57,9 @@ func main() {
 	}()
 	log.Printf("webhook-receiver: listening on http://%s%s", *listen, *path)
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Fatal(err)
+		return err
 	}
+	return nil
 }
 
 // maxRemembered bounds the set of delivery ids kept for dropping duplicates.
