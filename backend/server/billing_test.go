@@ -209,8 +209,9 @@ func TestHoursUntilBalanceZero(t *testing.T) {
 }
 
 // TestLongRunReconciles drives one account through 400 simulated hours of orders, renewals,
-// top-ups, resizes, IP changes, renew switches and cancellations, then checks that the ledger
-// sums to the balance and the debt, and that every charge on an instance is in the ledger.
+// top-ups, resizes, IP changes, renew switches, cancellations, snapshots taken, restored and
+// deleted, then checks that the ledger sums to the balance and the debt, and that every charge
+// on an instance and on a snapshot is in the ledger.
 func TestLongRunReconciles(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -241,6 +242,16 @@ func TestLongRunReconciles(t *testing.T) {
 			statuses[e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", active[len(active)-1]), Key: a.APIKey}).Status]++
 		case h%90 == 10 && len(active) > 0:
 			statuses[e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/instances/%d", active[0]), Key: a.APIKey, Body: `{"renew": false}`}).Status]++
+		case h%20 == 11 && len(active) > 0:
+			statuses[e.snap(t, a.APIKey, active[h%len(active)], "").Status]++
+		case h%40 == 13:
+			if snaps := e.listSnapshots(t, a.APIKey, ""); len(snaps) > 0 {
+				statuses[e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", snaps[len(snaps)-1].ID), Key: a.APIKey}).Status]++
+			}
+		case h%50 == 17:
+			if snaps := e.listSnapshots(t, a.APIKey, ""); len(snaps) > 0 {
+				statuses[e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", snaps[0].ID), Key: a.APIKey}).Status]++
+			}
 		}
 		e.runDue(t) // as the background loop would, moments later
 		e.wantReconciled(t, a.ID)
@@ -251,7 +262,7 @@ func TestLongRunReconciles(t *testing.T) {
 	}
 
 	acct, entries := e.ledger(t, a.ID)
-	var charged, payments money.Micros
+	var charged, snapshotCharged, payments money.Micros
 	kinds := map[string]int{}
 	for _, en := range entries {
 		kinds[en.Kind]++
@@ -260,7 +271,20 @@ func TestLongRunReconciles(t *testing.T) {
 			payments += en.Amount
 		case store.LedgerOrder, store.LedgerRenewal, store.LedgerResize, store.LedgerIPChange:
 			charged += -en.Amount + en.Debt
+		case store.LedgerSnapshot:
+			snapshotCharged += -en.Amount + en.Debt
 		}
+	}
+	snaps, err := e.srv.store.Snapshots(ctx, a.ID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snapshotPaid money.Micros
+	for _, s := range snaps {
+		snapshotPaid += s.Paid
+	}
+	if snapshotCharged != snapshotPaid || len(snaps) < 5 {
+		t.Fatalf("the ledger charged %v for snapshots, the %d snapshots were charged %v", snapshotCharged, len(snaps), snapshotPaid)
 	}
 	var paid money.Micros
 	all, _, err := e.srv.store.Instances(ctx, a.ID, false, store.All)
@@ -273,10 +297,11 @@ func TestLongRunReconciles(t *testing.T) {
 	if charged != paid {
 		t.Fatalf("the ledger charged %v, the instances were charged %v", charged, paid)
 	}
-	if payments-charged != acct.Balance-acct.Debt {
-		t.Fatalf("payments %v - charges %v = %v, want balance - debt = %v", payments, charged, payments-charged, acct.Balance-acct.Debt)
+	if payments-charged-snapshotCharged != acct.Balance-acct.Debt {
+		t.Fatalf("payments %v - charges %v - snapshot charges %v, want balance - debt = %v", payments, charged, snapshotCharged,
+			acct.Balance-acct.Debt)
 	}
-	for _, kind := range []string{store.LedgerOrder, store.LedgerRenewal, store.LedgerPayment} {
+	for _, kind := range []string{store.LedgerOrder, store.LedgerRenewal, store.LedgerPayment, store.LedgerSnapshot} {
 		if kinds[kind] == 0 {
 			t.Fatalf("no %s entries in %v", kind, kinds)
 		}

@@ -61,7 +61,7 @@ func TestPlans(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	key := e.account(t, 0).APIKey
-	open := []int64{101, 102, 103, 104, 105, 106, 201, 202, 203, 211, 212, 301, 302} // no Dubai: KYC
+	open := []int64{101, 102, 103, 104, 105, 106, 107, 201, 202, 203, 211, 212, 301, 302} // no Dubai: KYC
 	tests := []struct {
 		query  string
 		status int

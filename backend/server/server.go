@@ -30,18 +30,21 @@ type Clock interface{ Now() time.Time }
 type Config struct {
 	DB                string        // SQLite file path (created if missing) or postgres:// URL
 	DeployDelay       time.Duration // how long the simulated datacenter takes to build a server
-	CredentialsDelay  time.Duration // credentials stay pending this long after a build; also reboots, rebuilds, resizes and app install stages take this long
+	CredentialsDelay  time.Duration // credentials stay pending this long after a build; also reboots, rebuilds, resizes, snapshot restores and app install stages take this long
 	OrderWindow       time.Duration // after this a pending order becomes timed_out; 0 is 10 minutes
-	FailRate          float64       // share of simulated builds that never finish and of datacenter operations that fail, 0 to 1
-	AllowHTTPWebhooks bool          // accept http:// webhook URLs (tests); HTTPS only otherwise
+	FailRate          float64       // share of simulated builds that never finish, snapshot images that fail and datacenter operations that fail, 0 to 1
+	AllowHTTPWebhooks bool          // also accept http:// webhook URLs on loopback hosts (tests); HTTPS only otherwise
 	RateLimitScale    float64       // multiplies every rate limit; 0 disables them
 	Clock             Clock         // nil: real time
 	Logger            *slog.Logger  // nil: discard
 	// WorkerInterval is how often the background workers (provisioning, app installs, billing,
-	// housekeeping) look for due work; 0 is DefaultWorkerInterval. A negative interval starts no
-	// background loop: the test drives the workers with RunDue after moving its clock, which
-	// makes every step deterministic.
+	// snapshots, low-balance alerts, housekeeping, webhook deliveries) look for due work; 0 is
+	// DefaultWorkerInterval. A negative interval starts no background loop: the test drives the
+	// workers with RunDue after moving its clock, which makes every step deterministic.
 	WorkerInterval time.Duration
+	// SnapshotDelay is how long a snapshot stays creating before its image is available; 0 takes
+	// DeployDelay. (Restores take CredentialsDelay, like rebuilds.)
+	SnapshotDelay time.Duration
 }
 
 // DefaultWorkerInterval is how often the workers wake when Config.WorkerInterval is 0. It is
@@ -73,10 +76,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	dc := sim.New(sim.Options{Clock: cfg.Clock, DeployDelay: cfg.DeployDelay, StepDelay: cfg.CredentialsDelay,
-		FailRate: cfg.FailRate})
+		SnapshotDelay: cfg.SnapshotDelay, FailRate: cfg.FailRate})
 	svc := service.New(service.Config{
 		Store: st, Catalog: catalog.New(), Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
-		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay,
+		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks,
 	})
 	s := &Server{
 		store:    st,
@@ -96,49 +99,81 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// startWorkers starts the loop that runs the workers every interval until ctx ends, registered
-// in s.workers so Close waits for it.
+// step is one worker: a name for the log and the service call that does its due work once.
+type step struct {
+	name string
+	run  func(context.Context) error
+}
+
+// workerSteps are the workers that share one loop, in the order RunDue runs them: each later
+// one sees what the earlier ones did at the same tick (a deploy is billed, a charge is weighed
+// by the low-balance alerts).
+func (s *Server) workerSteps() []step {
+	return []step{
+		{"provisioning", s.svc.ProvisionDue},
+		{"app installs", s.svc.InstallAppsDue},
+		{"billing", s.svc.BillDue},
+		{"snapshots", s.svc.SnapshotsDue},
+		{"low-balance alerts", s.svc.AlertLowBalanceDue},
+		{"housekeeping", s.svc.HousekeepDue},
+	}
+}
+
+// deliverySteps are the webhook deliveries. They run in a loop of their own: an attempt may
+// wait up to 15 seconds for a receiver, and that must never delay provisioning or billing.
+func (s *Server) deliverySteps() []step {
+	return []step{{"webhook deliveries", s.svc.DeliverDue}}
+}
+
+// startWorkers starts the worker loop and the delivery loop, each running its steps every
+// interval until ctx ends, registered in s.workers so Close waits for them.
 func (s *Server) startWorkers(ctx context.Context) {
 	if s.interval < 0 {
 		return
 	}
-	s.workers.Add(1)
-	go func() {
-		defer s.workers.Done()
-		ticker := time.NewTicker(s.interval)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-ticker.C:
-				if err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
-					s.log.ErrorContext(ctx, "workers", slog.Any("error", err))
-				}
+	for _, steps := range [][]step{s.workerSteps(), s.deliverySteps()} {
+		s.workers.Add(1)
+		go func() {
+			defer s.workers.Done()
+			s.loop(ctx, steps)
+		}()
+	}
+}
+
+// loop runs steps every interval until ctx ends.
+func (s *Server) loop(ctx context.Context, steps []step) {
+	ticker := time.NewTicker(s.interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if err := runSteps(ctx, steps); err != nil && ctx.Err() == nil {
+				s.log.ErrorContext(ctx, "workers", slog.Any("error", err))
 			}
 		}
-	}()
+	}
 }
 
 // RunDue runs every worker once, at the clock's current time: provisioning (builds, deploys,
-// time-outs), app installs, billing and housekeeping. The background loop calls it every
-// WorkerInterval; tests with WorkerInterval < 0 call it after moving their clock. Each worker
-// claims its work in the store, so RunDue may run concurrently with the loop or with another
-// backend on the same database without doing anything twice.
+// time-outs), app installs, billing, snapshots (images, restores, hourly accounting), low-balance
+// alerts, housekeeping, and last the webhook deliveries, so the events the others wrote are sent
+// at the same tick. It returns when every delivery attempt it started has finished. The
+// background loops call the same steps every WorkerInterval; tests with WorkerInterval < 0 call
+// RunDue after moving their clock. Each worker claims its work in the store, so RunDue may run
+// concurrently with the loops or with another backend on the same database without doing
+// anything twice.
 func (s *Server) RunDue(ctx context.Context) error {
-	steps := []struct {
-		name string
-		run  func(context.Context) error
-	}{
-		{"provisioning", s.svc.ProvisionDue},
-		{"app installs", s.svc.InstallAppsDue},
-		{"billing", s.svc.BillDue},
-		{"housekeeping", s.svc.HousekeepDue},
-	}
+	return runSteps(ctx, append(s.workerSteps(), s.deliverySteps()...))
+}
+
+// runSteps runs each step once; a failing step does not stop the others.
+func runSteps(ctx context.Context, steps []step) error {
 	var errs []error
-	for _, step := range steps {
-		if err := step.run(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("server: %s: %w", step.name, err))
+	for _, st := range steps {
+		if err := st.run(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("server: %s: %w", st.name, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -153,6 +188,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.WorkerInterval == 0 {
 		cfg.WorkerInterval = DefaultWorkerInterval
+	}
+	if cfg.SnapshotDelay == 0 {
+		cfg.SnapshotDelay = cfg.DeployDelay
 	}
 	return cfg
 }

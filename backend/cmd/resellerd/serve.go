@@ -32,11 +32,11 @@ func parseServe(args []string, env lookupEnv) (serveOptions, error) {
 	fs.StringVar(&o.Listen, "listen", "127.0.0.1:8080", "address of the API")
 	fs.StringVar(&o.AltListen, "alt-listen", "", "second address serving the same API (the spec's {alt_base_url})")
 	fs.StringVar(&o.Config.DB, "db", defaultDB, "SQLite file path or postgres:// URL")
-	fs.DurationVar(&o.Config.DeployDelay, "deploy-delay", 3*time.Second, "time the simulated datacenter takes to build a server")
-	fs.DurationVar(&o.Config.CredentialsDelay, "credentials-delay", time.Second, "time credentials stay pending after a build; also the length of reboots, rebuilds, resizes and each app install stage")
+	fs.DurationVar(&o.Config.DeployDelay, "deploy-delay", 3*time.Second, "time the simulated datacenter takes to build a server, and to make a snapshot image")
+	fs.DurationVar(&o.Config.CredentialsDelay, "credentials-delay", time.Second, "time credentials stay pending after a build; also the length of reboots, rebuilds, resizes, snapshot restores and each app install stage")
 	fs.DurationVar(&o.Config.OrderWindow, "order-window", 10*time.Minute, "time after which a pending order times out")
-	fs.Float64Var(&o.Config.FailRate, "fail-rate", 0, "share of simulated builds that never finish (orders time out) and of datacenter operations that fail with 502, 0 to 1")
-	fs.BoolVar(&o.Config.AllowHTTPWebhooks, "allow-http-webhooks", false, "accept http:// webhook URLs")
+	fs.Float64Var(&o.Config.FailRate, "fail-rate", 0, "share of simulated builds that never finish (orders time out), of snapshot images that fail and of datacenter operations that fail with 502, 0 to 1")
+	fs.BoolVar(&o.Config.AllowHTTPWebhooks, "allow-http-webhooks", false, "also accept http:// webhook URLs on a loopback host (local receivers)")
 	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", 1, "multiplies every rate limit; 0 disables them")
 	if err := parseFlags(fs, args, env); err != nil {
 		return serveOptions{}, err

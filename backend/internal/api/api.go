@@ -61,9 +61,14 @@ const (
 	catalogueLimit = 120
 	accountLimit   = 60 // every other read route
 	orderLimit     = 10 // POST /instances
-	actionLimit    = 30 // POST /instances/{id}/actions
-	writeLimit     = 30 // PATCH and DELETE of an instance, POST of its apps
+	actionLimit    = 30 // POST /instances/{id}/actions and POST /snapshots/{id}/restore
+	writeLimit     = 30 // PATCH and DELETE of an instance or a snapshot, POST of an instance's apps and snapshots
+	webhookLimit   = 10 // webhook changes (PUT and DELETE together), and test pings
 )
+
+// webhookChanges is the one rate-limit bucket PUT and DELETE /account/webhook share (spec:
+// "webhook changes", 10 per minute per key).
+const webhookChanges = "webhook changes"
 
 // routes registers every endpoint of this version of the API.
 func (h *handler) routes(mux *http.ServeMux) {
@@ -75,6 +80,10 @@ func (h *handler) routes(mux *http.ServeMux) {
 	h.authed(mux, "GET /account", accountLimit, h.account)
 	h.authed(mux, "GET /account/balance", accountLimit, h.balance)
 	h.authed(mux, "GET /account/payments", accountLimit, h.payments)
+	h.authed(mux, "GET /account/webhook", accountLimit, h.webhook)
+	h.authedIn(mux, "PUT /account/webhook", webhookChanges, webhookLimit, h.putWebhook)
+	h.authedIn(mux, "DELETE /account/webhook", webhookChanges, webhookLimit, h.deleteWebhook)
+	h.authed(mux, "POST /account/webhook/test", webhookLimit, h.testWebhook)
 
 	h.authed(mux, "GET /catalog/servers", catalogueLimit, h.plans)
 	h.authed(mux, "GET /catalog/servers/{server_id}", catalogueLimit, h.plan)
@@ -96,6 +105,14 @@ func (h *handler) routes(mux *http.ServeMux) {
 	h.authed(mux, "GET /instances/{instance_id}/traffic", accountLimit, h.traffic)
 	h.authed(mux, "GET /instances/{instance_id}/apps", accountLimit, h.instanceApps)
 	h.authed(mux, "POST /instances/{instance_id}/apps", writeLimit, h.installApps)
+	h.authed(mux, "GET /instances/{instance_id}/snapshots", accountLimit, h.instanceSnapshots)
+	h.authed(mux, "POST /instances/{instance_id}/snapshots", writeLimit, h.createSnapshot)
+
+	h.authed(mux, "GET /snapshots", accountLimit, h.snapshots)
+	h.authed(mux, "GET /snapshots/{snapshot_id}", accountLimit, h.snapshot)
+	h.authed(mux, "PATCH /snapshots/{snapshot_id}", writeLimit, h.updateSnapshot)
+	h.authed(mux, "DELETE /snapshots/{snapshot_id}", writeLimit, h.deleteSnapshot)
+	h.authed(mux, "POST /snapshots/{snapshot_id}/restore", actionLimit, h.restoreSnapshot)
 }
 
 // wrap adds the middleware every request passes, outermost first, and answers requests no route

@@ -134,14 +134,19 @@ type authedFunc func(w http.ResponseWriter, r *http.Request, acct store.Account)
 
 // authed registers a route that needs a key, rate-limited per key and route.
 func (h *handler) authed(mux *http.ServeMux, pattern string, perMinute int, fn authedFunc) {
-	full := prefixed(pattern)
-	mux.HandleFunc(full, func(w http.ResponseWriter, r *http.Request) {
+	h.authedIn(mux, pattern, prefixed(pattern), perMinute, fn)
+}
+
+// authedIn registers a route that needs a key, rate-limited per key in bucket, which several
+// routes may share.
+func (h *handler) authedIn(mux *http.ServeMux, pattern, bucket string, perMinute int, fn authedFunc) {
+	mux.HandleFunc(prefixed(pattern), func(w http.ResponseWriter, r *http.Request) {
 		acct, err := h.svc.Authenticate(r.Context(), apiKey(r))
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
-		if !h.allow(w, r, "account:"+strconv.FormatInt(acct.ID, 10)+" "+full, perMinute) {
+		if !h.allow(w, r, "account:"+strconv.FormatInt(acct.ID, 10)+" "+bucket, perMinute) {
 			return
 		}
 		if err := checkLang(r); err != nil {

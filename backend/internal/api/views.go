@@ -44,13 +44,34 @@ type accountJSON struct {
 	Language          string  `json:"language"`
 }
 
-func newAccountJSON(a store.Account) accountJSON {
+func newAccountJSON(a store.Account, webhookConfigured bool) accountJSON {
 	created := timestamp(a.KeyCreatedAt)
 	return accountJSON{
-		ID: a.ID, APIKeyHint: optional(a.KeyHint), APIKeyCreatedAt: &created,
-		WebhookConfigured: false, // webhooks arrive with their own issue
-		ServerLimit:       a.ServerLimit, APIOrderLimit: a.OrderLimit, Language: a.Language,
+		ID: a.ID, APIKeyHint: optional(a.KeyHint), APIKeyCreatedAt: &created, WebhookConfigured: webhookConfigured,
+		ServerLimit: a.ServerLimit, APIOrderLimit: a.OrderLimit, Language: a.Language,
 	}
+}
+
+// webhookRequestJSON is the body of PUT /account/webhook.
+type webhookRequestJSON struct {
+	URL    *string `json:"url"`
+	Secret *string `json:"secret"`
+}
+
+// webhookJSON is the webhook settings; it has no field for the secret, so none can leak.
+type webhookJSON struct {
+	URL        *string  `json:"url"`
+	Configured bool     `json:"configured"`
+	Events     []string `json:"events"`
+}
+
+func newWebhookJSON(s service.WebhookSettings) webhookJSON {
+	return webhookJSON{URL: optional(s.URL), Configured: s.Configured, Events: append([]string{}, s.Events...)}
+}
+
+type pingJSON struct {
+	Delivered bool `json:"delivered"`
+	Status    *int `json:"status"`
 }
 
 type balanceJSON struct {
@@ -159,6 +180,8 @@ type planJSON struct {
 	Datacenter  *datacenterJSON  `json:"datacenter"`
 	Location    *locationJSON    `json:"location"`
 	Traffic     *planTrafficJSON `json:"traffic"`
+	// Architecture is the CPU architecture; a snapshot only builds a server of its own.
+	Architecture string `json:"architecture"`
 }
 
 func newPlanJSON(p service.PlanDetail, lang catalog.Lang) planJSON {
@@ -175,6 +198,7 @@ func newPlanJSON(p service.PlanDetail, lang catalog.Lang) planJSON {
 		Datacenter:  &dc, Location: &loc,
 		Traffic: &planTrafficJSON{Included: p.Traffic.IncludedGB, AllowOverage: p.Traffic.AllowOverage,
 			OveragePrice: p.Traffic.OveragePrice},
+		Architecture: p.Architecture,
 	}
 	for _, t := range p.Templates {
 		out.Templates = append(out.Templates, templateJSON{ID: t.ID, Name: t.Name.In(lang), OSType: t.OSType})

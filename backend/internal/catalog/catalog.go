@@ -19,6 +19,12 @@ const (
 	English Lang = "en"
 )
 
+// CPU architectures of plans. A snapshot can only build a server of its own architecture.
+const (
+	ArchX86   = "x86_64"
+	ArchARM64 = "arm64"
+)
+
 // OS types templates have; a feature's RequiredForOSTypes names them.
 const (
 	OSLinux   = "linux"
@@ -61,13 +67,22 @@ func (t Text) In(lang Lang) string {
 	return t.FA
 }
 
-// SnapshotSettings is how a datacenter prices and limits snapshots (used by the snapshots issue).
+// SnapshotSettings is how a datacenter prices and limits snapshots.
 type SnapshotSettings struct {
-	PricePerGBMonth money.Micros
-	PerInstanceCap  int
-	CrossLocation   bool // a clone may be built at another location of the datacenter
-	Restore         bool // restore in place is offered; otherwise only cloning
+	PricePerGBMonth money.Micros // per GB of snapshot size and month of HoursPerMonth hours
+	PerInstanceCap  int          // snapshots of one instance that may exist at once (README: choices)
+	CrossLocation   bool         // a clone may be built at another location of the datacenter
+	Restore         bool         // restore in place is offered; otherwise only cloning
+	// Local snapshots are restore points kept on the instance's own disk: they go with the
+	// instance when it is canceled or expires. Other snapshots outlive their instance.
+	Local bool
 }
+
+// HoursPerMonth is the month snapshot prices are quoted for: a year of 8760 hours over twelve.
+const HoursPerMonth = 730
+
+// Offered reports whether the datacenter sells snapshots at all.
+func (s SnapshotSettings) Offered() bool { return s.PricePerGBMonth > 0 }
 
 // Datacenter is a provider site; its Status decides whether it takes orders.
 type Datacenter struct {
@@ -149,6 +164,7 @@ type Plan struct {
 	FeatureIDs   []int64
 	Actions      []string
 	Traffic      Traffic
+	Architecture string // ArchX86 or ArchARM64
 }
 
 // HasTemplate reports whether the plan can be built from template id.
@@ -157,10 +173,10 @@ func (p Plan) HasTemplate(id int64) bool { return slices.Contains(p.TemplateIDs,
 // HasFeature reports whether the plan offers feature id.
 func (p Plan) HasFeature(id int64) bool { return slices.Contains(p.FeatureIDs, id) }
 
-// BiggerInEveryDimension reports whether q is a resize target of p: same location, more CPU,
-// memory and disk.
+// BiggerInEveryDimension reports whether q is a resize target of p: same location and
+// architecture (a disk cannot move to another CPU architecture), more CPU, memory and disk.
 func (p Plan) BiggerInEveryDimension(q Plan) bool {
-	return q.ID != p.ID && q.LocationID == p.LocationID &&
+	return q.ID != p.ID && q.LocationID == p.LocationID && q.Architecture == p.Architecture &&
 		q.CPU > p.CPU && q.MemoryGB > p.MemoryGB && q.DiskGB > p.DiskGB
 }
 

@@ -101,6 +101,39 @@ func TestSeedInvariants(t *testing.T) {
 		}
 	})
 
+	t.Run("one arm64 plan, never a resize target of an x86_64 one", func(t *testing.T) {
+		var arm []int64
+		for _, p := range c.Plans(PlanFilter{}) {
+			switch p.Architecture {
+			case ArchARM64:
+				arm = append(arm, p.ID)
+			case ArchX86:
+			default:
+				t.Fatalf("plan %d: architecture %q", p.ID, p.Architecture)
+			}
+			for _, q := range c.ResizeTargets(p) {
+				if q.Architecture != p.Architecture {
+					t.Fatalf("plan %d (%s) resizes to %d (%s)", p.ID, p.Architecture, q.ID, q.Architecture)
+				}
+			}
+		}
+		if !slices.Equal(arm, []int64{107}) {
+			t.Fatalf("arm64 plans = %v, want [107]", arm)
+		}
+	})
+
+	t.Run("snapshot settings", func(t *testing.T) {
+		for _, d := range c.Datacenters() {
+			s := d.Snapshots
+			if !s.Offered() || s.PerInstanceCap < 1 {
+				t.Fatalf("datacenter %d: snapshot settings %+v", d.ID, s)
+			}
+			if s.Local == s.CrossLocation {
+				t.Fatalf("datacenter %d: local %v with cross_location %v; local restore points cannot move", d.ID, s.Local, s.CrossLocation)
+			}
+		}
+	})
+
 	t.Run("some plan lacks change_ip and console", func(t *testing.T) {
 		for _, p := range c.Plans(PlanFilter{}) {
 			if !slices.Contains(p.Actions, ActionChangeIP) && !slices.Contains(p.Actions, ActionConsole) {

@@ -49,7 +49,7 @@ func seedDatacenters() []Datacenter {
 			Name:        Text{FA: "اروپا - فرانکفورت و آمستردام", EN: "Europe - Frankfurt and Amsterdam"},
 			Description: Text{FA: "سرورهای اروپایی با ترافیک بین\u200cالمللی", EN: "European servers with international traffic"},
 			Status:      StatusAvailable, Enabled: true,
-			Snapshots:    SnapshotSettings{PricePerGBMonth: usd("0.05"), PerInstanceCap: 5, CrossLocation: false, Restore: true},
+			Snapshots:    SnapshotSettings{PricePerGBMonth: usd("0.05"), PerInstanceCap: 5, CrossLocation: false, Restore: true, Local: true},
 			IPChangeCost: usd("0.5"),
 		},
 		{
@@ -57,7 +57,7 @@ func seedDatacenters() []Datacenter {
 			Name:        Text{FA: "ترکیه - استانبول", EN: "Turkey - Istanbul"},
 			Description: Text{FA: "در حال نگهداری؛ سفارش جدید پذیرفته نمی\u200cشود", EN: "Under maintenance; no new orders"},
 			Status:      "maintenance", Enabled: true,
-			Snapshots:    SnapshotSettings{PricePerGBMonth: usd("0.03"), PerInstanceCap: 2, CrossLocation: false, Restore: false},
+			Snapshots:    SnapshotSettings{PricePerGBMonth: usd("0.03"), PerInstanceCap: 2, CrossLocation: false, Restore: false, Local: true},
 			IPChangeCost: 0,
 		},
 		{
@@ -126,7 +126,7 @@ func seedPlans() []Plan {
 	everything := AllActions()
 	noIPChangeNoConsole := without(everything, ActionChangeIP, ActionConsole)
 	noConsole := without(everything, ActionConsole)
-	return []Plan{
+	plans := []Plan{
 		// Tehran (location 11): 101 → 102 → 103, and 101/102 → 104.
 		{ID: 101, Name: Text{FA: "استاندارد ۱ - تهران", EN: "Standard 1 - Tehran"}, Type: "standard", CPU: 1, MemoryGB: 1, DiskGB: 25,
 			Price: usd("0.004"), DatacenterID: 1, LocationID: 11, TemplateIDs: linux, FeatureIDs: []int64{featIPv4, featBackups, featIPv6},
@@ -148,6 +148,11 @@ func seedPlans() []Plan {
 		{ID: 106, Name: Text{FA: "اقتصادی ۲ - تبریز", EN: "Economy 2 - Tabriz"}, Type: "standard", CPU: 2, MemoryGB: 2, DiskGB: 40,
 			Price: usd("0.007"), DatacenterID: 1, LocationID: 12, TemplateIDs: []int64{tmplUbuntu2404, tmplDebian12, tmplWindows},
 			FeatureIDs: []int64{featIPv4, featBackups}, Actions: noIPChangeNoConsole, Traffic: Traffic{IncludedGB: 1000}},
+		// Tehran (location 11): the one arm64 plan; Linux only, and no resize path to or from it.
+		{ID: 107, Name: Text{FA: "آرم ۲ - تهران", EN: "ARM 2 - Tehran"}, Type: "arm", CPU: 2, MemoryGB: 4, DiskGB: 40,
+			Price: usd("0.005"), DatacenterID: 1, LocationID: 11, TemplateIDs: []int64{tmplUbuntu2404, tmplUbuntu2204, tmplDebian12},
+			FeatureIDs: []int64{featIPv4, featBackups}, Actions: everything, Architecture: ArchARM64,
+			Traffic: Traffic{IncludedGB: 2000, AllowOverage: true, OveragePrice: usd("0.01")}},
 		// Frankfurt (location 21): 201 → 202 → 203.
 		{ID: 201, Name: Text{FA: "استاندارد ۱ - فرانکفورت", EN: "Standard 1 - Frankfurt"}, Type: "standard", CPU: 1, MemoryGB: 2, DiskGB: 40,
 			Price: usd("0.006"), DatacenterID: 2, LocationID: 21, TemplateIDs: linux, FeatureIDs: allFeatures,
@@ -180,6 +185,12 @@ func seedPlans() []Plan {
 			Price: usd("0.06"), CreationFee: usd("1"), DatacenterID: 4, LocationID: 41, TemplateIDs: all, FeatureIDs: allFeatures,
 			Actions: everything, Traffic: Traffic{IncludedGB: 0}},
 	}
+	for i := range plans {
+		if plans[i].Architecture == "" {
+			plans[i].Architecture = ArchX86
+		}
+	}
+	return plans
 }
 
 func without(all []string, drop ...string) []string {

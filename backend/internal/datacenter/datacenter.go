@@ -42,6 +42,19 @@ type Datacenter interface {
 	CheckPassword(ctx context.Context, ref, password string) (bool, error)
 	// InstallApp runs one app's installer on the machine.
 	InstallApp(ctx context.Context, job AppJob) (AppResult, error)
+
+	// CreateSnapshot starts an image of the machine's disk while it keeps running and returns the
+	// image's id, which it is polled, restored and deleted by. spec.SnapshotID makes the call
+	// idempotent: asked twice for one snapshot, a datacenter answers with the same image.
+	CreateSnapshot(ctx context.Context, spec SnapshotSpec) (image string, err error)
+	// PollSnapshot reports how an image stands.
+	PollSnapshot(ctx context.Context, image string) (SnapshotImage, error)
+	// RestoreSnapshot writes an image back onto the machine's disk in place: the machine is
+	// powered off and keeps its addresses.
+	RestoreSnapshot(ctx context.Context, ref, image string) (Transition, error)
+	// DeleteSnapshot removes an image, finished or not; deleting an image that is gone is not an
+	// error.
+	DeleteSnapshot(ctx context.Context, image string) error
 }
 
 // Power actions.
@@ -114,6 +127,23 @@ type Console struct {
 	URL       string
 	Password  string
 	ExpiresAt time.Time
+}
+
+// SnapshotSpec is what an image is taken of.
+type SnapshotSpec struct {
+	SnapshotID   int64
+	Ref          string // the machine
+	DatacenterID int64
+	DiskGB       int // the plan's disk; the image holds what of it is used
+}
+
+// SnapshotImage is the state of an image; SizeGB and ReadyAt are set once Done, and a done image
+// that Failed holds nothing.
+type SnapshotImage struct {
+	Done    bool
+	Failed  bool
+	SizeGB  int
+	ReadyAt time.Time
 }
 
 // AppJob is one app install on a machine.

@@ -60,13 +60,14 @@ var endpoints = []struct{ method, path string }{
 }
 
 // errorCodes is every error code of the spec, plus the backend's own (backend/README.md):
-// method_not_allowed, service_unavailable, and the 409 codes of the servers half.
+// method_not_allowed, service_unavailable, and the 409 codes of the servers and snapshots.
 var errorCodes = []string{
 	"validation_error", "unauthorized", "insufficient_balance", "forbidden", "not_found",
 	"instance_locked", "idempotency_in_progress", "cost_unconfirmed", "idempotency_key_reused",
 	"rate_limited", "server_error", "provider_error", "deploy_rejected",
 	"method_not_allowed", "service_unavailable",
 	"order_limit_reached", "server_limit_reached", "datacenter_unavailable", "ip_change_too_soon", "app_conflict",
+	"snapshot_limit_reached", "snapshot_unavailable", "snapshot_locked", "restore_unsupported",
 }
 
 func mustDoc(t *testing.T) *openapi3.T {

@@ -31,6 +31,11 @@ const (
 	CodeDatacenterUnavailable = "datacenter_unavailable"
 	CodeIPChangeTooSoon       = "ip_change_too_soon"
 	CodeAppConflict           = "app_conflict"
+
+	CodeSnapshotLimitReached = "snapshot_limit_reached"
+	CodeSnapshotUnavailable  = "snapshot_unavailable"
+	CodeSnapshotLocked       = "snapshot_locked"
+	CodeRestoreUnsupported   = "restore_unsupported"
 )
 
 // Error is a failure the API can show a client: an HTTP status, a stable code and a message safe
@@ -96,6 +101,11 @@ func ProviderFailure(err error) *Error {
 	}
 	return &Error{Status: http.StatusBadGateway, Code: CodeProviderError, Reference: de.Reference, cause: err,
 		Message: "the datacenter did not answer; retry later and quote the reference if it repeats"}
+}
+
+// Unavailable reports work the service cannot take now (503); the client retries later.
+func Unavailable(message string) *Error {
+	return &Error{Status: http.StatusServiceUnavailable, Code: CodeServiceUnavailable, Message: message}
 }
 
 // Internal hides err behind a generic 500; err goes to the log only.

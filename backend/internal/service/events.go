@@ -4,25 +4,43 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-// Event names of the spec's catalogue that this half of the service emits.
+// Event names of the spec's catalogue.
 const (
+	EventPing                  = "ping"
 	EventOrderDeployed         = "order.deployed"
 	EventOrderTimedOut         = "order.timed_out"
 	EventInstanceCanceled      = "instance.canceled"
 	EventInstancePasswordReset = "instance.password_reset"
 	EventInstanceIPChanged     = "instance.ip_changed"
 	EventInstanceResized       = "instance.resized"
+	EventSnapshotCreated       = "snapshot.created"
+	EventSnapshotRestored      = "snapshot.restored"
+	EventSnapshotDeleted       = "snapshot.deleted"
+	EventBalanceLow            = "balance.low"
 )
+
+// EventNames lists every event the service sends, in the order of the spec's catalogue; the
+// webhook settings show it as `events`.
+func EventNames() []string {
+	return []string{EventPing, EventOrderDeployed, EventOrderTimedOut, EventInstanceCanceled, EventInstancePasswordReset,
+		EventInstanceIPChanged, EventInstanceResized, EventSnapshotCreated, EventSnapshotRestored, EventSnapshotDeleted,
+		EventBalanceLow}
+}
 
 // The data of each event, exactly as the spec's event catalogue lists it.
 type (
+	pingData struct {
+		AccountID int64 `json:"account_id"`
+	}
 	orderDeployedData struct {
 		OrderID    int64        `json:"order_id"`
 		Status     string       `json:"status"`
@@ -55,23 +73,81 @@ type (
 		ServerID   int64        `json:"server_id"`
 		Charged    money.Micros `json:"charged"`
 	}
+	snapshotEventData struct {
+		SnapshotID int64 `json:"snapshot_id"`
+		InstanceID int64 `json:"instance_id"`
+	}
+	snapshotDeletedData struct {
+		SnapshotID int64 `json:"snapshot_id"`
+	}
+	balanceLowData struct {
+		Balance               money.Micros `json:"balance"`
+		HoursUntilBalanceZero float64      `json:"hours_until_balance_zero"`
+	}
 )
 
 // emit writes an event to the outbox in the caller's transaction, so the event exists exactly
-// when the change it reports does.
+// when the change it reports does. When the account has a webhook, the event's delivery is
+// written with it (README: events of an account without a webhook are not delivered).
 func (s *Service) emit(ctx context.Context, tx store.Tx, accountID int64, name string, data any) error {
-	id, err := s.randomHex("evt_", 12)
+	e, err := s.newEvent(accountID, name, data)
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(data)
-	if err != nil {
-		return fmt.Errorf("service: encode %s event: %w", name, err)
+	if err := tx.AddEvent(ctx, e); err != nil {
+		return fmt.Errorf("service: emit %s: %w", name, err)
 	}
-	if err := tx.AddEvent(ctx, store.Event{ID: id, AccountID: accountID, Name: name, Data: b, CreatedAt: s.now()}); err != nil {
+	_, err = tx.Webhook(ctx, accountID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("service: emit %s: %w", name, err)
+	}
+	d, err := s.newDelivery(e)
+	if err != nil {
+		return err
+	}
+	if err := tx.AddDelivery(ctx, d); err != nil {
 		return fmt.Errorf("service: emit %s: %w", name, err)
 	}
 	return nil
+}
+
+// newEvent builds an outbox row: a fresh id, the data as JSON and the time.
+func (s *Service) newEvent(accountID int64, name string, data any) (store.Event, error) {
+	id, err := s.randomHex("evt_", 12)
+	if err != nil {
+		return store.Event{}, err
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return store.Event{}, fmt.Errorf("service: encode %s event: %w", name, err)
+	}
+	return store.Event{ID: id, AccountID: accountID, Name: name, Data: b, CreatedAt: s.now()}, nil
+}
+
+// eventBody is the JSON body of a delivery (spec: Delivery).
+type eventBody struct {
+	ID        string          `json:"id"`
+	Event     string          `json:"event"`
+	CreatedAt string          `json:"created_at"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// newDelivery makes the pending delivery of e, due at once. Its body is encoded here, once, so
+// every attempt sends the same bytes under a signature made for them.
+func (s *Service) newDelivery(e store.Event) (store.Delivery, error) {
+	id, err := s.randomHex("dlv_", 12)
+	if err != nil {
+		return store.Delivery{}, err
+	}
+	body, err := json.Marshal(eventBody{ID: e.ID, Event: e.Name, CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339), Data: e.Data})
+	if err != nil {
+		return store.Delivery{}, fmt.Errorf("service: encode %s delivery: %w", e.Name, err)
+	}
+	return store.Delivery{ID: id, EventID: e.ID, AccountID: e.AccountID, Event: e.Name, Body: body,
+		Status: store.DeliveryPending, NextAt: e.CreatedAt, CreatedAt: e.CreatedAt}, nil
 }
 
 // randomHex returns prefix followed by n random bytes in hex.

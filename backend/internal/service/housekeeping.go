@@ -31,8 +31,9 @@ func (p *purger) due(now time.Time) bool {
 }
 
 // HousekeepDue forgets expired idempotency keys and deletes, at the datacenter, the machines of
-// canceled and expired instances (the "provider-side deletion queued" of a cancel). A deletion
-// the datacenter refuses is retried at the next tick.
+// canceled and expired instances (the "provider-side deletion queued" of a cancel) and the
+// images of deleted, expired and failed snapshots. A deletion the datacenter refuses is retried
+// at the next tick.
 func (s *Service) HousekeepDue(ctx context.Context) error {
 	now := s.now()
 	if s.purge.due(now) {
@@ -54,6 +55,27 @@ func (s *Service) HousekeepDue(ctx context.Context) error {
 		}
 		if err := s.store.MarkMachineDeleted(ctx, in.ID); err != nil {
 			return fmt.Errorf("service: mark machine deleted: %w", err)
+		}
+	}
+	return s.deleteImages(ctx)
+}
+
+// deleteImages deletes the images of snapshots that have ended.
+func (s *Service) deleteImages(ctx context.Context) error {
+	ended, err := s.store.UndeletedImages(ctx, workBatch)
+	if err != nil {
+		return fmt.Errorf("service: undeleted images: %w", err)
+	}
+	for _, snap := range ended {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.dc.DeleteSnapshot(ctx, snap.ImageRef); err != nil {
+			s.log.WarnContext(ctx, "delete snapshot image; retrying later", slog.Int64("snapshot_id", snap.ID), slog.Any("error", err))
+			continue
+		}
+		if err := s.store.MarkImageDeleted(ctx, snap.ID); err != nil {
+			return fmt.Errorf("service: mark image deleted: %w", err)
 		}
 	}
 	return nil

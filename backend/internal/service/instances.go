@@ -343,12 +343,16 @@ func (s *Service) CancelInstance(ctx context.Context, acct store.Account, id int
 
 // stop ends an active instance as of at with status (canceled or expired) for reason, in the
 // caller's transaction, and emits instance.canceled. Its machine is deleted later by the
-// housekeeping worker; until then the instance is locked for deletion.
+// housekeeping worker; until then the instance is locked for deletion. Its local snapshots end
+// with it; the others outlive it.
 func (s *Service) stop(ctx context.Context, tx store.Tx, in store.Instance, status, reason string, at time.Time) (store.Instance, error) {
 	in.Status, in.NextStatus, in.NextStatusAt = status, "", time.Time{}
 	in.Active, in.ExpiredAt, in.CancelReason = false, at, reason
 	in.Locked, in.LockReason, in.LockedAt = true, store.LockDeletion, at
 	if err := tx.UpdateInstance(ctx, in); err != nil {
+		return store.Instance{}, err
+	}
+	if err := s.expireLocalSnapshots(ctx, tx, in.ID, at); err != nil {
 		return store.Instance{}, err
 	}
 	err := s.emit(ctx, tx, in.AccountID, EventInstanceCanceled, instanceCanceledData{InstanceID: in.ID, Status: status, Reason: reason})

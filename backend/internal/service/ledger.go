@@ -30,8 +30,8 @@ func (s *Service) charge(ctx context.Context, tx store.Tx, accountID int64, amou
 }
 
 // settleDebt pays the account's debt from its balance as far as the balance goes. Once nothing
-// is owed, the instances locked for debt are unlocked: a top-up pays debt first and then frees
-// the servers.
+// is owed, the instances locked for debt and the snapshots locked as unpaid are unlocked: a
+// top-up pays debt first and then frees the servers and snapshots.
 func (s *Service) settleDebt(ctx context.Context, tx store.Tx, accountID int64) error {
 	acct, err := tx.Account(ctx, accountID)
 	if err != nil {
@@ -48,6 +48,9 @@ func (s *Service) settleDebt(ctx context.Context, tx store.Tx, accountID int64) 
 		return nil
 	}
 	if err := tx.UnlockInstances(ctx, accountID, store.LockDebt); err != nil {
+		return fmt.Errorf("service: settle debt: %w", err)
+	}
+	if err := tx.UnlockSnapshots(ctx, accountID, store.LockUnpaid); err != nil {
 		return fmt.Errorf("service: settle debt: %w", err)
 	}
 	return nil

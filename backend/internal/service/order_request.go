@@ -58,10 +58,12 @@ func (s *Service) validateOrder(ctx context.Context, acct store.Account, req Ord
 			plan.Datacenter.ID, plan.Datacenter.Status)
 	}
 	spec := orderSpec{plan: plan}
-	if spec.template, spec.snapshotID, err = s.orderSource(ctx, acct, plan, req); err != nil {
+	var src snapshotSource
+	if spec.template, src, err = s.orderSource(ctx, acct, plan, req); err != nil {
 		return orderSpec{}, err
 	}
-	if spec.features, err = s.chosenFeatures(plan, &spec.template.ID, req.ActiveFeatures); err != nil {
+	spec.snapshotID = src.id
+	if spec.features, err = s.orderFeatures(plan, spec.template, src, req.ActiveFeatures); err != nil {
 		return orderSpec{}, err
 	}
 	if spec.hostname, err = s.hostname(req.Hostname); err != nil {
@@ -88,38 +90,93 @@ func hourly(p catalog.Plan, features []catalog.Feature) money.Micros {
 
 // orderSource decides what the new disk is built from: the template, or one of the account's
 // snapshots (whose OS then replaces the template, as the spec says).
-func (s *Service) orderSource(ctx context.Context, acct store.Account, plan PlanDetail, req OrderRequest) (catalog.Template, int64, error) {
+func (s *Service) orderSource(ctx context.Context, acct store.Account, plan PlanDetail, req OrderRequest) (catalog.Template, snapshotSource, error) {
 	if req.SnapshotID != nil {
 		if len(req.Apps) > 0 {
-			return catalog.Template{}, 0, Validation("apps", "cannot be combined with snapshot_id")
+			return catalog.Template{}, snapshotSource{}, Validation("apps", "cannot be combined with snapshot_id")
 		}
-		snap, err := s.snapshotForOrder(ctx, acct, plan, *req.SnapshotID)
+		src, err := s.snapshotForOrder(ctx, acct, plan, *req.SnapshotID)
 		if err != nil {
-			return catalog.Template{}, 0, err
+			return catalog.Template{}, snapshotSource{}, err
 		}
-		return snap.template, snap.id, nil
+		return src.template, src, nil
 	}
 	if req.TemplateID == nil {
-		return catalog.Template{}, 0, Validation("template_id", "is required unless snapshot_id is set")
+		return catalog.Template{}, snapshotSource{}, Validation("template_id", "is required unless snapshot_id is set")
 	}
 	tmpl, ok := s.catalog.Template(*req.TemplateID)
 	if !ok || !plan.HasTemplate(tmpl.ID) {
-		return catalog.Template{}, 0, Validation("template_id", "%d is not a template of server %d", *req.TemplateID, plan.ID)
+		return catalog.Template{}, snapshotSource{}, Validation("template_id", "%d is not a template of server %d", *req.TemplateID, plan.ID)
 	}
-	return tmpl, 0, nil
+	return tmpl, snapshotSource{}, nil
 }
 
-// snapshotSource is a snapshot a new server can be built from, with the template of its OS.
+// snapshotSource is a snapshot a new server can be built from, with the template of its OS and
+// the features the snapshot's instance had; the zero value is "built from a template".
 type snapshotSource struct {
 	id       int64
 	template catalog.Template
+	features []int64
 }
 
-// snapshotForOrder finds the account's snapshot a new server of plan may be built from. The
-// snapshots issue plugs its lookup and compatibility rules (available, same datacenter, disk,
-// location) in here; until then no snapshot can exist, so every id is 404.
-func (s *Service) snapshotForOrder(_ context.Context, _ store.Account, _ PlanDetail, _ int64) (snapshotSource, error) {
-	return snapshotSource{}, NotFound("snapshot")
+// snapshotForOrder finds the account's snapshot a new server of plan may be built from: 404
+// when it is not the account's, 409 when it is not available or is locked (snapshot_unavailable,
+// snapshot_locked: both clear with time or a top-up), and 400 naming snapshot_id when it can
+// never build this plan (compatible).
+func (s *Service) snapshotForOrder(ctx context.Context, acct store.Account, plan PlanDetail, id int64) (snapshotSource, error) {
+	snap, err := s.snapshot(ctx, s.store, acct.ID, id)
+	if err != nil {
+		return snapshotSource{}, err
+	}
+	if err := usable(snap, s.now()); err != nil {
+		return snapshotSource{}, err
+	}
+	if err := compatible(snap, plan); err != nil {
+		return snapshotSource{}, err
+	}
+	tmpl, _ := s.catalog.Template(snap.TemplateID)
+	return snapshotSource{id: snap.ID, template: tmpl, features: snap.Features}, nil
+}
+
+// compatible applies the spec's rules of a build from a snapshot: the plan is in the snapshot's
+// datacenter, its disk holds the snapshot, it has the snapshot's architecture, and it is at the
+// snapshot's location unless the datacenter's snapshots are cross_location.
+func compatible(snap store.Snapshot, plan PlanDetail) error {
+	switch {
+	case plan.DatacenterID != snap.DatacenterID:
+		return Validation("snapshot_id", "snapshot %d is in datacenter %d; server %d is in datacenter %d",
+			snap.ID, snap.DatacenterID, plan.ID, plan.DatacenterID)
+	case plan.DiskGB < snap.SizeGB:
+		return Validation("snapshot_id", "snapshot %d holds %d GB; the disk of server %d has %d GB",
+			snap.ID, snap.SizeGB, plan.ID, plan.DiskGB)
+	case plan.Architecture != snap.Architecture:
+		return Validation("snapshot_id", "snapshot %d is %s; server %d is %s", snap.ID, snap.Architecture, plan.ID, plan.Architecture)
+	case !plan.Datacenter.Snapshots.CrossLocation && plan.LocationID != snap.LocationID:
+		return Validation("snapshot_id", "snapshot %d is at location %d and datacenter %d builds from snapshots only there; server %d is at location %d",
+			snap.ID, snap.LocationID, snap.DatacenterID, plan.ID, plan.LocationID)
+	}
+	return nil
+}
+
+// orderFeatures resolves the features of a new server. A template build takes the requested
+// ones; a clone takes them too when active_features is sent, and otherwise carries the
+// snapshot's features that its plan offers. Either way the features the OS forces are added.
+func (s *Service) orderFeatures(plan PlanDetail, tmpl catalog.Template, src snapshotSource, requested []string) ([]catalog.Feature, error) {
+	if src.id == 0 {
+		return s.chosenFeatures(plan, &tmpl.ID, requested)
+	}
+	if requested == nil {
+		for _, id := range src.features {
+			if plan.HasFeature(id) {
+				requested = append(requested, strconv.FormatInt(id, 10))
+			}
+		}
+	}
+	features, err := s.chosenFeatures(plan, nil, requested)
+	if err != nil {
+		return nil, err
+	}
+	return s.withForced(plan.Plan, tmpl.OSType, features), nil
 }
 
 // maxHostname is the longest hostname accepted (spec: RFC 1123 labels, max 63 characters).

@@ -110,6 +110,14 @@ func (s *Service) deploy(ctx context.Context, o store.Order, m datacenter.Machin
 		if in.Status == "" {
 			in.Status = store.StatusOnline
 		}
+		if o.SnapshotID != 0 {
+			// The disk is the snapshot's, and so are the credentials it holds.
+			snap, err := tx.SnapshotByID(ctx, o.SnapshotID)
+			if err != nil {
+				return err
+			}
+			in.Username, in.Password, in.Port = snap.Username, snap.Password, snap.Port
+		}
 		debt, err := s.charge(ctx, tx, o.AccountID, o.Price, store.LedgerOrder, orderRef(o.ID))
 		if err != nil {
 			return err

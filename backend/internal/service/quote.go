@@ -106,11 +106,16 @@ func (s *Service) chosenFeatures(plan PlanDetail, templateID *int64, requested [
 	if !ok || !plan.HasTemplate(tmpl.ID) {
 		return nil, Validation("template_id", "%d is not a template of server %d", *templateID, plan.ID)
 	}
-	for _, f := range s.catalog.ForcedFeatures(plan.Plan, tmpl.OSType) {
-		if !seen[f.ID] {
-			seen[f.ID] = true
+	return s.withForced(plan.Plan, tmpl.OSType, out), nil
+}
+
+// withForced adds to features those of plan that an OS of osType forces, after the others.
+func (s *Service) withForced(plan catalog.Plan, osType string, features []catalog.Feature) []catalog.Feature {
+	out := slices.Clip(features)
+	for _, f := range s.catalog.ForcedFeatures(plan, osType) {
+		if !slices.ContainsFunc(out, func(g catalog.Feature) bool { return g.ID == f.ID }) {
 			out = append(out, f)
 		}
 	}
-	return slices.Clip(out), nil
+	return out
 }

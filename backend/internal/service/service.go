@@ -1,8 +1,8 @@
 // Package service holds the rules of the Reseller API: accounts and their keys, the wallet and
 // its ledger, the catalogue as an account may see it, quotes, orders and their provisioning,
-// instances and their actions, one-click app installs and hourly billing. It speaks in store and
-// catalog types and micro-USD; the api package turns its results into JSON and its *Error into
-// envelopes.
+// instances and their actions, one-click app installs, snapshots, hourly billing, the webhook
+// registration and the delivery of events. It speaks in store and catalog types and micro-USD;
+// the api package turns its results into JSON and its *Error into envelopes.
 package service
 
 import (
@@ -14,6 +14,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook"
 )
 
 // Clock tells the time; tests inject one they can move.
@@ -33,6 +34,11 @@ type Config struct {
 	OrderWindow time.Duration
 	// AppStepDelay is how long each stage of an app install (preparing, running) takes.
 	AppStepDelay time.Duration
+	// AllowHTTPWebhooks accepts http:// webhook URLs on loopback hosts (tests); HTTPS only
+	// otherwise.
+	AllowHTTPWebhooks bool
+	// Sender makes webhook delivery attempts; nil sends them over HTTP.
+	Sender webhook.Sender
 }
 
 // Service carries out the API's rules on a store, the seeded catalogue and a datacenter.
@@ -47,6 +53,9 @@ type Service struct {
 	appStepDelay time.Duration
 	inflight     *inflight
 	purge        *purger
+	allowHTTP    bool
+	sender       webhook.Sender
+	pings        chan struct{} // a slot per test ping in flight (see TestWebhook)
 }
 
 // New wires a Service. All time comes from the clock so tests control it.
@@ -54,10 +63,14 @@ func New(cfg Config) *Service {
 	if cfg.OrderWindow <= 0 {
 		cfg.OrderWindow = DefaultOrderWindow
 	}
+	if cfg.Sender == nil {
+		cfg.Sender = webhook.NewHTTPSender()
+	}
 	return &Service{
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
 		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
-		inflight: newInflight(), purge: &purger{},
+		inflight: newInflight(), purge: &purger{}, allowHTTP: cfg.AllowHTTPWebhooks, sender: cfg.Sender,
+		pings: make(chan struct{}, maxPingsInFlight),
 	}
 }
 

@@ -14,26 +14,40 @@ type Balance struct {
 	Debt      money.Micros
 	Reserved  money.Micros // prices of orders still provisioning
 	Available money.Micros // Balance - Reserved: what a new order may draw on
-	// HoursUntilBalanceZero is nil while nothing renews: no active instance has renew on.
+	// HoursUntilBalanceZero is nil while nothing renews: no active instance has renew on and
+	// no snapshot is billed.
 	HoursUntilBalanceZero *float64
 	ActiveInstances       int
 	PendingOrders         int
 }
 
 // Balance reads the wallet of the account. hours_until_balance_zero divides what is available
-// by what the active auto-renewing instances cost per hour.
+// by what renews every hour: the active auto-renewing instances and the billed snapshots.
 func (s *Service) Balance(ctx context.Context, acct store.Account) (Balance, error) {
-	current, err := s.store.Account(ctx, acct.ID)
+	b, err := s.wallet(ctx, s.store, acct.ID)
 	if err != nil {
 		return Balance{}, accountError(err, "read balance")
 	}
-	totals, err := s.store.OrderTotals(ctx, acct.ID)
+	return b, nil
+}
+
+// wallet computes the Balance of an account from q, inside a transaction or not.
+func (s *Service) wallet(ctx context.Context, q store.Queries, accountID int64) (Balance, error) {
+	current, err := q.Account(ctx, accountID)
 	if err != nil {
-		return Balance{}, Internal(fmt.Errorf("service: read balance: %w", err))
+		return Balance{}, err
 	}
-	active, _, err := s.store.Instances(ctx, acct.ID, true, store.All)
+	totals, err := q.OrderTotals(ctx, accountID)
 	if err != nil {
-		return Balance{}, Internal(fmt.Errorf("service: read balance: %w", err))
+		return Balance{}, fmt.Errorf("service: order totals: %w", err)
+	}
+	active, _, err := q.Instances(ctx, accountID, true, store.All)
+	if err != nil {
+		return Balance{}, fmt.Errorf("service: active instances: %w", err)
+	}
+	snapshots, err := q.Snapshots(ctx, accountID, false)
+	if err != nil {
+		return Balance{}, fmt.Errorf("service: snapshots: %w", err)
 	}
 	b := Balance{
 		Balance: current.Balance, Debt: current.Debt, Reserved: totals.Reserved,
@@ -44,6 +58,11 @@ func (s *Service) Balance(ctx context.Context, acct store.Account) (Balance, err
 	for _, in := range active {
 		if in.Renew {
 			burn += s.recurring(in)
+		}
+	}
+	for _, snap := range snapshots {
+		if billed(snap) {
+			burn += snap.Price
 		}
 	}
 	if burn > 0 {

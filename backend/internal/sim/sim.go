@@ -1,11 +1,13 @@
 // Package sim is a simulated datacenter behind the datacenter.Datacenter interface: builds take
-// DeployDelay, credentials arrive StepDelay later, reboots, rebuilds and resizes settle after
-// StepDelay, and FailRate injects faults (builds that never finish, operations that fail with a
-// support reference).
+// DeployDelay, credentials arrive StepDelay later, reboots, rebuilds, resizes and snapshot
+// restores settle after StepDelay, snapshot images take SnapshotDelay, and FailRate injects
+// faults (builds that never finish, images that fail, operations that fail with a support
+// reference).
 //
 // A build's whole fate is written into its ticket (when it is ready and whether it will ever
-// finish), and machine refs, addresses and users are derived from the order, so a new simulator
-// in a restarted resellerd answers for builds the old one started. What lives only in memory is
+// finish), an image's into its id, and machine refs, addresses and users are derived from the
+// order, so a new simulator in a restarted resellerd answers for builds and images the old one
+// started. What lives only in memory is
 // what a restart may forget: out-of-band password changes, power states and the clean IP pool.
 package sim
 
@@ -29,9 +31,11 @@ type Clock interface{ Now() time.Time }
 type Options struct {
 	Clock       Clock
 	DeployDelay time.Duration // how long a build takes
-	StepDelay   time.Duration // credentials after a build; reboot, rebuild and resize
-	FailRate    float64       // share of builds that never finish and of operations that fail
-	Seed        uint64        // seeds fault injection; 0 takes a random seed
+	StepDelay   time.Duration // credentials after a build; reboot, rebuild, resize and restore
+	// SnapshotDelay is how long an image of a disk takes.
+	SnapshotDelay time.Duration
+	FailRate      float64 // share of builds that never finish, images that fail and operations that fail
+	Seed          uint64  // seeds fault injection; 0 takes a random seed
 }
 
 // Clean IP pool: each datacenter holds cleanPoolSize clean addresses and gets one back every
@@ -47,11 +51,16 @@ const consoleLifetime = 10 * time.Minute
 // trafficPerHour is the simulated traffic of a running machine, in GB per hour.
 const trafficPerHour = 1
 
+// diskUsedPercent is the share of a plan's disk a simulated machine uses: an image is this big,
+// rounded up to whole GB (README: snapshot size model).
+const diskUsedPercent = 40
+
 // Sim is the simulated datacenter. It is safe for concurrent use.
 type Sim struct {
-	clock       Clock
-	deployDelay time.Duration
-	stepDelay   time.Duration
+	clock         Clock
+	deployDelay   time.Duration
+	stepDelay     time.Duration
+	snapshotDelay time.Duration
 
 	mu       sync.Mutex
 	failRate float64
@@ -71,12 +80,13 @@ func New(o Options) *Sim {
 		seed = mathrand.Uint64()
 	}
 	return &Sim{
-		clock: o.Clock, deployDelay: o.DeployDelay, stepDelay: o.StepDelay, failRate: o.FailRate,
-		rng:    mathrand.New(mathrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		stale:  map[string]string{},
-		power:  map[string]string{},
-		pools:  map[int64]*cleanPool{},
-		nextIP: uint32(mathrand.N(1 << 16)),
+		clock: o.Clock, deployDelay: o.DeployDelay, stepDelay: o.StepDelay, snapshotDelay: o.SnapshotDelay,
+		failRate: o.FailRate,
+		rng:      mathrand.New(mathrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		stale:    map[string]string{},
+		power:    map[string]string{},
+		pools:    map[int64]*cleanPool{},
+		nextIP:   uint32(mathrand.N(1 << 16)),
 	}
 }
 
@@ -321,6 +331,79 @@ func (s *Sim) InstallApp(_ context.Context, job datacenter.AppJob) (datacenter.A
 	}
 	fmt.Fprintf(&log, "==> %s installed\n", job.AppID)
 	return datacenter.AppResult{Result: result, Log: log.String()}, nil
+}
+
+// imageTicket is the parsed form of an image id: the image's size and fate are fixed when it is
+// started, so a restarted backend's simulator answers for it too.
+type imageTicket struct {
+	snapshotID int64
+	sizeGB     int
+	readyAt    time.Time
+	fails      bool
+}
+
+func (t imageTicket) String() string {
+	outcome := "ok"
+	if t.fails {
+		outcome = "failed"
+	}
+	return fmt.Sprintf("snap1-%d-%d-%d-%s", t.snapshotID, t.sizeGB, t.readyAt.UnixNano(), outcome)
+}
+
+func parseImageTicket(s string) (imageTicket, error) {
+	parts := strings.Split(s, "-")
+	if len(parts) != 5 || parts[0] != "snap1" {
+		return imageTicket{}, fmt.Errorf("sim: unknown image %q", s)
+	}
+	id, err1 := strconv.ParseInt(parts[1], 10, 64)
+	size, err2 := strconv.Atoi(parts[2])
+	ready, err3 := strconv.ParseInt(parts[3], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return imageTicket{}, fmt.Errorf("sim: malformed image %q", s)
+	}
+	return imageTicket{snapshotID: id, sizeGB: size, readyAt: time.Unix(0, ready).UTC(), fails: parts[4] == "failed"}, nil
+}
+
+// CreateSnapshot starts an image of diskUsedPercent of the plan's disk, ready after
+// SnapshotDelay. With the fail rate the image fails when it would have been ready.
+func (s *Sim) CreateSnapshot(_ context.Context, spec datacenter.SnapshotSpec) (string, error) {
+	failed := s.fail("snapshot") != nil
+	size := max(1, (spec.DiskGB*diskUsedPercent+99)/100)
+	t := imageTicket{snapshotID: spec.SnapshotID, sizeGB: size, readyAt: s.clock.Now().Add(s.snapshotDelay), fails: failed}
+	return t.String(), nil
+}
+
+// PollSnapshot reports an image from its id alone.
+func (s *Sim) PollSnapshot(_ context.Context, raw string) (datacenter.SnapshotImage, error) {
+	t, err := parseImageTicket(raw)
+	if err != nil {
+		return datacenter.SnapshotImage{}, err
+	}
+	if s.clock.Now().Before(t.readyAt) {
+		return datacenter.SnapshotImage{}, nil
+	}
+	if t.fails {
+		return datacenter.SnapshotImage{Done: true, Failed: true, ReadyAt: t.readyAt}, nil
+	}
+	return datacenter.SnapshotImage{Done: true, SizeGB: t.sizeGB, ReadyAt: t.readyAt}, nil
+}
+
+// RestoreSnapshot writes an image back: the machine is off once the restore settles after
+// StepDelay, and a password changed out of band is gone with the old disk.
+func (s *Sim) RestoreSnapshot(_ context.Context, ref, _ string) (datacenter.Transition, error) {
+	if err := s.fail("restore"); err != nil {
+		return datacenter.Transition{}, err
+	}
+	s.mu.Lock()
+	delete(s.stale, ref)
+	s.power[ref] = "offline"
+	s.mu.Unlock()
+	return datacenter.Transition{Status: "restoring", Settled: "offline", SettlesAt: s.clock.Now().Add(s.stepDelay)}, nil
+}
+
+// DeleteSnapshot forgets an image; with the fail rate it fails and is retried by the caller.
+func (s *Sim) DeleteSnapshot(_ context.Context, _ string) error {
+	return s.fail("delete snapshot")
 }
 
 func (s *Sim) setPower(ref, status string) {

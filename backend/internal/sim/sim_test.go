@@ -154,3 +154,54 @@ func TestPasswordsAndTransitions(t *testing.T) {
 		t.Fatalf("live = %+v, want offline with 5 GB", live)
 	}
 }
+
+func TestSnapshotImages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := New(Options{Clock: c, StepDelay: time.Second, SnapshotDelay: time.Minute, Seed: 1})
+	image, err := s.CreateSnapshot(ctx, datacenter.SnapshotSpec{SnapshotID: 7, Ref: "vm-1", DatacenterID: 1, DiskGB: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, _ := s.PollSnapshot(ctx, image); img.Done {
+		t.Fatal("image done before the snapshot delay")
+	}
+	c.advance(time.Minute)
+	// A restarted backend has a new simulator: the image id alone carries the image.
+	fresh := New(Options{Clock: c})
+	img, err := fresh.PollSnapshot(ctx, image)
+	if err != nil || !img.Done || img.Failed || img.SizeGB != 10 || !img.ReadyAt.Equal(c.Now()) {
+		t.Fatalf("image = %+v, %v; want done, 10 GB (40 %% of 25, rounded up)", img, err)
+	}
+	if _, err := s.PollSnapshot(ctx, "bogus"); err == nil {
+		t.Fatal("bogus image: got nil error")
+	}
+	s.SetRootPasswordOutOfBand("vm-1")
+	tr, err := s.RestoreSnapshot(ctx, "vm-1", image)
+	if err != nil || tr.Status != "restoring" || tr.Settled != "offline" || !tr.SettlesAt.Equal(c.Now().Add(time.Second)) {
+		t.Fatalf("restore = %+v, %v", tr, err)
+	}
+	if ok, _ := s.CheckPassword(ctx, "vm-1", "from the snapshot"); !ok {
+		t.Fatal("an out-of-band password survived the restore of the disk")
+	}
+	if live, _ := s.Live(ctx, "vm-1", c.Now()); live.Status != "offline" {
+		t.Fatalf("after a restore the machine is %q, want offline", live.Status)
+	}
+	if err := s.DeleteSnapshot(ctx, image); err != nil {
+		t.Fatal(err)
+	}
+
+	s.SetFailRate(1)
+	failing, err := s.CreateSnapshot(ctx, datacenter.SnapshotSpec{SnapshotID: 8, DiskGB: 1})
+	if err != nil {
+		t.Fatalf("a failing image is reported when polled, not when started: %v", err)
+	}
+	c.advance(time.Minute)
+	if img, _ := s.PollSnapshot(ctx, failing); !img.Done || !img.Failed {
+		t.Fatalf("image at fail rate 1 = %+v, want done and failed", img)
+	}
+	if _, err := s.RestoreSnapshot(ctx, "vm-1", image); err == nil {
+		t.Fatal("restore at fail rate 1: got nil error")
+	}
+}

@@ -32,6 +32,9 @@ type Account struct {
 	Balance      money.Micros
 	Debt         money.Micros
 	CreatedAt    time.Time
+	// LowBalanceAlert is the lowest balance.low threshold, in hours, already announced; 0 when
+	// none is.
+	LowBalanceAlert int
 }
 
 // NewAccount is what creating an account needs; the wallet starts empty.
@@ -85,6 +88,7 @@ const (
 	LedgerRenewal     = "renewal"      // an hour of an instance
 	LedgerResize      = "resize"       // the prorated difference of a resize
 	LedgerIPChange    = "ip_change"    // a paid change_ip
+	LedgerSnapshot    = "snapshot"     // accrued hours of a snapshot
 )
 
 // Order is an API order: what was asked for, and where provisioning stands.
@@ -230,6 +234,94 @@ type Event struct {
 	CreatedAt time.Time
 }
 
+// Snapshot is an image of an instance's disk. It is billed by the hour once available: each hour
+// adds Price to Accrued, and Accrued is charged once it reaches the charging threshold.
+type Snapshot struct {
+	ID         int64
+	AccountID  int64
+	InstanceID int64 // the source instance
+	// SourceActive is read, never written: whether the source instance is still active.
+	SourceActive bool
+	Name         string
+	Note         string
+	Status       string
+	BusyUntil    time.Time // a restore in progress settles then; zero otherwise
+	Locked       bool
+	LockReason   string
+	LockedAt     time.Time
+	SizeGB       int          // 0 until available
+	Price        money.Micros // per hour, fixed from the size when the snapshot became available
+	Accrued      money.Micros // accounted and not yet charged
+	Paid         money.Micros // charged so far, the part booked as debt included
+	RenewalDue   time.Time    // the next hour to account; zero while not billed
+	CreatedAt    time.Time
+	AvailableAt  time.Time
+	ExpiredAt    time.Time // when it was deleted, expired or failed
+	DatacenterID int64
+	LocationID   int64
+	TemplateID   int64
+	PlanID       int64
+	OSType       string
+	Architecture string
+	SourceName   string  // the instance's name when the snapshot was taken
+	Features     []int64 // the instance's features when the snapshot was taken
+	Local        bool    // a restore point on the instance's disk, gone with the instance
+	Username     string  // the credentials the image holds
+	Password     string
+	Port         int
+	ImageRef     string // the datacenter's id of the image; "" until the image was started
+	ImageGone    bool   // the datacenter deleted the image
+}
+
+// Snapshot statuses. Creating, available and restoring are active: they count against the
+// per-instance cap, and available and restoring are billed.
+const (
+	SnapshotCreating  = "creating"
+	SnapshotAvailable = "available"
+	SnapshotRestoring = "restoring"
+	SnapshotFailed    = "failed"
+	SnapshotExpired   = "expired"
+	SnapshotDeleted   = "deleted"
+)
+
+// LockUnpaid locks a snapshot whose charge the balance could not cover; it lifts when the debt
+// is paid.
+const LockUnpaid = "unpaid"
+
+// Webhook is an account's webhook registration. Secret signs the deliveries; it is stored as it
+// was sent because signing needs it, and it is never shown.
+type Webhook struct {
+	AccountID int64
+	URL       string
+	Secret    string
+	UpdatedAt time.Time
+}
+
+// Delivery is the delivery of one outbox event to the account's webhook. Body is the exact
+// request body, fixed when the event was written.
+type Delivery struct {
+	ID         string
+	EventID    string
+	AccountID  int64
+	Event      string
+	Body       []byte
+	Status     string
+	Attempts   int
+	NextAt     time.Time // when the next attempt is due
+	LastStatus int       // HTTP status of the last attempt; 0 when there was no answer
+	LastError  string
+	CreatedAt  time.Time
+	FinishedAt time.Time // zero while pending
+}
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"  // every attempt failed
+	DeliverySkipped   = "skipped" // the webhook was removed before the delivery was made
+)
+
 // OrderTotals summarises an account's provisioning orders.
 type OrderTotals struct {
 	Pending  int
@@ -334,6 +426,71 @@ type Queries interface {
 	AddEvent(ctx context.Context, e Event) error
 	// Events lists the account's events, oldest first.
 	Events(ctx context.Context, accountID int64) ([]Event, error)
+
+	SnapshotQueries
+	WebhookQueries
+}
+
+// SnapshotQueries are the reads and writes of snapshots.
+type SnapshotQueries interface {
+	CreateSnapshot(ctx context.Context, s Snapshot) (Snapshot, error)
+	// Snapshot returns a snapshot of the account; ErrNotFound for another account's.
+	Snapshot(ctx context.Context, accountID, id int64) (Snapshot, error)
+	// SnapshotByID returns a snapshot of any account, for workers.
+	SnapshotByID(ctx context.Context, id int64) (Snapshot, error)
+	// Snapshots lists the account's snapshots, newest first; without includeInactive only the
+	// creating, available and restoring ones.
+	Snapshots(ctx context.Context, accountID int64, includeInactive bool) ([]Snapshot, error)
+	// InstanceSnapshots lists every snapshot taken from an instance, newest first.
+	InstanceSnapshots(ctx context.Context, instanceID int64) ([]Snapshot, error)
+	// UpdateSnapshot writes every mutable field of s.
+	UpdateSnapshot(ctx context.Context, s Snapshot) error
+	// OpenSnapshots lists up to limit snapshots creating or restoring, oldest first.
+	OpenSnapshots(ctx context.Context, limit int) ([]Snapshot, error)
+	// DueSnapshotRenewals lists up to limit billed snapshots whose renewal_due is at or before
+	// now, earliest first.
+	DueSnapshotRenewals(ctx context.Context, now time.Time, limit int) ([]Snapshot, error)
+	// AdvanceSnapshotRenewal moves renewal_due from one value to the next; ErrConflict when it no
+	// longer holds from, so an hour is never accounted twice.
+	AdvanceSnapshotRenewal(ctx context.Context, id int64, from, to time.Time) error
+	// UnlockSnapshots unlocks the account's snapshots locked for reason.
+	UnlockSnapshots(ctx context.Context, accountID int64, reason string) error
+	// UndeletedImages lists up to limit deleted, expired or failed snapshots whose image the
+	// datacenter has not deleted yet.
+	UndeletedImages(ctx context.Context, limit int) ([]Snapshot, error)
+	// MarkImageDeleted records that the datacenter deleted the snapshot's image.
+	MarkImageDeleted(ctx context.Context, id int64) error
+}
+
+// WebhookQueries are the reads and writes of webhook registrations, deliveries and low-balance
+// alerts.
+type WebhookQueries interface {
+	// Webhook returns the account's registration; ErrNotFound when there is none.
+	Webhook(ctx context.Context, accountID int64) (Webhook, error)
+	// SetWebhook registers w, replacing the account's previous registration.
+	SetWebhook(ctx context.Context, w Webhook) error
+	// DeleteWebhook removes the account's registration; removing none is not an error.
+	DeleteWebhook(ctx context.Context, accountID int64) error
+
+	AddDelivery(ctx context.Context, d Delivery) error
+	// DueDeliveries lists up to limit pending deliveries due at now that no worker holds,
+	// earliest first.
+	DueDeliveries(ctx context.Context, now time.Time, limit int) ([]Delivery, error)
+	// ClaimDelivery takes the lease of a pending delivery due at now until the given time; it
+	// reports false when it is no longer pending or due, or another worker holds it.
+	ClaimDelivery(ctx context.Context, id string, now, until time.Time) (bool, error)
+	// UpdateDelivery records the outcome of an attempt and drops the lease.
+	UpdateDelivery(ctx context.Context, d Delivery) error
+	// Deliveries lists the account's deliveries, oldest first.
+	Deliveries(ctx context.Context, accountID int64) ([]Delivery, error)
+
+	// WatchedAccounts lists the accounts whose hours until the balance runs out may need a
+	// balance.low: those with something that renews (an active instance with renew on, or a
+	// billed snapshot) and those with an alert already sent.
+	WatchedAccounts(ctx context.Context) ([]int64, error)
+	// SetLowBalanceAlert moves the account's alert level from one value to another;
+	// ErrConflict when it no longer holds from, so an alert is never sent twice.
+	SetLowBalanceAlert(ctx context.Context, id int64, from, to int) error
 }
 
 // Tx is a transaction's view of the store. A read-modify-write of one row inside a Tx is safe:

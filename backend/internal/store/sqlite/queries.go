@@ -24,7 +24,7 @@ type queries struct {
 var _ store.Tx = queries{}
 
 const accountColumns = `id, key_hash, key_hint, key_created_at, server_limit, order_limit, language,
-	blocked, kyc_verified, apps_enabled, balance_micros, debt_micros, created_at`
+	blocked, kyc_verified, apps_enabled, balance_micros, debt_micros, created_at, low_balance_alert`
 
 // rowScanner is what *sql.Row and *sql.Rows share.
 type rowScanner interface{ Scan(dest ...any) error }
@@ -33,7 +33,7 @@ func scanAccount(r rowScanner) (store.Account, error) {
 	var a store.Account
 	var keyCreated, created string
 	err := r.Scan(&a.ID, &a.KeyHash, &a.KeyHint, &keyCreated, &a.ServerLimit, &a.OrderLimit, &a.Language,
-		&a.Blocked, &a.KYCVerified, &a.AppsEnabled, &a.Balance, &a.Debt, &created)
+		&a.Blocked, &a.KYCVerified, &a.AppsEnabled, &a.Balance, &a.Debt, &created, &a.LowBalanceAlert)
 	if err != nil {
 		return store.Account{}, mapError(err)
 	}

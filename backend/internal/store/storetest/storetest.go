@@ -37,6 +37,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"renewals", testRenewals},
 		{"app installs", testAppInstalls},
 		{"events", testEvents},
+		{"snapshots", testSnapshots},
+		{"snapshot renewals", testSnapshotRenewals},
+		{"webhooks", testWebhooks},
+		{"deliveries", testDeliveries},
+		{"low-balance alerts", testLowBalanceAlerts},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,204 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook"
+)
+
+// Limits of a webhook registration (spec: Limits; README: choices).
+const (
+	minSecret    = 16
+	maxSecret    = 256
+	maxURLLength = 2048
+)
+
+// maxPingsInFlight bounds the test pings sent at once; beyond it POST /account/webhook/test is
+// 503, so clients cannot make the relay hold many slow connections.
+const maxPingsInFlight = 8
+
+// WebhookSettings is what GET /account/webhook shows; the secret is never part of it.
+type WebhookSettings struct {
+	URL        string // "" when none is registered
+	Configured bool
+	Events     []string
+}
+
+// PingResult is the outcome of a test ping.
+type PingResult struct {
+	Delivered bool
+	Status    int // 0 when the endpoint did not answer
+}
+
+func settingsOf(w *store.Webhook) WebhookSettings {
+	out := WebhookSettings{Events: EventNames()}
+	if w != nil {
+		out.URL, out.Configured = w.URL, true
+	}
+	return out
+}
+
+// Webhook returns the account's webhook settings.
+func (s *Service) Webhook(ctx context.Context, acct store.Account) (WebhookSettings, error) {
+	w, err := s.store.Webhook(ctx, acct.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return settingsOf(nil), nil
+	}
+	if err != nil {
+		return WebhookSettings{}, Internal(fmt.Errorf("service: read webhook: %w", err))
+	}
+	return settingsOf(&w), nil
+}
+
+// WebhookConfigured reports whether the account has a webhook (GET /account).
+func (s *Service) WebhookConfigured(ctx context.Context, acct store.Account) (bool, error) {
+	settings, err := s.Webhook(ctx, acct)
+	return settings.Configured, err
+}
+
+// WebhookRequest is the body of PUT /account/webhook; nil fields were not sent.
+type WebhookRequest struct {
+	URL    *string
+	Secret *string
+}
+
+// SetWebhook registers the account's webhook, replacing any previous one. Deliveries still
+// pending go to the new URL under the new secret.
+func (s *Service) SetWebhook(ctx context.Context, acct store.Account, req WebhookRequest) (WebhookSettings, error) {
+	if req.URL == nil {
+		return WebhookSettings{}, Validation("url", "is required")
+	}
+	if err := checkWebhookURL(*req.URL, s.allowHTTP); err != nil {
+		return WebhookSettings{}, err
+	}
+	if req.Secret == nil {
+		return WebhookSettings{}, Validation("secret", "is required")
+	}
+	if n := utf8.RuneCountInString(*req.Secret); n < minSecret || n > maxSecret {
+		return WebhookSettings{}, Validation("secret", "must be %d to %d characters", minSecret, maxSecret)
+	}
+	w := store.Webhook{AccountID: acct.ID, URL: *req.URL, Secret: *req.Secret, UpdatedAt: s.now()}
+	if err := s.store.SetWebhook(ctx, w); err != nil {
+		return WebhookSettings{}, Internal(fmt.Errorf("service: set webhook: %w", err))
+	}
+	return settingsOf(&w), nil
+}
+
+// DeleteWebhook removes the account's webhook; deliveries still pending are skipped. Removing
+// none is not an error.
+func (s *Service) DeleteWebhook(ctx context.Context, acct store.Account) (WebhookSettings, error) {
+	if err := s.store.DeleteWebhook(ctx, acct.ID); err != nil {
+		return WebhookSettings{}, Internal(fmt.Errorf("service: delete webhook: %w", err))
+	}
+	return settingsOf(nil), nil
+}
+
+// checkWebhookURL accepts an absolute https:// URL without credentials or fragment. With
+// allowHTTP, http:// is accepted too, but only for a loopback host: that is for tests, whose
+// receivers run on the same machine, and must never send events in clear over a network.
+func checkWebhookURL(raw string, allowHTTP bool) error {
+	if len(raw) > maxURLLength {
+		return Validation("url", "must be at most %d characters", maxURLLength)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Hostname() == "" {
+		return Validation("url", "must be an absolute https:// URL")
+	}
+	if u.User != nil {
+		return Validation("url", "must not carry credentials")
+	}
+	if u.Fragment != "" || strings.Contains(raw, "#") {
+		return Validation("url", "must not have a fragment")
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return nil
+	case "http":
+		if allowHTTP && loopback(u.Hostname()) {
+			return nil
+		}
+		if allowHTTP {
+			return Validation("url", "http:// is accepted only for a loopback host (127.0.0.1, localhost, [::1]); use https://")
+		}
+	}
+	return Validation("url", "must be an https:// URL")
+}
+
+// loopback reports whether host names this machine.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// TestWebhook sends one ping to the registered endpoint at once, without retries, and reports
+// whether it was delivered. It is 400 when no webhook is registered and 503 when too many pings
+// are in flight. The ping is recorded in the outbox with its delivery, already finished, so
+// the delivery worker never repeats it.
+func (s *Service) TestWebhook(ctx context.Context, acct store.Account) (PingResult, error) {
+	w, err := s.store.Webhook(ctx, acct.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return PingResult{}, Validation("webhook", "no webhook is registered; register one with PUT /account/webhook first")
+	}
+	if err != nil {
+		return PingResult{}, Internal(fmt.Errorf("service: read webhook: %w", err))
+	}
+	select {
+	case s.pings <- struct{}{}:
+		defer func() { <-s.pings }()
+	default:
+		return PingResult{}, Unavailable("the webhook relay is busy; retry shortly")
+	}
+	e, err := s.newEvent(acct.ID, EventPing, pingData{AccountID: acct.ID})
+	if err != nil {
+		return PingResult{}, Internal(err)
+	}
+	d, err := s.newDelivery(e)
+	if err != nil {
+		return PingResult{}, Internal(err)
+	}
+	d = s.attemptOnce(ctx, w, d)
+	if d.Status == store.DeliveryPending { // a ping is never retried
+		d.Status, d.FinishedAt = store.DeliveryFailed, s.now()
+	}
+	// Recorded even if the client has gone away meanwhile: the ping was sent.
+	bg := context.WithoutCancel(ctx)
+	err = s.store.WithTx(bg, func(tx store.Tx) error {
+		if err := tx.AddEvent(bg, e); err != nil {
+			return err
+		}
+		return tx.AddDelivery(bg, d)
+	})
+	if err != nil {
+		return PingResult{}, Internal(fmt.Errorf("service: record ping: %w", err))
+	}
+	return PingResult{Delivered: d.Status == store.DeliveryDelivered, Status: d.LastStatus}, nil
+}
+
+// attemptOnce sends d to w once, now, and returns d with the attempt recorded: delivered on a
+// 2xx, otherwise still pending (the caller decides whether it is retried).
+func (s *Service) attemptOnce(ctx context.Context, w store.Webhook, d store.Delivery) store.Delivery {
+	at := s.now()
+	status, err := s.sender.Send(ctx, webhook.Message{URL: w.URL, Secret: w.Secret, Event: d.Event, DeliveryID: d.ID,
+		Body: d.Body, At: at})
+	d.Attempts++
+	d.LastStatus, d.LastError = status, ""
+	switch {
+	case err != nil:
+		d.LastError = err.Error()
+	case webhook.Delivered(status):
+		d.Status, d.FinishedAt = store.DeliveryDelivered, at
+	default:
+		d.LastError = fmt.Sprintf("the endpoint answered %d", status)
+	}
+	return d
+}

@@ -1,0 +1,237 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+func newSnapshot(t *testing.T, s store.Queries, in store.Instance) store.Snapshot {
+	t.Helper()
+	snap, err := s.CreateSnapshot(context.Background(), store.Snapshot{
+		AccountID: in.AccountID, InstanceID: in.ID, Name: "snap", Status: store.SnapshotCreating, CreatedAt: base,
+		DatacenterID: in.DatacenterID, LocationID: in.LocationID, TemplateID: in.TemplateID, PlanID: in.PlanID,
+		OSType: "linux", Architecture: "x86_64", SourceName: in.Name, Features: []int64{1, 2}, Local: true,
+		Username: "root", Password: "pw", Port: 22, ImageRef: "img-1",
+	})
+	if err != nil {
+		t.Fatalf("create snapshot: %v", err)
+	}
+	return snap
+}
+
+func testSnapshots(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "snap-key")
+	other := newAccount(t, s, "snap-other")
+	in := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	first := newSnapshot(t, s, in)
+	if !first.SourceActive || first.ID == 0 || first.Features[1] != 2 {
+		t.Fatalf("new snapshot = %+v, want an id and an active source", first)
+	}
+	got, err := s.Snapshot(ctx, a.ID, first.ID)
+	if err != nil || !reflect.DeepEqual(got, first) {
+		t.Fatalf("round trip:\n got %+v (%v)\nwant %+v", got, err, first)
+	}
+	if _, err := s.Snapshot(ctx, other.ID, first.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("another account's snapshot: %v, want ErrNotFound", err)
+	}
+	second := newSnapshot(t, s, in)
+
+	changed := first
+	changed.Status, changed.SizeGB, changed.Price, changed.Accrued, changed.Paid = store.SnapshotAvailable, 10, 274, 548, 1096
+	changed.AvailableAt, changed.RenewalDue, changed.ImageRef, changed.Name, changed.Note = base, base.Add(time.Hour), "img-2", "renamed", "n"
+	changed.Locked, changed.LockReason, changed.LockedAt, changed.BusyUntil = true, store.LockUnpaid, base, base.Add(time.Minute)
+	if err := s.UpdateSnapshot(ctx, changed); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.SnapshotByID(ctx, first.ID); !reflect.DeepEqual(got, changed) {
+		t.Fatalf("after update:\n got %+v\nwant %+v", got, changed)
+	}
+	gone := second
+	gone.Status, gone.ExpiredAt = store.SnapshotFailed, base
+	if err := s.UpdateSnapshot(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := s.Snapshots(ctx, a.ID, false); err != nil || len(list) != 1 || list[0].ID != first.ID {
+		t.Fatalf("active snapshots = %+v, %v; want the available one", list, err)
+	}
+	if list, _ := s.Snapshots(ctx, a.ID, true); len(list) != 2 || list[0].ID != second.ID {
+		t.Fatalf("all snapshots = %d, want 2 newest first", len(list))
+	}
+	if list, _ := s.InstanceSnapshots(ctx, in.ID); len(list) != 2 {
+		t.Fatalf("instance snapshots = %d, want 2", len(list))
+	}
+	if open, _ := s.OpenSnapshots(ctx, 10); len(open) != 0 {
+		t.Fatalf("open snapshots = %+v, want none", open)
+	}
+
+	if err := s.UnlockSnapshots(ctx, a.ID, store.LockUnpaid); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.SnapshotByID(ctx, first.ID); got.Locked || got.LockReason != "" || !got.LockedAt.IsZero() {
+		t.Fatalf("after unlock: %+v", got)
+	}
+
+	// The source instance going inactive shows in SourceActive.
+	in.Active, in.Status, in.ExpiredAt = false, store.StatusCanceled, base
+	if err := s.UpdateInstance(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.SnapshotByID(ctx, first.ID); got.SourceActive {
+		t.Fatal("SourceActive after the instance was canceled")
+	}
+}
+
+func testSnapshotRenewals(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "snap-renew")
+	in := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	snap := newSnapshot(t, s, in)
+	if due, _ := s.DueSnapshotRenewals(ctx, base.Add(time.Hour), 10); len(due) != 0 {
+		t.Fatalf("a creating snapshot is due: %+v", due)
+	}
+	snap.Status, snap.RenewalDue = store.SnapshotAvailable, base.Add(time.Hour)
+	if err := s.UpdateSnapshot(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	if due, _ := s.DueSnapshotRenewals(ctx, base.Add(time.Hour-time.Second), 10); len(due) != 0 {
+		t.Fatalf("due before renewal_due: %+v", due)
+	}
+	due, err := s.DueSnapshotRenewals(ctx, base.Add(time.Hour), 10)
+	if err != nil || len(due) != 1 || due[0].ID != snap.ID {
+		t.Fatalf("due = %+v, %v", due, err)
+	}
+	from, to := snap.RenewalDue, snap.RenewalDue.Add(time.Hour)
+	if err := s.AdvanceSnapshotRenewal(ctx, snap.ID, from, to); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AdvanceSnapshotRenewal(ctx, snap.ID, from, to); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("advancing the same hour twice: %v, want ErrConflict", err)
+	}
+	snap.RenewalDue, snap.Status, snap.ExpiredAt = to, store.SnapshotDeleted, base
+	if err := s.UpdateSnapshot(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	if due, _ := s.DueSnapshotRenewals(ctx, to, 10); len(due) != 0 {
+		t.Fatalf("a deleted snapshot is due: %+v", due)
+	}
+	images, err := s.UndeletedImages(ctx, 10)
+	if err != nil || len(images) != 1 || images[0].ID != snap.ID {
+		t.Fatalf("undeleted images = %+v, %v", images, err)
+	}
+	if err := s.MarkImageDeleted(ctx, snap.ID); err != nil {
+		t.Fatal(err)
+	}
+	if images, _ := s.UndeletedImages(ctx, 10); len(images) != 0 {
+		t.Fatalf("still undeleted: %+v", images)
+	}
+}
+
+func testWebhooks(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "hook-key")
+	if _, err := s.Webhook(ctx, a.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("no webhook: %v, want ErrNotFound", err)
+	}
+	w := store.Webhook{AccountID: a.ID, URL: "https://a.example/hook", Secret: "0123456789abcdef", UpdatedAt: base}
+	if err := s.SetWebhook(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	w.URL, w.Secret, w.UpdatedAt = "https://b.example/hook", "fedcba9876543210", base.Add(time.Minute)
+	if err := s.SetWebhook(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Webhook(ctx, a.ID); err != nil || got != w {
+		t.Fatalf("webhook = %+v, %v; want the replacement %+v", got, err, w)
+	}
+	if err := s.DeleteWebhook(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteWebhook(ctx, a.ID); err != nil {
+		t.Fatalf("deleting no webhook: %v", err)
+	}
+	if _, err := s.Webhook(ctx, a.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after delete: %v, want ErrNotFound", err)
+	}
+}
+
+func testDeliveries(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "delivery-key")
+	if err := s.AddEvent(ctx, store.Event{ID: "evt_1", AccountID: a.ID, Name: "ping", Data: []byte(`{}`), CreatedAt: base}); err != nil {
+		t.Fatal(err)
+	}
+	d := store.Delivery{ID: "dlv_1", EventID: "evt_1", AccountID: a.ID, Event: "ping", Body: []byte(`{"id":"evt_1"}`),
+		Status: store.DeliveryPending, NextAt: base, CreatedAt: base}
+	if err := s.AddDelivery(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddDelivery(ctx, d); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a second delivery of one event: %v, want ErrConflict", err)
+	}
+	if due, _ := s.DueDeliveries(ctx, base.Add(-time.Second), 10); len(due) != 0 {
+		t.Fatalf("due before next_at: %+v", due)
+	}
+	due, err := s.DueDeliveries(ctx, base, 10)
+	if err != nil || len(due) != 1 || !reflect.DeepEqual(due[0], d) {
+		t.Fatalf("due = %+v, %v; want %+v", due, err, d)
+	}
+	if ok, err := s.ClaimDelivery(ctx, d.ID, base, base.Add(time.Minute)); !ok || err != nil {
+		t.Fatalf("claim: %v, %v", ok, err)
+	}
+	if ok, _ := s.ClaimDelivery(ctx, d.ID, base, base.Add(time.Minute)); ok {
+		t.Fatal("claimed twice")
+	}
+	if due, _ := s.DueDeliveries(ctx, base, 10); len(due) != 0 {
+		t.Fatalf("a claimed delivery is due: %+v", due)
+	}
+	if due, _ := s.DueDeliveries(ctx, base.Add(time.Minute), 10); len(due) != 1 {
+		t.Fatal("a delivery whose lease expired is not due again")
+	}
+	d.Attempts, d.NextAt, d.LastStatus, d.LastError = 1, base.Add(30*time.Second), 500, "status 500"
+	if err := s.UpdateDelivery(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := s.ClaimDelivery(ctx, d.ID, base.Add(29*time.Second), base.Add(time.Minute)); ok {
+		t.Fatal("claimed before next_at")
+	}
+	d.Status, d.Attempts, d.FinishedAt, d.LastStatus, d.LastError = store.DeliveryDelivered, 2, base.Add(30*time.Second), 204, ""
+	if err := s.UpdateDelivery(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.Deliveries(ctx, a.ID)
+	if err != nil || len(all) != 1 || !reflect.DeepEqual(all[0], d) {
+		t.Fatalf("deliveries = %+v, %v; want %+v", all, err, d)
+	}
+	if due, _ := s.DueDeliveries(ctx, base.Add(time.Hour), 10); len(due) != 0 {
+		t.Fatalf("a delivered delivery is due: %+v", due)
+	}
+}
+
+func testLowBalanceAlerts(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "watch-key")
+	b := newAccount(t, s, "watch-other")
+	if ids, err := s.WatchedAccounts(ctx); err != nil || len(ids) != 0 {
+		t.Fatalf("watched = %v, %v; want none", ids, err)
+	}
+	newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	if err := s.SetLowBalanceAlert(ctx, b.ID, 0, 24); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetLowBalanceAlert(ctx, b.ID, 0, 12); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("moving from a level no longer held: %v, want ErrConflict", err)
+	}
+	if got, _ := s.Account(ctx, b.ID); got.LowBalanceAlert != 24 {
+		t.Fatalf("alert level = %d, want 24", got.LowBalanceAlert)
+	}
+	ids, err := s.WatchedAccounts(ctx)
+	if err != nil || !reflect.DeepEqual(ids, []int64{a.ID, b.ID}) {
+		t.Fatalf("watched = %v, %v; want [%d %d]", ids, err, a.ID, b.ID)
+	}
+}

@@ -1,0 +1,103 @@
+// Package webhook signs and sends webhook deliveries: one HTTP POST per attempt, signed as the
+// spec's Events section describes (Stripe's scheme: HMAC-SHA256 over "<t>." and the raw body).
+// What to send and when to retry is the service's business; this package only speaks HTTP.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// The headers of a delivery.
+const (
+	HeaderEvent     = "X-Service-Event"
+	HeaderDelivery  = "X-Service-Delivery"
+	HeaderSignature = "X-Service-Signature"
+)
+
+// Timeout is how long a receiver has to answer (spec: a 2xx within 15 seconds).
+const Timeout = 15 * time.Second
+
+// drainLimit bounds how much of a receiver's answer is read, so a connection can be reused
+// without letting a receiver make us read forever.
+const drainLimit = 64 << 10
+
+// userAgent names the relay to receivers.
+const userAgent = "resellerd-webhooks/1.1.0"
+
+// Message is one attempt of a delivery.
+type Message struct {
+	URL        string
+	Secret     string
+	Event      string
+	DeliveryID string
+	Body       []byte    // sent exactly as given; the signature covers these bytes
+	At         time.Time // the signature's timestamp; each attempt has its own
+}
+
+// Sender makes one attempt. It returns the HTTP status the receiver answered with, or an error
+// when there was no answer (refused, timed out, canceled).
+type Sender interface {
+	Send(ctx context.Context, m Message) (status int, err error)
+}
+
+// Delivered reports whether a status counts as delivered: any 2xx.
+func Delivered(status int) bool { return status >= 200 && status <= 299 }
+
+// Sign returns the X-Service-Signature value of body at t under secret:
+// "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>".
+func Sign(secret string, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + "."))
+	mac.Write(body)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// HTTPSender sends attempts over HTTP. Redirects are not followed: a receiver must answer 2xx
+// at the registered URL itself.
+type HTTPSender struct {
+	client *http.Client
+}
+
+var _ Sender = (*HTTPSender)(nil)
+
+// NewHTTPSender returns a sender whose every attempt is bounded by Timeout.
+func NewHTTPSender() *HTTPSender {
+	return &HTTPSender{client: &http.Client{
+		Timeout:       Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// Send posts m.Body to m.URL with the delivery headers and a signature made at m.At.
+func (s *HTTPSender) Send(ctx context.Context, m Message) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.URL, bytes.NewReader(m.Body))
+	if err != nil {
+		return 0, fmt.Errorf("webhook: build request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	req.Header.Set(HeaderEvent, m.Event)
+	req.Header.Set(HeaderDelivery, m.DeliveryID)
+	req.Header.Set(HeaderSignature, Sign(m.Secret, m.At, m.Body))
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("webhook: post %s: %w", m.Event, err)
+	}
+	defer resp.Body.Close()
+	// The status decides the outcome; the answer's body is only drained so the connection can be
+	// reused, and a body cut short changes nothing.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
+	return resp.StatusCode, nil
+}

@@ -1,0 +1,122 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+type snapshotView struct {
+	ID              int64    `json:"id"`
+	Name            string   `json:"name"`
+	Status          string   `json:"status"`
+	Note            *string  `json:"note"`
+	Locked          bool     `json:"locked"`
+	LockReason      *string  `json:"lock_reason"`
+	SizeGB          *float64 `json:"size_gb"`
+	Price           *float64 `json:"price"`
+	PriceMonthly    *float64 `json:"price_monthly"`
+	Term            string   `json:"term"`
+	Accrued         *float64 `json:"accrued"`
+	RenewalDue      *string  `json:"renewal_due"`
+	CreatedAt       *string  `json:"created_at"`
+	AvailableAt     *string  `json:"available_at"`
+	ExpiredAt       *string  `json:"expired_at"`
+	InstanceID      *int64   `json:"instance_id"`
+	DatacenterID    *int64   `json:"datacenter_id"`
+	LocationID      *int64   `json:"location_id"`
+	TemplateID      *int64   `json:"template_id"`
+	ServerProductID *int64   `json:"server_product_id"`
+	OSType          *string  `json:"os_type"`
+	SourceName      *string  `json:"source_name"`
+	Features        []string `json:"features"`
+	Local           bool     `json:"local"`
+	Restore         bool     `json:"restore"`
+	PaidAmount      float64  `json:"paid_amount"`
+	Architecture    string   `json:"architecture"`
+}
+
+// snap posts a snapshot of an instance; body "" sends none.
+func (e *env) snap(t *testing.T, key string, instanceID int64, body string) response {
+	t.Helper()
+	return e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/instances/%d/snapshots", instanceID), Key: key, Body: body})
+}
+
+// snapped takes a snapshot that must be accepted and returns it.
+func (e *env) snapped(t *testing.T, key string, instanceID int64) snapshotView {
+	t.Helper()
+	r := e.snap(t, key, instanceID, "")
+	r.wantStatus(t, http.StatusAccepted, "")
+	var v snapshotView
+	r.data(t, &v)
+	if v.Status != "creating" {
+		t.Fatalf("new snapshot is %s, want creating", v.Status)
+	}
+	return v
+}
+
+// available takes a snapshot and runs the workers until it is available (the env's snapshot
+// delay must be 0).
+func (e *env) available(t *testing.T, key string, instanceID int64) snapshotView {
+	t.Helper()
+	id := e.snapped(t, key, instanceID).ID
+	e.runDue(t)
+	v := e.getSnapshot(t, key, id)
+	if v.Status != "available" {
+		t.Fatalf("snapshot %d is %s after the workers ran, want available", id, v.Status)
+	}
+	return v
+}
+
+func (e *env) getSnapshot(t *testing.T, key string, id int64) snapshotView {
+	t.Helper()
+	r := e.do(t, request{Path: fmt.Sprintf("/snapshots/%d", id), Key: key})
+	r.wantStatus(t, http.StatusOK, "")
+	var v snapshotView
+	r.data(t, &v)
+	return v
+}
+
+func (e *env) listSnapshots(t *testing.T, key, query string) []snapshotView {
+	t.Helper()
+	r := e.do(t, request{Path: "/snapshots" + query, Key: key})
+	r.wantStatus(t, http.StatusOK, "")
+	var list []snapshotView
+	r.data(t, &list)
+	return list
+}
+
+func snapshotIDs(list []snapshotView) []int64 {
+	out := []int64{}
+	for _, v := range list {
+		out = append(out, v.ID)
+	}
+	return out
+}
+
+// storedSnapshot reads a snapshot as the store has it.
+func (e *env) storedSnapshot(t *testing.T, id int64) store.Snapshot {
+	t.Helper()
+	s, err := e.srv.store.SnapshotByID(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// ledgerOf sums the account's ledger entries of kind (balance and debt parts).
+func (e *env) ledgerOf(t *testing.T, accountID int64, kind string) (charged money.Micros, entries []store.LedgerEntry) {
+	t.Helper()
+	_, all := e.ledger(t, accountID)
+	for _, en := range all {
+		if en.Kind == kind {
+			charged += -en.Amount + en.Debt
+			entries = append(entries, en)
+		}
+	}
+	return charged, entries
+}
