@@ -63,6 +63,9 @@ type Plan struct {
 	Datacenter  *Datacenter  `json:"datacenter"`
 	Location    *Location    `json:"location"`
 	Traffic     *PlanTraffic `json:"traffic"`
+	// Architecture is an extension (backend OpenAPI document): x86_64 or arm64; a snapshot only
+	// builds servers of its own architecture. Nil when not sent.
+	Architecture *string `json:"architecture"`
 }
 
 // HourlyPrice returns the plan's price for the hourly term, the only term the API sells.
