@@ -117,6 +117,18 @@ func WithFailRate(rate float64) Option {
 	return WithServerConfig(func(c *server.Config) { c.FailRate = rate })
 }
 
+// WithSnapshotDelay sets how long a snapshot stays creating before its image is available
+// (server.Config.SnapshotDelay; 0 takes the deploy delay).
+func WithSnapshotDelay(d time.Duration) Option {
+	return WithServerConfig(func(c *server.Config) { c.SnapshotDelay = d })
+}
+
+// WithHTTPWebhooks lets the account register a plain http:// webhook URL on a loopback host, such
+// as a Receiver's (server.Config.AllowHTTPWebhooks).
+func WithHTTPWebhooks() Option {
+	return WithServerConfig(func(c *server.Config) { c.AllowHTTPWebhooks = true })
+}
+
 // StartBackend starts a fresh backend with its own SQLite database in t.TempDir(), rate limits
 // off and short provisioning delays, serves it on a loopback port and creates a funded account.
 // Everything is closed when the test ends.

@@ -98,3 +98,53 @@ func (b *Backend) Orders(t *testing.T) []client.Order {
 	}
 	return orders
 }
+
+// CheckNoSnapshots is a CheckDestroy that asks the backend: it fails while the account still has
+// a snapshot that is creating, available or restoring.
+func (b *Backend) CheckNoSnapshots(t *testing.T) func(*terraform.State) error {
+	t.Helper()
+	c := b.Client(t, "en")
+	return func(*terraform.State) error {
+		list, err := c.ListSnapshots(context.Background(), false)
+		if err != nil {
+			return fmt.Errorf("listing the backend's snapshots: %w", err)
+		}
+		if len(list) != 0 {
+			ids := make([]string, 0, len(list))
+			for _, s := range list {
+				ids = append(ids, fmt.Sprintf("%d (%s)", s.ID, s.Status))
+			}
+			return fmt.Errorf("active snapshots after destroy: got %s, want none", strings.Join(ids, ", "))
+		}
+		return nil
+	}
+}
+
+// CheckNoWebhook is a CheckDestroy that asks the backend: it fails while the account has a
+// webhook registered.
+func (b *Backend) CheckNoWebhook(t *testing.T) func(*terraform.State) error {
+	t.Helper()
+	c := b.Client(t, "en")
+	return func(*terraform.State) error {
+		w, err := c.GetWebhook(context.Background())
+		if err != nil {
+			return fmt.Errorf("reading the backend's webhook: %w", err)
+		}
+		if w.Configured {
+			return fmt.Errorf("webhook after destroy: got configured (url %v), want none", w.URL)
+		}
+		return nil
+	}
+}
+
+// AllOf combines CheckDestroy functions: every one must pass.
+func AllOf(checks ...func(*terraform.State) error) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		for _, check := range checks {
+			if err := check(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

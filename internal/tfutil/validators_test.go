@@ -57,9 +57,12 @@ func TestParseImportID(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var diags diag.Diagnostics
-		got, ok := ParseImportID(tc.in, "instance", &diags)
+		got, ok := ParseImportID(tc.in, "reseller_snapshot", &diags)
 		if got != tc.want || ok != tc.ok || diags.HasError() == tc.ok {
 			t.Errorf("ParseImportID(%q): got %d, %v, %v; want %d, %v", tc.in, got, ok, diags, tc.want, tc.ok)
+		}
+		if !tc.ok && !strings.Contains(diags[0].Detail(), "terraform import reseller_snapshot.example") {
+			t.Errorf("ParseImportID(%q): detail %q does not show the resource type's import command", tc.in, diags[0].Detail())
 		}
 	}
 }
