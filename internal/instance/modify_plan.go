@@ -19,10 +19,19 @@ import (
 //   - a new template_id rebuilds in place, with a warning that the disk is erased;
 //   - an unfinished create (see pending.go) becomes an in-place update that resumes it;
 //   - on any update, the computed values the update can change are unknown, so the applied
-//     values never contradict the plan.
+//     values never contradict the plan;
+//   - a new server built from a snapshot is checked against its plan (see planClone).
 func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
-		return // destroy or create
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	if req.State.Raw.IsNull() {
+		var plan Model
+		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+		if !resp.Diagnostics.HasError() {
+			r.planClone(ctx, plan, resp) // create
+		}
+		return
 	}
 	var plan, state, config Model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)

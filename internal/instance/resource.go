@@ -77,7 +77,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 
 	order, err := placeOrder(ctx, c, body)
 	if err != nil {
-		tfutil.AddAPIError(&resp.Diagnostics, "Unable to order the server", err)
+		addOrderError(&resp.Diagnostics, plan, err)
 		return
 	}
 	ctx = tflog.SetField(ctx, "order_id", order.OrderID)
@@ -99,14 +99,19 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 // While the account has api_order_limit orders provisioning (409 order_limit_reached, common
 // when a configuration creates more servers at once than the limit), it waits for a free slot
 // within the create timeout: a refused order is not recorded, so the same key is used again.
+// Likewise it waits while the snapshot to build from is being created or restored (409
+// snapshot_unavailable), which happens when a restore of it runs in the same apply.
 func placeOrder(ctx context.Context, c *client.Client, body client.CreateInstanceRequest) (*client.CreatedOrder, error) {
 	key := client.NewIdempotencyKey()
 	var order *client.CreatedOrder
-	err := tfutil.Poll(ctx, pollOptions("a free order slot (api_order_limit)"), func(ctx context.Context) (bool, string, error) {
+	err := tfutil.Poll(ctx, pollOptions("the order to be accepted"), func(ctx context.Context) (bool, string, error) {
 		var err error
 		order, err = c.CreateInstance(ctx, body, key)
 		if tfutil.HasCode(err, client.CodeOrderLimitReached) {
-			return false, "order limit reached", nil
+			return false, "order limit reached (api_order_limit): waiting for a free slot", nil
+		}
+		if status, busy := snapshotBusy(ctx, c, body.SnapshotID, err); busy {
+			return false, "snapshot " + status, nil
 		}
 		return err == nil, "accepted", err
 	})
@@ -442,7 +447,7 @@ func (r *Resource) orderedInstance(ctx context.Context, c *client.Client, orderI
 // read back (features, apps, app_inputs, triggers) stay null and are taken from the
 // configuration by the next apply without replacing the server.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := tfutil.ParseImportID(req.ID, "instance", &resp.Diagnostics)
+	id, ok := tfutil.ParseImportID(req.ID, TypeName, &resp.Diagnostics)
 	if !ok {
 		return
 	}

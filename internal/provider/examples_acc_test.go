@@ -9,11 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/reseller/terraform-provider-reseller/internal/acctest"
 )
@@ -69,19 +72,37 @@ func TestAccExamples_dataSources(t *testing.T) {
 	}
 }
 
-// TestAccExamples_demo runs the demo configuration and checks its outputs.
+// exampleSecret is the webhook secret the examples are run with.
+const exampleSecret = "example-secret-0123456789"
+
+// TestAccExamples_demo runs the demo configuration, with a webhook receiver like the one
+// `make demo` starts, and checks its outputs, the verified test ping, and that the write-only
+// secret stays out of the state.
 func TestAccExamples_demo(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join(examplesDir, "demo", "main.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := acctest.StartBackend(t, acctest.WithBalance(25))
+	b := acctest.StartBackend(t, acctest.WithBalance(25), acctest.WithHTTPWebhooks())
+	rc := acctest.StartReceiver(t, exampleSecret)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.AllOf(b.CheckNoActiveInstances(t), b.CheckNoSnapshots(t), b.CheckNoWebhook(t)),
 		Steps: []resource.TestStep{{
 			Config: b.ProviderConfig() + withoutBlocks(string(src)),
+			ConfigVariables: config.Variables{
+				"webhook_url":    config.StringVariable(rc.URL),
+				"webhook_secret": config.StringVariable(exampleSecret),
+			},
 			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("snapshot", knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"status": knownvalue.StringExact("available"), "size_gb": knownvalue.NotNull(), "price": knownvalue.NotNull(),
+				})),
+				statecheck.ExpectKnownOutputValue("webhook", knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"url": knownvalue.StringExact(rc.URL),
+				})),
+				acctest.ExpectAbsentFromState("the webhook secret", exampleSecret),
 				statecheck.ExpectKnownOutputValue("balance", knownvalue.Float64Exact(25)),
 				statecheck.ExpectKnownOutputValue("account_id", knownvalue.Int64Exact(b.AccountID)),
 				statecheck.ExpectKnownOutputValue("quote_sufficient_balance", knownvalue.Bool(true)),
@@ -94,7 +115,12 @@ func TestAccExamples_demo(t *testing.T) {
 					"apps": knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("docker")}),
 				})),
 			},
-			Check: demoCharged,
+			Check: resource.ComposeTestCheckFunc(demoCharged, func(*terraform.State) error {
+				if rc.Count("ping") != 1 || rc.Refused() != 0 {
+					return fmt.Errorf("receiver: got %d verified pings and %d refused deliveries, want 1 and none", rc.Count("ping"), rc.Refused())
+				}
+				return rc.WaitFor("snapshot.created", 1, 30*time.Second)
+			}),
 			// The demo orders a server, so the wallet read before the order (output "balance")
 			// reads lower on the next plan: an output-only change, expected.
 			ExpectNonEmptyPlan: true,
@@ -155,6 +181,76 @@ func TestAccExamples_resources(t *testing.T) {
 			Config: b.ProviderConfig() + withoutBlocks(string(instance)) + withoutBlocks(string(console)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("web_address", knownvalue.NotNull()),
+			},
+		}},
+	})
+}
+
+// TestAccExamples_snapshots applies the snapshot, restore and snapshot list examples on the
+// instance example's server. The restore leaves the server off, so the plan after the apply
+// switches it on again: expected.
+func TestAccExamples_snapshots(t *testing.T) {
+	var src string
+	for _, file := range []string{
+		filepath.Join("resources", "reseller_instance", "resource.tf"),
+		filepath.Join("resources", "reseller_snapshot", "resource.tf"),
+		filepath.Join("resources", "reseller_snapshot_restore", "resource.tf"),
+	} {
+		raw, err := os.ReadFile(filepath.Join(examplesDir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src += withoutBlocks(string(raw)) + "\n"
+	}
+	b := acctest.StartBackend(t)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.AllOf(b.CheckNoActiveInstances(t), b.CheckNoSnapshots(t)),
+		Steps: []resource.TestStep{{
+			Config: b.ProviderConfig() + src,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("snapshot_cost", knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"size_gb": knownvalue.NotNull(), "price_monthly": knownvalue.NotNull(),
+				})),
+				statecheck.ExpectKnownValue("reseller_instance.web_copy", tfjsonpath.New("status"), knownvalue.StringExact("online")),
+				statecheck.ExpectKnownValue("reseller_snapshot_restore.rollback", tfjsonpath.New("restored_at"), knownvalue.NotNull()),
+			},
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+// TestAccExamples_webhook applies the webhook example against a local receiver (the example's
+// https URL is swapped for the receiver's): the test ping is verified and the write-only secret
+// stays out of the state.
+func TestAccExamples_webhook(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(examplesDir, "resources", "reseller_webhook", "resource.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const exampleURL = "https://hooks.example.com/reseller"
+	if !strings.Contains(string(raw), exampleURL) {
+		t.Fatalf("the webhook example no longer uses %s; update this test", exampleURL)
+	}
+	b := acctest.StartBackend(t, acctest.WithHTTPWebhooks())
+	rc := acctest.StartReceiver(t, exampleSecret)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             b.CheckNoWebhook(t),
+		Steps: []resource.TestStep{{
+			Config:          b.ProviderConfig() + strings.ReplaceAll(withoutBlocks(string(raw)), exampleURL, rc.URL),
+			ConfigVariables: config.Variables{"webhook_secret": config.StringVariable(exampleSecret)},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("webhook_events", knownvalue.ListPartial(map[int]knownvalue.Check{0: knownvalue.StringExact("ping")})),
+				acctest.ExpectAbsentFromState("the webhook secret", exampleSecret),
+			},
+			Check: func(*terraform.State) error {
+				if rc.Count("ping") != 1 {
+					return fmt.Errorf("receiver: got %d verified pings, want 1", rc.Count("ping"))
+				}
+				return nil
 			},
 		}},
 	})

@@ -30,7 +30,9 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/location"
 	"github.com/reseller/terraform-provider-reseller/internal/plan"
 	"github.com/reseller/terraform-provider-reseller/internal/quote"
+	"github.com/reseller/terraform-provider-reseller/internal/snapshot"
 	"github.com/reseller/terraform-provider-reseller/internal/template"
+	"github.com/reseller/terraform-provider-reseller/internal/webhook"
 )
 
 const (
@@ -225,6 +227,7 @@ func (p *Provider) DataSources(_ context.Context) []func() datasource.DataSource
 		plan.NewDataSource,
 		plan.NewPlansDataSource,
 		quote.NewDataSource,
+		snapshot.NewSnapshotsDataSource,
 		template.NewDataSource,
 	}
 }
@@ -233,6 +236,9 @@ func (p *Provider) DataSources(_ context.Context) []func() datasource.DataSource
 func (p *Provider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		instance.NewResource,
+		snapshot.NewResource,
+		snapshot.NewRestore,
+		webhook.NewResource,
 	}
 }
 

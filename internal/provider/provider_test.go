@@ -64,7 +64,7 @@ func TestDataSourcesRegistered(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"reseller_plans", "reseller_plan", "reseller_datacenters", "reseller_locations",
-		"reseller_apps", "reseller_template", "reseller_account", "reseller_balance", "reseller_quote", "reseller_instances"} {
+		"reseller_apps", "reseller_template", "reseller_account", "reseller_balance", "reseller_quote", "reseller_instances", "reseller_snapshots"} {
 		if !seen[want] {
 			t.Errorf("data source %q: not registered", want)
 		}
@@ -105,7 +105,7 @@ func TestResourcesRegistered(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"reseller_instance", "reseller_console"} {
+	for _, want := range []string{"reseller_instance", "reseller_snapshot", "reseller_snapshot_restore", "reseller_webhook", "reseller_console"} {
 		if !seen[want] {
 			t.Errorf("%q: not registered", want)
 		}

@@ -1,0 +1,257 @@
+package snapshot
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil/schemacheck"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// sampleSnapshot is a snapshot as the API returns it once available.
+func sampleSnapshot() *client.Snapshot {
+	return &client.Snapshot{
+		ID: 5, Name: "before upgrade", Status: client.SnapshotAvailable, Note: ptr("keep"), SizeGB: ptr(10.0),
+		Price: ptr(0.000274), PriceMonthly: ptr(0.2), Accrued: ptr(0.000274), InstanceID: ptr(int64(7)),
+		DatacenterID: ptr(int64(1)), LocationID: ptr(int64(11)), TemplateID: ptr(int64(1)), ServerProductID: ptr(int64(101)),
+		OSType: ptr("linux"), SourceName: ptr("web"), Features: []string{"Automatic backups"}, Restore: true,
+		CreatedAt: ptr("2025-06-01T10:00:00Z"), AvailableAt: ptr("2025-06-01T10:00:03Z"), PaidAmount: ptr(0.0),
+	}
+}
+
+// emptyModel is a model with every collection and block typed, as the framework would read a
+// configuration.
+func emptyModel() Model {
+	return Model{
+		Features: types.ListNull(types.StringType),
+		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "delete": types.StringType})},
+	}
+}
+
+func TestModelsMatchSchemas(t *testing.T) {
+	ctx := context.Background()
+	s := Schema(ctx)
+	if diags := s.ValidateImplementation(ctx); diags.HasError() {
+		t.Fatal(diags)
+	}
+	fields := map[string]any{}
+	for name, a := range s.Attributes {
+		fields[name] = a
+	}
+	for name, b := range s.Blocks {
+		fields[name] = b
+	}
+	schemacheck.Fields(t, TypeName, Model{}, fields)
+	m := emptyModel()
+	if diags := m.setSnapshot(ctx, sampleSnapshot()); diags.HasError() {
+		t.Fatal(diags)
+	}
+	schemacheck.RoundtripResource(t, s, m)
+
+	rs := RestoreSchema(ctx)
+	if diags := rs.ValidateImplementation(ctx); diags.HasError() {
+		t.Fatal(diags)
+	}
+	restoreFields := map[string]any{}
+	for name, a := range rs.Attributes {
+		restoreFields[name] = a
+	}
+	for name, b := range rs.Blocks {
+		restoreFields[name] = b
+	}
+	schemacheck.Fields(t, RestoreTypeName, RestoreModel{}, restoreFields)
+	rm := RestoreModel{
+		SnapshotID: types.Int64Value(5),
+		Triggers:   types.MapValueMust(types.StringType, map[string]attr.Value{"run": types.StringValue("1")}),
+		Timeouts:   timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType})},
+	}
+	rm.setRestore(5, 7, mustTime(t, "2025-06-01T10:00:00Z"))
+	schemacheck.RoundtripResource(t, rs, rm)
+
+	ds := SnapshotsSchema()
+	schemacheck.Fields(t, SnapshotsTypeName, SnapshotsModel{}, ds.Attributes)
+	schemacheck.Fields(t, SnapshotsTypeName+".snapshots", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "snapshots"))
+	schemacheck.Roundtrip(t, ds, SnapshotsModel{
+		IncludeInactive: types.BoolNull(), InstanceID: types.Int64Value(7),
+		Snapshots: newItems([]client.Snapshot{*sampleSnapshot(), {ID: 6, Status: client.SnapshotCreating}}),
+	})
+}
+
+func TestEveryAttributeDescribed(t *testing.T) {
+	ctx := context.Background()
+	for name, a := range Schema(ctx).Attributes {
+		if a.GetMarkdownDescription() == "" {
+			t.Errorf("%s.%s: no description", TypeName, name)
+		}
+	}
+	for name, a := range RestoreSchema(ctx).Attributes {
+		if a.GetMarkdownDescription() == "" {
+			t.Errorf("%s.%s: no description", RestoreTypeName, name)
+		}
+	}
+	for name, a := range SnapshotsSchema().Attributes {
+		if a.GetMarkdownDescription() == "" {
+			t.Errorf("%s.%s: no description", SnapshotsTypeName, name)
+		}
+	}
+}
+
+func TestSetSnapshot(t *testing.T) {
+	ctx := context.Background()
+	m := emptyModel()
+	m.InstanceID = types.Int64Null() // imported
+	if diags := m.setSnapshot(ctx, sampleSnapshot()); diags.HasError() {
+		t.Fatal(diags)
+	}
+	for name, ok := range map[string]bool{
+		"id":            m.ID.ValueInt64() == 5,
+		"instance_id":   m.InstanceID.ValueInt64() == 7,
+		"name":          m.Name.ValueString() == "before upgrade",
+		"note":          m.Note.ValueString() == "keep",
+		"status":        m.Status.ValueString() == "available",
+		"size_gb":       m.SizeGB.ValueFloat64() == 10,
+		"price":         m.Price.ValueFloat64() == 0.000274,
+		"restore":       m.Restore.ValueBool(),
+		"local":         !m.Local.ValueBool() && !m.Local.IsNull(),
+		"features":      len(m.Features.Elements()) == 1,
+		"os_type":       m.OSType.ValueString() == "linux",
+		"datacenter_id": m.DatacenterID.ValueInt64() == 1,
+		"lock_reason":   m.LockReason.IsNull(),
+	} {
+		if !ok {
+			t.Errorf("%s: wrong value in %+v", name, m)
+		}
+	}
+
+	// The source server is gone: the API shows no instance_id, the argument keeps its value.
+	gone := sampleSnapshot()
+	gone.InstanceID = nil
+	gone.Note = ptr("")
+	if diags := m.setSnapshot(ctx, gone); diags.HasError() {
+		t.Fatal(diags)
+	}
+	if m.InstanceID.ValueInt64() != 7 || !m.Note.IsNull() {
+		t.Errorf("got instance_id %v note %v, want 7 kept and an empty note null", m.InstanceID, m.Note)
+	}
+}
+
+func TestPatchRequest(t *testing.T) {
+	prior := emptyModel()
+	prior.Name = types.StringValue("a")
+	prior.Note = types.StringValue("n")
+	tests := []struct {
+		name            string
+		planName, note  types.String
+		wantName, wantN *string
+	}{
+		{"nothing", types.StringValue("a"), types.StringValue("n"), nil, nil},
+		{"rename", types.StringValue("b"), types.StringValue("n"), ptr("b"), nil},
+		{"name removed keeps it", types.StringUnknown(), types.StringValue("n"), nil, nil},
+		{"new note", types.StringValue("a"), types.StringValue("m"), nil, ptr("m")},
+		{"note removed clears it", types.StringValue("a"), types.StringNull(), nil, ptr("")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := prior
+			plan.Name, plan.Note = tt.planName, tt.note
+			req, changed := plan.patchRequest(prior)
+			if !equalPtr(req.Name, tt.wantName) || !equalPtr(req.Note, tt.wantN) || changed != (tt.wantName != nil || tt.wantN != nil) {
+				t.Errorf("got name %v note %v changed %v, want name %v note %v", deref(req.Name), deref(req.Note), changed,
+					deref(tt.wantName), deref(tt.wantN))
+			}
+		})
+	}
+
+	// After a create the note still has to be set; a configured name was sent with the create.
+	plan := emptyModel()
+	plan.Name = types.StringValue("a")
+	plan.Note = types.StringValue("n")
+	if req, changed := plan.patchRequest(plan.afterCreate()); !changed || req.Name != nil || deref(req.Note) != "n" {
+		t.Errorf("after create: got name %v note %v, want only the note", deref(req.Name), deref(req.Note))
+	}
+	plan.Note = types.StringNull()
+	if _, changed := plan.patchRequest(plan.afterCreate()); changed {
+		t.Errorf("after create without a note: got a PATCH, want none")
+	}
+	if req := plan.createRequest(); deref(req.Name) != "a" {
+		t.Errorf("create request name: got %v, want a", deref(req.Name))
+	}
+	plan.Name = types.StringUnknown()
+	if req := plan.createRequest(); req.Name != nil {
+		t.Errorf("create request without a name: got %q, want none (the API names it)", *req.Name)
+	}
+}
+
+func TestNullUnknownsLeavesNoUnknown(t *testing.T) {
+	m := emptyModel()
+	m.ID, m.Name, m.Status, m.SizeGB = types.Int64Unknown(), types.StringUnknown(), types.StringUnknown(), types.Float64Unknown()
+	m.Local, m.Features, m.DatacenterID = types.BoolUnknown(), types.ListUnknown(types.StringType), types.Int64Unknown()
+	m.Price, m.PriceMonthly, m.Accrued, m.Restore, m.Locked = types.Float64Unknown(), types.Float64Unknown(),
+		types.Float64Unknown(), types.BoolUnknown(), types.BoolUnknown()
+	m.OSType, m.CreatedAt, m.AvailableAt, m.LockReason, m.LocationID = types.StringUnknown(), types.StringUnknown(),
+		types.StringUnknown(), types.StringUnknown(), types.Int64Unknown()
+	m.nullUnknowns()
+	for name, v := range map[string]attr.Value{
+		"id": m.ID, "name": m.Name, "status": m.Status, "size_gb": m.SizeGB, "local": m.Local, "features": m.Features,
+		"datacenter_id": m.DatacenterID, "price": m.Price, "price_monthly": m.PriceMonthly, "accrued": m.Accrued,
+		"restore": m.Restore, "locked": m.Locked, "os_type": m.OSType, "created_at": m.CreatedAt,
+		"available_at": m.AvailableAt, "lock_reason": m.LockReason, "location_id": m.LocationID,
+	} {
+		if v.IsUnknown() {
+			t.Errorf("%s: still unknown", name)
+		}
+	}
+}
+
+func TestMergeEnded(t *testing.T) {
+	at := func(id int64, status, created string, instance *int64) client.Snapshot {
+		return client.Snapshot{ID: id, Status: status, CreatedAt: ptr(created), InstanceID: instance}
+	}
+	seven, eight := ptr(int64(7)), ptr(int64(8))
+	active := []client.Snapshot{at(4, client.SnapshotAvailable, "2025-06-01T12:00:00Z", seven)}
+	all := []client.Snapshot{
+		at(9, client.SnapshotDeleted, "2025-06-01T13:00:00Z", seven),
+		at(6, client.SnapshotFailed, "2025-06-01T11:00:00Z", seven),
+		at(5, client.SnapshotDeleted, "2025-06-01T11:30:00Z", eight),   // another server's
+		at(4, client.SnapshotAvailable, "2025-06-01T12:00:00Z", seven), // listed already
+		at(3, client.SnapshotExpired, "2025-06-01T09:00:00Z", nil),     // server gone: unknown
+	}
+	got := mergeEnded(active, all, 7)
+	var ids []int64
+	for _, s := range got {
+		ids = append(ids, s.ID)
+	}
+	if len(ids) != 3 || ids[0] != 9 || ids[1] != 4 || ids[2] != 6 {
+		t.Errorf("got %v, want [9 4 6] (newest first, only instance 7's)", ids)
+	}
+}
+
+func TestWaitErrorsRead(t *testing.T) {
+	if msg := (&failedError{ID: 5, InstanceID: 7}).Error(); msg == "" {
+		t.Error("failedError: empty message")
+	}
+	if !isGone(&endedError{ID: 5, Status: client.SnapshotDeleted}) {
+		t.Error("isGone(endedError): got false, want true")
+	}
+	if !available(&client.Snapshot{Status: client.SnapshotAvailable}) || available(&client.Snapshot{Status: client.SnapshotRestoring}) {
+		t.Error("available: wrong answer")
+	}
+	if d := apiErrorDetail(&client.APIError{Status: 409, Code: client.CodeRestoreUnsupported, Message: "no"}); !contains(d, "reseller_instance with snapshot_id") {
+		t.Errorf("restore_unsupported detail: got %q, want advice to clone", d)
+	}
+}
+
+func equalPtr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func deref(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}

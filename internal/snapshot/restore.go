@@ -1,0 +1,250 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
+)
+
+// RestoreTypeName is the type name of the restore resource.
+const RestoreTypeName = "reseller_snapshot_restore"
+
+// defaultRestoreTimeout bounds the wait for a restore to settle: the datacenter writes the
+// image back onto the disk and delivers the snapshot's credentials.
+const defaultRestoreTimeout = 20 * time.Minute
+
+var _ resource.ResourceWithConfigure = (*Restore)(nil)
+
+// Restore is reseller_snapshot_restore: one restore of a snapshot onto its source server, run
+// when the resource is created (or replaced, when a trigger changes). It stands for an action,
+// not an object: destroying it only forgets it.
+type Restore struct {
+	tfutil.ResourceBase
+}
+
+// NewRestore returns reseller_snapshot_restore.
+func NewRestore() resource.Resource { return &Restore{} }
+
+// RestoreModel is the state of reseller_snapshot_restore.
+type RestoreModel struct {
+	SnapshotID types.Int64    `tfsdk:"snapshot_id"`
+	Triggers   types.Map      `tfsdk:"triggers"`
+	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+	ID         types.String   `tfsdk:"id"`
+	InstanceID types.Int64    `tfsdk:"instance_id"`
+	RestoredAt types.String   `tfsdk:"restored_at"`
+}
+
+// Metadata sets the type name.
+func (r *Restore) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = RestoreTypeName
+}
+
+// Schema describes reseller_snapshot_restore.
+func (r *Restore) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = RestoreSchema(ctx)
+}
+
+// RestoreSchema is the schema of reseller_snapshot_restore.
+func RestoreSchema(ctx context.Context) schema.Schema {
+	return schema.Schema{
+		MarkdownDescription: "Restores a snapshot onto the server it was taken from, in place, once: when the " +
+			"resource is created, and again whenever `triggers` (or `snapshot_id`) changes. **Everything written to " +
+			"the server's disk since the snapshot is lost.** The server keeps its addresses; its disk, OS and " +
+			"login (username, password, port) become the snapshot's, and it is left **powered off**: a " +
+			"`reseller_instance` with `power = \"on\"` switches it on again at the next apply. Creating waits until " +
+			"the snapshot is `available` again and the server has settled.\n\n" +
+			"Meant for one-shot restores in a pipeline; destroying the resource only forgets it. Only datacenters " +
+			"whose snapshots have `restore = true` restore in place; elsewhere build a new server from the " +
+			"snapshot (`reseller_instance` with `snapshot_id`).",
+		Attributes: map[string]schema.Attribute{
+			"snapshot_id": schema.Int64Attribute{
+				MarkdownDescription: "Id of the snapshot to restore, e.g. `reseller_snapshot.before_upgrade.id`. It " +
+					"must be `available` and its server must still exist. Changing it restores the other snapshot.",
+				Required:      true,
+				Validators:    []validator.Int64{int64validator.AtLeast(1)},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+			},
+			"triggers": schema.MapAttribute{
+				MarkdownDescription: "Any strings; changing them restores the snapshot again (the resource is " +
+					"replaced). For example `{ run = \"2025-06-01\" }`.",
+				Optional:      true,
+				ElementType:   types.StringType,
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+			"id": schema.StringAttribute{
+				MarkdownDescription: "Identifies this restore: the snapshot id and `restored_at`.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"instance_id": schema.Int64Attribute{
+				MarkdownDescription: "Id of the server the snapshot was restored onto (its source server).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"restored_at": schema.StringAttribute{
+				MarkdownDescription: "When the restore was requested (RFC 3339).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true}),
+		},
+	}
+}
+
+// Create restores the snapshot and waits until it is available again and its server has
+// settled (off, with the snapshot's credentials delivered). A failure after the API accepted
+// the restore keeps the resource in the state as an error, so Terraform marks it tainted and the
+// next apply restores again, which yields the same disk.
+func (r *Restore) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	c := r.Client(&resp.Diagnostics)
+	if c == nil {
+		return
+	}
+	var plan RestoreModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultRestoreTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	id := plan.SnapshotID.ValueInt64()
+	ctx = tflog.SetField(ctx, "snapshot_id", id)
+
+	restoredAt, snap, err := restore(ctx, c, id)
+	if err != nil {
+		if tfutil.IsNotFound(err) {
+			resp.Diagnostics.AddAttributeError(path.Root("snapshot_id"), "Snapshot or its server not found",
+				fmt.Sprintf("Snapshot %d does not exist, does not belong to this account, or the server it was taken "+
+					"from is gone (a snapshot can only be restored onto its own server; build a new server from it with "+
+					"reseller_instance and snapshot_id instead).\n\n%s", id, tfutil.APIErrorDetail(err)))
+			return
+		}
+		addError(&resp.Diagnostics, fmt.Sprintf("Unable to restore snapshot %d", id), err)
+		return
+	}
+	if snap.InstanceID == nil {
+		resp.Diagnostics.AddError("Restore without a server",
+			fmt.Sprintf("The API accepted the restore of snapshot %d but names no server for it. This is a bug in the "+
+				"API or the provider; please report it.", id))
+		return
+	}
+	instanceID := *snap.InstanceID
+	tflog.Info(ctx, "restore accepted", map[string]any{"instance_id": instanceID, "status": snap.Status})
+	plan.setRestore(id, instanceID, restoredAt)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	if _, err := waitForSnapshot(ctx, c, id, "to be available again after the restore", available); err != nil {
+		addRestoreWaitError(&resp.Diagnostics, id, instanceID, err)
+		return
+	}
+	in, err := waitForInstanceSettled(ctx, c, instanceID)
+	if err != nil {
+		addRestoreWaitError(&resp.Diagnostics, id, instanceID, err)
+		return
+	}
+	tflog.Info(ctx, "restore finished", map[string]any{"instance_id": instanceID, "instance_status": in.StatusValue()})
+}
+
+// restore runs POST /snapshots/{id}/restore and returns when it was accepted. While the snapshot
+// is busy (409 snapshot_unavailable while it is being created, or restored by another run) it
+// waits and asks again, within the create timeout; the refused request changed nothing.
+func restore(ctx context.Context, c *client.Client, id int64) (time.Time, *client.Snapshot, error) {
+	var at time.Time
+	var snap *client.Snapshot
+	err := tfutil.Poll(ctx, pollOptions(fmt.Sprintf("snapshot %d to accept the restore", id)),
+		func(ctx context.Context) (bool, string, error) {
+			at = time.Now().UTC().Truncate(time.Second)
+			var err error
+			snap, err = c.RestoreSnapshot(ctx, id)
+			if tfutil.HasCode(err, client.CodeSnapshotUnavailable) {
+				if s, getErr := c.GetSnapshot(ctx, id); getErr == nil &&
+					(s.Status == client.SnapshotCreating || s.Status == client.SnapshotRestoring) {
+					return false, s.Status, nil
+				}
+			}
+			return err == nil, "accepted", err
+		})
+	return at, snap, err
+}
+
+// addRestoreWaitError reports a failed wait after the API accepted the restore.
+func addRestoreWaitError(diags *diag.Diagnostics, id, instanceID int64, err error) {
+	diags.AddError("Restore not finished", fmt.Sprintf("The API accepted the restore of snapshot %d onto instance %d, "+
+		"but %s.\n\nThe resource is kept in the state and Terraform marks it tainted: the next apply restores the "+
+		"snapshot again (the disk ends up the same). Raise timeouts.create if the datacenter is slow.",
+		id, instanceID, tfutil.APIErrorDetail(err)))
+}
+
+// setRestore records a restore the API accepted.
+func (m *RestoreModel) setRestore(snapshotID, instanceID int64, at time.Time) {
+	m.InstanceID = types.Int64Value(instanceID)
+	m.RestoredAt = types.StringValue(at.Format(time.RFC3339))
+	m.ID = types.StringValue(strconv.FormatInt(snapshotID, 10) + "@" + m.RestoredAt.ValueString())
+}
+
+// Read keeps the state as it is: a restore is a past event. Only when the snapshot is gone
+// (404, deleted, expired or failed) is the resource removed.
+func (r *Restore) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	c := r.Client(&resp.Diagnostics)
+	if c == nil {
+		return
+	}
+	var state RestoreModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	id := state.SnapshotID.ValueInt64()
+	snap, err := c.GetSnapshot(ctx, id)
+	switch {
+	case tfutil.IsNotFound(err) || (err == nil && snap.Ended()):
+		tflog.Warn(ctx, "the restored snapshot is gone; removing the restore from the state", map[string]any{"snapshot_id": id})
+		resp.State.RemoveResource(ctx)
+	case err != nil:
+		addError(&resp.Diagnostics, fmt.Sprintf("Unable to read snapshot %d", id), err)
+	}
+}
+
+// Update only records new timeouts: every other argument replaces the resource.
+func (r *Restore) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan RestoreModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete only forgets the restore: it cannot be undone.
+func (r *Restore) Delete(ctx context.Context, _ resource.DeleteRequest, _ *resource.DeleteResponse) {
+	tflog.Debug(ctx, "forgetting a snapshot restore; nothing changes at the API")
+}

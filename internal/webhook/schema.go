@@ -1,0 +1,103 @@
+package webhook
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Limits of the API (spec: Limits; backend README: webhook URL and secret) checked at plan time.
+const (
+	minSecretLength = 16
+	maxSecretLength = 256
+	maxURLLength    = 2048
+)
+
+// Schema is the schema of reseller_webhook.
+func Schema() schema.Schema {
+	return schema.Schema{
+		MarkdownDescription: "The account's webhook: the one HTTPS endpoint that receives every event of the " +
+			"account (orders, servers, snapshots, low balance), each delivery signed with HMAC-SHA256 and the " +
+			"secret (header `X-Service-Signature`). An account has one webhook, so a configuration has at most one " +
+			"`reseller_webhook`; creating it refuses to replace a registration made outside Terraform (import that " +
+			"one with the id `webhook`).\n\n" +
+			"Give the secret either as `secret` (kept in the state, marked sensitive) or, with Terraform 1.11 or " +
+			"later, as the write-only `secret_wo` with `secret_wo_version` (never stored in the plan or the state; " +
+			"change `secret_wo_version` to send a new secret). With `verify = true` every create and update sends " +
+			"the test event `ping` and fails unless the endpoint answered 2xx. The API never returns the secret, " +
+			"so a secret changed outside Terraform cannot be detected.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "Always `webhook`: there is one per account.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"url": schema.StringAttribute{
+				MarkdownDescription: "Endpoint that receives the events: an absolute `https://` URL of at most 2048 " +
+					"characters, without credentials or fragment. `http://` is accepted only for a receiver on the " +
+					"same machine (`127.0.0.1`, `localhost`, `[::1]`) and only by a backend started with " +
+					"`--allow-http-webhooks`. Changes in place.",
+				Required:   true,
+				Validators: []validator.String{URL()},
+			},
+			"secret": schema.StringAttribute{
+				MarkdownDescription: "Secret that signs the deliveries, 16 to 256 characters. Stored in the state " +
+					"(sensitive). Exactly one of `secret` and `secret_wo` is required. Changes in place.",
+				Optional:  true,
+				Sensitive: true,
+				Validators: []validator.String{
+					stringvalidator.UTF8LengthBetween(minSecretLength, maxSecretLength),
+					stringvalidator.ExactlyOneOf(path.MatchRoot("secret"), path.MatchRoot("secret_wo")),
+				},
+			},
+			"secret_wo": schema.StringAttribute{
+				MarkdownDescription: "Write-only secret that signs the deliveries, 16 to 256 characters: sent to the " +
+					"API but never stored in the plan or the state (Terraform 1.11 or later; it may come from an " +
+					"ephemeral value). Needs `secret_wo_version`; Terraform cannot see a change of the value itself, " +
+					"so change `secret_wo_version` to send a new secret.",
+				Optional:  true,
+				Sensitive: true,
+				WriteOnly: true,
+				Validators: []validator.String{
+					stringvalidator.UTF8LengthBetween(minSecretLength, maxSecretLength),
+					stringvalidator.AlsoRequires(path.MatchRoot("secret_wo_version")),
+				},
+			},
+			"secret_wo_version": schema.Int64Attribute{
+				MarkdownDescription: "Version of `secret_wo`, any number you choose: changing it sends the current " +
+					"`secret_wo` to the API (an in-place update). Only with `secret_wo`.",
+				Optional: true,
+				Validators: []validator.Int64{
+					int64validator.AlsoRequires(path.MatchRoot("secret_wo")),
+				},
+			},
+			"verify": schema.BoolAttribute{
+				MarkdownDescription: "Whether every create and update sends the test event `ping` and fails unless the " +
+					"endpoint answered with a 2xx status (the error quotes what it answered). Default `false`.",
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+			},
+			"configured": schema.BoolAttribute{
+				MarkdownDescription: "Whether the API has the webhook registered (true while the resource exists).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+			},
+			"events": schema.ListAttribute{
+				MarkdownDescription: "Names of the events the service can send, e.g. `order.deployed`, " +
+					"`snapshot.created`, `balance.low`.",
+				Computed:      true,
+				ElementType:   types.StringType,
+				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
+			},
+		},
+	}
+}
