@@ -1,18 +1,41 @@
 #!/usr/bin/env bash
-# make demo: start resellerd on a fresh embedded SQLite store, create a funded account, apply the
-# demo configuration through a dev_overrides CLI config (never the registry), print the outputs,
-# destroy, and stop the backend. Usage: run.sh BIN_DIR (holding resellerd and the provider).
+# make demo: start resellerd on a fresh embedded SQLite store (accepting http:// webhooks on
+# loopback) and the example webhook receiver with a generated secret, create a funded account,
+# apply the demo configuration through a dev_overrides CLI config (never the registry), print the
+# outputs and the events the receiver verified, destroy, and stop both. Usage: run.sh BIN_DIR
+# (holding resellerd, webhook-receiver and the provider).
 set -euo pipefail
 
 bin_dir=${1:?usage: run.sh BIN_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
-work=$(cd "$here/../.." && pwd)/.demo
+root=$(cd "$here/../.." && pwd)
+work=$root/.demo
 rm -rf "$work" && mkdir -p "$work/tf"
 
-port=18080
-while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+# free_port PORT prints the first port from PORT on that nothing listens on.
+free_port() {
+	local port=$1
+	while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+	echo "$port"
+}
+
+server_pid="" receiver_pid=""
+cleanup() {
+	for pid in $receiver_pid $server_pid; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+}
+trap cleanup EXIT
+
+port=$(free_port 18080)
 base="http://127.0.0.1:$port/api/v1"
 db="$work/reseller.db"
+
+if [ ! -x "$bin_dir/webhook-receiver" ]; then
+	echo "==> building the example webhook receiver"
+	(cd "$root" && go build -o "$bin_dir/webhook-receiver" ./examples/webhook-receiver)
+fi
 
 echo "==> creating a funded account"
 account=$("$bin_dir/resellerd" account create --db "$db" --balance 100 --language en)
@@ -21,12 +44,26 @@ api_key=$(printf '%s' "$account" | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p')
 
 echo "==> starting resellerd on $base"
 "$bin_dir/resellerd" serve --listen "127.0.0.1:$port" --db "$db" \
-	--deploy-delay 2s --credentials-delay 1s >"$work/resellerd.log" 2>&1 &
+	--deploy-delay 2s --credentials-delay 1s --allow-http-webhooks >"$work/resellerd.log" 2>&1 &
 server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
 	curl -fsS "$base/health" >/dev/null 2>&1 && break
 	kill -0 "$server_pid" 2>/dev/null || { cat "$work/resellerd.log" >&2; exit 1; }
+	sleep 0.1
+done
+
+# The receiver verifies every delivery with this secret; Terraform sends it as the write-only
+# secret_wo, so it is never written to the plan or the state.
+webhook_secret=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+receiver_port=$(free_port $((port + 1000)))
+webhook_url="http://127.0.0.1:$receiver_port/hook"
+echo "==> starting the webhook receiver on $webhook_url"
+WEBHOOK_SECRET="$webhook_secret" "$bin_dir/webhook-receiver" --listen "127.0.0.1:$receiver_port" \
+	>"$work/receiver.log" 2>"$work/receiver.err" &
+receiver_pid=$!
+for _ in $(seq 1 100); do
+	(exec 3<>"/dev/tcp/127.0.0.1/$receiver_port") 2>/dev/null && break
+	kill -0 "$receiver_pid" 2>/dev/null || { cat "$work/receiver.err" >&2; exit 1; }
 	sleep 0.1
 done
 
@@ -42,12 +79,28 @@ cp "$here"/*.tf "$work/tf/"
 
 export TF_CLI_CONFIG_FILE="$work/terraform.rc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
 export RESELLER_ENDPOINT="$base" RESELLER_API_KEY="$api_key"
+export TF_VAR_webhook_url="$webhook_url" TF_VAR_webhook_secret="$webhook_secret"
 tf() { terraform -chdir="$work/tf" "$@"; }
 
 echo "==> terraform apply"
 tf apply -auto-approve -input=false -no-color
 echo "==> outputs"
 tf output -no-color
+
+# Deliveries other than the test ping are sent by a background worker: give them a moment.
+for _ in $(seq 1 100); do
+	grep -q '"event":"snapshot.created"' "$work/receiver.log" && break
+	sleep 0.1
+done
+echo "==> webhook events the receiver verified"
+grep '^verified ' "$work/receiver.log" || { echo "no verified events; receiver log:" >&2; cat "$work/receiver.err" >&2; exit 1; }
+grep -q '"event":"ping"' "$work/receiver.log" || { echo "the test ping was not verified" >&2; exit 1; }
+if grep -q 'refused a delivery' "$work/receiver.err"; then
+	echo "the receiver refused deliveries:" >&2
+	grep 'refused a delivery' "$work/receiver.err" >&2
+	exit 1
+fi
+
 echo "==> terraform destroy"
 tf destroy -auto-approve -input=false -no-color >/dev/null
-echo "==> done: the backend stops now"
+echo "==> done: the backend and the receiver stop now"
