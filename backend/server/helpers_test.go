@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -19,7 +18,8 @@ import (
 // testStart is where every test clock starts.
 var testStart = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 
-// env is one in-process backend on a temporary SQLite database, reached over real HTTP. Its
+// env is one in-process backend on a temporary database (SQLite, or PostgreSQL when
+// RESELLER_TEST_STORE=postgres), reached over real HTTP. Its
 // workers do not run by themselves: tests move the clock and call runDue, so every step is
 // deterministic.
 type env struct {
@@ -36,7 +36,7 @@ func newEnv(t *testing.T, mutate ...func(*Config)) *env {
 	t.Helper()
 	clock := NewManualClock(testStart)
 	cfg := Config{
-		DB:             filepath.Join(t.TempDir(), "reseller.db"),
+		DB:             testDB(t),
 		RateLimitScale: 100, // high enough that only the rate-limit tests meet a limit
 		Clock:          clock,
 		WorkerInterval: -1,

@@ -20,6 +20,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/postgres"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlite"
 )
 
@@ -28,7 +29,7 @@ type Clock interface{ Now() time.Time }
 
 // Config is how an operator or a test shapes a backend.
 type Config struct {
-	DB                string        // SQLite file path (created if missing) or postgres:// URL
+	DB                string        // SQLite file path (created if missing) or postgres:// (postgresql://) URL
 	DeployDelay       time.Duration // how long the simulated datacenter takes to build a server
 	CredentialsDelay  time.Duration // credentials stay pending this long after a build; also reboots, rebuilds, resizes, snapshot restores and app install stages take this long
 	OrderWindow       time.Duration // after this a pending order becomes timed_out; 0 is 10 minutes
@@ -195,15 +196,19 @@ func withDefaults(cfg Config) Config {
 	return cfg
 }
 
-// openStore picks the store by the form of dsn.
+// openStore picks the store by the form of dsn: a postgres:// or postgresql:// URL is a
+// PostgreSQL database that several replicas may share, anything else a SQLite file path.
 func openStore(ctx context.Context, dsn string) (store.Store, error) {
+	var st store.Store
+	var err error
 	switch {
 	case dsn == "":
 		return nil, errors.New("server: no database: set Config.DB to a SQLite path or a postgres:// URL")
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		return nil, errors.New("server: PostgreSQL store not available yet; use a SQLite file path")
+		st, err = postgres.Open(ctx, dsn)
+	default:
+		st, err = sqlite.Open(ctx, dsn)
 	}
-	st, err := sqlite.Open(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -15,8 +15,10 @@ func TestNewRejectsUnusableDatabases(t *testing.T) {
 		name, db, want string
 	}{
 		{"empty", "", "no database"},
-		{"postgres", "postgres://user@localhost/reseller", "PostgreSQL store not available yet"},
-		{"postgresql", "postgresql://user@localhost/reseller", "PostgreSQL store not available yet"},
+		// Port 1 refuses at once: a postgres URL is tried as PostgreSQL, never as a file name.
+		{"postgres", "postgres://user@127.0.0.1:1/reseller?connect_timeout=5", "postgres: connect"},
+		{"postgresql", "postgresql://user@127.0.0.1:1/reseller?connect_timeout=5", "postgres: connect"},
+		{"bad postgres URL", "postgres://%zz", "postgres: parse URL"},
 		{"directory", t.TempDir(), "sqlite"},
 	}
 	for _, tt := range tests {

@@ -113,8 +113,13 @@ func cli(t *testing.T, env lookupEnv, args ...string) (int, string, string) {
 
 func TestAccountCommands(t *testing.T) {
 	t.Parallel()
-	db := filepath.Join(t.TempDir(), "sub", "cli.db")
+	testAccountCommands(t, filepath.Join(t.TempDir(), "sub", "cli.db"))
+}
 
+// testAccountCommands creates, rotates and tops up an account with the CLI on db, then serves
+// db and checks the effects through the API.
+func testAccountCommands(t *testing.T, db string) {
+	t.Helper()
 	code, out, errOut := cli(t, noEnv, "account", "create", "--db", db, "--balance", "12.5", "--server-limit", "3", "--language", "en")
 	if code != exitOK {
 		t.Fatalf("create: exit %d, stderr %s", code, errOut)
@@ -174,7 +179,7 @@ func TestAccountCommandErrors(t *testing.T) {
 		{"topup too precise", []string{"account", "topup", "--db", db, "--account", "1", "--amount", "0.0000001"}, exitUsage, "amount"},
 		{"topup bad type", []string{"account", "topup", "--db", db, "--account", "1", "--amount", "1", "--payment-type", "cash"}, exitError, "payment_type"},
 		{"create bad language", []string{"account", "create", "--db", db, "--language", "de"}, exitError, "language"},
-		{"postgres not yet", []string{"account", "create", "--db", "postgres://u@localhost/db"}, exitError, "PostgreSQL store not available yet"},
+		{"postgres unreachable", []string{"account", "create", "--db", "postgres://u@127.0.0.1:1/db?connect_timeout=5"}, exitError, "postgres: connect"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package store defines what the service needs from persistence, independent of the database.
-// Implementations (sqlite/, later postgres/) map their driver errors to ErrNotFound and
-// ErrConflict so the service never sees a driver error it would have to interpret.
+// Implementations (sqlite/, postgres/) map their driver errors to ErrNotFound and ErrConflict
+// so the service never sees a driver error it would have to interpret.
 package store
 
 import (
@@ -493,15 +493,18 @@ type WebhookQueries interface {
 	SetLowBalanceAlert(ctx context.Context, id int64, from, to int) error
 }
 
-// Tx is a transaction's view of the store. A read-modify-write of one row inside a Tx is safe:
-// SQLite serialises write transactions (BEGIN IMMEDIATE), and a PostgreSQL store reads the rows a
-// transaction is about to change with FOR UPDATE.
+// Tx is a transaction's view of the store. A read-modify-write of one row inside a Tx is safe,
+// and so is a decision taken on an account's rows (its balance, its pending orders, its
+// idempotency keys): SQLite serialises write transactions (BEGIN IMMEDIATE), and the PostgreSQL
+// store locks the account's row first and then each row the transaction reads, until the commit.
 type Tx interface {
 	Queries
 }
 
 // Store is a database. WithTx runs fn in one transaction: it commits when fn returns nil and
 // rolls back otherwise, so a state change and the rows that record it land together or not at all.
+// fn may run more than once (the PostgreSQL store runs a transaction the database aborted as a
+// deadlock again), so it must touch nothing but tx and its own results.
 type Store interface {
 	Queries
 	WithTx(ctx context.Context, fn func(tx Tx) error) error

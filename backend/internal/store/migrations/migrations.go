@@ -1,5 +1,7 @@
-// Package migrations embeds the versioned schema of every store dialect. A migration file is
-// named NNNN_description.sql and is applied once, in version order.
+// Package migrations embeds the versioned schema of every store dialect and applies it. A
+// migration file is named NNNN_description.sql and is applied once, in version order. Every
+// dialect has the same versions under the same names, so a SQLite and a PostgreSQL database at
+// one version have the same schema.
 package migrations
 
 import (
@@ -12,8 +14,14 @@ import (
 	"strings"
 )
 
-//go:embed sqlite/*.sql
+//go:embed sqlite/*.sql postgres/*.sql
 var files embed.FS
+
+// The dialects, named as their directories.
+const (
+	DialectSQLite   = "sqlite"
+	DialectPostgres = "postgres"
+)
 
 // Migration is one schema step.
 type Migration struct {
@@ -23,7 +31,10 @@ type Migration struct {
 }
 
 // SQLite returns the SQLite migrations in version order.
-func SQLite() ([]Migration, error) { return load(files, "sqlite") }
+func SQLite() ([]Migration, error) { return load(files, DialectSQLite) }
+
+// Postgres returns the PostgreSQL migrations in version order.
+func Postgres() ([]Migration, error) { return load(files, DialectPostgres) }
 
 func load(fsys fs.FS, dir string) ([]Migration, error) {
 	entries, err := fs.ReadDir(fsys, dir)

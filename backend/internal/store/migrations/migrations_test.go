@@ -43,3 +43,25 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("embedded sqlite migrations: %v, %v", ms, err)
 	}
 }
+
+// TestDialectsInStep keeps the dialects at the same versions under the same names, so a
+// version number means one schema whichever database holds it.
+func TestDialectsInStep(t *testing.T) {
+	t.Parallel()
+	lite, err := SQLite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := Postgres()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lite) != len(pg) {
+		t.Fatalf("got %d sqlite and %d postgres migrations, want as many of each", len(lite), len(pg))
+	}
+	for i := range lite {
+		if lite[i].Version != pg[i].Version || lite[i].Name != pg[i].Name {
+			t.Errorf("migration %d: sqlite %s, postgres %s; want the same version and name", i, lite[i].Name, pg[i].Name)
+		}
+	}
+}

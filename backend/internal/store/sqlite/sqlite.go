@@ -17,7 +17,6 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
 )
 
 // busyTimeout is how long a writer waits for the database lock before giving up.
@@ -87,54 +86,6 @@ func (s *Store) checkPragmas(ctx context.Context) error {
 	}
 	if mode != "wal" {
 		return fmt.Errorf("sqlite: journal_mode is %q, want wal", mode)
-	}
-	return nil
-}
-
-// migrate applies, in version order, each embedded migration not yet recorded in
-// schema_migrations; each one commits together with its record.
-func (s *Store) migrate(ctx context.Context) error {
-	const create = `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INTEGER PRIMARY KEY,
-		name       TEXT NOT NULL,
-		applied_at TEXT NOT NULL)`
-	if _, err := s.db.ExecContext(ctx, create); err != nil {
-		return fmt.Errorf("sqlite: create schema_migrations: %w", err)
-	}
-	all, err := migrations.SQLite()
-	if err != nil {
-		return fmt.Errorf("sqlite: %w", err)
-	}
-	for _, m := range all {
-		if err := s.apply(ctx, m); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Store) apply(ctx context.Context, m migrations.Migration) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM schema_migrations WHERE version = ?", m.Version).Scan(&n); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
-	}
-	if n > 0 {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
-	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-		m.Version, m.Name, formatTime(time.Now())); err != nil {
-		return fmt.Errorf("sqlite: record migration %s: %w", m.Name, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: commit migration %s: %w", m.Name, err)
 	}
 	return nil
 }

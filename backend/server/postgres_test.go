@@ -1,0 +1,238 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/postgres/pgtest"
+)
+
+// pg is this test binary's throwaway PostgreSQL server, started by the first test that needs it.
+var pg pgtest.Shared
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := pg.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stop PostgreSQL:", err)
+	}
+	os.Exit(code)
+}
+
+// envStore names the variable that picks the store of newEnv: "postgres" runs the whole suite
+// on the throwaway PostgreSQL server, a fresh database per test; anything else runs it on
+// SQLite files.
+const envStore = "RESELLER_TEST_STORE"
+
+// testDB is the database of a new test backend.
+func testDB(t *testing.T) string {
+	t.Helper()
+	if os.Getenv(envStore) == "postgres" {
+		return pg.Database(t)
+	}
+	return filepath.Join(t.TempDir(), "reseller.db")
+}
+
+// TestPostgresEndToEnd runs one account's life on PostgreSQL: order, deploy, the first hours of
+// billing, a top-up, and a restart that finds it all again.
+func TestPostgresEndToEnd(t *testing.T) {
+	t.Parallel()
+	url := pg.Database(t)
+	e := openEnv(t, Config{DB: url, Clock: NewManualClock(testStart), WorkerInterval: -1, RateLimitScale: 100})
+	a := e.funded(t, 10_000_000)
+	c := e.placed(t, a.APIKey, ubuntuOn101)
+	if b := e.balance(t, a.APIKey); b.PendingOrders != 1 || b.Reserved != c.Price {
+		t.Fatalf("balance while pending = %+v, want 1 order reserving %v", b, c.Price)
+	}
+	e.runDue(t)
+	o := e.getOrder(t, a.APIKey, c.OrderID)
+	if o.Status != "deployed" || o.Server == nil {
+		t.Fatalf("order is %s, want deployed", o.Status)
+	}
+	in := e.getInstance(t, a.APIKey, o.Server.ID)
+	for range 2 {
+		e.clock.Advance(time.Hour)
+		e.runDue(t)
+	}
+	want := 10 - c.Price - 2*in.Recurring
+	if b := e.balance(t, a.APIKey); !near(b.Balance, want) || b.ActiveInstances != 1 || b.PendingOrders != 0 {
+		t.Fatalf("balance after two hours = %+v, want %.6f with one active instance", b, want)
+	}
+	if err := e.srv.TopUp(context.Background(), a.ID, 5_000_000, "card"); err != nil {
+		t.Fatal(err)
+	}
+	e.wantReconciled(t, a.ID)
+
+	restarted := openEnv(t, Config{DB: url, Clock: e.clock, WorkerInterval: -1, RateLimitScale: 100})
+	if b := restarted.balance(t, a.APIKey); !near(b.Balance, want+5) {
+		t.Fatalf("balance after restart = %v, want %.6f", b.Balance, want+5)
+	}
+	if got := restarted.getInstance(t, a.APIKey, in.ID); got.Status == nil || *got.Status != "online" {
+		t.Fatalf("instance after restart = %+v, want online", got)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// TestPostgresTwoReplicas runs two backends on one database, as two replicas behind a load
+// balancer: orders and a repeated Idempotency-Key arrive at both at once while both run their
+// workers, then both bill the same hours at once. Every order is deployed exactly once, every
+// hour is charged once, every event is delivered once, and the ledger adds up to the balance.
+func TestPostgresTwoReplicas(t *testing.T) {
+	t.Parallel()
+	url := pg.Database(t)
+	clock := NewManualClock(testStart)
+	cfg := Config{DB: url, Clock: clock, WorkerInterval: -1, RateLimitScale: 100, AllowHTTPWebhooks: true}
+	replicas := []*env{openEnv(t, cfg), openEnv(t, cfg)}
+	a := replicas[0].funded(t, 100_000_000)
+	hook := newReceiver(t, http.StatusOK)
+	replicas[1].register(t, a.APIKey, hook.url())
+
+	const orders = 10
+	created := orderFromBoth(t, replicas, a.APIKey, orders)
+	runBoth(t, replicas, 2)
+	const hours = 3
+	for range hours {
+		clock.Advance(time.Hour)
+		runBoth(t, replicas, 2)
+	}
+
+	st := replicas[0].srv.store
+	ctx := context.Background()
+	instances, total, err := st.Instances(ctx, a.ID, true, store.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != len(created) || len(created) != orders+1 {
+		t.Fatalf("%d instances for %d orders (%d posted, and one key sent to each replica); want one per order",
+			total, len(created), orders)
+	}
+	for _, in := range instances {
+		if o := replicas[1].getOrder(t, a.APIKey, in.OrderID); o.Status != "deployed" || o.Server.ID != in.ID {
+			t.Fatalf("order %d is %s with server %v, want deployed as instance %d", in.OrderID, o.Status, o.Server, in.ID)
+		}
+	}
+	_, entries := replicas[0].ledger(t, a.ID)
+	wantCharges(t, entries, store.LedgerOrder, len(created))
+	wantCharges(t, entries, store.LedgerRenewal, len(created)*hours)
+	replicas[0].wantReconciled(t, a.ID)
+	wantDeliveredOnce(t, hook, replicas[0].events(t, a.ID))
+}
+
+// orderFromBoth posts orders to both replicas at once, plus one Idempotency-Key sent to each
+// replica, while both run their workers; it returns the ids of the distinct orders. (Within one
+// replica a repeat of a key still in progress answers 409 idempotency_in_progress; across
+// replicas the second waits for the first's commit and replays its order.)
+func orderFromBoth(t *testing.T, replicas []*env, key string, orders int) map[int64]bool {
+	t.Helper()
+	stop := make(chan struct{})
+	var workers sync.WaitGroup
+	workerErrs := make([]error, len(replicas))
+	for i, r := range replicas {
+		workers.Go(func() {
+			for workerErrs[i] == nil {
+				select {
+				case <-stop:
+					return
+				default:
+					workerErrs[i] = r.srv.RunDue(context.Background())
+				}
+			}
+		})
+	}
+	answers := make([]response, orders+len(replicas))
+	errs := make([]error, len(answers))
+	var posts sync.WaitGroup
+	for i := range answers {
+		r := request{Method: http.MethodPost, Path: "/instances", Key: key, Body: ubuntuOn101}
+		if i >= orders {
+			r.Header = map[string]string{"Idempotency-Key": "replayed-key"}
+		}
+		posts.Go(func() { answers[i], errs[i] = replicas[i%len(replicas)].send(r) })
+	}
+	posts.Wait()
+	close(stop)
+	workers.Wait()
+	for i, err := range workerErrs {
+		if err != nil {
+			t.Fatalf("replica %d: RunDue while orders arrived: %v", i, err)
+		}
+	}
+	created := map[int64]bool{}
+	for i, r := range answers {
+		if errs[i] != nil {
+			t.Fatalf("order %d: %v", i, errs[i])
+		}
+		r.wantStatus(t, http.StatusCreated, "")
+		var c createdView
+		r.data(t, &c)
+		created[c.OrderID] = true
+	}
+	return created
+}
+
+// runBoth runs every worker of both replicas at once, each from several goroutines.
+func runBoth(t *testing.T, replicas []*env, perReplica int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(replicas)*perReplica)
+	for _, r := range replicas {
+		for range perReplica {
+			wg.Go(func() { errs <- r.srv.RunDue(context.Background()) })
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("RunDue: %v", err)
+		}
+	}
+}
+
+// wantCharges fails unless the ledger has n entries of kind, each with its own reference.
+func wantCharges(t *testing.T, entries []store.LedgerEntry, kind string, n int) {
+	t.Helper()
+	refs := map[string]int{}
+	for _, en := range entries {
+		if en.Kind == kind {
+			refs[en.Reference]++
+		}
+	}
+	for ref, count := range refs {
+		if count != 1 {
+			t.Fatalf("%s %q booked %d times, want once", kind, ref, count)
+		}
+	}
+	if len(refs) != n {
+		t.Fatalf("%d %s charges, want %d", len(refs), kind, n)
+	}
+}
+
+// wantDeliveredOnce fails unless the receiver got every event exactly once.
+func wantDeliveredOnce(t *testing.T, hook *receiver, events []store.Event) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, d := range hook.deliveries() {
+		seen[d.header.Get("X-Service-Delivery")]++
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("delivery %s sent %d times, want once", id, n)
+		}
+	}
+	if len(seen) != len(events) {
+		var names []string
+		for _, e := range events {
+			names = append(names, e.Name)
+		}
+		t.Fatalf("%d deliveries for %d events (%s), want one each", len(seen), len(events), strings.Join(names, ", "))
+	}
+}
