@@ -104,7 +104,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 func placeOrder(ctx context.Context, c *client.Client, body client.CreateInstanceRequest) (*client.CreatedOrder, error) {
 	key := client.NewIdempotencyKey()
 	var order *client.CreatedOrder
-	err := tfutil.Poll(ctx, pollOptions("the order to be accepted"), func(ctx context.Context) (bool, string, error) {
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: "the order to be accepted"}, func(ctx context.Context) (bool, string, error) {
 		var err error
 		order, err = c.CreateInstance(ctx, body, key)
 		if tfutil.HasCode(err, client.CodeOrderLimitReached) {
@@ -408,7 +408,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to cancel instance %d", id), err)
 		return
 	}
-	err := tfutil.Poll(ctx, pollOptions(fmt.Sprintf("instance %d to be canceled", id)),
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to be canceled", id)},
 		func(ctx context.Context) (bool, string, error) {
 			in, err := c.GetInstance(ctx, id, false)
 			if tfutil.IsNotFound(err) {

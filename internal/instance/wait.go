@@ -5,29 +5,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
-
-// Poll intervals of the instance waits: the first check comes soon (simulated and small builds
-// finish in seconds), later ones back off to spare the per-minute read limits.
-const (
-	pollInterval    = 500 * time.Millisecond
-	pollMaxInterval = 5 * time.Second
-)
-
-func pollOptions(what string) tfutil.PollOptions {
-	return tfutil.PollOptions{What: what, Interval: pollInterval, MaxInterval: pollMaxInterval}
-}
-
-// rateLimited reports whether a read failed only because the per-minute read limit was still
-// hit after the client's retries. A wait then keeps polling (it is bounded by its timeout)
-// rather than failing a create over a busy API, which many servers polling at once can cause.
-func rateLimited(err error) bool {
-	return tfutil.HasCode(err, client.CodeRateLimited)
-}
 
 // orderTimedOutError is an order the datacenter did not build within its window: nothing was
 // created or charged, and Reference is what support asks for.
@@ -61,12 +42,9 @@ func (e *appFailedError) Error() string {
 // timed_out order is an *orderTimedOutError; a cut-short wait a *tfutil.WaitError.
 func waitForOrder(ctx context.Context, c *client.Client, orderID int64) (*client.Instance, error) {
 	var built *client.Instance
-	err := tfutil.Poll(ctx, pollOptions(fmt.Sprintf("order %d to be deployed", orderID)),
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("order %d to be deployed", orderID)},
 		func(ctx context.Context) (bool, string, error) {
 			o, err := c.GetOrder(ctx, orderID)
-			if rateLimited(err) {
-				return false, "rate limited", nil
-			}
 			if err != nil {
 				return false, "", fmt.Errorf("reading order %d: %w", orderID, err)
 			}
@@ -92,12 +70,9 @@ func waitForOrder(ctx context.Context, c *client.Client, orderID int64) (*client
 // waitForInstance polls the instance until ready says it is, and returns its last reading.
 func waitForInstance(ctx context.Context, c *client.Client, id int64, what string, ready func(*client.Instance) bool) (*client.Instance, error) {
 	var last *client.Instance
-	err := tfutil.Poll(ctx, pollOptions(fmt.Sprintf("instance %d %s", id, what)),
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d %s", id, what)},
 		func(ctx context.Context) (bool, string, error) {
 			in, err := c.GetInstance(ctx, id, false)
-			if rateLimited(err) {
-				return false, "rate limited", nil
-			}
 			if err != nil {
 				return false, "", fmt.Errorf("reading instance %d: %w", id, err)
 			}
@@ -121,12 +96,9 @@ func settled(in *client.Instance) bool {
 // waitForApps polls the app installs until every one is installed, at least expect of them. A
 // failed install is an *appFailedError quoting its log.
 func waitForApps(ctx context.Context, c *client.Client, id int64, expect int) error {
-	return tfutil.Poll(ctx, pollOptions(fmt.Sprintf("the apps of instance %d to be installed", id)),
+	return tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("the apps of instance %d to be installed", id)},
 		func(ctx context.Context) (bool, string, error) {
 			apps, err := c.ListInstanceApps(ctx, id)
-			if rateLimited(err) {
-				return false, "rate limited", nil
-			}
 			if err != nil {
 				return false, "", fmt.Errorf("reading the apps of instance %d: %w", id, err)
 			}

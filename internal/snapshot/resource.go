@@ -243,13 +243,13 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	id := state.ID.ValueInt64()
 	ctx = tflog.SetField(ctx, "snapshot_id", id)
 
-	err := tfutil.Poll(ctx, pollOptions(fmt.Sprintf("snapshot %d to be deleted", id)),
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("snapshot %d to be deleted", id)},
 		func(ctx context.Context) (bool, string, error) {
 			s, err := c.DeleteSnapshot(ctx, id)
 			switch {
 			case tfutil.IsNotFound(err):
 				return true, "gone", nil
-			case tfutil.HasCode(err, client.CodeSnapshotUnavailable), rateLimited(err):
+			case tfutil.HasCode(err, client.CodeSnapshotUnavailable):
 				return false, "waiting for a running restore to finish", nil
 			case err != nil:
 				return false, "", err

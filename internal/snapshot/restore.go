@@ -180,7 +180,7 @@ func (r *Restore) Create(ctx context.Context, req resource.CreateRequest, resp *
 func restore(ctx context.Context, c *client.Client, id int64) (time.Time, *client.Snapshot, error) {
 	var at time.Time
 	var snap *client.Snapshot
-	err := tfutil.Poll(ctx, pollOptions(fmt.Sprintf("snapshot %d to accept the restore", id)),
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("snapshot %d to accept the restore", id)},
 		func(ctx context.Context) (bool, string, error) {
 			at = time.Now().UTC().Truncate(time.Second)
 			var err error

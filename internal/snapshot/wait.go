@@ -3,28 +3,10 @@ package snapshot
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
-
-// Poll intervals of the snapshot waits: the first check comes soon (simulated images are ready
-// in seconds), later ones back off to spare the per-minute read limits.
-const (
-	pollInterval    = 500 * time.Millisecond
-	pollMaxInterval = 5 * time.Second
-)
-
-func pollOptions(what string) tfutil.PollOptions {
-	return tfutil.PollOptions{What: what, Interval: pollInterval, MaxInterval: pollMaxInterval}
-}
-
-// rateLimited reports whether a read failed only because the per-minute read limit was still
-// hit after the client's retries; a wait then keeps polling, bounded by its timeout.
-func rateLimited(err error) bool {
-	return tfutil.HasCode(err, client.CodeRateLimited)
-}
 
 // failedError is a snapshot whose image the datacenter could not make. A failed snapshot is
 // final and never billed; the API deletes what is left of the image by itself.
@@ -54,12 +36,9 @@ func (e *endedError) Error() string {
 // wait a *tfutil.WaitError.
 func waitForSnapshot(ctx context.Context, c *client.Client, id int64, what string, ready func(*client.Snapshot) bool) (*client.Snapshot, error) {
 	var last *client.Snapshot
-	err := tfutil.Poll(ctx, pollOptions(fmt.Sprintf("snapshot %d %s", id, what)),
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("snapshot %d %s", id, what)},
 		func(ctx context.Context) (bool, string, error) {
 			s, err := c.GetSnapshot(ctx, id)
-			if rateLimited(err) {
-				return false, "rate limited", nil
-			}
 			if err != nil {
 				return false, "", fmt.Errorf("reading snapshot %d: %w", id, err)
 			}
@@ -87,12 +66,9 @@ func available(s *client.Snapshot) bool { return s.Status == client.SnapshotAvai
 // credentials of the snapshot are delivered.
 func waitForInstanceSettled(ctx context.Context, c *client.Client, id int64) (*client.Instance, error) {
 	var last *client.Instance
-	err := tfutil.Poll(ctx, pollOptions(fmt.Sprintf("instance %d to finish restoring", id)),
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to finish restoring", id)},
 		func(ctx context.Context) (bool, string, error) {
 			in, err := c.GetInstance(ctx, id, false)
-			if rateLimited(err) {
-				return false, "rate limited", nil
-			}
 			if err != nil {
 				return false, "", fmt.Errorf("reading instance %d: %w", id, err)
 			}

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 // Defaults of PollOptions.
 const (
-	DefaultPollInterval    = time.Second
-	DefaultPollMaxInterval = 10 * time.Second
+	DefaultPollInterval    = 500 * time.Millisecond
+	DefaultPollMaxInterval = 5 * time.Second
 	// DefaultPollTimeout bounds a wait whose context has no deadline, so no wait is endless even
 	// when a caller forgets its timeout.
 	DefaultPollTimeout = 30 * time.Minute
@@ -68,7 +70,8 @@ func IsWaitError(err error) bool {
 // Poll calls check until it reports done or fails, pausing between calls with a growing
 // interval. The wait is bounded by opts.Timeout (or the context's deadline) and ends at once
 // when ctx is canceled; either end returns a *WaitError. Progress (status changes and elapsed
-// time) is logged with tflog, so TF_LOG=INFO shows what a long apply is waiting for.
+// time) is logged with tflog, so TF_LOG=INFO shows what a long apply is waiting for. A check
+// that fails with rate_limited is not an error: the wait goes on, within its bound.
 func Poll(ctx context.Context, opts PollOptions, check PollFunc) error {
 	opts = pollDefaults(opts)
 	var cancel context.CancelFunc
@@ -89,6 +92,11 @@ func Poll(ctx context.Context, opts PollOptions, check PollFunc) error {
 	for checks := 1; ; checks++ {
 		done, status, err := check(ctx)
 		elapsed := time.Since(start)
+		if err != nil && ctx.Err() == nil && HasCode(err, client.CodeRateLimited) {
+			// The read limit was still hit after the client's own retries (many resources
+			// polling at once can do that): a busy API is no reason to fail the wait.
+			done, status, err = false, "rate limited", nil
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return &WaitError{What: opts.What, Elapsed: elapsed, LastStatus: last, Err: ctx.Err()}

@@ -3,9 +3,12 @@ package tfutil
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 func TestPoll(t *testing.T) {
@@ -95,5 +98,28 @@ func TestPollDefaultsBoundTheWait(t *testing.T) {
 	o = pollDefaults(PollOptions{})
 	if o.Interval != DefaultPollInterval || o.MaxInterval != DefaultPollMaxInterval {
 		t.Errorf("defaults: got %+v, want %s and %s", o, DefaultPollInterval, DefaultPollMaxInterval)
+	}
+}
+
+func TestPollKeepsWaitingThroughRateLimits(t *testing.T) {
+	t.Parallel()
+	opts := PollOptions{What: "thing", Interval: time.Millisecond, MaxInterval: time.Millisecond, Timeout: time.Second}
+	limited := fmt.Errorf("reading thing: %w", &client.APIError{Status: 429, Code: client.CodeRateLimited})
+	checks := 0
+	err := Poll(context.Background(), opts, func(context.Context) (bool, string, error) {
+		checks++
+		if checks < 3 {
+			return false, "", limited
+		}
+		return true, "done", nil
+	})
+	if err != nil || checks != 3 {
+		t.Fatalf("Poll = %v after %d checks, want nil after 3: a rate-limited check must not end the wait", err, checks)
+	}
+
+	other := fmt.Errorf("reading thing: %w", &client.APIError{Status: 404, Code: client.CodeNotFound})
+	err = Poll(context.Background(), opts, func(context.Context) (bool, string, error) { return false, "", other })
+	if !errors.Is(err, other) {
+		t.Fatalf("Poll = %v, want the not_found error to end the wait", err)
 	}
 }
