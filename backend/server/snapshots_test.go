@@ -566,3 +566,82 @@ func TestSnapshotUnpaidExpires(t *testing.T) {
 	}
 	e.wantReconciled(t, a.ID)
 }
+
+// TestLockSnapshotHook: the operator hook locks a snapshot as an unpaid charge would, without
+// running billing into debt. Restoring it and building a server from it then answer 409
+// snapshot_locked (reads and renames still work); a top-up lifts an unpaid lock, not one for
+// another reason, and UnlockSnapshot lifts any.
+func TestLockSnapshotHook(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	a := e.funded(t, 10_000_000)
+	id := e.deployed(t, a.APIKey, ubuntuOn101)
+	s := e.available(t, a.APIKey, id)
+	restorePath := fmt.Sprintf("/snapshots/%d/restore", s.ID)
+	clone := fmt.Sprintf(`{"server_id": 102, "snapshot_id": %d, "term": "hourly"}`, s.ID)
+	refused := func(words ...string) {
+		t.Helper()
+		r := e.do(t, request{Method: http.MethodPost, Path: restorePath, Key: a.APIKey})
+		r.wantStatus(t, http.StatusConflict, "snapshot_locked")
+		r.wantMessage(t, words...)
+		r = e.order(t, a.APIKey, "", clone)
+		r.wantStatus(t, http.StatusConflict, "snapshot_locked")
+		r.wantMessage(t, words...)
+	}
+
+	if err := e.srv.LockSnapshot(ctx, s.ID, store.LockUnpaid); err != nil {
+		t.Fatal(err)
+	}
+	if v := e.getSnapshot(t, a.APIKey, s.ID); !v.Locked || v.LockReason == nil || *v.LockReason != "unpaid" || v.Status != "available" {
+		t.Fatalf("snapshot after LockSnapshot: %+v, want available and locked unpaid", v)
+	}
+	refused("locked (unpaid)", "top up the wallet")
+	e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey, Body: `{"name": "held"}`}).
+		wantStatus(t, http.StatusOK, "")
+	var orders []orderView
+	e.do(t, request{Path: "/orders", Key: a.APIKey}).data(t, &orders)
+	if len(orders) != 1 {
+		t.Fatalf("orders after a refused clone: %d, want only the source server's", len(orders))
+	}
+	// Like a real unpaid lock, it is lifted by a top-up once nothing is owed.
+	if err := e.srv.TopUp(ctx, a.ID, 1_000, "card"); err != nil {
+		t.Fatal(err)
+	}
+	if v := e.getSnapshot(t, a.APIKey, s.ID); v.Locked || v.LockReason != nil {
+		t.Fatalf("unpaid lock after a top-up: %+v, want unlocked", v)
+	}
+
+	// A lock for another reason is not the wallet's to lift.
+	if err := e.srv.LockSnapshot(ctx, s.ID, "abuse"); err != nil {
+		t.Fatal(err)
+	}
+	refused("locked (abuse)", "contact support")
+	if err := e.srv.TopUp(ctx, a.ID, 1_000, "card"); err != nil {
+		t.Fatal(err)
+	}
+	if v := e.getSnapshot(t, a.APIKey, s.ID); !v.Locked || *v.LockReason != "abuse" {
+		t.Fatalf("abuse lock after a top-up: %+v, want it kept", v)
+	}
+	if err := e.srv.UnlockSnapshot(ctx, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if v := e.getSnapshot(t, a.APIKey, s.ID); v.Locked || v.LockReason != nil {
+		t.Fatalf("snapshot after UnlockSnapshot: %+v, want unlocked", v)
+	}
+	e.placed(t, a.APIKey, clone)
+	e.do(t, request{Method: http.MethodPost, Path: restorePath, Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+
+	if err := e.srv.LockSnapshot(ctx, s.ID, ""); err == nil {
+		t.Fatal("locking without a reason: got nil error")
+	}
+	if err := e.srv.LockSnapshot(ctx, 99999, store.LockUnpaid); err == nil {
+		t.Fatal("locking an unknown snapshot: got nil error")
+	}
+	gone := e.available(t, a.APIKey, e.deployed(t, a.APIKey, ubuntuOn101))
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", gone.ID), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	if err := e.srv.LockSnapshot(ctx, gone.ID, store.LockUnpaid); err == nil {
+		t.Fatal("locking a deleted snapshot: got nil error")
+	}
+	e.wantReconciled(t, a.ID)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,6 +145,49 @@ func AllOf(checks ...func(*terraform.State) error) func(*terraform.State) error 
 			if err := check(s); err != nil {
 				return err
 			}
+		}
+		return nil
+	}
+}
+
+// LockSnapshotUnpaid locks a snapshot of the backend as a charge the wallet could not cover
+// would (lock_reason "unpaid"), without running billing into debt, which a test on the real
+// clock cannot do. It fails t on error; call it from a PreConfig or a Check.
+func (b *Backend) LockSnapshotUnpaid(t *testing.T, id int64) {
+	t.Helper()
+	if err := b.Server.LockSnapshot(context.Background(), id, "unpaid"); err != nil {
+		t.Fatalf("locking snapshot %d: %v", id, err)
+	}
+}
+
+// UnlockSnapshot lifts the lock of a snapshot of the backend, failing t on error.
+func (b *Backend) UnlockSnapshot(t *testing.T, id int64) {
+	t.Helper()
+	if err := b.Server.UnlockSnapshot(context.Background(), id); err != nil {
+		t.Fatalf("unlocking snapshot %d: %v", id, err)
+	}
+}
+
+// CheckActiveInstances asks the backend, not the state: it fails unless the account's active
+// instances are exactly ids, in any order. Mid-test, call it with a nil state to show that a
+// failed apply left no server behind.
+func (b *Backend) CheckActiveInstances(t *testing.T, ids ...int64) func(*terraform.State) error {
+	t.Helper()
+	c := b.Client(t, "en")
+	return func(*terraform.State) error {
+		list, err := c.ListInstances(context.Background(), true)
+		if err != nil {
+			return fmt.Errorf("listing the backend's instances: %w", err)
+		}
+		got := make([]int64, 0, len(list))
+		for _, in := range list {
+			got = append(got, in.ID)
+		}
+		want := slices.Clone(ids)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("active instances: got %v, want %v", got, want)
 		}
 		return nil
 	}

@@ -81,8 +81,8 @@ func addOrderError(diags *diag.Diagnostics, plan Model, err error) {
 			return
 		case tfutil.HasCode(err, client.CodeSnapshotLocked):
 			diags.AddAttributeError(path.Root("snapshot_id"), "Snapshot locked",
-				fmt.Sprintf("A charge of snapshot %d is unpaid, so no server can be built from it. Top up the wallet: the "+
-					"debt is paid first and the snapshot unlocks.\n\n%s", id, tfutil.APIErrorDetail(err)))
+				fmt.Sprintf("Snapshot %d is locked, so no server can be built from it; nothing was ordered.\n\n%s",
+					id, tfutil.APIErrorDetail(err)))
 			return
 		}
 	}

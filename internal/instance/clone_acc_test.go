@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -153,6 +154,58 @@ func TestAccInstance_cloneWaitsForRestore(t *testing.T) {
 			},
 			// The restore left the source server off, so its power "on" shows as a change.
 			ExpectNonEmptyPlan: true,
+		},
+	))
+}
+
+// TestAccInstance_cloneLocked: building a server from a snapshot locked for an unpaid charge
+// fails on snapshot_id with what to do about it (top up the wallet; the snapshot unlocks once the
+// debt is paid), and nothing is ordered: no server in the backend, none in the state. Once the
+// snapshot is unlocked the same configuration builds it.
+func TestAccInstance_cloneLocked(t *testing.T) {
+	b := acctest.StartBackend(t)
+	var snapshotID, sourceID int64
+	idOf := func(s *terraform.State, address string) int64 {
+		var n int64
+		if _, err := fmt.Sscan(s.RootModule().Resources[address].Primary.Attributes["id"], &n); err != nil {
+			t.Fatalf("%s.id: %v", address, err)
+		}
+		return n
+	}
+	resource.ParallelTest(t, cloneSteps(t, b,
+		resource.TestStep{
+			Config: cloneConfig(b),
+			Check: func(s *terraform.State) error {
+				snapshotID, sourceID = idOf(s, "reseller_snapshot.src"), idOf(s, "reseller_instance.src")
+				return nil
+			},
+		},
+		resource.TestStep{
+			PreConfig: func() { b.LockSnapshotUnpaid(t, snapshotID) },
+			Config:    cloneConfig(b, planMedium),
+			ExpectError: acctest.ErrorRegexp(`Snapshot locked.*Snapshot \d+ is locked, so no server can be built from it; nothing was ordered` +
+				`.*locked \(unpaid\).*Error code: snapshot_locked.*top up the wallet by at least the account's debt` +
+				`.*unlocks as soon as nothing is owed; then apply again`),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				if err := b.CheckActiveInstances(t, sourceID)(nil); err != nil {
+					t.Fatalf("after the refused build: %v", err)
+				}
+				if orders := b.Orders(t); len(orders) != 1 || orders[0].Server == nil || orders[0].Server.ServerProductID != planSmall {
+					t.Fatalf("backend orders after the refused build: got %+v, want only the source server's", orders)
+				}
+				b.UnlockSnapshot(t, snapshotID)
+			},
+			Config: cloneConfig(b, planMedium),
+			// A create, not a replace: the refused build left nothing (not even a tainted server) in the state.
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("reseller_instance.clone0", plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("reseller_instance.clone0", tfjsonpath.New("status"), knownvalue.StringExact("online")),
+				statecheck.ExpectKnownValue("reseller_instance.clone0", tfjsonpath.New("template_id"), knownvalue.Int64Exact(tmplDebian)),
+			},
 		},
 	))
 }

@@ -207,7 +207,7 @@ func (d *SnapshotsDataSource) Read(ctx context.Context, req datasource.ReadReque
 		list, err = c.ListSnapshots(ctx, includeInactive)
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, "Unable to list snapshots", err)
+		tfutil.AddAPIError(&resp.Diagnostics, "Unable to list snapshots", err)
 		return
 	}
 	data.Snapshots = newItems(list)

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"strings"
 	"testing"
 	"time"
 )
@@ -14,5 +13,3 @@ func mustTime(t *testing.T, s string) time.Time {
 	}
 	return v
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -242,9 +242,6 @@ func TestWaitErrorsRead(t *testing.T) {
 	if !available(&client.Snapshot{Status: client.SnapshotAvailable}) || available(&client.Snapshot{Status: client.SnapshotRestoring}) {
 		t.Error("available: wrong answer")
 	}
-	if d := apiErrorDetail(&client.APIError{Status: 409, Code: client.CodeRestoreUnsupported, Message: "no"}); !contains(d, "reseller_instance with snapshot_id") {
-		t.Errorf("restore_unsupported detail: got %q, want advice to clone", d)
-	}
 }
 
 func equalPtr(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

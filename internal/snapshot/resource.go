@@ -87,7 +87,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 					tfutil.APIErrorDetail(err)))
 			return
 		}
-		addError(&resp.Diagnostics, fmt.Sprintf("Unable to take a snapshot of instance %d", instanceID), err)
+		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to take a snapshot of instance %d", instanceID), err)
 		return
 	}
 	ctx = tflog.SetField(ctx, "snapshot_id", snap.ID)
@@ -116,14 +116,14 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 			"server take longer.", err, snap.ID))
 		return
 	case err != nil:
-		addError(&resp.Diagnostics, fmt.Sprintf("Unable to wait for snapshot %d", snap.ID), err)
+		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to wait for snapshot %d", snap.ID), err)
 		return
 	}
 	tflog.Info(ctx, "snapshot available", map[string]any{"size_gb": last.SizeGB, "price": last.Price})
 
 	if patch, changed := plan.patchRequest(plan.afterCreate()); changed {
 		if last, err = c.UpdateSnapshot(ctx, snap.ID, patch); err != nil {
-			addError(&resp.Diagnostics, fmt.Sprintf("Unable to set the note of snapshot %d", snap.ID), err)
+			tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to set the note of snapshot %d", snap.ID), err)
 			return
 		}
 	}
@@ -163,7 +163,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.State.RemoveResource(ctx)
 		return
 	case err != nil:
-		addError(&resp.Diagnostics, fmt.Sprintf("Unable to read snapshot %d", id), err)
+		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to read snapshot %d", id), err)
 		return
 	case snap.Ended():
 		tflog.Warn(ctx, "snapshot ended; removing it from the state", map[string]any{"snapshot_id": id, "status": snap.Status})
@@ -213,7 +213,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		snap, err = c.GetSnapshot(ctx, id) // only the timeouts changed
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, fmt.Sprintf("Unable to update snapshot %d", id), err)
+		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to update snapshot %d", id), err)
 		return
 	}
 	resp.Diagnostics.Append(plan.setSnapshot(ctx, snap)...)
@@ -257,7 +257,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 			return s.Ended(), s.Status, nil
 		})
 	if err != nil && !isGone(err) {
-		addError(&resp.Diagnostics, fmt.Sprintf("Unable to delete snapshot %d", id), err)
+		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to delete snapshot %d", id), err)
 	}
 }
 

@@ -145,7 +145,13 @@ func (r *Restore) Create(ctx context.Context, req resource.CreateRequest, resp *
 					"reseller_instance and snapshot_id instead).\n\n%s", id, tfutil.APIErrorDetail(err)))
 			return
 		}
-		addError(&resp.Diagnostics, fmt.Sprintf("Unable to restore snapshot %d", id), err)
+		if tfutil.HasCode(err, client.CodeSnapshotLocked) {
+			resp.Diagnostics.AddAttributeError(path.Root("snapshot_id"), "Snapshot locked",
+				fmt.Sprintf("Snapshot %d is locked, so it cannot be restored; its server was not changed.\n\n%s",
+					id, tfutil.APIErrorDetail(err)))
+			return
+		}
+		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to restore snapshot %d", id), err)
 		return
 	}
 	if snap.InstanceID == nil {
@@ -230,7 +236,7 @@ func (r *Restore) Read(ctx context.Context, req resource.ReadRequest, resp *reso
 		tflog.Warn(ctx, "the restored snapshot is gone; removing the restore from the state", map[string]any{"snapshot_id": id})
 		resp.State.RemoveResource(ctx)
 	case err != nil:
-		addError(&resp.Diagnostics, fmt.Sprintf("Unable to read snapshot %d", id), err)
+		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to read snapshot %d", id), err)
 	}
 }
 

@@ -169,3 +169,54 @@ func TestAccSnapshotRestore_unsupported(t *testing.T) {
 		},
 	))
 }
+
+// TestAccSnapshotRestore_locked: a restore of a snapshot locked for an unpaid charge fails on
+// snapshot_id with what to do about it (top up the wallet; the snapshot unlocks once the debt is
+// paid), leaves the server as it was and nothing in the state; once the snapshot is unlocked the
+// same configuration applies.
+func TestAccSnapshotRestore_locked(t *testing.T) {
+	b := acctest.StartBackend(t)
+	c := b.Client(t, "en")
+	base := server(b, planSmall, tmplUbuntu) + snapshotOf()
+	var snapshotID, instanceID int64
+	resource.ParallelTest(t, testCase(t, b,
+		resource.TestStep{
+			Config: base,
+			Check: func(s *terraform.State) error {
+				snapshotID, instanceID = idOf(t, s, res), idOf(t, s, "reseller_instance.src")
+				return nil
+			},
+		},
+		resource.TestStep{
+			PreConfig: func() { b.LockSnapshotUnpaid(t, snapshotID) },
+			Config:    base + restoreOf("1"),
+			ExpectError: acctest.ErrorRegexp(`Snapshot locked.*Snapshot \d+ is locked, so it cannot be restored; its server was not changed` +
+				`.*locked \(unpaid\).*Error code: snapshot_locked.*top up the wallet by at least the account's debt` +
+				`.*unlocks as soon as nothing is owed; then apply again`),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				ctx := context.Background()
+				snap, err := c.GetSnapshot(ctx, snapshotID)
+				if err != nil || !snap.Locked || snap.Status != client.SnapshotAvailable {
+					t.Fatalf("snapshot after the refused restore: %+v, %v; want available and still locked", snap, err)
+				}
+				in, err := c.GetInstance(ctx, instanceID, false)
+				if err != nil || in.StatusValue() != client.StatusOnline {
+					t.Fatalf("instance after the refused restore: %v, %v; want it online, untouched", in.StatusValue(), err)
+				}
+				b.UnlockSnapshot(t, snapshotID)
+			},
+			Config: base + restoreOf("1"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(restoreRes, plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.CompareValuePairs(restoreRes, tfjsonpath.New("instance_id"), "reseller_instance.src", tfjsonpath.New("id"), compareSame),
+				check("locked", knownvalue.Bool(false)),
+			},
+			// The server is off after the restore, so the instance plans power "on" again.
+			ExpectNonEmptyPlan: true,
+		},
+	))
+}

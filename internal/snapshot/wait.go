@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
@@ -84,4 +85,10 @@ func waitForInstanceSettled(ctx context.Context, c *client.Client, id int64) (*c
 			return (s == client.StatusOnline || s == client.StatusOffline) && !in.CredentialsPending(), status, nil
 		})
 	return last, err
+}
+
+// isGone reports whether err says the snapshot no longer exists for the account.
+func isGone(err error) bool {
+	var ended *endedError
+	return tfutil.IsNotFound(err) || errors.As(err, &ended)
 }

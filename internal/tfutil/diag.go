@@ -72,6 +72,22 @@ func codeHint(code string) string {
 		return "The plan's datacenter takes no orders now (its status is not available); choose a plan of another datacenter."
 	case "ip_change_too_soon":
 		return "Free IP changes are limited to one per hour; change ip_change_trigger again later."
+	case "snapshot_locked":
+		return "The snapshot is locked, so it can be neither restored nor built from. With lock_reason \"unpaid\" a " +
+			"charge of it could not be paid: top up the wallet by at least the account's debt (the debt attribute of " +
+			"the reseller_account data source). A top-up pays the debt first and the snapshot unlocks as soon as " +
+			"nothing is owed; then apply again. A snapshot left unpaid for 72 hours expires. A lock for any other " +
+			"reason is lifted only by support."
+	case "snapshot_limit_reached":
+		return "The server has as many snapshots as its datacenter allows (creating, available and restoring ones " +
+			"count; see max_per_instance). Delete one it no longer needs (list them with the reseller_snapshots data " +
+			"source and instance_id), then apply again."
+	case "snapshot_unavailable":
+		return "Only an available snapshot can be used: it is still being created, is being restored, or has " +
+			"ended. Apply again once it is available."
+	case "restore_unsupported":
+		return "This datacenter offers no restore in place, only new servers built from the snapshot: use " +
+			"reseller_instance with snapshot_id instead (see the snapshot's restore attribute)."
 	case "instance_locked":
 		return "The instance is locked (debt, traffic cap passed, or deletion in progress); see its lock_reason. " +
 			"A debt lock lifts when the wallet is topped up."

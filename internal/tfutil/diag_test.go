@@ -19,6 +19,12 @@ func TestAPIErrorDetail(t *testing.T) {
 	}{
 		{"api error", apiErr, []string{"balance too low", "Error code: insufficient_balance", "HTTP status: 402",
 			"Request ID: req-42", "Support reference: REF9", "Top up the wallet"}},
+		{"snapshot locked", &client.APIError{Status: 409, Code: "snapshot_locked", Message: "locked"},
+			[]string{"Error code: snapshot_locked", "top up the wallet", "reseller_account", "unlocks as soon as nothing is owed", "72 hours"}},
+		{"restore unsupported", &client.APIError{Status: 409, Code: "restore_unsupported", Message: "no"},
+			[]string{"Error code: restore_unsupported", "reseller_instance with snapshot_id"}},
+		{"snapshot limit", &client.APIError{Status: 409, Code: "snapshot_limit_reached", Message: "cap"},
+			[]string{"max_per_instance", "reseller_snapshots"}},
 		{"wrapped api error", fmt.Errorf("reading: %w", apiErr), []string{"Error code: insufficient_balance"}},
 		{"other error", errors.New("dial tcp: connection refused"), []string{"dial tcp: connection refused"}},
 	}

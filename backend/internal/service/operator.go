@@ -44,6 +44,45 @@ func (s *Service) setLock(ctx context.Context, id int64, change func(*store.Inst
 	return nil
 }
 
+// LockSnapshot locks an active snapshot (creating, available or restoring) for reason, as the
+// system does when a charge of it is unpaid (store.LockUnpaid, the only reason the API documents
+// and the one a top-up that pays the debt lifts); restores and builds from it then answer 409
+// snapshot_locked. The lock starts now, which is what the unpaid grace (DebtGrace) counts from.
+func (s *Service) LockSnapshot(ctx context.Context, id int64, reason string) error {
+	if reason == "" {
+		return Validation("reason", "is required")
+	}
+	return s.setSnapshotLock(ctx, id, func(snap *store.Snapshot) {
+		snap.Locked, snap.LockReason, snap.LockedAt = true, reason, s.now()
+	})
+}
+
+// UnlockSnapshot lifts the lock of an active snapshot, whatever its reason; a debt the lock was
+// for stays owed.
+func (s *Service) UnlockSnapshot(ctx context.Context, id int64) error {
+	return s.setSnapshotLock(ctx, id, func(snap *store.Snapshot) {
+		snap.Locked, snap.LockReason, snap.LockedAt = false, "", time.Time{}
+	})
+}
+
+func (s *Service) setSnapshotLock(ctx context.Context, id int64, change func(*store.Snapshot)) error {
+	err := s.store.WithTx(ctx, func(tx store.Tx) error {
+		snap, err := tx.SnapshotByID(ctx, id)
+		if err != nil {
+			return notFoundOr(err, "snapshot", "read snapshot")
+		}
+		if !activeSnapshot(snap) {
+			return fmt.Errorf("service: snapshot %d is %s; its lock cannot change", id, snap.Status)
+		}
+		change(&snap)
+		return tx.UpdateSnapshot(ctx, snap)
+	})
+	if err != nil {
+		return fmt.Errorf("service: lock snapshot %d: %w", id, err)
+	}
+	return nil
+}
+
 // MachineRef returns the datacenter's reference of an instance's machine.
 func (s *Service) MachineRef(ctx context.Context, id int64) (string, error) {
 	in, err := s.store.InstanceByID(ctx, id)

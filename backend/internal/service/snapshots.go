@@ -395,13 +395,17 @@ func (s *Service) restorable(ctx context.Context, q store.Queries, acct store.Ac
 }
 
 // usable refuses a snapshot that cannot be restored or cloned now: 409 snapshot_unavailable
-// unless it is available, 409 snapshot_locked while a charge of it is unpaid.
+// unless it is available, 409 snapshot_locked while it is locked (a charge of it is unpaid, or
+// an operator locked it).
 func usable(snap store.Snapshot, now time.Time) error {
 	if status := snapshotStatus(snap, now); status != store.SnapshotAvailable {
 		return Conflict(CodeSnapshotUnavailable, "snapshot %d is %s; only an available snapshot can be used", snap.ID, status)
 	}
-	if snap.Locked {
+	switch {
+	case snap.Locked && snap.LockReason == store.LockUnpaid:
 		return Conflict(CodeSnapshotLocked, "snapshot %d is locked (%s) until its charges are paid; top up the wallet", snap.ID, snap.LockReason)
+	case snap.Locked: // only an operator locks for another reason, and only support lifts it
+		return Conflict(CodeSnapshotLocked, "snapshot %d is locked (%s); contact support", snap.ID, snap.LockReason)
 	}
 	return nil
 }
