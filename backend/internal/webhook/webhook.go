@@ -1,26 +1,19 @@
-// Package webhook signs and sends webhook deliveries: one HTTP POST per attempt, signed as the
-// spec's Events section describes (Stripe's scheme: HMAC-SHA256 over "<t>." and the raw body).
-// What to send and when to retry is the service's business; this package only speaks HTTP.
+// Package webhook sends webhook deliveries: one HTTP POST per attempt, signed as the spec's
+// Events section describes. The signature rule and the header names come from the exported
+// package the receivers use (github.com/reseller/terraform-provider-reseller/webhook), so the
+// signer and the verifier share one definition. What to send and when to retry is the
+// service's business; this package only speaks HTTP.
 package webhook
 
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
-)
 
-// The headers of a delivery.
-const (
-	HeaderEvent     = "X-Service-Event"
-	HeaderDelivery  = "X-Service-Delivery"
-	HeaderSignature = "X-Service-Signature"
+	"github.com/reseller/terraform-provider-reseller/webhook"
 )
 
 // Timeout is how long a receiver has to answer (spec: a 2xx within 15 seconds).
@@ -52,35 +45,28 @@ type Sender interface {
 // Delivered reports whether a status counts as delivered: any 2xx.
 func Delivered(status int) bool { return status >= 200 && status <= 299 }
 
-// Sign returns the X-Service-Signature value of body at t under secret:
-// "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>".
-func Sign(secret string, t time.Time, body []byte) string {
-	ts := strconv.FormatInt(t.Unix(), 10)
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte(ts + "."))
-	mac.Write(body)
-	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
-}
-
 // HTTPSender sends attempts over HTTP. Redirects are not followed: a receiver must answer 2xx
 // at the registered URL itself.
 type HTTPSender struct {
-	client *http.Client
+	client  *http.Client
+	timeout time.Duration // the receiver's time to answer; an attempt past it is undelivered
 }
 
 var _ Sender = (*HTTPSender)(nil)
 
 // NewHTTPSender returns a sender whose every attempt is bounded by Timeout.
 func NewHTTPSender() *HTTPSender {
-	return &HTTPSender{client: &http.Client{
-		Timeout:       Timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
+	return &HTTPSender{
+		client: &http.Client{
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		timeout: Timeout,
+	}
 }
 
 // Send posts m.Body to m.URL with the delivery headers and a signature made at m.At.
 func (s *HTTPSender) Send(ctx context.Context, m Message) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.URL, bytes.NewReader(m.Body))
 	if err != nil {
@@ -88,9 +74,9 @@ func (s *HTTPSender) Send(ctx context.Context, m Message) (int, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", userAgent)
-	req.Header.Set(HeaderEvent, m.Event)
-	req.Header.Set(HeaderDelivery, m.DeliveryID)
-	req.Header.Set(HeaderSignature, Sign(m.Secret, m.At, m.Body))
+	req.Header.Set(webhook.HeaderEvent, m.Event)
+	req.Header.Set(webhook.HeaderDelivery, m.DeliveryID)
+	req.Header.Set(webhook.HeaderSignature, webhook.Sign(m.Secret, m.At, m.Body))
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return 0, fmt.Errorf("webhook: post %s: %w", m.Event, err)
