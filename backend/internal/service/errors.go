@@ -11,15 +11,15 @@ import (
 
 // Stable error codes of the API (spec: Errors). Clients decide by these, so they never change.
 const (
-	CodeValidation         = "validation_error"
-	CodeUnauthorized       = "unauthorized"
-	CodeInsufficientFunds  = "insufficient_balance"
-	CodeForbidden          = "forbidden"
-	CodeNotFound           = "not_found"
-	CodeMethodNotAllowed   = "method_not_allowed"
-	CodeRateLimited        = "rate_limited"
-	CodeServerError        = "server_error"
-	CodeServiceUnavailable = "service_unavailable"
+	CodeValidation          = "validation_error"
+	CodeUnauthorized        = "unauthorized"
+	CodeInsufficientBalance = "insufficient_balance"
+	CodeForbidden           = "forbidden"
+	CodeNotFound            = "not_found"
+	CodeMethodNotAllowed    = "method_not_allowed"
+	CodeRateLimited         = "rate_limited"
+	CodeServerError         = "server_error"
+	CodeServiceUnavailable  = "service_unavailable"
 
 	CodeInstanceLocked        = "instance_locked"
 	CodeIdempotencyInProgress = "idempotency_in_progress"
@@ -88,7 +88,7 @@ func Conflict(code, format string, args ...any) *Error {
 // InsufficientBalance reports a wallet that cannot cover need; available already counts the
 // prices of orders still provisioning.
 func InsufficientBalance(need, available money.Micros) *Error {
-	return &Error{Status: http.StatusPaymentRequired, Code: CodeInsufficientFunds,
+	return &Error{Status: http.StatusPaymentRequired, Code: CodeInsufficientBalance,
 		Message: fmt.Sprintf("insufficient balance: %s USD needed, %s USD available", need, max(available, 0))}
 }
 
