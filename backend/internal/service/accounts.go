@@ -186,15 +186,6 @@ func (s *Service) Authenticate(ctx context.Context, key string) (store.Account, 
 	return acct, nil
 }
 
-// Account returns the account with id.
-func (s *Service) Account(ctx context.Context, id int64) (store.Account, error) {
-	acct, err := s.store.Account(ctx, id)
-	if err != nil {
-		return store.Account{}, accountError(err, "read account")
-	}
-	return acct, nil
-}
-
 func (s *Service) newKey() (string, error) {
 	b := make([]byte, keyBytes)
 	if _, err := io.ReadFull(s.random, b); err != nil {

@@ -59,9 +59,6 @@ type AppRecord struct {
 	App catalog.App
 }
 
-// Operable reports whether operations may change the instance: it is active and not locked.
-func (d InstanceDetail) Operable() bool { return d.Active && !d.Locked }
-
 // describe joins an instance with the catalogue; withApps also loads its app installs.
 func (s *Service) describe(ctx context.Context, in store.Instance, withApps bool) (InstanceDetail, error) {
 	now := s.now()
