@@ -1,6 +1,8 @@
 package api
 
 import (
+	"time"
+
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
@@ -105,7 +107,7 @@ func newSnapshotSettingsJSON(s *catalog.SnapshotSettings) *snapshotSettingsJSON 
 	if s == nil {
 		return nil
 	}
-	return &snapshotSettingsJSON{PricePerGBMonth: s.PricePerGBMonth, Term: catalog.TermHourly, TermHours: 1,
+	return &snapshotSettingsJSON{PricePerGBMonth: s.PricePerGBMonth, Term: catalog.TermHourly, TermHours: int(catalog.BillingHour / time.Hour),
 		MaxPerInstance: s.PerInstanceCap, CrossLocation: s.CrossLocation, Restore: s.Restore, Local: s.Local,
 		HoursPerMonth: catalog.HoursPerMonth}
 }

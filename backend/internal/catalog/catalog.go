@@ -34,6 +34,11 @@ const (
 // TermHourly is the only billing term the service sells.
 const TermHourly = "hourly"
 
+// BillingHour is the length of the TermHourly term: an instance is billed one BillingHour at a
+// time from its deployment and a snapshot from when it became available, and a resize charges
+// the share of the current BillingHour that is left.
+const BillingHour = time.Hour
+
 // Action names an instance of a plan can support.
 const (
 	ActionPowerOn        = "power_on"

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
@@ -67,7 +68,7 @@ func (s *Service) renew(ctx context.Context, id int64, now time.Time) error {
 			_, err := s.stop(ctx, tx, in, store.StatusCanceled, store.CancelSystem, due)
 			return err
 		}
-		if err := tx.AdvanceRenewal(ctx, in.ID, due, due.Add(time.Hour)); err != nil {
+		if err := tx.AdvanceRenewal(ctx, in.ID, due, due.Add(catalog.BillingHour)); err != nil {
 			return err
 		}
 		cost := s.recurring(in)
@@ -75,7 +76,7 @@ func (s *Service) renew(ctx context.Context, id int64, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		in.RenewalDue, in.Paid = due.Add(time.Hour), in.Paid+cost
+		in.RenewalDue, in.Paid = due.Add(catalog.BillingHour), in.Paid+cost
 		lockForDebt(&in, debt, due)
 		settle(&in, now)
 		return tx.UpdateInstance(ctx, in)

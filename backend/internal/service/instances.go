@@ -428,15 +428,15 @@ func (s *Service) keptFeatures(in store.Instance, target catalog.Plan) []catalog
 	return out
 }
 
-// prorate is the share of an hourly amount for the part of the hour left, in whole micro-USD,
-// rounded half up. Nothing is left of an hour that is already due.
+// prorate is the share of an amount per billing hour for the part of the hour left, in whole
+// micro-USD, rounded half up. Nothing is left of an hour that is already due.
 func prorate(amount money.Micros, left time.Duration) money.Micros {
 	if amount <= 0 || left <= 0 {
 		return 0
 	}
-	const hourMillis = int64(time.Hour / time.Millisecond)
-	ms := min(left, time.Hour).Milliseconds()
-	return money.Micros((int64(amount)*ms + hourMillis/2) / hourMillis)
+	const termMillis = int64(catalog.BillingHour / time.Millisecond)
+	ms := min(left, catalog.BillingHour).Milliseconds()
+	return money.Micros((int64(amount)*ms + termMillis/2) / termMillis)
 }
 
 // featureIDs lists the ids of features.

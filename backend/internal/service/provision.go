@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
@@ -105,7 +106,7 @@ func (s *Service) deploy(ctx context.Context, o store.Order, m datacenter.Machin
 			PlanID: plan.ID, TemplateID: o.TemplateID, DatacenterID: plan.DatacenterID, LocationID: plan.LocationID,
 			Features: o.Features, Status: m.Status, Active: true, Renew: true, MachineRef: m.Ref,
 			IPv4: m.IPv4, IPv6: m.IPv6, Username: m.Username, Password: m.Password, Port: m.Port,
-			CredentialsAt: m.CredentialsAt, CreatedAt: now, RenewalDue: now.Add(time.Hour), Paid: o.Price,
+			CredentialsAt: m.CredentialsAt, CreatedAt: now, RenewalDue: now.Add(catalog.BillingHour), Paid: o.Price,
 		}
 		if in.Status == "" {
 			in.Status = store.StatusOnline

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -122,7 +123,7 @@ func (s *Service) finishCreating(ctx context.Context, id int64, img datacenter.S
 		dc, _ := s.catalog.Datacenter(snap.DatacenterID)
 		snap.Status, snap.SizeGB = store.SnapshotAvailable, img.SizeGB
 		snap.Price = snapshotHourly(dc.Snapshots.PricePerGBMonth, img.SizeGB)
-		snap.AvailableAt, snap.RenewalDue = img.ReadyAt, img.ReadyAt.Add(time.Hour)
+		snap.AvailableAt, snap.RenewalDue = img.ReadyAt, img.ReadyAt.Add(catalog.BillingHour)
 		if err := s.accrue(ctx, tx, &snap, img.ReadyAt); err != nil {
 			return err
 		}
@@ -171,10 +172,10 @@ func (s *Service) renewSnapshot(ctx context.Context, id int64, now time.Time) er
 			endSnapshot(&snap, store.SnapshotExpired, due)
 			return tx.UpdateSnapshot(ctx, snap)
 		}
-		if err := tx.AdvanceSnapshotRenewal(ctx, snap.ID, due, due.Add(time.Hour)); err != nil {
+		if err := tx.AdvanceSnapshotRenewal(ctx, snap.ID, due, due.Add(catalog.BillingHour)); err != nil {
 			return err
 		}
-		snap.RenewalDue = due.Add(time.Hour)
+		snap.RenewalDue = due.Add(catalog.BillingHour)
 		if err := s.accrue(ctx, tx, &snap, due); err != nil {
 			return err
 		}
