@@ -57,6 +57,19 @@ type Datacenter interface {
 	DeleteSnapshot(ctx context.Context, image string) error
 }
 
+// Machine statuses: the words a datacenter reports a machine's state in, which an active
+// instance shows as its status (spec: Instance). A reboot, rebuild, resize or restore shows its
+// word until the Transition settles into online or offline. The service's own words for an
+// ended instance (canceled, expired) are in the store.
+const (
+	StatusOnline     = "online"
+	StatusOffline    = "offline"
+	StatusRebooting  = "rebooting"
+	StatusRebuilding = "rebuilding"
+	StatusResizing   = "resizing"
+	StatusRestoring  = "restoring"
+)
+
 // Power actions.
 const (
 	PowerOn  = "power_on"

@@ -109,7 +109,7 @@ func (s *Service) deploy(ctx context.Context, o store.Order, m datacenter.Machin
 			CredentialsAt: m.CredentialsAt, CreatedAt: now, RenewalDue: now.Add(catalog.BillingHour), Paid: o.Price,
 		}
 		if in.Status == "" {
-			in.Status = store.StatusOnline
+			in.Status = datacenter.StatusOnline
 		}
 		if o.SnapshotID != 0 {
 			// The disk is the snapshot's, and so are the credentials it holds.

@@ -179,7 +179,7 @@ func (s *Sim) Poll(_ context.Context, raw string) (datacenter.Build, error) {
 		Port:          22,
 		Password:      password(),
 		CredentialsAt: t.readyAt.Add(s.stepDelay),
-		Status:        "online",
+		Status:        datacenter.StatusOnline,
 	}
 	if t.osType == "windows" {
 		m.Username, m.Port = "Administrator", 3389
@@ -206,11 +206,11 @@ func (s *Sim) Power(_ context.Context, ref, action string) (datacenter.Transitio
 	var tr datacenter.Transition
 	switch action {
 	case datacenter.PowerOn:
-		tr = datacenter.Transition{Status: "online", Settled: "online", SettlesAt: now}
+		tr = datacenter.Transition{Status: datacenter.StatusOnline, Settled: datacenter.StatusOnline, SettlesAt: now}
 	case datacenter.PowerOff:
-		tr = datacenter.Transition{Status: "offline", Settled: "offline", SettlesAt: now}
+		tr = datacenter.Transition{Status: datacenter.StatusOffline, Settled: datacenter.StatusOffline, SettlesAt: now}
 	case datacenter.Reboot:
-		tr = datacenter.Transition{Status: "rebooting", Settled: "online", SettlesAt: now.Add(s.stepDelay)}
+		tr = datacenter.Transition{Status: datacenter.StatusRebooting, Settled: datacenter.StatusOnline, SettlesAt: now.Add(s.stepDelay)}
 	default:
 		return datacenter.Transition{}, fmt.Errorf("sim: unknown power action %q", action)
 	}
@@ -226,10 +226,10 @@ func (s *Sim) Rebuild(_ context.Context, ref string, _ int64, _ string) (datacen
 	settles := s.clock.Now().Add(s.stepDelay)
 	s.mu.Lock()
 	delete(s.stale, ref)
-	s.power[ref] = "online"
+	s.power[ref] = datacenter.StatusOnline
 	s.mu.Unlock()
 	return datacenter.Rebuilt{
-		Transition: datacenter.Transition{Status: "rebuilding", Settled: "online", SettlesAt: settles},
+		Transition: datacenter.Transition{Status: datacenter.StatusRebuilding, Settled: datacenter.StatusOnline, SettlesAt: settles},
 		Password:   password(), CredentialsAt: settles,
 	}, nil
 }
@@ -282,8 +282,8 @@ func (s *Sim) Resize(_ context.Context, ref string, _ int64) (datacenter.Transit
 	if err := s.fail("resize"); err != nil {
 		return datacenter.Transition{}, err
 	}
-	s.setPower(ref, "online")
-	return datacenter.Transition{Status: "resizing", Settled: "online", SettlesAt: s.clock.Now().Add(s.stepDelay)}, nil
+	s.setPower(ref, datacenter.StatusOnline)
+	return datacenter.Transition{Status: datacenter.StatusResizing, Settled: datacenter.StatusOnline, SettlesAt: s.clock.Now().Add(s.stepDelay)}, nil
 }
 
 // Delete forgets the machine.
@@ -396,9 +396,9 @@ func (s *Sim) RestoreSnapshot(_ context.Context, ref, _ string) (datacenter.Tran
 	}
 	s.mu.Lock()
 	delete(s.stale, ref)
-	s.power[ref] = "offline"
+	s.power[ref] = datacenter.StatusOffline
 	s.mu.Unlock()
-	return datacenter.Transition{Status: "restoring", Settled: "offline", SettlesAt: s.clock.Now().Add(s.stepDelay)}, nil
+	return datacenter.Transition{Status: datacenter.StatusRestoring, Settled: datacenter.StatusOffline, SettlesAt: s.clock.Now().Add(s.stepDelay)}, nil
 }
 
 // DeleteSnapshot forgets an image; with the fail rate it fails and is retried by the caller.

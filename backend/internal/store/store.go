@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 )
 
@@ -142,7 +143,7 @@ type Instance struct {
 	DatacenterID  int64
 	LocationID    int64
 	Features      []int64
-	Status        string    // as last reported by the datacenter
+	Status        string    // a datacenter.Status* word while active; StatusCanceled or StatusExpired once ended
 	NextStatus    string    // what Status becomes at NextStatusAt ("" when settled)
 	NextStatusAt  time.Time // zero when settled
 	Active        bool
@@ -167,16 +168,16 @@ type Instance struct {
 	TrafficUsedGB int
 }
 
-// Instance statuses the service sets itself; the datacenter reports the others.
+// Instance statuses the service sets itself when an instance ends. While an instance is active
+// its status is the datacenter's word for its machine (datacenter.StatusOnline, ...).
 const (
-	StatusOnline     = "online"
-	StatusOffline    = "offline"
-	StatusRebooting  = "rebooting"
-	StatusRebuilding = "rebuilding"
-	StatusResizing   = "resizing"
-	StatusCanceled   = "canceled"
-	StatusExpired    = "expired"
+	StatusCanceled = "canceled"
+	StatusExpired  = "expired"
 )
+
+// StatusOnline is datacenter.StatusOnline under the name the store's tests (storetest) use; new
+// code names the datacenter's constant.
+const StatusOnline = datacenter.StatusOnline
 
 // Lock reasons.
 const (
@@ -273,8 +274,10 @@ type Snapshot struct {
 	ImageGone    bool   // the datacenter deleted the image
 }
 
-// Snapshot statuses. Creating, available and restoring are active: they count against the
-// per-instance cap, and available and restoring are billed.
+// Snapshot statuses (spec: Snapshot), the snapshot's own words: while a snapshot is restoring,
+// the instance it is restored onto shows datacenter.StatusRestoring. Creating, available and
+// restoring are active: they count against the per-instance cap, and available and restoring
+// are billed.
 const (
 	SnapshotCreating  = "creating"
 	SnapshotAvailable = "available"
