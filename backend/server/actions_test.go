@@ -181,8 +181,8 @@ func TestRebuild(t *testing.T) {
 		!in.Credentials.Pending || in.Credentials.Password != nil || *in.Credentials.Username != "Administrator" {
 		t.Fatalf("after rebuild: %+v %+v", in, in.Credentials)
 	}
-	if !slices.Equal(in.ActiveFeatures, []string{"1"}) || in.Recurring != 0.0094 {
-		t.Fatalf("features %v recurring %v, want the forced IPv4 billed: 0.0094", in.ActiveFeatures, in.Recurring)
+	if !slices.Equal(in.ActiveFeatures, []string{"1"}) || *in.Recurring != 0.0094 {
+		t.Fatalf("features %v recurring %v, want the forced IPv4 billed: 0.0094", in.ActiveFeatures, *in.Recurring)
 	}
 	if len(in.Apps) != 1 || in.Apps[0].AppID != "iis" || in.Apps[0].Status != "queued" {
 		t.Fatalf("apps = %+v, want only iis queued: the old disk's installs are gone", in.Apps)
@@ -245,7 +245,7 @@ func TestChangeIPPaid(t *testing.T) {
 		r.wantStatus(t, http.StatusConflict, "cost_unconfirmed")
 		r.wantMessage(t, "0.5")
 	}
-	if got := e.getInstance(t, a.APIKey, id); *got.IPv4 != *in.IPv4 || got.PaidAmount != in.PaidAmount {
+	if got := e.getInstance(t, a.APIKey, id); *got.IPv4 != *in.IPv4 || *got.PaidAmount != *in.PaidAmount {
 		t.Fatal("cost_unconfirmed changed the instance")
 	}
 	// The clean pool holds two addresses and gets one back every 30 minutes.
@@ -259,7 +259,7 @@ func TestChangeIPPaid(t *testing.T) {
 		{0, false, 0},
 		{30 * time.Minute, true, 0.5},
 	}
-	paid := in.PaidAmount
+	paid := *in.PaidAmount
 	for i, tt := range tests {
 		e.clock.Advance(tt.advance)
 		before := *e.getInstance(t, a.APIKey, id).IPv4
@@ -271,8 +271,8 @@ func TestChangeIPPaid(t *testing.T) {
 		paid += tt.wantCharged
 	}
 	got := e.getInstance(t, a.APIKey, id)
-	if got.PaidAmount != paid {
-		t.Fatalf("paid_amount = %v, want %v", got.PaidAmount, paid)
+	if *got.PaidAmount != paid {
+		t.Fatalf("paid_amount = %v, want %v", *got.PaidAmount, paid)
 	}
 	acct, entries := e.ledger(t, a.ID)
 	var ipCharges int
@@ -345,10 +345,10 @@ func TestResize(t *testing.T) {
 		t.Fatalf("result = charged %v plan %v, want 0.0135 and 104", *v.Charged, *v.ServerProductID)
 	}
 	in := e.getInstance(t, a.APIKey, id)
-	if in.ServerProductID != 104 || in.ServerProduct.ID != 104 || len(in.ActiveFeatures) != 0 || in.Recurring != 0.022 ||
-		in.PaidAmount != 0.0177 || *in.Status != "online" {
+	if in.ServerProductID != 104 || in.ServerProduct.ID != 104 || len(in.ActiveFeatures) != 0 || *in.Recurring != 0.022 ||
+		*in.PaidAmount != 0.0177 || *in.Status != "online" {
 		t.Fatalf("after resize: plan %d features %v recurring %v paid %v status %s", in.ServerProductID, in.ActiveFeatures,
-			in.Recurring, in.PaidAmount, *in.Status)
+			*in.Recurring, *in.PaidAmount, *in.Status)
 	}
 	evs := e.events(t, a.ID)
 	last := evs[len(evs)-1]
@@ -357,8 +357,8 @@ func TestResize(t *testing.T) {
 	}
 	e.clock.Advance(45 * time.Minute) // the renewal charges the new plan
 	e.runDue(t)
-	if in := e.getInstance(t, a.APIKey, id); in.PaidAmount != 0.0397 {
-		t.Fatalf("paid_amount = %v after the renewal, want 0.0177 + 0.022", in.PaidAmount)
+	if in := e.getInstance(t, a.APIKey, id); *in.PaidAmount != 0.0397 {
+		t.Fatalf("paid_amount = %v after the renewal, want 0.0177 + 0.022", *in.PaidAmount)
 	}
 	e.wantReconciled(t, a.ID)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"slices"
 	"testing"
@@ -39,20 +40,20 @@ func TestHourlyBilling(t *testing.T) {
 	id := e.deployed(t, a.APIKey, `{"server_id": 101, "template_id": 1, "term": "hourly", "active_features": ["2"]}`) // 0.005/h
 	e.clock.Advance(59 * time.Minute)
 	e.runDue(t)
-	if in := e.getInstance(t, a.APIKey, id); in.PaidAmount != 0.005 {
-		t.Fatalf("paid %v before the first renewal, want 0.005", in.PaidAmount)
+	if in := e.getInstance(t, a.APIKey, id); *in.PaidAmount != 0.005 {
+		t.Fatalf("paid %v before the first renewal, want 0.005", *in.PaidAmount)
 	}
 	e.clock.Advance(time.Minute)
 	e.runDue(t)
 	in := e.getInstance(t, a.APIKey, id)
-	if in.PaidAmount != 0.01 || *in.RenewalDue != "2025-06-01T12:00:00Z" {
-		t.Fatalf("after the first renewal: paid %v due %s, want 0.01 and 12:00", in.PaidAmount, *in.RenewalDue)
+	if *in.PaidAmount != 0.01 || *in.RenewalDue != "2025-06-01T12:00:00Z" {
+		t.Fatalf("after the first renewal: paid %v due %s, want 0.01 and 12:00", *in.PaidAmount, *in.RenewalDue)
 	}
 	e.clock.Advance(3*time.Hour + 30*time.Minute) // a backend that was down catches up hour by hour
 	e.runDue(t)
 	in = e.getInstance(t, a.APIKey, id)
-	if in.PaidAmount != 0.025 || *in.RenewalDue != "2025-06-01T15:00:00Z" {
-		t.Fatalf("after catching up: paid %v due %s, want 0.025 and 15:00", in.PaidAmount, *in.RenewalDue)
+	if *in.PaidAmount != 0.025 || *in.RenewalDue != "2025-06-01T15:00:00Z" {
+		t.Fatalf("after catching up: paid %v due %s, want 0.025 and 15:00", *in.PaidAmount, *in.RenewalDue)
 	}
 	_, entries := e.ledger(t, a.ID)
 	var renewals []string
@@ -98,8 +99,8 @@ func TestDebtLocksAndTopUpUnlocks(t *testing.T) {
 	if b.Balance != 0 || b.Debt != 0.006 || b.HoursUntilBalanceZero == nil || *b.HoursUntilBalanceZero != 0 {
 		t.Fatalf("wallet = %+v, want balance 0, debt 0.006, 0 hours left", b)
 	}
-	if in := e.getInstance(t, a.APIKey, id); in.PaidAmount != 0.016 {
-		t.Fatalf("paid_amount = %v, want every hour counted, debt included: 0.016", in.PaidAmount)
+	if in := e.getInstance(t, a.APIKey, id); *in.PaidAmount != 0.016 {
+		t.Fatalf("paid_amount = %v, want every hour counted, debt included: 0.016", *in.PaidAmount)
 	}
 
 	if err := e.srv.TopUp(ctx, a.ID, 5_000, "card"); err != nil { // pays 0.005 of the 0.006
@@ -164,7 +165,7 @@ func TestRenewOffExpires(t *testing.T) {
 	e.clock.Advance(30 * time.Minute)
 	e.runDue(t)
 	in := e.getInstance(t, a.APIKey, id)
-	if in.Active || *in.Status != "expired" || *in.ExpiredAt != "2025-06-01T11:00:00Z" || in.PaidAmount != 0.004 || !in.Locked {
+	if in.Active || *in.Status != "expired" || *in.ExpiredAt != "2025-06-01T11:00:00Z" || *in.PaidAmount != 0.004 || !in.Locked {
 		t.Fatalf("at renewal_due with renew off: %+v", in)
 	}
 	evs := e.events(t, a.ID)
@@ -312,7 +313,7 @@ func TestLongRunReconciles(t *testing.T) {
 // activeIDs lists the ids of the account's active instances, oldest first.
 func (e *env) activeIDs(t *testing.T, key string) []int64 {
 	t.Helper()
-	var list []instanceView
+	var list []client.Instance
 	e.do(t, request{Path: "/instances", Key: key}).data(t, &list)
 	var ids []int64
 	for _, in := range list {

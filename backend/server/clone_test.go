@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"slices"
 	"testing"
@@ -66,7 +67,7 @@ func TestCloneCompatibility(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.SnapshotDelay = time.Hour })
 	a := e.funded(t, 10_000_000)
 	other := e.funded(t, 10_000_000)
-	ready := func(instance int64) snapshotView {
+	ready := func(instance int64) client.Snapshot {
 		t.Helper()
 		s := e.snapped(t, a.APIKey, instance)
 		e.runDue(t)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"sync"
 	"testing"
@@ -14,7 +15,7 @@ func TestIdempotencyRules(t *testing.T) {
 	a := e.funded(t, 10_000_000)
 	first := e.order(t, a.APIKey, "key-1", ubuntuOn101)
 	first.wantStatus(t, http.StatusCreated, "")
-	var orig createdView
+	var orig client.CreatedOrder
 	first.data(t, &orig)
 
 	countOrders := func() int {
@@ -32,7 +33,7 @@ func TestIdempotencyRules(t *testing.T) {
 		for range 2 {
 			r := e.order(t, a.APIKey, "key-1", respelt)
 			r.wantStatus(t, http.StatusCreated, "")
-			var got createdView
+			var got client.CreatedOrder
 			r.data(t, &got)
 			if got.OrderID != orig.OrderID || got.Price != orig.Price {
 				t.Fatalf("replay = %+v, want order %d", got, orig.OrderID)
@@ -85,7 +86,7 @@ func TestIdempotencyRules(t *testing.T) {
 		e.clock.Advance(time.Second)
 		r = e.order(t, a.APIKey, "key-1", `{"server_id": 102, "template_id": 1, "term": "hourly"}`)
 		r.wantStatus(t, http.StatusCreated, "")
-		var got createdView
+		var got client.CreatedOrder
 		r.data(t, &got)
 		if got.OrderID == orig.OrderID || r.Body.Meta != nil {
 			t.Fatalf("after 24 hours: %s, want a new order", r.Raw)
@@ -128,7 +129,7 @@ func TestIdempotencyConcurrent(t *testing.T) {
 		e.check(t, req, r)
 		switch {
 		case r.Status == http.StatusCreated:
-			var c createdView
+			var c client.CreatedOrder
 			r.data(t, &c)
 			orderIDs[c.OrderID] = true
 			if r.Body.Meta != nil && r.Body.Meta.IdempotentReplay {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"slices"
 	"strings"
@@ -39,7 +40,7 @@ func TestInstanceList(t *testing.T) {
 		t.Run(tt.query, func(t *testing.T) {
 			r := e.do(t, request{Path: "/instances" + tt.query, Key: a.APIKey})
 			r.wantStatus(t, http.StatusOK, "")
-			var list []instanceView
+			var list []client.Instance
 			r.data(t, &list)
 			got := []int64{}
 			for _, in := range list {
@@ -61,7 +62,7 @@ func TestInstanceList(t *testing.T) {
 			r.wantMessage(t, strings.Split(strings.TrimPrefix(bad, "?"), "=")[0])
 		})
 	}
-	var other []instanceView
+	var other []client.Instance
 	e.do(t, request{Path: "/instances?only_active=false", Key: e.funded(t, 0).APIKey}).data(t, &other)
 	if len(other) != 0 {
 		t.Fatalf("another account lists %d instances, want none", len(other))
@@ -75,7 +76,7 @@ func TestInstanceDetail(t *testing.T) {
 	id := e.deployed(t, a.APIKey, `{"server_id": 102, "template_id": 5, "term": "hourly", "active_features": ["2"], "hostname": "win.example.com"}`)
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d?lang=en", id), Key: a.APIKey})
 	r.wantStatus(t, http.StatusOK, "")
-	var in instanceView
+	var in client.Instance
 	r.data(t, &in)
 	if in.Name != "win.example.com" || *in.Hostname != "win.example.com" || *in.Status != "online" || !in.Active ||
 		*in.Term != "hourly" || !in.Renew || in.Locked || in.LockReason != nil || in.ExpiredAt != nil ||
@@ -83,10 +84,10 @@ func TestInstanceDetail(t *testing.T) {
 		*in.DatacenterID != 1 || *in.LocationID != 11 || *in.TemplateID != 5 || !in.Snapshots || in.Note != nil {
 		t.Fatalf("summary fields: %s", r.Raw)
 	}
-	if in.Costs != 0.0024 || in.Recurring != 0.0104 || in.PaidAmount != 0.0104 || in.IPChangeCost != 0 ||
+	if *in.Costs != 0.0024 || *in.Recurring != 0.0104 || *in.PaidAmount != 0.0104 || in.IPChangeCost != 0 ||
 		!slices.Equal(in.ActiveFeatures, []string{"2", "1"}) || len(in.Actions) != 9 {
 		t.Fatalf("money fields: costs %v recurring %v paid %v ip %v features %v actions %v",
-			in.Costs, in.Recurring, in.PaidAmount, in.IPChangeCost, in.ActiveFeatures, in.Actions)
+			*in.Costs, *in.Recurring, *in.PaidAmount, in.IPChangeCost, in.ActiveFeatures, in.Actions)
 	}
 	sp := in.ServerProduct
 	if sp == nil || sp.ID != 102 || sp.Name != "Standard 2 - Tehran" || sp.CPU != 2 || sp.Memory != 2 || sp.Disk != 50 ||
@@ -107,12 +108,12 @@ func TestInstanceDetail(t *testing.T) {
 		if got := e.getInstance(t, a.APIKey, id); got.Traffic.Used != 0 {
 			t.Fatalf("without refresh used = %d, want the stored 0", got.Traffic.Used)
 		}
-		var got instanceView
+		var got client.Instance
 		e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).data(t, &got)
 		if got.Traffic.Used != 5 {
 			t.Fatalf("refreshed used = %d, want 5 GB after 5.5 hours", got.Traffic.Used)
 		}
-		var traffic trafficView
+		var traffic client.Traffic
 		e.do(t, request{Path: fmt.Sprintf("/instances/%d/traffic", id), Key: a.APIKey}).data(t, &traffic)
 		if traffic.Used != 5 || traffic.Included != 2000 {
 			t.Fatalf("traffic = %+v, want the stored 5 of 2000", traffic)
@@ -136,7 +137,7 @@ func TestTrafficCapLocks(t *testing.T) {
 	id := e.deployed(t, a.APIKey, `{"server_id": 105, "template_id": 1, "term": "hourly"}`)
 	e.clock.Advance(501 * time.Hour)
 	e.runDue(t)
-	var in instanceView
+	var in client.Instance
 	e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).data(t, &in)
 	if !in.Locked || in.LockReason == nil || *in.LockReason != "traffic" || in.Traffic.Overage != 1 {
 		t.Fatalf("over the allowance: locked %v (%v), overage %d; want locked for traffic, 1 GB over", in.Locked, in.LockReason, in.Traffic.Overage)
@@ -189,7 +190,7 @@ func TestPatchInstance(t *testing.T) {
 				return
 			}
 			r.wantStatus(t, http.StatusOK, "")
-			var got instanceView
+			var got client.Instance
 			r.data(t, &got)
 			if got.Name != tt.wantName || got.Renew != tt.wantRenew || (got.Note == nil) != (tt.wantNote == nil) ||
 				(got.Note != nil && *got.Note != *tt.wantNote) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -74,7 +75,7 @@ func TestCreateInstanceValidation(t *testing.T) {
 		})
 	}
 	t.Run("nothing was ordered", func(t *testing.T) {
-		var orders []orderView
+		var orders []client.Order
 		e.do(t, request{Path: "/orders", Key: key}).data(t, &orders)
 		if len(orders) != 0 {
 			t.Fatalf("got %d orders after only refused requests, want 0", len(orders))
@@ -117,7 +118,7 @@ func TestCreateInstanceAccepted(t *testing.T) {
 			if r.Body.Meta != nil {
 				t.Fatalf("meta = %+v on a first request, want none", r.Body.Meta)
 			}
-			var c createdView
+			var c client.CreatedOrder
 			r.data(t, &c)
 			if c.OrderID == 0 || c.Price != tt.wantPrice || !slices.Equal(c.Apps, tt.wantApps) {
 				t.Fatalf("got %+v, want price %v apps %v", c, tt.wantPrice, tt.wantApps)
@@ -140,7 +141,7 @@ func TestCreateInstanceAccepted(t *testing.T) {
 	}
 	t.Run("generated and given hostnames", func(t *testing.T) {
 		e.runDue(t)
-		var list []instanceView
+		var list []client.Instance
 		e.do(t, request{Path: "/instances", Key: a.APIKey}).data(t, &list)
 		if len(list) != len(tests) {
 			t.Fatalf("got %d instances, want %d", len(list), len(tests))
@@ -189,9 +190,9 @@ func TestOrderLifecycleToDeployed(t *testing.T) {
 		t.Fatalf("order = %+v, want deployed at 10:00:03 with its server", o)
 	}
 	in := *o.Server
-	if in.Status == nil || *in.Status != "online" || !in.Active || in.ServerProductID != 101 || in.PaidAmount != 0.0054 ||
-		in.RenewalDue == nil || *in.RenewalDue != "2025-06-01T11:00:03Z" || in.OrderID != c.OrderID ||
-		!slices.Equal(in.ActiveFeatures, []string{"1"}) || in.Costs != 0.0014 || in.Recurring != 0.0054 {
+	if in.Status == nil || *in.Status != "online" || !in.Active || in.ServerProductID != 101 || *in.PaidAmount != 0.0054 ||
+		in.RenewalDue == nil || *in.RenewalDue != "2025-06-01T11:00:03Z" || *in.OrderID != c.OrderID ||
+		!slices.Equal(in.ActiveFeatures, []string{"1"}) || *in.Costs != 0.0014 || *in.Recurring != 0.0054 {
 		t.Fatalf("instance = %+v", in)
 	}
 	if in.Credentials == nil || !in.Credentials.Pending || in.Credentials.Password != nil || in.Credentials.IPv4 == nil {
@@ -258,7 +259,7 @@ func TestOrderTimesOut(t *testing.T) {
 		!strings.Contains(string(evs[0].Data), `"instance_id":null`) {
 		t.Fatalf("events = %v %s, want order.timed_out carrying the reference", eventNames(evs), evs[0].Data)
 	}
-	var list []instanceView
+	var list []client.Instance
 	e.do(t, request{Path: "/instances?only_active=false", Key: a.APIKey}).data(t, &list)
 	if len(list) != 0 {
 		t.Fatalf("a timed-out order created %d instances", len(list))
@@ -274,7 +275,7 @@ func TestOrdersReadableFor24Hours(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	second := e.placed(t, a.APIKey, ubuntuOn101) // pending
 	list := func() []int64 {
-		var orders []orderView
+		var orders []client.Order
 		e.do(t, request{Path: "/orders", Key: a.APIKey}).data(t, &orders)
 		var ids []int64
 		for _, o := range orders {
@@ -446,7 +447,7 @@ func TestOrderLimits(t *testing.T) {
 	e.runDue(t)
 	e.order(t, key, "", ubuntuOn101).wantStatus(t, http.StatusConflict, "server_limit_reached")
 
-	var list []instanceView
+	var list []client.Instance
 	e.do(t, request{Path: "/instances", Key: key}).data(t, &list)
 	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", list[0].ID), Key: key}).wantStatus(t, http.StatusOK, "")
 	e.placed(t, key, ubuntuOn101) // a canceled server frees its place

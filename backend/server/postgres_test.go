@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func TestPostgresEndToEnd(t *testing.T) {
 		e.clock.Advance(time.Hour)
 		e.runDue(t)
 	}
-	want := 10 - c.Price - 2*in.Recurring
+	want := 10 - c.Price - 2*(*in.Recurring)
 	if b := e.balance(t, a.APIKey); !near(b.Balance, want) || b.ActiveInstances != 1 || b.PendingOrders != 0 {
 		t.Fatalf("balance after two hours = %+v, want %.6f with one active instance", b, want)
 	}
@@ -171,7 +172,7 @@ func orderFromBoth(t *testing.T, replicas []*env, key string, orders int) map[in
 			t.Fatalf("order %d: %v", i, errs[i])
 		}
 		r.wantStatus(t, http.StatusCreated, "")
-		var c createdView
+		var c client.CreatedOrder
 		r.data(t, &c)
 		created[c.OrderID] = true
 	}

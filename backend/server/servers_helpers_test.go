@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,94 +11,6 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
-
-type credentialsView struct {
-	Username *string `json:"username"`
-	Password *string `json:"password"`
-	Port     *int    `json:"port"`
-	IPv4     *string `json:"ipv4"`
-	IPv6     *string `json:"ipv6"`
-	Pending  bool    `json:"pending"`
-}
-
-type trafficView struct {
-	Enabled        bool    `json:"enabled"`
-	Included       int     `json:"included"`
-	Used           int     `json:"used"`
-	Overage        int     `json:"overage"`
-	AllowOverage   bool    `json:"allow_overage"`
-	CycleStartDate *string `json:"cycle_start_date"`
-}
-
-type instanceView struct {
-	ID              int64    `json:"id"`
-	Name            string   `json:"name"`
-	Status          *string  `json:"status"`
-	Active          bool     `json:"active"`
-	Hostname        *string  `json:"hostname"`
-	ServerProductID int64    `json:"server_product_id"`
-	IPv4            *string  `json:"ipv4"`
-	IPv6            *string  `json:"ipv6"`
-	Term            *string  `json:"term"`
-	RenewalDue      *string  `json:"renewal_due"`
-	Renew           bool     `json:"renew"`
-	Locked          bool     `json:"locked"`
-	LockReason      *string  `json:"lock_reason"`
-	CreatedAt       *string  `json:"created_at"`
-	ExpiredAt       *string  `json:"expired_at"`
-	DatacenterID    *int64   `json:"datacenter_id"`
-	LocationID      *int64   `json:"location_id"`
-	TemplateID      *int64   `json:"template_id"`
-	Costs           float64  `json:"costs"`
-	PaidAmount      float64  `json:"paid_amount"`
-	Actions         []string `json:"actions"`
-	Snapshots       bool     `json:"snapshots"`
-	Note            *string  `json:"note"`
-	ServerProduct   *struct {
-		ID     int64  `json:"id"`
-		Name   string `json:"name"`
-		CPU    int    `json:"cpu"`
-		Memory int    `json:"memory"`
-		Disk   int    `json:"disk"`
-	} `json:"server_product"`
-	Location *struct {
-		ID int64 `json:"id"`
-	} `json:"location"`
-	Datacenter *struct {
-		ID int64 `json:"id"`
-	} `json:"datacenter"`
-	Template *struct {
-		ID     int64  `json:"id"`
-		OSType string `json:"os_type"`
-	} `json:"template"`
-	Traffic     *trafficView     `json:"traffic"`
-	Credentials *credentialsView `json:"credentials"`
-	Apps        []struct {
-		AppID  string `json:"app_id"`
-		Name   string `json:"name"`
-		Status string `json:"status"`
-	} `json:"apps"`
-	IPChangeCost   float64  `json:"ip_change_cost"`
-	ActiveFeatures []string `json:"active_features"`
-	OrderID        int64    `json:"order_id"`
-	Recurring      float64  `json:"recurring"`
-}
-
-type orderView struct {
-	OrderID    int64         `json:"order_id"`
-	Status     string        `json:"status"`
-	Success    bool          `json:"success"`
-	CreatedAt  *string       `json:"created_at"`
-	FinishedAt *string       `json:"finished_at"`
-	Server     *instanceView `json:"server"`
-	Reference  *string       `json:"reference"`
-}
-
-type createdView struct {
-	OrderID int64    `json:"order_id"`
-	Price   float64  `json:"price"`
-	Apps    []string `json:"apps"`
-}
 
 // funded creates an account with limits high enough that only limit tests meet them.
 func (e *env) funded(t *testing.T, balanceMicros int64) CreatedAccount {
@@ -128,21 +41,21 @@ func (e *env) order(t *testing.T, key, idem, body string) response {
 }
 
 // placed posts an order that must be accepted and returns it.
-func (e *env) placed(t *testing.T, key, body string) createdView {
+func (e *env) placed(t *testing.T, key, body string) client.CreatedOrder {
 	t.Helper()
 	r := e.order(t, key, "", body)
 	r.wantStatus(t, http.StatusCreated, "")
-	var c createdView
+	var c client.CreatedOrder
 	r.data(t, &c)
 	return c
 }
 
 // getOrder reads an order.
-func (e *env) getOrder(t *testing.T, key string, id int64) orderView {
+func (e *env) getOrder(t *testing.T, key string, id int64) client.Order {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/orders/%d", id), Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var o orderView
+	var o client.Order
 	r.data(t, &o)
 	return o
 }
@@ -161,11 +74,11 @@ func (e *env) deployed(t *testing.T, key, body string) int64 {
 }
 
 // getInstance reads an instance detail.
-func (e *env) getInstance(t *testing.T, key string, id int64) instanceView {
+func (e *env) getInstance(t *testing.T, key string, id int64) client.Instance {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d", id), Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var v instanceView
+	var v client.Instance
 	r.data(t, &v)
 	return v
 }

@@ -3,42 +3,13 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
-
-type snapshotView struct {
-	ID              int64    `json:"id"`
-	Name            string   `json:"name"`
-	Status          string   `json:"status"`
-	Note            *string  `json:"note"`
-	Locked          bool     `json:"locked"`
-	LockReason      *string  `json:"lock_reason"`
-	SizeGB          *float64 `json:"size_gb"`
-	Price           *float64 `json:"price"`
-	PriceMonthly    *float64 `json:"price_monthly"`
-	Term            string   `json:"term"`
-	Accrued         *float64 `json:"accrued"`
-	RenewalDue      *string  `json:"renewal_due"`
-	CreatedAt       *string  `json:"created_at"`
-	AvailableAt     *string  `json:"available_at"`
-	ExpiredAt       *string  `json:"expired_at"`
-	InstanceID      *int64   `json:"instance_id"`
-	DatacenterID    *int64   `json:"datacenter_id"`
-	LocationID      *int64   `json:"location_id"`
-	TemplateID      *int64   `json:"template_id"`
-	ServerProductID *int64   `json:"server_product_id"`
-	OSType          *string  `json:"os_type"`
-	SourceName      *string  `json:"source_name"`
-	Features        []string `json:"features"`
-	Local           bool     `json:"local"`
-	Restore         bool     `json:"restore"`
-	PaidAmount      float64  `json:"paid_amount"`
-	Architecture    string   `json:"architecture"`
-}
 
 // snap posts a snapshot of an instance; body "" sends none.
 func (e *env) snap(t *testing.T, key string, instanceID int64, body string) response {
@@ -47,11 +18,11 @@ func (e *env) snap(t *testing.T, key string, instanceID int64, body string) resp
 }
 
 // snapped takes a snapshot that must be accepted and returns it.
-func (e *env) snapped(t *testing.T, key string, instanceID int64) snapshotView {
+func (e *env) snapped(t *testing.T, key string, instanceID int64) client.Snapshot {
 	t.Helper()
 	r := e.snap(t, key, instanceID, "")
 	r.wantStatus(t, http.StatusAccepted, "")
-	var v snapshotView
+	var v client.Snapshot
 	r.data(t, &v)
 	if v.Status != "creating" {
 		t.Fatalf("new snapshot is %s, want creating", v.Status)
@@ -61,7 +32,7 @@ func (e *env) snapped(t *testing.T, key string, instanceID int64) snapshotView {
 
 // available takes a snapshot and runs the workers until it is available (the env's snapshot
 // delay must be 0).
-func (e *env) available(t *testing.T, key string, instanceID int64) snapshotView {
+func (e *env) available(t *testing.T, key string, instanceID int64) client.Snapshot {
 	t.Helper()
 	id := e.snapped(t, key, instanceID).ID
 	e.runDue(t)
@@ -72,25 +43,25 @@ func (e *env) available(t *testing.T, key string, instanceID int64) snapshotView
 	return v
 }
 
-func (e *env) getSnapshot(t *testing.T, key string, id int64) snapshotView {
+func (e *env) getSnapshot(t *testing.T, key string, id int64) client.Snapshot {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/snapshots/%d", id), Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var v snapshotView
+	var v client.Snapshot
 	r.data(t, &v)
 	return v
 }
 
-func (e *env) listSnapshots(t *testing.T, key, query string) []snapshotView {
+func (e *env) listSnapshots(t *testing.T, key, query string) []client.Snapshot {
 	t.Helper()
 	r := e.do(t, request{Path: "/snapshots" + query, Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var list []snapshotView
+	var list []client.Snapshot
 	r.data(t, &list)
 	return list
 }
 
-func snapshotIDs(list []snapshotView) []int64 {
+func snapshotIDs(list []client.Snapshot) []int64 {
 	out := []int64{}
 	for _, v := range list {
 		out = append(out, v.ID)

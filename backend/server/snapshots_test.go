@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"slices"
 	"strings"
@@ -22,7 +23,7 @@ func TestSnapshotLifecycle(t *testing.T) {
 
 	r := e.snap(t, a.APIKey, id, `{"name": "before upgrade"}`)
 	r.wantStatus(t, http.StatusAccepted, "")
-	var created snapshotView
+	var created client.Snapshot
 	r.data(t, &created)
 	if created.Name != "before upgrade" || created.Status != "creating" || created.SizeGB != nil || created.Price != nil ||
 		created.Accrued != nil || created.RenewalDue != nil || *created.InstanceID != id || created.Term != "hourly" {
@@ -47,15 +48,15 @@ func TestSnapshotLifecycle(t *testing.T) {
 	// 101 has 25 GB; the image holds 40 % of it, rounded up: 10 GB. 0.02 USD/GB-month × 10 GB /
 	// 730 h = 273.97 micro-USD, rounded half up: 0.000274 per hour; × 730 = 0.20002 a month.
 	if v.Status != "available" || *v.SizeGB != 10 || *v.Price != 0.000274 || *v.PriceMonthly != 0.20002 ||
-		*v.Accrued != 0.000274 || v.PaidAmount != 0 || *v.AvailableAt != "2025-06-01T10:10:00Z" ||
+		*v.Accrued != 0.000274 || *v.PaidAmount != 0 || *v.AvailableAt != "2025-06-01T10:10:00Z" ||
 		*v.RenewalDue != "2025-06-01T11:10:00Z" {
 		t.Fatalf("available snapshot = %+v", v)
 	}
 	if *v.DatacenterID != 1 || *v.LocationID != 11 || *v.TemplateID != 3 || *v.ServerProductID != 101 || *v.OSType != "linux" ||
-		v.Architecture != "x86_64" || v.Local || !v.Restore || v.Locked || v.LockReason != nil || *v.CreatedAt != "2025-06-01T10:00:00Z" {
+		*v.Architecture != "x86_64" || v.Local || !v.Restore || v.Locked || v.LockReason != nil || *v.CreatedAt != "2025-06-01T10:00:00Z" {
 		t.Fatalf("snapshot source fields = %+v", v)
 	}
-	var en snapshotView
+	var en client.Snapshot
 	e.do(t, request{Path: fmt.Sprintf("/snapshots/%d?lang=en", v.ID), Key: a.APIKey}).data(t, &en)
 	if !slices.Equal(en.Features, []string{"Automatic backups", "Extra IPv6 addresses"}) || *en.SourceName != *e.getInstance(t, a.APIKey, id).Hostname {
 		t.Fatalf("features %v source %v, want the instance's feature names and name", en.Features, *en.SourceName)
@@ -179,11 +180,11 @@ func TestSnapshotPatch(t *testing.T) {
 	e := newEnv(t)
 	a := e.funded(t, 1_000_000)
 	s := e.available(t, a.APIKey, e.deployed(t, a.APIKey, ubuntuOn101))
-	patch := func(body string) snapshotView {
+	patch := func(body string) client.Snapshot {
 		t.Helper()
 		r := e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey, Body: body})
 		r.wantStatus(t, http.StatusOK, "")
-		var v snapshotView
+		var v client.Snapshot
 		r.data(t, &v)
 		return v
 	}
@@ -215,7 +216,7 @@ func TestSnapshotListAndDelete(t *testing.T) {
 
 	r := e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", first.ID), Key: a.APIKey})
 	r.wantStatus(t, http.StatusOK, "")
-	var deleted snapshotView
+	var deleted client.Snapshot
 	r.data(t, &deleted)
 	if deleted.Status != "deleted" || *deleted.ExpiredAt != "2025-06-01T10:01:00Z" || deleted.RenewalDue != nil || *deleted.Accrued != 0 {
 		t.Fatalf("deleted snapshot = %s", r.Raw)
@@ -239,10 +240,10 @@ func TestSnapshotListAndDelete(t *testing.T) {
 	// Billing stops at once: a day later only the second one has been charged more.
 	e.clock.Advance(24 * time.Hour)
 	e.runDue(t)
-	if v := e.getSnapshot(t, a.APIKey, first.ID); v.PaidAmount != 0 || *v.Accrued != 0 {
+	if v := e.getSnapshot(t, a.APIKey, first.ID); *v.PaidAmount != 0 || *v.Accrued != 0 {
 		t.Fatalf("deleted snapshot kept accruing: %+v", v)
 	}
-	if v := e.getSnapshot(t, a.APIKey, second.ID); v.PaidAmount == 0 {
+	if v := e.getSnapshot(t, a.APIKey, second.ID); *v.PaidAmount == 0 {
 		t.Fatalf("the remaining snapshot was not charged: %+v", v)
 	}
 	if st := e.storedSnapshot(t, first.ID); !st.ImageGone {
@@ -279,11 +280,11 @@ func TestLocalSnapshotsGoWithTheirInstance(t *testing.T) {
 			t.Fatalf("local snapshot after its instance went: %+v, want expired", v)
 		}
 	}
-	paid := e.getSnapshot(t, a.APIKey, local.ID).PaidAmount
+	paid := *e.getSnapshot(t, a.APIKey, local.ID).PaidAmount
 	e.clock.Advance(10 * time.Hour)
 	e.runDue(t)
-	if v := e.getSnapshot(t, a.APIKey, local.ID); v.PaidAmount != paid {
-		t.Fatalf("an expired snapshot was charged: %v, was %v", v.PaidAmount, paid)
+	if v := e.getSnapshot(t, a.APIKey, local.ID); *v.PaidAmount != paid {
+		t.Fatalf("an expired snapshot was charged: %v, was %v", *v.PaidAmount, paid)
 	}
 	if st := e.storedSnapshot(t, local.ID); !st.ImageGone {
 		t.Fatal("the expired snapshot's image was not deleted")
@@ -300,7 +301,7 @@ func TestInstanceSnapshotsSettings(t *testing.T) {
 	e.snapped(t, a.APIKey, other)
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d/snapshots", tehran), Key: a.APIKey})
 	r.wantStatus(t, http.StatusOK, "")
-	var list []snapshotView
+	var list []client.Snapshot
 	r.data(t, &list)
 	if len(list) != 1 || list[0].ID != s.ID {
 		t.Fatalf("instance snapshots = %+v, want only this instance's", list)
@@ -338,7 +339,7 @@ func TestRestore(t *testing.T) {
 
 	r := e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey})
 	r.wantStatus(t, http.StatusOK, "")
-	var restoring snapshotView
+	var restoring client.Snapshot
 	r.data(t, &restoring)
 	if restoring.Status != "restoring" {
 		t.Fatalf("restored snapshot = %s, want restoring", r.Raw)
@@ -445,7 +446,7 @@ func TestSnapshotFails(t *testing.T) {
 	s := e.snapped(t, a.APIKey, id)
 	e.runDue(t)
 	v := e.getSnapshot(t, a.APIKey, s.ID)
-	if v.Status != "failed" || v.SizeGB != nil || v.Price != nil || v.ExpiredAt == nil || v.PaidAmount != 0 {
+	if v.Status != "failed" || v.SizeGB != nil || v.Price != nil || v.ExpiredAt == nil || *v.PaidAmount != 0 {
 		t.Fatalf("failed snapshot = %+v", v)
 	}
 	if len(e.listSnapshots(t, a.APIKey, "")) != 0 || len(e.listSnapshots(t, a.APIKey, "?include_inactive=true")) != 1 {
@@ -485,8 +486,8 @@ func TestSnapshotAccrual(t *testing.T) {
 		e.clock.Advance(time.Hour)
 		e.runDue(t)
 		v := e.getSnapshot(t, a.APIKey, s.ID)
-		if *v.Accrued != w.accrued || v.PaidAmount != w.paid || *v.RenewalDue != w.due {
-			t.Fatalf("hour %d: accrued %v paid %v due %s, want %+v", i+1, *v.Accrued, v.PaidAmount, *v.RenewalDue, w)
+		if *v.Accrued != w.accrued || *v.PaidAmount != w.paid || *v.RenewalDue != w.due {
+			t.Fatalf("hour %d: accrued %v paid %v due %s, want %+v", i+1, *v.Accrued, *v.PaidAmount, *v.RenewalDue, w)
 		}
 	}
 	charged, entries := e.ledgerOf(t, a.ID, store.LedgerSnapshot)
@@ -497,7 +498,7 @@ func TestSnapshotAccrual(t *testing.T) {
 	// A backend that was down catches up hour by hour: 18:00 to 23:00, one more charge at 21:00.
 	e.clock.Advance(6 * time.Hour)
 	e.runDue(t)
-	if v := e.getSnapshot(t, a.APIKey, s.ID); v.PaidAmount != 0.003288 || *v.Accrued != 0.000548 || *v.RenewalDue != "2025-06-02T00:00:00Z" {
+	if v := e.getSnapshot(t, a.APIKey, s.ID); *v.PaidAmount != 0.003288 || *v.Accrued != 0.000548 || *v.RenewalDue != "2025-06-02T00:00:00Z" {
 		t.Fatalf("after catching up: %+v", v)
 	}
 	e.wantReconciled(t, a.ID)
@@ -514,7 +515,7 @@ func TestSnapshotUnpaid(t *testing.T) {
 	e.clock.Advance(3 * time.Hour) // 11:00 the instance's hour makes debt; 13:00 the snapshot's 0.001096 too
 	e.runDue(t)
 	v := e.getSnapshot(t, a.APIKey, s.ID)
-	if !v.Locked || *v.LockReason != "unpaid" || v.PaidAmount != 0.001096 {
+	if !v.Locked || *v.LockReason != "unpaid" || *v.PaidAmount != 0.001096 {
 		t.Fatalf("snapshot after a short charge: %+v, want locked unpaid with the charge counted", v)
 	}
 	if b := e.balance(t, a.APIKey); b.Balance != 0 || b.Debt != 0.011096 {
@@ -561,8 +562,8 @@ func TestSnapshotUnpaidExpires(t *testing.T) {
 		t.Fatalf("after 72 hours unpaid: %+v, want expired at 13:00 three days later", v)
 	}
 	charged, _ := e.ledgerOf(t, a.ID, store.LedgerSnapshot)
-	if v.PaidAmount != float64(charged)/1e6 {
-		t.Fatalf("paid_amount %v, ledger %v", v.PaidAmount, charged)
+	if *v.PaidAmount != float64(charged)/1e6 {
+		t.Fatalf("paid_amount %v, ledger %v", *v.PaidAmount, charged)
 	}
 	e.wantReconciled(t, a.ID)
 }
@@ -599,7 +600,7 @@ func TestLockSnapshotHook(t *testing.T) {
 	refused("locked (unpaid)", "top up the wallet")
 	e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey, Body: `{"name": "held"}`}).
 		wantStatus(t, http.StatusOK, "")
-	var orders []orderView
+	var orders []client.Order
 	e.do(t, request{Path: "/orders", Key: a.APIKey}).data(t, &orders)
 	if len(orders) != 1 {
 		t.Fatalf("orders after a refused clone: %d, want only the source server's", len(orders))
