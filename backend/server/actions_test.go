@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,26 +14,12 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-type actionView struct {
-	Action          string   `json:"action"`
-	Success         bool     `json:"success"`
-	Password        *string  `json:"password"`
-	IPv4            *string  `json:"ipv4"`
-	Clean           *bool    `json:"clean"`
-	Debt            *float64 `json:"debt"`
-	ConsoleURL      *string  `json:"console_url"`
-	ConsolePassword *string  `json:"console_password"`
-	QueuedApps      []string `json:"queued_apps"`
-	Charged         *float64 `json:"charged"`
-	ServerProductID *int64   `json:"server_product_id"`
-}
-
 // act runs an action that must succeed and returns its result.
-func (e *env) act(t *testing.T, key string, id int64, body string) actionView {
+func (e *env) act(t *testing.T, key string, id int64, body string) client.ActionResult {
 	t.Helper()
 	r := e.action(t, key, id, body)
 	r.wantStatus(t, http.StatusOK, "")
-	var v actionView
+	var v client.ActionResult
 	r.data(t, &v)
 	if !v.Success {
 		t.Fatalf("success false: %s", r.Raw)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,30 +11,11 @@ import (
 	"time"
 )
 
-type installView struct {
-	AppID      string            `json:"app_id"`
-	Name       string            `json:"name"`
-	Status     string            `json:"status"`
-	Stage      string            `json:"stage"`
-	Attempts   int               `json:"attempts"`
-	Result     map[string]string `json:"result"`
-	Error      string            `json:"error"`
-	LogTail    string            `json:"log_tail"`
-	StartedAt  *string           `json:"started_at"`
-	FinishedAt *string           `json:"finished_at"`
-}
-
-type instanceAppsView struct {
-	ServerID  int64         `json:"server_id"`
-	Supported bool          `json:"supported"`
-	Installs  []installView `json:"installs"`
-}
-
-func (e *env) installs(t *testing.T, key string, id int64) instanceAppsView {
+func (e *env) installs(t *testing.T, key string, id int64) client.InstanceApps {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d/apps?lang=en", id), Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var v instanceAppsView
+	var v client.InstanceApps
 	r.data(t, &v)
 	return v
 }
@@ -45,7 +27,7 @@ func (e *env) install(t *testing.T, key string, id int64, body string) response 
 }
 
 // stages lists "app:status/stage" of every install, oldest first.
-func stages(v instanceAppsView) []string {
+func stages(v client.InstanceApps) []string {
 	var out []string
 	for _, in := range v.Installs {
 		out = append(out, in.AppID+":"+in.Status+"/"+in.Stage)
@@ -89,7 +71,9 @@ func TestAppInstallStateMachine(t *testing.T) {
 		*wp.StartedAt != "2025-06-01T10:04:00Z" || *wp.FinishedAt != "2025-06-01T10:06:00Z" || !strings.Contains(wp.LogTail, "wordpress installed") {
 		t.Fatalf("wordpress = %+v", wp)
 	}
-	if len(mysql.Result["root_password"]) < 16 || mysql.Result["host"] == "" {
+	password, _ := mysql.Result["root_password"].(string)
+	host, _ := mysql.Result["host"].(string)
+	if len(password) < 16 || host == "" {
 		t.Fatalf("mysql result = %v, want a generated root password and the host", mysql.Result)
 	}
 	in := e.getInstance(t, a.APIKey, id)
@@ -220,7 +204,7 @@ func TestAppInstallRetriesAndFailsDependents(t *testing.T) {
 		e.runDue(t)
 	}
 	v := e.installs(t, a.APIKey, id)
-	byApp := map[string]installView{}
+	byApp := map[string]client.AppInstall{}
 	for _, in := range v.Installs {
 		byApp[in.AppID] = in
 	}

@@ -14,19 +14,9 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-type balanceView struct {
-	Balance               float64  `json:"balance"`
-	Debt                  float64  `json:"debt"`
-	Reserved              float64  `json:"reserved"`
-	Available             float64  `json:"available"`
-	HoursUntilBalanceZero *float64 `json:"hours_until_balance_zero"`
-	ActiveInstances       int      `json:"active_instances"`
-	PendingOrders         int      `json:"pending_orders"`
-}
-
-func (e *env) balance(t *testing.T, key string) balanceView {
+func (e *env) balance(t *testing.T, key string) client.Balance {
 	t.Helper()
-	var b balanceView
+	var b client.Balance
 	r := e.do(t, request{Path: "/account/balance", Key: key})
 	r.wantStatus(t, http.StatusOK, "")
 	r.data(t, &b)

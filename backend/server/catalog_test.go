@@ -2,54 +2,14 @@ package server
 
 import (
 	"context"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 )
 
-type planView struct {
-	ID          int64   `json:"id"`
-	Name        string  `json:"name"`
-	Type        string  `json:"type"`
-	CPU         int     `json:"cpu"`
-	Memory      int     `json:"memory"`
-	Disk        int     `json:"disk"`
-	TermFilter  string  `json:"term_filter"`
-	CreationFee float64 `json:"creation_fee"`
-	Prices      []struct {
-		Term     string  `json:"term"`
-		Price    float64 `json:"price"`
-		Currency string  `json:"currency"`
-	} `json:"prices"`
-	Templates []struct {
-		ID     int64  `json:"id"`
-		Name   string `json:"name"`
-		OSType string `json:"os_type"`
-	} `json:"templates"`
-	Features []struct {
-		ID                 int64    `json:"id"`
-		Name               string   `json:"name"`
-		Price              float64  `json:"price"`
-		RequiredForOSTypes []string `json:"required_for_os_types"`
-	} `json:"features"`
-	Actions    []string `json:"actions"`
-	Datacenter *struct {
-		ID   int64  `json:"id"`
-		Name string `json:"name"`
-	} `json:"datacenter"`
-	Location *struct {
-		ID          int64  `json:"id"`
-		CountryCode string `json:"country_code"`
-	} `json:"location"`
-	Traffic *struct {
-		Included     int     `json:"included"`
-		AllowOverage bool    `json:"allow_overage"`
-		OveragePrice float64 `json:"overage_price"`
-	} `json:"traffic"`
-}
-
-func planIDs(plans []planView) []int64 {
+func planIDs(plans []client.Plan) []int64 {
 	out := []int64{}
 	for _, p := range plans {
 		out = append(out, p.ID)
@@ -97,7 +57,7 @@ func TestPlans(t *testing.T) {
 				return
 			}
 			r.wantStatus(t, http.StatusOK, "")
-			var plans []planView
+			var plans []client.Plan
 			r.data(t, &plans)
 			if got := planIDs(plans); !slices.Equal(got, tt.want) {
 				t.Fatalf("got plans %v, want %v", got, tt.want)
@@ -120,7 +80,7 @@ func TestPlanFields(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	key := e.account(t, 0).APIKey
-	var p planView
+	var p client.Plan
 	r := e.do(t, request{Path: "/catalog/servers/104?lang=en", Key: key})
 	r.wantStatus(t, http.StatusOK, "")
 	r.data(t, &p)
@@ -176,7 +136,7 @@ func TestPlanLookupErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.do(t, request{Path: "/catalog/servers/401", Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
-		var plans []planView
+		var plans []client.Plan
 		e.do(t, request{Path: "/catalog/servers?datacenter_id=4", Key: a.APIKey}).data(t, &plans)
 		if got := planIDs(plans); !slices.Equal(got, []int64{401, 402}) {
 			t.Fatalf("got %v, want [401 402]", got)
@@ -208,7 +168,7 @@ func TestLanguage(t *testing.T) {
 			if tt.accept != "" {
 				hdr["Accept-Language"] = tt.accept
 			}
-			var p planView
+			var p client.Plan
 			e.do(t, request{Path: "/catalog/servers/101" + tt.query, Key: key, Header: hdr}).data(t, &p)
 			if p.Name != tt.want {
 				t.Fatalf("name = %q, want %q", p.Name, tt.want)

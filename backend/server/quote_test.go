@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"slices"
 	"strings"
@@ -9,19 +10,6 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
-
-type quoteView struct {
-	ServerID          int64    `json:"server_id"`
-	Term              string   `json:"term"`
-	ActiveFeatures    []string `json:"active_features"`
-	Cost              float64  `json:"cost"`
-	CreationFee       float64  `json:"creation_fee"`
-	Recurring         float64  `json:"recurring"`
-	Balance           float64  `json:"balance"`
-	Reserved          float64  `json:"reserved"`
-	SufficientBalance bool     `json:"sufficient_balance"`
-	Difference        float64  `json:"difference"`
-}
 
 func TestQuote(t *testing.T) {
 	t.Parallel()
@@ -36,29 +24,29 @@ func TestQuote(t *testing.T) {
 	tests := []struct {
 		name string
 		body string
-		want quoteView
+		want client.Quote
 	}{
 		{"plan only, term defaults to hourly", `{"server_id": 102}`,
-			quoteView{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: 0.008, Recurring: 0.008,
+			client.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: 0.008, Recurring: 0.008,
 				Balance: 0.01, Reserved: 0.002, SufficientBalance: true}},
 		{"windows forces IPv4", `{"server_id": 102, "template_id": 5}`,
-			quoteView{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"1"}, Cost: 0.0094, Recurring: 0.0094,
+			client.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"1"}, Cost: 0.0094, Recurring: 0.0094,
 				Balance: 0.01, Reserved: 0.002, Difference: 0.0014}},
 		{"forced feature already sent is not doubled", `{"server_id": 102, "term": "hourly", "template_id": 5, "active_features": ["2", "1", "2"]}`,
-			quoteView{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"2", "1"}, Cost: 0.0104, Recurring: 0.0104,
+			client.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"2", "1"}, Cost: 0.0104, Recurring: 0.0104,
 				Balance: 0.01, Reserved: 0.002, Difference: 0.0024}},
 		{"linux forces nothing", `{"server_id": 102, "template_id": 1, "active_features": []}`,
-			quoteView{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: 0.008, Recurring: 0.008,
+			client.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: 0.008, Recurring: 0.008,
 				Balance: 0.01, Reserved: 0.002, SufficientBalance: true}},
 		{"creation fee on the first charge only", `{"server_id": 104, "template_id": null, "active_features": ["4"]}`,
-			quoteView{ServerID: 104, Term: "hourly", ActiveFeatures: []string{"4"}, Cost: 0.525, CreationFee: 0.5, Recurring: 0.025,
+			client.Quote{ServerID: 104, Term: "hourly", ActiveFeatures: []string{"4"}, Cost: 0.525, CreationFee: 0.5, Recurring: 0.025,
 				Balance: 0.01, Reserved: 0.002, Difference: 0.517}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.do(t, request{Method: http.MethodPost, Path: "/quote", Key: a.APIKey, Body: tt.body})
 			r.wantStatus(t, http.StatusOK, "")
-			var got quoteView
+			var got client.Quote
 			r.data(t, &got)
 			if !quotesEqual(got, tt.want) {
 				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
@@ -67,7 +55,7 @@ func TestQuote(t *testing.T) {
 	}
 }
 
-func quotesEqual(a, b quoteView) bool {
+func quotesEqual(a, b client.Quote) bool {
 	return a.ServerID == b.ServerID && a.Term == b.Term && slices.Equal(a.ActiveFeatures, b.ActiveFeatures) &&
 		a.Cost == b.Cost && a.CreationFee == b.CreationFee && a.Recurring == b.Recurring && a.Balance == b.Balance &&
 		a.Reserved == b.Reserved && a.SufficientBalance == b.SufficientBalance && a.Difference == b.Difference

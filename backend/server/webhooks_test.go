@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,12 +16,6 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
-
-type webhookView struct {
-	URL        *string  `json:"url"`
-	Configured bool     `json:"configured"`
-	Events     []string `json:"events"`
-}
 
 var allEvents = []string{"ping", "order.deployed", "order.timed_out", "instance.canceled", "instance.password_reset",
 	"instance.ip_changed", "instance.resized", "snapshot.created", "snapshot.restored", "snapshot.deleted", "balance.low"}
@@ -38,13 +33,13 @@ func TestWebhookRegistration(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.account(t, 0)
-	settings := func(r response) webhookView {
+	settings := func(r response) client.WebhookSettings {
 		t.Helper()
 		r.wantStatus(t, http.StatusOK, "")
 		if strings.Contains(string(r.Raw), "secret") || strings.Contains(string(r.Raw), hookSecret) {
 			t.Fatalf("the answer shows the secret: %s", r.Raw)
 		}
-		var v webhookView
+		var v client.WebhookSettings
 		r.data(t, &v)
 		if !slices.Equal(v.Events, allEvents) {
 			t.Fatalf("events = %v, want the whole catalogue %v", v.Events, allEvents)
@@ -154,16 +149,11 @@ func TestWebhookChangesRateLimit(t *testing.T) {
 	e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
 }
 
-type pingView struct {
-	Delivered bool `json:"delivered"`
-	Status    *int `json:"status"`
-}
-
-func (e *env) ping(t *testing.T, key string) pingView {
+func (e *env) ping(t *testing.T, key string) client.WebhookTestResult {
 	t.Helper()
 	r := e.do(t, request{Method: http.MethodPost, Path: "/account/webhook/test", Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var v pingView
+	var v client.WebhookTestResult
 	r.data(t, &v)
 	return v
 }
