@@ -66,7 +66,7 @@ func TestPlans(t *testing.T) {
 	}
 	t.Run("meta.page only with limit", func(t *testing.T) {
 		r := e.do(t, request{Path: "/catalog/servers?limit=2&offset=1", Key: key})
-		if r.Body.Meta == nil || r.Body.Meta.Page == nil || r.Body.Meta.Page.Total != len(open) ||
+		if r.Body.Meta == nil || r.Body.Meta.Page == nil || r.Body.Meta.Page.Total != int64(len(open)) ||
 			r.Body.Meta.Page.Limit != 2 || r.Body.Meta.Page.Offset != 1 {
 			t.Fatalf("meta = %s, want page total %d limit 2 offset 1", r.Raw, len(open))
 		}

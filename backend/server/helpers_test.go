@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 // testStart is where every test clock starts.
@@ -100,15 +101,8 @@ type response struct {
 	Body   struct {
 		Success bool            `json:"success"`
 		Data    json.RawMessage `json:"data"`
-		Meta    *struct {
-			IdempotentReplay bool `json:"idempotent_replay"`
-			Page             *struct {
-				Total  int `json:"total"`
-				Limit  int `json:"limit"`
-				Offset int `json:"offset"`
-			} `json:"page"`
-		} `json:"meta"`
-		Error *struct {
+		Meta    *client.Meta    `json:"meta"`
+		Error   *struct {
 			Code      string  `json:"code"`
 			Message   string  `json:"message"`
 			RequestID string  `json:"request_id"`

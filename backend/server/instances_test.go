@@ -27,7 +27,7 @@ func TestInstanceList(t *testing.T) {
 	tests := []struct {
 		query     string
 		want      []int64
-		wantTotal int // -1: no meta.page
+		wantTotal int64 // -1: no meta.page
 	}{
 		{"", []int64{ids[2], ids[0]}, -1},
 		{"?only_active=true", []int64{ids[2], ids[0]}, -1},
