@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"testing"
 	"time"
@@ -62,15 +63,7 @@ func TestAccount(t *testing.T) {
 	}
 	defaults := e.account(t, 0)
 
-	var got struct {
-		ID                int64   `json:"id"`
-		APIKeyHint        *string `json:"api_key_hint"`
-		APIKeyCreatedAt   *string `json:"api_key_created_at"`
-		WebhookConfigured bool    `json:"webhook_configured"`
-		ServerLimit       int     `json:"server_limit"`
-		APIOrderLimit     int     `json:"api_order_limit"`
-		Language          string  `json:"language"`
-	}
+	var got client.Account
 	e.do(t, request{Path: "/account", Key: created.APIKey}).data(t, &got)
 	if got.ID != created.ID || got.APIKeyHint == nil || *got.APIKeyHint != created.APIKey[:8] ||
 		got.ServerLimit != 3 || got.APIOrderLimit != 2 || got.Language != "en" || got.WebhookConfigured {
@@ -144,17 +137,11 @@ func TestBalance(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.account(t, 10_000_000)
-	type balance struct {
-		Balance, Debt, Reserved, Available float64
-		HoursUntilBalanceZero              *float64 `json:"hours_until_balance_zero"`
-		ActiveInstances                    int      `json:"active_instances"`
-		PendingOrders                      int      `json:"pending_orders"`
-	}
-	var got balance
+	var got client.Balance
 	r := e.do(t, request{Path: "/account/balance", Key: a.APIKey})
 	r.wantStatus(t, http.StatusOK, "")
 	r.data(t, &got)
-	if got != (balance{Balance: 10, Available: 10}) {
+	if got != (client.Balance{Balance: 10, Available: 10}) {
 		t.Fatalf("got %+v, want balance 10 available 10 and nothing else", got)
 	}
 	if want := `"hours_until_balance_zero":null`; !contains(r.Raw, want) {
@@ -206,12 +193,7 @@ func TestTopUpReconcilesLedger(t *testing.T) {
 		t.Fatalf("balance %d, ledger sum %d; want both %d", acct.Balance, sum, want)
 	}
 
-	var payments []struct {
-		ID     int64   `json:"id"`
-		Amount float64 `json:"amount"`
-		Type   string  `json:"payment_type"`
-		PaidAt string  `json:"paid_at"`
-	}
+	var payments []client.Payment
 	e.do(t, request{Path: "/account/payments", Key: a.APIKey}).data(t, &payments)
 	want := []struct {
 		amount float64
@@ -227,7 +209,7 @@ func TestTopUpReconcilesLedger(t *testing.T) {
 	}
 	for i, w := range want {
 		p := payments[i]
-		if p.Amount != w.amount || p.Type != w.typ || p.PaidAt != w.paidAt {
+		if p.Amount != w.amount || p.PaymentType == nil || *p.PaymentType != w.typ || p.PaidAt == nil || *p.PaidAt != w.paidAt {
 			t.Fatalf("payment %d = %+v, want %+v (newest first)", i, p, w)
 		}
 	}
