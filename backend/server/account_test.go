@@ -92,14 +92,11 @@ func TestRotateKey(t *testing.T) {
 		t.Fatalf("new key %q: want a different 64-character key", newKey)
 	}
 	e.do(t, request{Path: "/account", Key: a.APIKey}).wantStatus(t, http.StatusUnauthorized, "unauthorized")
-	var got struct {
-		Hint    string `json:"api_key_hint"`
-		Created string `json:"api_key_created_at"`
-	}
+	var got client.Account
 	r := e.do(t, request{Path: "/account", Key: newKey})
 	r.wantStatus(t, http.StatusOK, "")
 	r.data(t, &got)
-	if got.Hint != newKey[:8] || got.Created != "2025-06-01T11:00:00Z" {
+	if got.APIKeyHint == nil || *got.APIKeyHint != newKey[:8] || got.APIKeyCreatedAt == nil || *got.APIKeyCreatedAt != "2025-06-01T11:00:00Z" {
 		t.Fatalf("got %+v, want hint %q created 11:00", got, newKey[:8])
 	}
 	if _, err := e.srv.RotateKey(ctx, 999); err == nil {
@@ -264,7 +261,7 @@ func TestPaymentsPagination(t *testing.T) {
 				return
 			}
 			r.wantStatus(t, http.StatusOK, "")
-			var got []struct{ Amount float64 }
+			var got []client.Payment
 			r.data(t, &got)
 			if len(got) != tt.wantCount || (len(got) > 0 && got[0].Amount != tt.wantFirst) {
 				t.Fatalf("got %+v, want %d payments starting with %v", got, tt.wantCount, tt.wantFirst)
@@ -278,7 +275,7 @@ func TestPaymentsPagination(t *testing.T) {
 			}
 		})
 	}
-	var got []struct{ Amount float64 }
+	var got []client.Payment
 	e.do(t, request{Path: "/account/payments", Key: other.APIKey}).data(t, &got)
 	if len(got) != 1 || got[0].Amount != 5 {
 		t.Fatalf("other account sees %+v, want its own single payment", got)

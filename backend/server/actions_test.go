@@ -284,7 +284,7 @@ func TestChangeIPBooksDebt(t *testing.T) {
 	if *v.Charged != 0.5 || *v.Debt != 0.3 || !*v.Clean {
 		t.Fatalf("result = charged %v debt %v, want 0.5 charged of which 0.3 is debt", *v.Charged, *v.Debt)
 	}
-	var b struct{ Balance, Debt float64 }
+	var b client.Balance
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
 	if b.Balance != 0 || b.Debt != 0.3 {
 		t.Fatalf("wallet = %+v, want balance 0 and debt 0.3", b)

@@ -129,7 +129,7 @@ func TestInstallAppsRules(t *testing.T) {
 		t.Helper()
 		r := e.install(t, a.APIKey, id, body)
 		r.wantStatus(t, http.StatusAccepted, "")
-		var v struct{ Queued []string }
+		var v client.InstalledApps
 		r.data(t, &v)
 		return v.Queued
 	}

@@ -185,11 +185,11 @@ func TestLanguage(t *testing.T) {
 		}
 	})
 	t.Run("every list follows lang", func(t *testing.T) {
-		var dcs []struct{ Name string }
+		var dcs []client.Datacenter
 		e.do(t, request{Path: "/datacenters?lang=en", Key: key}).data(t, &dcs)
-		var locs []struct{ Name, Country string }
+		var locs []client.Location
 		e.do(t, request{Path: "/locations", Key: key, Header: map[string]string{"Accept-Language": "en"}}).data(t, &locs)
-		var apps []struct{ Name string }
+		var apps []client.App
 		e.do(t, request{Path: "/catalog/apps?lang=en", Key: key}).data(t, &apps)
 		if dcs[0].Name != "Tehran - Asiatech" || locs[0].Name != "Tehran" || locs[0].Country != "Iran" || apps[0].Name != "Docker" {
 			t.Fatalf("got %q, %+v, %q", dcs[0].Name, locs[0], apps[0].Name)
@@ -201,24 +201,14 @@ func TestDatacenters(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.account(t, 0)
-	type dc struct {
-		ID         int64   `json:"id"`
-		Status     *string `json:"status"`
-		Enabled    bool    `json:"enabled"`
-		RequireKYC bool    `json:"require_kyc"`
-		Terms      []struct {
-			Term    string `json:"term"`
-			Enabled bool   `json:"enabled"`
-		} `json:"terms"`
-	}
-	ids := func(dcs []dc) []int64 {
+	ids := func(dcs []client.Datacenter) []int64 {
 		out := []int64{}
 		for _, d := range dcs {
 			out = append(out, d.ID)
 		}
 		return out
 	}
-	var got []dc
+	var got []client.Datacenter
 	e.do(t, request{Path: "/datacenters", Key: a.APIKey}).data(t, &got)
 	if !slices.Equal(ids(got), []int64{1, 2, 3}) {
 		t.Fatalf("got %v, want [1 2 3]: the KYC datacenter hidden", ids(got))
@@ -257,11 +247,7 @@ func TestLocations(t *testing.T) {
 				r.wantStatus(t, tt.status, "validation_error")
 				return
 			}
-			var locs []struct {
-				ID           int64  `json:"id"`
-				DatacenterID int64  `json:"datacenter_id"`
-				CountryCode  string `json:"country_code"`
-			}
+			var locs []client.Location
 			r.data(t, &locs)
 			got := []int64{}
 			for _, l := range locs {
@@ -306,13 +292,7 @@ func TestApps(t *testing.T) {
 			if tt.code != "" {
 				return
 			}
-			var apps []struct {
-				ID     string `json:"id"`
-				Inputs []struct {
-					Kind    string  `json:"kind"`
-					Default *string `json:"default"`
-				} `json:"inputs"`
-			}
+			var apps []client.App
 			r.data(t, &apps)
 			got := []string{}
 			for _, app := range apps {

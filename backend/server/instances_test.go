@@ -232,11 +232,7 @@ func TestCancelInstance(t *testing.T) {
 	for i := range 2 {
 		r := e.do(t, request{Method: http.MethodDelete, Path: path, Key: a.APIKey})
 		r.wantStatus(t, http.StatusOK, "")
-		var got struct {
-			ID     int64  `json:"id"`
-			Status string `json:"status"`
-			Active bool   `json:"active"`
-		}
+		var got client.CanceledInstance
 		r.data(t, &got)
 		if got.ID != id || got.Status != "canceled" || got.Active {
 			t.Fatalf("DELETE %d: %+v, want canceled and inactive", i+1, got)
@@ -286,23 +282,7 @@ func TestResizeOptions(t *testing.T) {
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 101, "template_id": 1, "term": "hourly", "active_features": ["3"]}`) // renews 11:00
 	e.clock.Advance(15 * time.Minute)                                                                                 // 45 minutes of the hour left
-	type option struct {
-		ID        int64    `json:"id"`
-		Name      string   `json:"name"`
-		CPU       int      `json:"cpu"`
-		Memory    float64  `json:"memory"`
-		Disk      int      `json:"disk"`
-		Price     *float64 `json:"price"`
-		Term      string   `json:"term"`
-		ChargeNow float64  `json:"charge_now"`
-		NewCost   float64  `json:"new_cost"`
-	}
-	var got struct {
-		InstanceID             int64    `json:"instance_id"`
-		CurrentServerProductID int64    `json:"current_server_product_id"`
-		Term                   string   `json:"term"`
-		Options                []option `json:"options"`
-	}
+	var got client.ResizeOptions
 	e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", id), Key: a.APIKey}).data(t, &got)
 	want := []struct {
 		id                 int64

@@ -130,13 +130,9 @@ func TestCreateInstanceAccepted(t *testing.T) {
 			}
 		})
 	}
-	var b struct {
-		Reserved      float64 `json:"reserved"`
-		Available     float64 `json:"available"`
-		PendingOrders int     `json:"pending_orders"`
-	}
+	var b client.Balance
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
-	if b.PendingOrders != len(tests) || b.Reserved != 0.5484 || b.Available != 9.4516 {
+	if b.PendingOrders != int64(len(tests)) || b.Reserved != 0.5484 || b.Available != 9.4516 {
 		t.Fatalf("balance = %+v, want %d pending reserving 0.5484 (available 9.4516)", b, len(tests))
 	}
 	t.Run("generated and given hostnames", func(t *testing.T) {
@@ -168,7 +164,7 @@ func TestOrderLifecycleToDeployed(t *testing.T) {
 	}
 	wantBalance := func(balance, reserved float64) {
 		t.Helper()
-		var b struct{ Balance, Reserved, Available float64 }
+		var b client.Balance
 		e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
 		if b.Balance != balance || b.Reserved != reserved {
 			t.Fatalf("balance %v reserved %v, want %v and %v", b.Balance, b.Reserved, balance, reserved)
@@ -249,7 +245,7 @@ func TestOrderTimesOut(t *testing.T) {
 	if acct.Balance != 10_000_000 || len(entries) != 1 {
 		t.Fatalf("balance %v with %d ledger entries: a timed-out order must charge nothing", acct.Balance, len(entries))
 	}
-	var b struct{ Reserved float64 }
+	var b client.Balance
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
 	if b.Reserved != 0 {
 		t.Fatalf("reserved = %v after the time-out, want 0", b.Reserved)
@@ -492,7 +488,7 @@ func TestConcurrentOrdersAgainstWallet(t *testing.T) {
 	if counts[http.StatusCreated] != 10 || counts[http.StatusPaymentRequired] != 40 {
 		t.Fatalf("statuses = %v, want 10 × 201 and 40 × 402", counts)
 	}
-	var b struct{ Balance, Reserved, Available float64 }
+	var b client.Balance
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
 	if b.Reserved != 0.04 || b.Available != 0 {
 		t.Fatalf("balance = %+v, want 0.04 reserved and nothing available", b)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ func TestHealthNeedsNoKey(t *testing.T) {
 	e := newEnv(t)
 	r := e.do(t, request{Path: "/health"})
 	r.wantStatus(t, http.StatusOK, "")
-	var h struct{ Status, API string }
+	var h client.Health
 	r.data(t, &h)
 	if h.Status != "ok" || h.API != "1.1.0" {
 		t.Fatalf("got %+v, want ok and 1.1.0", h)
@@ -105,10 +106,7 @@ func TestDollar(t *testing.T) {
 	e.do(t, request{Path: "/api/dollar"}).wantStatus(t, http.StatusUnauthorized, "unauthorized")
 	r := e.do(t, request{Path: "/api/dollar", Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var d struct {
-		Base, Currency, UpdatedAt string
-		Price                     float64
-	}
+	var d client.Dollar
 	r.data(t, &d)
 	if d.Base != "USD" || d.Currency != "IRT" || d.Price <= 0 {
 		t.Fatalf("got %+v", d)

@@ -22,9 +22,7 @@ var allEvents = []string{"ping", "order.deployed", "order.timed_out", "instance.
 
 func (e *env) webhookConfigured(t *testing.T, key string) bool {
 	t.Helper()
-	var acct struct {
-		WebhookConfigured bool `json:"webhook_configured"`
-	}
+	var acct client.Account
 	e.do(t, request{Path: "/account", Key: key}).data(t, &acct)
 	return acct.WebhookConfigured
 }
