@@ -92,10 +92,7 @@ func TestAppInstallAuthFailed(t *testing.T) {
 	}
 	r := e.install(t, a.APIKey, id, `{"apps": ["docker"]}`)
 	r.wantStatus(t, http.StatusAccepted, "")
-	var queued struct {
-		ServerID int64    `json:"server_id"`
-		Queued   []string `json:"queued"`
-	}
+	var queued client.InstalledApps
 	r.data(t, &queued)
 	if queued.ServerID != id || !slices.Equal(queued.Queued, []string{"docker"}) {
 		t.Fatalf("got %+v", queued)
