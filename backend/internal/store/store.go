@@ -142,9 +142,8 @@ type Instance struct {
 	DatacenterID  int64
 	LocationID    int64
 	Features      []int64
-	Status        string    // as last reported by the datacenter
-	NextStatus    string    // what Status becomes at NextStatusAt ("" when settled)
-	NextStatusAt  time.Time // zero when settled
+	Status        string  // as last reported by the datacenter
+	Next          Pending // the change under way (reboot, rebuild...); zero when settled
 	Active        bool
 	Renew         bool
 	Locked        bool
@@ -245,7 +244,7 @@ type Snapshot struct {
 	Name         string
 	Note         string
 	Status       string
-	BusyUntil    time.Time // a restore in progress settles then; zero otherwise
+	Next         Pending // a restore in progress: available at Next.At; zero otherwise
 	Locked       bool
 	LockReason   string
 	LockedAt     time.Time

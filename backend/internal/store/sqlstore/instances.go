@@ -16,7 +16,7 @@ const instanceColumns = `id, account_id, order_id, name, note, hostname, plan_id
 func scanInstance(r rowScanner) (store.Instance, error) {
 	var in store.Instance
 	err := r.Scan(&in.ID, &in.AccountID, &in.OrderID, &in.Name, &in.Note, &in.Hostname, &in.PlanID, &in.TemplateID,
-		&in.DatacenterID, &in.LocationID, jsonColumn{&in.Features}, &in.Status, &in.NextStatus, at(&in.NextStatusAt),
+		&in.DatacenterID, &in.LocationID, jsonColumn{&in.Features}, &in.Status, &in.Next.Status, at(&in.Next.At),
 		&in.Active, &in.Renew, &in.Locked, &in.LockReason, at(&in.LockedAt), &in.MachineRef, &in.MachineGone, &in.IPv4,
 		&in.IPv6, &in.Username, &in.Password, &in.Port, at(&in.CredentialsAt), at(&in.CreatedAt), at(&in.RenewalDue),
 		at(&in.ExpiredAt), &in.CancelReason, &in.Paid, at(&in.LastIPChange), &in.TrafficUsedGB)
@@ -36,7 +36,7 @@ func (q queries) CreateInstance(ctx context.Context, in store.Instance) (store.I
 		locked_at, machine_ref, ipv4, ipv6, username, password, port, credentials_at, created_at, renewal_due, paid_micros)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		in.AccountID, in.OrderID, in.Name, in.Note, in.Hostname, in.PlanID, in.TemplateID, in.DatacenterID, in.LocationID,
-		features, in.Status, in.NextStatus, nullTime(in.NextStatusAt), in.Active, in.Renew, in.Locked, in.LockReason,
+		features, in.Status, in.Next.Status, nullTime(in.Next.At), in.Active, in.Renew, in.Locked, in.LockReason,
 		nullTime(in.LockedAt), in.MachineRef, in.IPv4, in.IPv6, in.Username, in.Password, in.Port,
 		in.CredentialsAt, in.CreatedAt, in.RenewalDue, in.Paid).Scan(&in.ID)
 	if err != nil {
@@ -84,7 +84,7 @@ func (q queries) UpdateInstance(ctx context.Context, in store.Instance) error {
 		renewal_due = ?, expired_at = ?, cancel_reason = ?, paid_micros = ?, last_ip_change_at = ?,
 		traffic_used_gb = ?
 		WHERE id = ?`,
-		in.Name, in.Note, in.PlanID, in.TemplateID, features, in.Status, in.NextStatus, nullTime(in.NextStatusAt),
+		in.Name, in.Note, in.PlanID, in.TemplateID, features, in.Status, in.Next.Status, nullTime(in.Next.At),
 		in.Active, in.Renew, in.Locked, in.LockReason, nullTime(in.LockedAt), in.IPv4, in.IPv6, in.Username, in.Password,
 		in.Port, in.CredentialsAt, in.RenewalDue, nullTime(in.ExpiredAt), in.CancelReason,
 		in.Paid, nullTime(in.LastIPChange), in.TrafficUsedGB, in.ID)

@@ -10,7 +10,7 @@ import (
 
 // snapshotColumns reads a snapshot joined with its source instance (alias i), whose active flag
 // is SourceActive.
-const snapshotColumns = `s.id, s.account_id, s.instance_id, COALESCE(i.active, FALSE), s.name, s.note, s.status, s.busy_until,
+const snapshotColumns = `s.id, s.account_id, s.instance_id, COALESCE(i.active, FALSE), s.name, s.note, s.status, s.next_status, s.next_status_at,
 	s.locked, s.lock_reason, s.locked_at, s.size_gb, s.price_micros, s.accrued_micros, s.paid_micros, s.renewal_due,
 	s.created_at, s.available_at, s.expired_at, s.datacenter_id, s.location_id, s.template_id, s.plan_id, s.os_type,
 	s.architecture, s.source_name, s.features, s.local, s.username, s.password, s.port, s.image_ref,
@@ -27,7 +27,7 @@ const billedSnapshot = `('` + store.SnapshotAvailable + `', '` + store.SnapshotR
 
 func scanSnapshot(r rowScanner) (store.Snapshot, error) {
 	var s store.Snapshot
-	err := r.Scan(&s.ID, &s.AccountID, &s.InstanceID, &s.SourceActive, &s.Name, &s.Note, &s.Status, at(&s.BusyUntil),
+	err := r.Scan(&s.ID, &s.AccountID, &s.InstanceID, &s.SourceActive, &s.Name, &s.Note, &s.Status, &s.Next.Status, at(&s.Next.At),
 		&s.Locked, &s.LockReason, at(&s.LockedAt), &s.SizeGB, &s.Price, &s.Accrued, &s.Paid, at(&s.RenewalDue),
 		at(&s.CreatedAt), at(&s.AvailableAt), at(&s.ExpiredAt), &s.DatacenterID, &s.LocationID, &s.TemplateID,
 		&s.PlanID, &s.OSType, &s.Architecture, &s.SourceName, jsonColumn{&s.Features}, &s.Local, &s.Username,
@@ -43,12 +43,12 @@ func (q queries) CreateSnapshot(ctx context.Context, s store.Snapshot) (store.Sn
 	if err := q.lockAccount(ctx, s.AccountID); err != nil {
 		return store.Snapshot{}, err
 	}
-	err = q.queryRow(ctx, `INSERT INTO snapshots (account_id, instance_id, name, note, status, busy_until, locked,
+	err = q.queryRow(ctx, `INSERT INTO snapshots (account_id, instance_id, name, note, status, next_status, next_status_at, locked,
 		lock_reason, locked_at, size_gb, price_micros, accrued_micros, paid_micros, renewal_due, created_at, available_at,
 		expired_at, datacenter_id, location_id, template_id, plan_id, os_type, architecture, source_name, features, local,
 		username, password, port, image_ref)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		s.AccountID, s.InstanceID, s.Name, s.Note, s.Status, nullTime(s.BusyUntil), s.Locked, s.LockReason,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		s.AccountID, s.InstanceID, s.Name, s.Note, s.Status, s.Next.Status, nullTime(s.Next.At), s.Locked, s.LockReason,
 		nullTime(s.LockedAt), s.SizeGB, s.Price, s.Accrued, s.Paid, nullTime(s.RenewalDue), s.CreatedAt,
 		nullTime(s.AvailableAt), nullTime(s.ExpiredAt), s.DatacenterID, s.LocationID, s.TemplateID, s.PlanID, s.OSType,
 		s.Architecture, s.SourceName, features, s.Local, s.Username, s.Password, s.Port, s.ImageRef).Scan(&s.ID)
@@ -99,11 +99,11 @@ func (q queries) UpdateSnapshot(ctx context.Context, s store.Snapshot) error {
 	if err := q.lockAccount(ctx, s.AccountID); err != nil { // account_id never changes
 		return err
 	}
-	res, err := q.exec(ctx, `UPDATE snapshots SET name = ?, note = ?, status = ?, busy_until = ?, locked = ?,
+	res, err := q.exec(ctx, `UPDATE snapshots SET name = ?, note = ?, status = ?, next_status = ?, next_status_at = ?, locked = ?,
 		lock_reason = ?, locked_at = ?, size_gb = ?, price_micros = ?, accrued_micros = ?, paid_micros = ?,
 		renewal_due = ?, available_at = ?, expired_at = ?, image_ref = ?
 		WHERE id = ?`,
-		s.Name, s.Note, s.Status, nullTime(s.BusyUntil), s.Locked, s.LockReason, nullTime(s.LockedAt), s.SizeGB, s.Price,
+		s.Name, s.Note, s.Status, s.Next.Status, nullTime(s.Next.At), s.Locked, s.LockReason, nullTime(s.LockedAt), s.SizeGB, s.Price,
 		s.Accrued, s.Paid, nullTime(s.RenewalDue), nullTime(s.AvailableAt), nullTime(s.ExpiredAt), s.ImageRef, s.ID)
 	return checkOneRow(res, err, "update snapshot", s.ID)
 }

@@ -202,6 +202,7 @@ func testInstances(t *testing.T, s store.Store) {
 	changed := made[1]
 	changed.Active, changed.Status, changed.ExpiredAt, changed.Locked, changed.LockReason = false, store.StatusCanceled, base, true, store.LockDeletion
 	changed.Name, changed.Note, changed.Features, changed.LastIPChange = "renamed", "note", []int64{1, 2}, base.Add(time.Minute)
+	changed.Next = store.PendingTo("offline", base.Add(2*time.Minute))
 	if err := s.UpdateInstance(ctx, changed); err != nil {
 		t.Fatal(err)
 	}
