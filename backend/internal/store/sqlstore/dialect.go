@@ -13,6 +13,8 @@ import (
 type dialect struct {
 	// name is the migrations directory of the dialect.
 	name string
+	// migrations returns the dialect's embedded migrations in version order.
+	migrations func() ([]migrations.Migration, error)
 	// numbered asks for $1, $2... placeholders (PostgreSQL) instead of ? (SQLite).
 	numbered bool
 	// seqColumn is the column that orders rows written in the same instant (events and
@@ -80,14 +82,6 @@ func (d *dialect) args(args []any) []any {
 		}
 	}
 	return args
-}
-
-// migrations returns the dialect's embedded migrations in version order.
-func (d *dialect) migrations() ([]migrations.Migration, error) {
-	if d.name == migrations.DialectPostgres {
-		return migrations.Postgres()
-	}
-	return migrations.SQLite()
 }
 
 // newLocks returns the lock bookkeeping of a new transaction; nil where rows are not locked.

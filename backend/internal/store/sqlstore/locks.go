@@ -25,20 +25,22 @@ const (
 	tableAppInstalls
 )
 
-// ownerQuery reads the account that owns the row of t with id ?. A fixed text per table, so
-// no caller's string reaches the SQL.
-func (t ownedTable) ownerQuery() (string, error) {
+// spec is what the store knows of t: how a row is named in errors, the query that reads the
+// account owning the row with id ? (a fixed text per table, so no caller's string reaches the
+// SQL), and the clause that locks one row read alone.
+func (t ownedTable) spec() (name, ownerQuery, rowLock string, err error) {
 	switch t {
 	case tableInstances:
-		return `SELECT account_id FROM instances WHERE id = ?`, nil
+		return "instance", `SELECT account_id FROM instances WHERE id = ?`, forUpdate, nil
 	case tableOrders:
-		return `SELECT account_id FROM orders WHERE id = ?`, nil
+		return "order", `SELECT account_id FROM orders WHERE id = ?`, forUpdate, nil
 	case tableSnapshots:
-		return `SELECT account_id FROM snapshots WHERE id = ?`, nil
+		return "snapshot", `SELECT account_id FROM snapshots WHERE id = ?`, snapshotForUpdate, nil
 	case tableAppInstalls:
-		return `SELECT i.account_id FROM app_installs a JOIN instances i ON i.id = a.instance_id WHERE a.id = ?`, nil
+		return "app install", `SELECT i.account_id FROM app_installs a JOIN instances i ON i.id = a.instance_id
+			WHERE a.id = ?`, forUpdate, nil
 	}
-	return "", fmt.Errorf("sqlstore: no owner query for table %d", t)
+	return "", "", "", fmt.Errorf("sqlstore: unknown table %d", t)
 }
 
 // one reads row id of table with query (which selects that row alone) and scan. In a
@@ -46,37 +48,18 @@ func (t ownedTable) ownerQuery() (string, error) {
 func one[T any](ctx context.Context, q queries, table ownedTable, id int64, scan func(rowScanner) (T, error),
 	query string, args ...any) (T, error) {
 	var zero T
+	name, _, lock, err := table.spec()
+	if err != nil {
+		return zero, err
+	}
 	if err := q.lockOwner(ctx, table, id); err != nil {
 		return zero, err
 	}
-	v, err := scan(q.queryRow(ctx, query+q.rowLock(table.rowLock()), args...))
+	v, err := scan(q.queryRow(ctx, query+q.rowLock(lock), args...))
 	if err != nil {
-		return zero, fmt.Errorf("sqlstore: %s %d: %w", table, id, err)
+		return zero, fmt.Errorf("sqlstore: %s %d: %w", name, id, err)
 	}
 	return v, nil
-}
-
-// rowLock is the clause that locks one row of t read alone.
-func (t ownedTable) rowLock() string {
-	if t == tableSnapshots {
-		return snapshotForUpdate
-	}
-	return forUpdate
-}
-
-// String names a row of the table in errors.
-func (t ownedTable) String() string {
-	switch t {
-	case tableInstances:
-		return "instance"
-	case tableOrders:
-		return "order"
-	case tableSnapshots:
-		return "snapshot"
-	case tableAppInstalls:
-		return "app install"
-	}
-	return fmt.Sprintf("table %d", int(t))
 }
 
 // Lock clauses (PostgreSQL only; see the package comment).
@@ -114,7 +97,7 @@ func (q queries) lockOwner(ctx context.Context, table ownedTable, id int64) erro
 	if q.locks == nil {
 		return nil
 	}
-	query, err := table.ownerQuery()
+	_, query, _, err := table.spec()
 	if err != nil {
 		return err
 	}

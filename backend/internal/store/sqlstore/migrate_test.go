@@ -14,6 +14,23 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
 )
 
+// checkAllMigrated checks that schema_migrations records every migration of s's dialect once.
+func checkAllMigrated(t *testing.T, s *Store) {
+	t.Helper()
+	all, err := s.d.migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows, maxVersion int
+	err = s.db.QueryRowContext(context.Background(), "SELECT COUNT(*), MAX(version) FROM schema_migrations").Scan(&rows, &maxVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != len(all) || maxVersion != all[len(all)-1].Version {
+		t.Fatalf("schema_migrations has %d rows up to %d, want %d up to %d", rows, maxVersion, len(all), all[len(all)-1].Version)
+	}
+}
+
 func TestSQLiteSnapshotPendingMigration(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "v3.db")

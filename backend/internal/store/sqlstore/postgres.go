@@ -33,6 +33,7 @@ const migrationLock int64 = 0x72657365_6c6c6572
 func newPostgresDialect() *dialect {
 	return &dialect{
 		name:          migrations.DialectPostgres,
+		migrations:    migrations.Postgres,
 		numbered:      true,
 		seqColumn:     "seq",
 		rowLocks:      true,

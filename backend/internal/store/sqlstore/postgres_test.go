@@ -12,7 +12,6 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
 )
@@ -68,17 +67,7 @@ func TestPostgresConcurrentMigrators(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = stores[i].Close() })
 	}
-	all, err := migrations.Postgres()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows, maxVersion int
-	if err := stores[0].db.QueryRowContext(context.Background(), "SELECT COUNT(*), MAX(version) FROM schema_migrations").Scan(&rows, &maxVersion); err != nil {
-		t.Fatal(err)
-	}
-	if rows != len(all) || maxVersion != all[len(all)-1].Version {
-		t.Fatalf("schema_migrations has %d rows up to %d, want %d up to %d", rows, maxVersion, len(all), all[len(all)-1].Version)
-	}
+	checkAllMigrated(t, stores[0])
 	openURL(t, url) // and a later start finds nothing to do
 }
 

@@ -27,6 +27,7 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z"
 func newSQLiteDialect() *dialect {
 	return &dialect{
 		name:       migrations.DialectSQLite,
+		migrations: migrations.SQLite,
 		seqColumn:  "rowid",
 		encodeTime: func(t time.Time) any { return t.UTC().Format(timeLayout) },
 		mapError:   sqliteError,

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
 )
 
@@ -52,17 +51,7 @@ func TestSQLiteMigrationsIdempotentOnReopen(t *testing.T) {
 	if _, err := s.Account(ctx, a.ID); err != nil {
 		t.Fatalf("account after reopen: %v", err)
 	}
-	all, err := migrations.SQLite()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows, maxVersion int
-	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*), MAX(version) FROM schema_migrations").Scan(&rows, &maxVersion); err != nil {
-		t.Fatal(err)
-	}
-	if rows != len(all) || maxVersion != all[len(all)-1].Version {
-		t.Fatalf("schema_migrations has %d rows up to %d, want %d up to %d", rows, maxVersion, len(all), all[len(all)-1].Version)
-	}
+	checkAllMigrated(t, s)
 }
 
 func TestSQLitePragmas(t *testing.T) {
