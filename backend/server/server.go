@@ -20,8 +20,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store/postgres"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlite"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
 
 // Clock tells the time. Tests pass one they can move to drive rate limits, billing and expiry.
@@ -205,9 +204,9 @@ func openStore(ctx context.Context, dsn string) (store.Store, error) {
 	case dsn == "":
 		return nil, errors.New("server: no database: set Config.DB to a SQLite path or a postgres:// URL")
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		st, err = postgres.Open(ctx, dsn)
+		st, err = sqlstore.OpenPostgres(ctx, dsn)
 	default:
-		st, err = sqlite.Open(ctx, dsn)
+		st, err = sqlstore.OpenSQLite(ctx, dsn)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

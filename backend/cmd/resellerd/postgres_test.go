@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store/postgres/pgtest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
 )
 
 // pg is this test binary's throwaway PostgreSQL server, started by the first test that needs it.

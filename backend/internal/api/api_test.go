@@ -15,7 +15,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlite"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
 
 type fixedClock struct{ t time.Time }
@@ -25,7 +25,7 @@ func (c *fixedClock) Now() time.Time { return c.t }
 // newTestHandler builds the API with extra test-only routes registered beside the real ones.
 func newTestHandler(t *testing.T, logs *bytes.Buffer, extra func(mux *http.ServeMux)) http.Handler {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "api.db"))
+	st, err := sqlstore.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "api.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

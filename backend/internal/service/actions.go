@@ -116,7 +116,7 @@ func (s *Service) commit(ctx context.Context, in store.Instance, change func(tx 
 		if err != nil {
 			return err
 		}
-		settle(&cur, s.now())
+		cur.Next.Settle(&cur.Status, s.now())
 		if err := change(tx, &cur); err != nil {
 			return err
 		}
@@ -127,10 +127,9 @@ func (s *Service) commit(ctx context.Context, in store.Instance, change func(tx 
 
 // transition records a datacenter status change on the instance.
 func transition(in *store.Instance, tr datacenter.Transition) {
-	in.Status = tr.Status
-	in.NextStatus, in.NextStatusAt = "", time.Time{}
+	in.Status, in.Next = tr.Status, store.Pending{}
 	if tr.Settled != "" && tr.Settled != tr.Status {
-		in.NextStatus, in.NextStatusAt = tr.Settled, tr.SettlesAt
+		in.Next = store.PendingTo(tr.Settled, tr.SettlesAt)
 	}
 }
 

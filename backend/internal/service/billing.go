@@ -78,7 +78,7 @@ func (s *Service) renew(ctx context.Context, id int64, now time.Time) error {
 		}
 		in.RenewalDue, in.Paid = due.Add(catalog.BillingHour), in.Paid+cost
 		lockForDebt(&in, debt, due)
-		settle(&in, now)
+		in.Next.Settle(&in.Status, now)
 		return tx.UpdateInstance(ctx, in)
 	})
 	if errors.Is(err, store.ErrConflict) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
 func TestProrate(t *testing.T) {
@@ -118,20 +117,9 @@ func TestHoursUntilZero(t *testing.T) {
 	}
 }
 
-func TestEffectiveStatusAndCycles(t *testing.T) {
+func TestCycleStart(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
-	in := store.Instance{Status: "rebooting", NextStatus: "online", NextStatusAt: now}
-	if got := effectiveStatus(in, now.Add(-time.Second)); got != "rebooting" {
-		t.Errorf("before settling: %s", got)
-	}
-	if got := effectiveStatus(in, now); got != "online" {
-		t.Errorf("settled: %s", got)
-	}
-	settle(&in, now)
-	if in.Status != "online" || in.NextStatus != "" || !in.NextStatusAt.IsZero() {
-		t.Errorf("after settle: %+v", in)
-	}
 	created := now.Add(-31 * 24 * time.Hour)
 	if got := cycleStart(created, now); !got.Equal(created.Add(30 * 24 * time.Hour)) {
 		t.Errorf("cycle start = %v", got)

@@ -194,7 +194,7 @@ func (s *Service) advanceInstall(ctx context.Context, a store.AppInstall) error 
 // and not locked. Until then it keeps waiting.
 func (s *Service) startInstall(a *store.AppInstall, in store.Instance) {
 	now := s.now()
-	if in.Locked || now.Before(in.CredentialsAt) || effectiveStatus(in, now) != datacenter.StatusOnline {
+	if in.Locked || now.Before(in.CredentialsAt) || in.Next.StatusAt(in.Status, now) != datacenter.StatusOnline {
 		return
 	}
 	a.Status, a.Stage, a.Attempts = store.InstallInstalling, store.StagePreparing, a.Attempts+1

@@ -67,7 +67,7 @@ func (s *Service) describe(ctx context.Context, in store.Instance, withApps bool
 	loc, _ := s.catalog.Location(in.LocationID)
 	tmpl, _ := s.catalog.Template(in.TemplateID)
 	d := InstanceDetail{
-		Instance: in, Status: effectiveStatus(in, now), Plan: plan, Datacenter: dc, Location: loc, Template: tmpl,
+		Instance: in, Status: in.Next.StatusAt(in.Status, now), Plan: plan, Datacenter: dc, Location: loc, Template: tmpl,
 		IPChangeCost:       dc.IPChangeCost,
 		CredentialsPending: in.Active && now.Before(in.CredentialsAt),
 		Traffic:            trafficOf(in, plan, now),
@@ -100,22 +100,6 @@ func (s *Service) appRecords(ctx context.Context, instanceID int64) ([]AppRecord
 		out = append(out, AppRecord{AppInstall: a, App: app})
 	}
 	return out, nil
-}
-
-// effectiveStatus is the instance's status at now, a settled transition included.
-func effectiveStatus(in store.Instance, now time.Time) string {
-	if in.NextStatus != "" && !now.Before(in.NextStatusAt) {
-		return in.NextStatus
-	}
-	return in.Status
-}
-
-// settle writes a transition that has settled into Status, so the row says what is true.
-func settle(in *store.Instance, now time.Time) {
-	in.Status = effectiveStatus(*in, now)
-	if in.NextStatus != "" && !now.Before(in.NextStatusAt) {
-		in.NextStatus, in.NextStatusAt = "", time.Time{}
-	}
 }
 
 // trafficOf computes the traffic of the current cycle; cycles start every 30 days from creation.
@@ -193,8 +177,8 @@ func (s *Service) refresh(ctx context.Context, in store.Instance) (store.Instanc
 		if err != nil {
 			return err
 		}
-		settle(&cur, now)
-		if live.Status != "" && cur.NextStatus == "" && cur.Active {
+		cur.Next.Settle(&cur.Status, now)
+		if live.Status != "" && cur.Next.Status == "" && cur.Active {
 			cur.Status = live.Status
 		}
 		cur.TrafficUsedGB = live.TrafficUsedGB
@@ -343,7 +327,7 @@ func (s *Service) CancelInstance(ctx context.Context, acct store.Account, id int
 // housekeeping worker; until then the instance is locked for deletion. Its local snapshots end
 // with it; the others outlive it.
 func (s *Service) stop(ctx context.Context, tx store.Tx, in store.Instance, status, reason string, at time.Time) (store.Instance, error) {
-	in.Status, in.NextStatus, in.NextStatusAt = status, "", time.Time{}
+	in.Status, in.Next = status, store.Pending{}
 	in.Active, in.ExpiredAt, in.CancelReason = false, at, reason
 	in.Locked, in.LockReason, in.LockedAt = true, store.LockDeletion, at
 	if err := tx.UpdateInstance(ctx, in); err != nil {

@@ -42,7 +42,7 @@ func (s *Service) advance(ctx context.Context, snap store.Snapshot) error {
 	if snap.Status == store.SnapshotCreating {
 		return s.advanceCreating(ctx, snap)
 	}
-	if snapshotStatus(snap, s.now()) == snap.Status {
+	if !snap.Next.Due(s.now()) {
 		return nil
 	}
 	return s.store.WithTx(ctx, func(tx store.Tx) error {
@@ -50,7 +50,7 @@ func (s *Service) advance(ctx context.Context, snap store.Snapshot) error {
 		if err != nil {
 			return err
 		}
-		settleSnapshot(&cur, s.now())
+		cur.Next.Settle(&cur.Status, s.now())
 		return tx.UpdateSnapshot(ctx, cur)
 	})
 }
@@ -179,7 +179,7 @@ func (s *Service) renewSnapshot(ctx context.Context, id int64, now time.Time) er
 		if err := s.accrue(ctx, tx, &snap, due); err != nil {
 			return err
 		}
-		settleSnapshot(&snap, now)
+		snap.Next.Settle(&snap.Status, now)
 		return tx.UpdateSnapshot(ctx, snap)
 	})
 	if errors.Is(err, store.ErrConflict) {

@@ -40,21 +40,6 @@ func activeSnapshot(snap store.Snapshot) bool {
 	return snap.Status == store.SnapshotCreating || billed(snap)
 }
 
-// snapshotStatus is the snapshot's status at now: a restore that has settled is available.
-func snapshotStatus(snap store.Snapshot, now time.Time) string {
-	if snap.Status == store.SnapshotRestoring && !now.Before(snap.BusyUntil) {
-		return store.SnapshotAvailable
-	}
-	return snap.Status
-}
-
-// settleSnapshot writes a restore that has settled into Status, so the row says what is true.
-func settleSnapshot(snap *store.Snapshot, now time.Time) {
-	if status := snapshotStatus(*snap, now); status != snap.Status {
-		snap.Status, snap.BusyUntil = status, time.Time{}
-	}
-}
-
 // snapshotHourly is the hourly price of a snapshot of sizeGB: the monthly price per GB times the
 // size over a month of catalog.HoursPerMonth hours, in whole micro-USD rounded half up (README).
 func snapshotHourly(perGBMonth money.Micros, sizeGB int) money.Micros {
@@ -66,12 +51,12 @@ func snapshotHourly(perGBMonth money.Micros, sizeGB int) money.Micros {
 // and what accrued below the charging threshold is written off.
 func endSnapshot(snap *store.Snapshot, status string, at time.Time) {
 	snap.Status, snap.ExpiredAt = status, at
-	snap.RenewalDue, snap.BusyUntil, snap.Accrued = time.Time{}, time.Time{}, 0
+	snap.RenewalDue, snap.Next, snap.Accrued = time.Time{}, store.Pending{}, 0
 }
 
 func (s *Service) viewSnapshot(snap store.Snapshot) SnapshotView {
 	dc, _ := s.catalog.Datacenter(snap.DatacenterID)
-	v := SnapshotView{Snapshot: snap, Status: snapshotStatus(snap, s.now()), Settings: dc.Snapshots,
+	v := SnapshotView{Snapshot: snap, Status: snap.Next.StatusAt(snap.Status, s.now()), Settings: dc.Snapshots,
 		PriceMonthly: snap.Price * catalog.HoursPerMonth}
 	for _, id := range snap.Features {
 		if f, ok := s.catalog.Feature(id); ok {
@@ -304,7 +289,7 @@ func (s *Service) DeleteSnapshot(ctx context.Context, acct store.Account, id int
 			return err
 		}
 		now := s.now()
-		settleSnapshot(&snap, now)
+		snap.Next.Settle(&snap.Status, now)
 		out = snap
 		switch snap.Status {
 		case store.SnapshotDeleted, store.SnapshotExpired, store.SnapshotFailed:
@@ -355,7 +340,7 @@ func (s *Service) RestoreSnapshot(ctx context.Context, acct store.Account, id in
 		if err := tx.DeleteAppInstalls(ctx, cur.ID); err != nil {
 			return err
 		}
-		snap.Status, snap.BusyUntil = store.SnapshotRestoring, tr.SettlesAt
+		snap.Status, snap.Next = store.SnapshotRestoring, store.PendingTo(store.SnapshotAvailable, tr.SettlesAt)
 		if err := tx.UpdateSnapshot(ctx, snap); err != nil {
 			return err
 		}
@@ -390,7 +375,7 @@ func (s *Service) restorable(ctx context.Context, q store.Queries, acct store.Ac
 	if err := usable(snap, s.now()); err != nil {
 		return store.Snapshot{}, err
 	}
-	settleSnapshot(&snap, s.now())
+	snap.Next.Settle(&snap.Status, s.now())
 	return snap, nil
 }
 
@@ -398,7 +383,7 @@ func (s *Service) restorable(ctx context.Context, q store.Queries, acct store.Ac
 // unless it is available, 409 snapshot_locked while it is locked (a charge of it is unpaid, or
 // an operator locked it).
 func usable(snap store.Snapshot, now time.Time) error {
-	if status := snapshotStatus(snap, now); status != store.SnapshotAvailable {
+	if status := snap.Next.StatusAt(snap.Status, now); status != store.SnapshotAvailable {
 		return Conflict(CodeSnapshotUnavailable, "snapshot %d is %s; only an available snapshot can be used", snap.ID, status)
 	}
 	switch {

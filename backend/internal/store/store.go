@@ -8,7 +8,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 )
 
@@ -143,9 +142,8 @@ type Instance struct {
 	DatacenterID  int64
 	LocationID    int64
 	Features      []int64
-	Status        string    // a datacenter.Status* word while active; StatusCanceled or StatusExpired once ended
-	NextStatus    string    // what Status becomes at NextStatusAt ("" when settled)
-	NextStatusAt  time.Time // zero when settled
+	Status        string  // a datacenter.Status* word while active; StatusCanceled or StatusExpired once ended
+	Next          Pending // the change under way (reboot, rebuild...); zero when settled
 	Active        bool
 	Renew         bool
 	Locked        bool
@@ -174,10 +172,6 @@ const (
 	StatusCanceled = "canceled"
 	StatusExpired  = "expired"
 )
-
-// StatusOnline is datacenter.StatusOnline under the name the store's tests (storetest) use; new
-// code names the datacenter's constant.
-const StatusOnline = datacenter.StatusOnline
 
 // Lock reasons.
 const (
@@ -246,7 +240,7 @@ type Snapshot struct {
 	Name         string
 	Note         string
 	Status       string
-	BusyUntil    time.Time // a restore in progress settles then; zero otherwise
+	Next         Pending // a restore in progress: available at Next.At; zero otherwise
 	Locked       bool
 	LockReason   string
 	LockedAt     time.Time

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
@@ -170,7 +171,7 @@ func newInstance(t *testing.T, s store.Queries, accountID int64, orderID int64) 
 	t.Helper()
 	in, err := s.CreateInstance(context.Background(), store.Instance{
 		AccountID: accountID, OrderID: orderID, Name: "web-1", Hostname: "web-1", PlanID: 101, TemplateID: 1,
-		DatacenterID: 1, LocationID: 11, Features: []int64{1}, Status: store.StatusOnline, Active: true, Renew: true,
+		DatacenterID: 1, LocationID: 11, Features: []int64{1}, Status: datacenter.StatusOnline, Active: true, Renew: true,
 		MachineRef: "vm-1", IPv4: "192.0.2.1", IPv6: "2001:db8::1", Username: "root", Password: "pw", Port: 22,
 		CredentialsAt: base, CreatedAt: base, RenewalDue: base.Add(time.Hour), Paid: 4_000,
 	})
@@ -202,6 +203,7 @@ func testInstances(t *testing.T, s store.Store) {
 	changed := made[1]
 	changed.Active, changed.Status, changed.ExpiredAt, changed.Locked, changed.LockReason = false, store.StatusCanceled, base, true, store.LockDeletion
 	changed.Name, changed.Note, changed.Features, changed.LastIPChange = "renamed", "note", []int64{1, 2}, base.Add(time.Minute)
+	changed.Next = store.PendingTo("offline", base.Add(2*time.Minute))
 	if err := s.UpdateInstance(ctx, changed); err != nil {
 		t.Fatal(err)
 	}

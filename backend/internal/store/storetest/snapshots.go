@@ -45,7 +45,8 @@ func testSnapshots(t *testing.T, s store.Store) {
 	changed := first
 	changed.Status, changed.SizeGB, changed.Price, changed.Accrued, changed.Paid = store.SnapshotAvailable, 10, 274, 548, 1096
 	changed.AvailableAt, changed.RenewalDue, changed.ImageRef, changed.Name, changed.Note = base, base.Add(time.Hour), "img-2", "renamed", "n"
-	changed.Locked, changed.LockReason, changed.LockedAt, changed.BusyUntil = true, store.LockUnpaid, base, base.Add(time.Minute)
+	changed.Locked, changed.LockReason, changed.LockedAt = true, store.LockUnpaid, base
+	changed.Next = store.PendingTo(store.SnapshotAvailable, base.Add(time.Minute))
 	if err := s.UpdateSnapshot(ctx, changed); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
@@ -12,8 +12,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store/postgres/pgtest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
 )
 
@@ -38,15 +37,10 @@ func openFresh(t *testing.T) (*Store, string) {
 // openURL opens one more store (a replica) on url, closed when the test ends.
 func openURL(t *testing.T, url string) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
+	return mustOpen(t, OpenPostgres, url)
 }
 
-func TestStore(t *testing.T) {
+func TestStorePostgres(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store {
 		s, _ := openFresh(t)
@@ -56,7 +50,7 @@ func TestStore(t *testing.T) {
 
 // TestConcurrentMigrators opens one new database from several replicas at once: the advisory
 // lock lets one migrate while the others wait and then find every version recorded.
-func TestConcurrentMigrators(t *testing.T) {
+func TestPostgresConcurrentMigrators(t *testing.T) {
 	t.Parallel()
 	url := pg.Database(t)
 	const replicas = 4
@@ -64,7 +58,7 @@ func TestConcurrentMigrators(t *testing.T) {
 	errs := make([]error, replicas)
 	var wg sync.WaitGroup
 	for i := range replicas {
-		wg.Go(func() { stores[i], errs[i] = Open(context.Background(), url) })
+		wg.Go(func() { stores[i], errs[i] = OpenPostgres(context.Background(), url) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -73,21 +67,11 @@ func TestConcurrentMigrators(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = stores[i].Close() })
 	}
-	all, err := migrations.Postgres()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows, maxVersion int
-	if err := stores[0].pool.QueryRow(context.Background(), "SELECT COUNT(*), MAX(version) FROM schema_migrations").Scan(&rows, &maxVersion); err != nil {
-		t.Fatal(err)
-	}
-	if rows != len(all) || maxVersion != all[len(all)-1].Version {
-		t.Fatalf("schema_migrations has %d rows up to %d, want %d up to %d", rows, maxVersion, len(all), all[len(all)-1].Version)
-	}
+	checkAllMigrated(t, stores[0])
 	openURL(t, url) // and a later start finds nothing to do
 }
 
-func TestOpenUnreachable(t *testing.T) {
+func TestOpenPostgresUnreachable(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, url, want string }{
 		{"refused", "postgres://nobody@127.0.0.1:1/reseller?connect_timeout=5", "postgres: connect"},
@@ -96,7 +80,7 @@ func TestOpenUnreachable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := Open(context.Background(), tt.url)
+			s, err := OpenPostgres(context.Background(), tt.url)
 			if err == nil {
 				_ = s.Close()
 				t.Fatal("got nil error")
@@ -105,6 +89,24 @@ func TestOpenUnreachable(t *testing.T) {
 				t.Fatalf("got %v, want an error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestOpenPostgresPoolParameters checks that the URL's pool_* parameters, which the server
+// would reject as unknown settings, size the connection pool.
+func TestOpenPostgresPoolParameters(t *testing.T) {
+	t.Parallel()
+	url := pg.Database(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	s := openURL(t, url+sep+"pool_max_conns=2")
+	if got := s.db.Stats().MaxOpenConnections; got != 2 {
+		t.Fatalf("MaxOpenConnections = %d, want 2", got)
+	}
+	if _, err := s.Account(context.Background(), 1); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("read on the pool: %v, want ErrNotFound", err)
 	}
 }
 
@@ -290,7 +292,7 @@ func TestAccountFirstAvoidsDeadlocks(t *testing.T) {
 		}
 	}
 	var deadlocks int64
-	if err := first.pool.QueryRow(ctx, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`).Scan(&deadlocks); err != nil {
+	if err := first.db.QueryRowContext(ctx, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`).Scan(&deadlocks); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := first.InstanceByID(ctx, in.ID)

@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -6,27 +6,32 @@ import (
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
 )
 
-func TestStore(t *testing.T) {
+func TestStoreSQLite(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := Open(context.Background(), filepath.Join(t.TempDir(), "test.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
+		return mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "test.db"))
 	})
 }
 
-func TestMigrationsIdempotentOnReopen(t *testing.T) {
+// mustOpen opens a store with open (OpenSQLite or OpenPostgres), closed when the test ends.
+func mustOpen(t *testing.T, open func(context.Context, string) (*Store, error), dsn string) *Store {
+	t.Helper()
+	s, err := open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestSQLiteMigrationsIdempotentOnReopen(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "nested", "dir", "reopen.db")
-	s, err := Open(ctx, path)
+	s, err := OpenSQLite(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +43,7 @@ func TestMigrationsIdempotentOnReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err = Open(ctx, path)
+	s, err = OpenSQLite(ctx, path)
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
@@ -46,27 +51,13 @@ func TestMigrationsIdempotentOnReopen(t *testing.T) {
 	if _, err := s.Account(ctx, a.ID); err != nil {
 		t.Fatalf("account after reopen: %v", err)
 	}
-	all, err := migrations.SQLite()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows, maxVersion int
-	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*), MAX(version) FROM schema_migrations").Scan(&rows, &maxVersion); err != nil {
-		t.Fatal(err)
-	}
-	if rows != len(all) || maxVersion != all[len(all)-1].Version {
-		t.Fatalf("schema_migrations has %d rows up to %d, want %d up to %d", rows, maxVersion, len(all), all[len(all)-1].Version)
-	}
+	checkAllMigrated(t, s)
 }
 
-func TestPragmas(t *testing.T) {
+func TestSQLitePragmas(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "p.db"))
 	// Every pooled connection must enforce foreign keys: hold one busy and query on another.
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -87,16 +78,12 @@ func TestPragmas(t *testing.T) {
 	}
 }
 
-// TestConcurrentWriters checks that writers queue on the lock instead of failing with
+// TestSQLiteConcurrentWriters checks that writers queue on the lock instead of failing with
 // SQLITE_BUSY, which is what BEGIN IMMEDIATE and busy_timeout are for.
-func TestConcurrentWriters(t *testing.T) {
+func TestSQLiteConcurrentWriters(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "c.db"))
 	a, err := s.CreateAccount(ctx, store.NewAccount{KeyHash: []byte("c"), KeyHint: "c", ServerLimit: 1, OrderLimit: 1, Language: "fa"})
 	if err != nil {
 		t.Fatal(err)

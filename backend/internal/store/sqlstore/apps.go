@@ -1,0 +1,115 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+const installColumns = `id, instance_id, app_id, position, status, stage, attempts, inputs, result, error, log_tail,
+	queued_at, started_at, finished_at, next_at`
+
+func scanInstall(r rowScanner) (store.AppInstall, error) {
+	var a store.AppInstall
+	err := r.Scan(&a.ID, &a.InstanceID, &a.AppID, &a.Position, &a.Status, &a.Stage, &a.Attempts, jsonColumn{&a.Inputs},
+		jsonColumn{&a.Result}, &a.Error, &a.LogTail, at(&a.QueuedAt), at(&a.StartedAt), at(&a.FinishedAt), at(&a.NextAt))
+	return a, err
+}
+
+// AddAppInstall appends an install to its instance's queue. In a transaction the account lock
+// taken first (or SQLite's one writer) makes the MAX(position) + 1 below safe from a
+// concurrent append.
+func (q queries) AddAppInstall(ctx context.Context, a store.AppInstall) (store.AppInstall, error) {
+	inputs, err := jsonText(a.Inputs, "{}")
+	if err != nil {
+		return store.AppInstall{}, err
+	}
+	result, err := jsonText(a.Result, "{}")
+	if err != nil {
+		return store.AppInstall{}, err
+	}
+	if err := q.lockOwner(ctx, tableInstances, a.InstanceID); err != nil {
+		return store.AppInstall{}, err
+	}
+	err = q.queryRow(ctx, `INSERT INTO app_installs (instance_id, app_id, position, status, stage, attempts, inputs,
+		result, error, log_tail, queued_at, started_at, finished_at, next_at)
+		VALUES (?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM app_installs WHERE instance_id = ?), ?, ?, ?, ?, ?,
+		?, ?, ?, ?, ?, ?)
+		RETURNING id, position`,
+		a.InstanceID, a.AppID, a.InstanceID, a.Status, a.Stage, a.Attempts, inputs, result, a.Error, a.LogTail,
+		a.QueuedAt, nullTime(a.StartedAt), nullTime(a.FinishedAt), a.NextAt).Scan(&a.ID, &a.Position)
+	if err != nil {
+		return store.AppInstall{}, fmt.Errorf("sqlstore: add app install: %w", err)
+	}
+	return a, nil
+}
+
+func (q queries) AppInstalls(ctx context.Context, instanceID int64) ([]store.AppInstall, error) {
+	return list(ctx, q, "app installs", scanInstall, `SELECT `+installColumns+` FROM app_installs
+		WHERE instance_id = ? ORDER BY position`, instanceID)
+}
+
+// OpenAppInstalls reads without SKIP LOCKED: the worker takes the first open install of each
+// instance from this list, and skipping a locked first one would start the second out of order.
+func (q queries) OpenAppInstalls(ctx context.Context, limit int) ([]store.AppInstall, error) {
+	return list(ctx, q, "app installs", scanInstall, `SELECT `+installColumns+` FROM app_installs
+		WHERE status IN (?, ?) ORDER BY instance_id, position LIMIT ?`, store.InstallQueued, store.InstallInstalling, limit)
+}
+
+func (q queries) ClaimAppInstall(ctx context.Context, id int64, now, until time.Time) (bool, error) {
+	if err := q.lockOwner(ctx, tableAppInstalls, id); err != nil {
+		return false, err
+	}
+	res, err := q.exec(ctx, `UPDATE app_installs SET lease_until = ?
+		WHERE id = ? AND status IN (?, ?) AND (lease_until IS NULL OR lease_until <= ?)`,
+		until, id, store.InstallQueued, store.InstallInstalling, now)
+	return claimed(res, err, "claim app install", id)
+}
+
+func (q queries) UpdateAppInstall(ctx context.Context, a store.AppInstall) error {
+	result, err := jsonText(a.Result, "{}")
+	if err != nil {
+		return err
+	}
+	if err := q.lockOwner(ctx, tableInstances, a.InstanceID); err != nil {
+		return err
+	}
+	res, err := q.exec(ctx, `UPDATE app_installs SET status = ?, stage = ?, attempts = ?, result = ?, error = ?,
+		log_tail = ?, started_at = ?, finished_at = ?, next_at = ?, lease_until = NULL WHERE id = ?`,
+		a.Status, a.Stage, a.Attempts, result, a.Error, a.LogTail, nullTime(a.StartedAt), nullTime(a.FinishedAt),
+		a.NextAt, a.ID)
+	return checkOneRow(res, err, "update app install", a.ID)
+}
+
+func (q queries) DeleteAppInstalls(ctx context.Context, instanceID int64) error {
+	if err := q.lockOwner(ctx, tableInstances, instanceID); err != nil {
+		return err
+	}
+	if _, err := q.exec(ctx, `DELETE FROM app_installs WHERE instance_id = ?`, instanceID); err != nil {
+		return fmt.Errorf("sqlstore: delete app installs of instance %d: %w", instanceID, err)
+	}
+	return nil
+}
+
+func (q queries) AddEvent(ctx context.Context, e store.Event) error {
+	if err := q.lockAccount(ctx, e.AccountID); err != nil {
+		return err
+	}
+	_, err := q.exec(ctx, `INSERT INTO events (id, account_id, name, data, created_at) VALUES (?, ?, ?, ?, ?)`,
+		e.ID, e.AccountID, e.Name, string(e.Data), e.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("sqlstore: add event: %w", err)
+	}
+	return nil
+}
+
+func (q queries) Events(ctx context.Context, accountID int64) ([]store.Event, error) {
+	return list(ctx, q, "events", func(r rowScanner) (store.Event, error) {
+		var e store.Event
+		err := r.Scan(&e.ID, &e.AccountID, &e.Name, &e.Data, at(&e.CreatedAt))
+		return e, err
+	}, `SELECT id, account_id, name, data, created_at FROM events WHERE account_id = ? ORDER BY created_at, `+seqToken,
+		accountID)
+}

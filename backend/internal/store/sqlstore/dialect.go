@@ -1,0 +1,93 @@
+package sqlstore
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
+)
+
+// dialect is what differs between the databases; everything else is shared.
+type dialect struct {
+	// name is the migrations directory of the dialect.
+	name string
+	// migrations returns the dialect's embedded migrations in version order.
+	migrations func() ([]migrations.Migration, error)
+	// numbered asks for $1, $2... placeholders (PostgreSQL) instead of ? (SQLite).
+	numbered bool
+	// seqColumn is the column that orders rows written in the same instant (events and
+	// deliveries): SQLite's rowid, PostgreSQL's identity column seq.
+	seqColumn string
+	// rowLocks enables the lock clauses and the account-first locking (see the package comment);
+	// SQLite, which runs one writer at a time, needs neither.
+	rowLocks bool
+	// encodeTime turns a time argument into what the database stores.
+	encodeTime func(time.Time) any
+	// mapError turns the driver's errors the service must tell apart into the store's own.
+	mapError func(error) error
+	// retryable reports whether err aborted a transaction that may simply be run again.
+	retryable func(error) bool
+	// migrationLock, when set, is run first in every migration step to keep other processes out.
+	migrationLock string
+	// migrationsTable creates the table of applied migrations.
+	migrationsTable string
+
+	// rebound caches each query's text in this dialect, so a query is rebound once.
+	rebound sync.Map
+}
+
+// seqToken stands in a query for the dialect's seqColumn.
+const seqToken = "{seq}"
+
+// sql returns query in this dialect: placeholders numbered if asked and {seq} replaced. The
+// result is cached, keyed by the text, which is always one of the package's constants (with
+// at most a lock clause appended), so the cache stays small.
+func (d *dialect) sql(query string) string {
+	if v, ok := d.rebound.Load(query); ok {
+		return v.(string)
+	}
+	out := strings.ReplaceAll(query, seqToken, d.seqColumn)
+	if d.numbered {
+		out = numberPlaceholders(out)
+	}
+	d.rebound.Store(query, out)
+	return out
+}
+
+// numberPlaceholders replaces each ? with $1, $2... in order. No query of this package has a ?
+// inside a string literal.
+func numberPlaceholders(query string) string {
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n := 0
+	for _, r := range query {
+		if r != '?' {
+			b.WriteRune(r)
+			continue
+		}
+		n++
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(n))
+	}
+	return b.String()
+}
+
+// args encodes the time arguments of a query in place; every other value passes as it is.
+func (d *dialect) args(args []any) []any {
+	for i, a := range args {
+		if t, ok := a.(time.Time); ok {
+			args[i] = d.encodeTime(t)
+		}
+	}
+	return args
+}
+
+// newLocks returns the lock bookkeeping of a new transaction; nil where rows are not locked.
+func (d *dialect) newLocks() *txLocks {
+	if !d.rowLocks {
+		return nil
+	}
+	return &txLocks{accounts: map[int64]bool{}}
+}

@@ -1,0 +1,130 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+const instanceColumns = `id, account_id, order_id, name, note, hostname, plan_id, template_id, datacenter_id, location_id,
+	features, status, next_status, next_status_at, active, renew, locked, lock_reason, locked_at, machine_ref,
+	machine_deleted, ipv4, ipv6, username, password, port, credentials_at, created_at, renewal_due, expired_at,
+	cancel_reason, paid_micros, last_ip_change_at, traffic_used_gb`
+
+func scanInstance(r rowScanner) (store.Instance, error) {
+	var in store.Instance
+	err := r.Scan(&in.ID, &in.AccountID, &in.OrderID, &in.Name, &in.Note, &in.Hostname, &in.PlanID, &in.TemplateID,
+		&in.DatacenterID, &in.LocationID, jsonColumn{&in.Features}, &in.Status, &in.Next.Status, at(&in.Next.At),
+		&in.Active, &in.Renew, &in.Locked, &in.LockReason, at(&in.LockedAt), &in.MachineRef, &in.MachineGone, &in.IPv4,
+		&in.IPv6, &in.Username, &in.Password, &in.Port, at(&in.CredentialsAt), at(&in.CreatedAt), at(&in.RenewalDue),
+		at(&in.ExpiredAt), &in.CancelReason, &in.Paid, at(&in.LastIPChange), &in.TrafficUsedGB)
+	return in, err
+}
+
+func (q queries) CreateInstance(ctx context.Context, in store.Instance) (store.Instance, error) {
+	features, err := jsonText(in.Features, "[]")
+	if err != nil {
+		return store.Instance{}, err
+	}
+	if err := q.lockAccount(ctx, in.AccountID); err != nil {
+		return store.Instance{}, err
+	}
+	err = q.queryRow(ctx, `INSERT INTO instances (account_id, order_id, name, note, hostname, plan_id, template_id,
+		datacenter_id, location_id, features, status, next_status, next_status_at, active, renew, locked, lock_reason,
+		locked_at, machine_ref, ipv4, ipv6, username, password, port, credentials_at, created_at, renewal_due, paid_micros)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		in.AccountID, in.OrderID, in.Name, in.Note, in.Hostname, in.PlanID, in.TemplateID, in.DatacenterID, in.LocationID,
+		features, in.Status, in.Next.Status, nullTime(in.Next.At), in.Active, in.Renew, in.Locked, in.LockReason,
+		nullTime(in.LockedAt), in.MachineRef, in.IPv4, in.IPv6, in.Username, in.Password, in.Port,
+		in.CredentialsAt, in.CreatedAt, in.RenewalDue, in.Paid).Scan(&in.ID)
+	if err != nil {
+		return store.Instance{}, fmt.Errorf("sqlstore: create instance: %w", err)
+	}
+	return in, nil
+}
+
+func (q queries) Instance(ctx context.Context, accountID, id int64) (store.Instance, error) {
+	return one(ctx, q, tableInstances, id, scanInstance,
+		`SELECT `+instanceColumns+` FROM instances WHERE id = ? AND account_id = ?`, id, accountID)
+}
+
+func (q queries) InstanceByID(ctx context.Context, id int64) (store.Instance, error) {
+	return one(ctx, q, tableInstances, id, scanInstance, `SELECT `+instanceColumns+` FROM instances WHERE id = ?`, id)
+}
+
+func (q queries) Instances(ctx context.Context, accountID int64, onlyActive bool, page store.Page) ([]store.Instance, int, error) {
+	// (active OR NOT ?) is active when onlyActive, and any value otherwise.
+	var total int
+	if err := q.queryRow(ctx, `SELECT COUNT(*) FROM instances WHERE account_id = ? AND (active OR NOT ?)`,
+		accountID, onlyActive).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: count instances: %w", err)
+	}
+	out, err := list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+` FROM instances
+		WHERE account_id = ? AND (active OR NOT ?) ORDER BY id DESC LIMIT ? OFFSET ?`,
+		accountID, onlyActive, limitArg(page.Limit), page.Offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+func (q queries) UpdateInstance(ctx context.Context, in store.Instance) error {
+	features, err := jsonText(in.Features, "[]")
+	if err != nil {
+		return err
+	}
+	if err := q.lockAccount(ctx, in.AccountID); err != nil { // account_id never changes
+		return err
+	}
+	res, err := q.exec(ctx, `UPDATE instances SET name = ?, note = ?, plan_id = ?, template_id = ?, features = ?,
+		status = ?, next_status = ?, next_status_at = ?, active = ?, renew = ?, locked = ?, lock_reason = ?,
+		locked_at = ?, ipv4 = ?, ipv6 = ?, username = ?, password = ?, port = ?, credentials_at = ?,
+		renewal_due = ?, expired_at = ?, cancel_reason = ?, paid_micros = ?, last_ip_change_at = ?,
+		traffic_used_gb = ?
+		WHERE id = ?`,
+		in.Name, in.Note, in.PlanID, in.TemplateID, features, in.Status, in.Next.Status, nullTime(in.Next.At),
+		in.Active, in.Renew, in.Locked, in.LockReason, nullTime(in.LockedAt), in.IPv4, in.IPv6, in.Username, in.Password,
+		in.Port, in.CredentialsAt, in.RenewalDue, nullTime(in.ExpiredAt), in.CancelReason,
+		in.Paid, nullTime(in.LastIPChange), in.TrafficUsedGB, in.ID)
+	return checkOneRow(res, err, "update instance", in.ID)
+}
+
+func (q queries) DueRenewals(ctx context.Context, now time.Time, limit int) ([]store.Instance, error) {
+	return list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+` FROM instances
+		WHERE active AND renewal_due <= ? ORDER BY renewal_due, id LIMIT ?`+q.workerLock(skipLocked), now, limit)
+}
+
+func (q queries) AdvanceRenewal(ctx context.Context, id int64, from, to time.Time) error {
+	if err := q.lockOwner(ctx, tableInstances, id); err != nil {
+		return err
+	}
+	res, err := q.exec(ctx, `UPDATE instances SET renewal_due = ? WHERE id = ? AND renewal_due = ? AND active`, to, id, from)
+	return guarded(res, err, "advance renewal of instance", id)
+}
+
+func (q queries) UnlockInstances(ctx context.Context, accountID int64, reason string) error {
+	if err := q.lockAccount(ctx, accountID); err != nil {
+		return err
+	}
+	_, err := q.exec(ctx, `UPDATE instances SET locked = FALSE, lock_reason = '', locked_at = NULL
+		WHERE account_id = ? AND active AND locked AND lock_reason = ?`, accountID, reason)
+	if err != nil {
+		return fmt.Errorf("sqlstore: unlock instances of account %d: %w", accountID, err)
+	}
+	return nil
+}
+
+func (q queries) UndeletedMachines(ctx context.Context, limit int) ([]store.Instance, error) {
+	return list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+` FROM instances
+		WHERE NOT active AND NOT machine_deleted ORDER BY id LIMIT ?`+q.workerLock(skipLocked), limit)
+}
+
+func (q queries) MarkMachineDeleted(ctx context.Context, id int64) error {
+	if err := q.lockOwner(ctx, tableInstances, id); err != nil {
+		return err
+	}
+	res, err := q.exec(ctx, `UPDATE instances SET machine_deleted = TRUE WHERE id = ?`, id)
+	return checkOneRow(res, err, "mark machine deleted of instance", id)
+}

@@ -1,0 +1,146 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+const orderColumns = `id, account_id, status, price_micros, created_at, plan_id, template_id, snapshot_id, hostname,
+	features, apps, app_inputs, ticket, lease_until, finished_at, COALESCE(instance_id, 0), reference`
+
+func scanOrder(r rowScanner) (store.Order, error) {
+	var o store.Order
+	err := r.Scan(&o.ID, &o.AccountID, &o.Status, &o.Price, at(&o.CreatedAt), &o.PlanID, &o.TemplateID, &o.SnapshotID,
+		&o.Hostname, jsonColumn{&o.Features}, jsonColumn{&o.Apps}, jsonColumn{&o.AppInputs}, &o.Ticket,
+		at(&o.LeaseUntil), at(&o.FinishedAt), &o.InstanceID, &o.Reference)
+	return o, err
+}
+
+func (q queries) CreateOrder(ctx context.Context, o store.Order) (store.Order, error) {
+	features, err := jsonText(o.Features, "[]")
+	if err != nil {
+		return store.Order{}, err
+	}
+	apps, err := jsonText(o.Apps, "[]")
+	if err != nil {
+		return store.Order{}, err
+	}
+	inputs, err := jsonText(o.AppInputs, "{}")
+	if err != nil {
+		return store.Order{}, err
+	}
+	if err := q.lockAccount(ctx, o.AccountID); err != nil {
+		return store.Order{}, err
+	}
+	err = q.queryRow(ctx, `INSERT INTO orders (account_id, status, price_micros, created_at, plan_id, template_id,
+		snapshot_id, hostname, features, apps, app_inputs, ticket, finished_at, reference)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		o.AccountID, o.Status, o.Price, o.CreatedAt, o.PlanID, o.TemplateID, o.SnapshotID, o.Hostname,
+		features, apps, inputs, o.Ticket, nullTime(o.FinishedAt), o.Reference).Scan(&o.ID)
+	if err != nil {
+		return store.Order{}, fmt.Errorf("sqlstore: create order: %w", err)
+	}
+	return o, nil
+}
+
+func (q queries) Order(ctx context.Context, accountID, id int64) (store.Order, error) {
+	return one(ctx, q, tableOrders, id, scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id = ? AND account_id = ?`, id, accountID)
+}
+
+func (q queries) OrderByID(ctx context.Context, id int64) (store.Order, error) {
+	return one(ctx, q, tableOrders, id, scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id = ?`, id)
+}
+
+func (q queries) RecentOrders(ctx context.Context, accountID int64, since time.Time) ([]store.Order, error) {
+	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+` FROM orders
+		WHERE account_id = ? AND (status = ? OR finished_at > ?) ORDER BY id DESC`,
+		accountID, store.OrderPending, since)
+}
+
+func (q queries) DueOrders(ctx context.Context, now time.Time, limit int) ([]store.Order, error) {
+	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+` FROM orders
+		WHERE status = ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY id LIMIT ?`+q.workerLock(skipLocked),
+		store.OrderPending, now, limit)
+}
+
+// ClaimOrder takes the lease with a guarded UPDATE. A claimer that waited for a concurrent
+// claim sees the guard evaluated on the row that claim committed, so only one of them wins.
+func (q queries) ClaimOrder(ctx context.Context, id int64, now, until time.Time) (bool, error) {
+	if err := q.lockOwner(ctx, tableOrders, id); err != nil {
+		return false, err
+	}
+	res, err := q.exec(ctx, `UPDATE orders SET lease_until = ?
+		WHERE id = ? AND status = ? AND (lease_until IS NULL OR lease_until <= ?)`,
+		until, id, store.OrderPending, now)
+	return claimed(res, err, "claim order", id)
+}
+
+func (q queries) ReleaseOrder(ctx context.Context, id int64) error {
+	if err := q.lockOwner(ctx, tableOrders, id); err != nil {
+		return err
+	}
+	res, err := q.exec(ctx, `UPDATE orders SET lease_until = NULL WHERE id = ?`, id)
+	return checkOneRow(res, err, "release order", id)
+}
+
+func (q queries) SetOrderTicket(ctx context.Context, id int64, ticket string) error {
+	if err := q.lockOwner(ctx, tableOrders, id); err != nil {
+		return err
+	}
+	res, err := q.exec(ctx, `UPDATE orders SET ticket = ? WHERE id = ? AND status = ?`, ticket, id, store.OrderPending)
+	return guarded(res, err, "set ticket of order", id)
+}
+
+func (q queries) FinishOrder(ctx context.Context, id int64, status string, finishedAt time.Time, instanceID int64, reference string) error {
+	var inst any
+	if instanceID != 0 {
+		inst = instanceID
+	}
+	if err := q.lockOwner(ctx, tableOrders, id); err != nil {
+		return err
+	}
+	res, err := q.exec(ctx, `UPDATE orders SET status = ?, finished_at = ?, instance_id = ?, reference = ?, lease_until = NULL
+		WHERE id = ? AND status = ?`, status, finishedAt, inst, reference, id, store.OrderPending)
+	return guarded(res, err, "finish order", id)
+}
+
+// IdempotencyKey reads a key; in a PostgreSQL transaction it first locks the account, so a
+// request repeating a key another replica is still committing waits for that commit and then
+// finds the key (and replays its order) instead of missing it and failing on the unique key.
+func (q queries) IdempotencyKey(ctx context.Context, accountID int64, key string) (store.IdempotencyKey, error) {
+	if err := q.lockAccount(ctx, accountID); err != nil {
+		return store.IdempotencyKey{}, err
+	}
+	k := store.IdempotencyKey{AccountID: accountID, Key: key}
+	err := q.queryRow(ctx, `SELECT request_hash, order_id, created_at FROM idempotency_keys
+		WHERE account_id = ? AND key = ?`, accountID, key).Scan(&k.RequestHash, &k.OrderID, at(&k.CreatedAt))
+	if err != nil {
+		return store.IdempotencyKey{}, fmt.Errorf("sqlstore: idempotency key: %w", err)
+	}
+	return k, nil
+}
+
+func (q queries) AddIdempotencyKey(ctx context.Context, k store.IdempotencyKey) error {
+	if err := q.lockAccount(ctx, k.AccountID); err != nil {
+		return err
+	}
+	_, err := q.exec(ctx, `INSERT INTO idempotency_keys (account_id, key, request_hash, order_id, created_at)
+		VALUES (?, ?, ?, ?, ?)`, k.AccountID, k.Key, k.RequestHash, k.OrderID, k.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("sqlstore: add idempotency key: %w", err)
+	}
+	return nil
+}
+
+// DeleteIdempotencyKeys purges expired keys of every account; it locks no account, so on
+// PostgreSQL it is the one write that may meet another purge in a deadlock, which WithTx retries.
+func (q queries) DeleteIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
+	n, err := rowsAffected(q.exec(ctx, `DELETE FROM idempotency_keys WHERE created_at <= ?`, before))
+	if err != nil {
+		return 0, fmt.Errorf("sqlstore: delete idempotency keys: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,92 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
+)
+
+// PostgreSQL error codes the store tells apart.
+const (
+	codeUniqueViolation      = "23505"
+	codeForeignKeyViolation  = "23503"
+	codeSerializationFailure = "40001"
+	codeDeadlockDetected     = "40P01"
+)
+
+// migrationLock is the key of the advisory lock that serialises migrators. Advisory locks are
+// per database, so this only keeps out other resellerd processes migrating the same database.
+// The value is arbitrary; it spells "reseller" in ASCII.
+const migrationLock int64 = 0x72657365_6c6c6572
+
+// newPostgresDialect is PostgreSQL: $N placeholders, row locks, times as timestamptz (UTC, to
+// the microsecond). The migration lock is transaction-scoped, so a migrator that dies never
+// leaves it held.
+func newPostgresDialect() *dialect {
+	return &dialect{
+		name:          migrations.DialectPostgres,
+		migrations:    migrations.Postgres,
+		numbered:      true,
+		seqColumn:     "seq",
+		rowLocks:      true,
+		encodeTime:    func(t time.Time) any { return t.UTC() },
+		mapError:      postgresError,
+		retryable:     postgresRetryable,
+		migrationLock: fmt.Sprintf(`SELECT pg_advisory_xact_lock(%d)`, migrationLock),
+		migrationsTable: `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    INTEGER PRIMARY KEY,
+			name       TEXT NOT NULL,
+			applied_at TIMESTAMPTZ NOT NULL)`,
+	}
+}
+
+// OpenPostgres connects to the database at url (postgres:// or postgresql://) and applies
+// every pending migration. Several processes may open one database at once: the migrations
+// are serialised by an advisory lock.
+func OpenPostgres(ctx context.Context, url string) (*Store, error) {
+	// pgxpool's parser, so the URL's pool_* parameters (pool_max_conns: 4 or the number of CPUs
+	// by default) size database/sql's pool; every connection is kept open when idle, as pgxpool did.
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse URL: %w", err)
+	}
+	db := stdlib.OpenDB(*cfg.ConnConfig)
+	db.SetMaxOpenConns(int(cfg.MaxConns))
+	db.SetMaxIdleConns(int(cfg.MaxConns))
+	db.SetConnMaxLifetime(cfg.MaxConnLifetime)
+	db.SetConnMaxIdleTime(cfg.MaxConnIdleTime)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	return open(ctx, db, newPostgresDialect())
+}
+
+// postgresError maps PostgreSQL's constraint violations to the store's errors.
+func postgresError(err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	switch pe.Code {
+	case codeUniqueViolation:
+		return fmt.Errorf("%w: %w", store.ErrConflict, err)
+	case codeForeignKeyViolation:
+		return fmt.Errorf("%w: %w", store.ErrNotFound, err)
+	}
+	return err
+}
+
+// postgresRetryable reports whether err is a deadlock or a serialization failure.
+func postgresRetryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == codeDeadlockDetected || pe.Code == codeSerializationFailure)
+}

@@ -1,0 +1,130 @@
+// Package sqlstore is the one store.Store, on database/sql, for both databases the backend
+// runs on: an embedded SQLite file (modernc.org/sqlite, pure Go) and a PostgreSQL database
+// that several resellerd replicas share (pgx through its database/sql driver). Every query is
+// written once, with ? placeholders; a dialect holds only what differs: the placeholder form,
+// the row-lock clauses, how a time is stored, and which driver errors mean what. Both pass the
+// same suite (storetest).
+//
+// # Concurrent writers
+//
+// SQLite serialises every write transaction (BEGIN IMMEDIATE, with a busy timeout so a second
+// writer waits instead of failing), so a transaction that reads an account, checks it and
+// writes may trust what it read. PostgreSQL runs transactions at once, here at READ
+// COMMITTED, and the store gets the same guarantee from row locks rather than from
+// SERIALIZABLE with retries:
+//
+//   - Inside a transaction, reading an account locks its row (SELECT ... FOR NO KEY UPDATE) until
+//     the commit. Every wallet debit, order-limit check and idempotency-key lookup of the service
+//     starts by reading the account, so two of them for one account, from any replica, run one
+//     after the other, and the second sees what the first committed: two orders cannot both pass
+//     the limit or overdraw the wallet, and a repeated Idempotency-Key finds the first request's
+//     row and replays it instead of failing on the unique key.
+//   - Account first: every other row a transaction reads or writes (instance, order, snapshot,
+//     app install, ledger, event) is locked only after the row of the account that owns it, so
+//     all the transactions of one account take their locks in the same order and cannot
+//     deadlock. A single-row read in a transaction (InstanceByID, Snapshot, Order...) then
+//     locks that row too, which makes the read-modify-write of UpdateInstance and UpdateSnapshot
+//     safe against writers outside transactions.
+//   - FOR NO KEY UPDATE is the lock an UPDATE of the balance takes anyway; unlike FOR UPDATE it
+//     does not block the inserts of other transactions whose foreign key points at the account.
+//
+// The reason for locks over SERIALIZABLE: the service's transactions are read-check-write of one
+// account's rows, which a lock on that account makes exact without aborting anybody, whereas
+// SERIALIZABLE would abort and retry on every pair of concurrent transactions of one account
+// (and on unrelated ones sharing index pages). WithTx still retries a transaction PostgreSQL
+// aborts as a deadlock or serialization failure (40P01, 40001): the cross-account purge of
+// expired idempotency keys can, rarely, meet another purge.
+//
+// Workers claim work with guarded UPDATEs (a lease, a status, a renewal hour): PostgreSQL
+// re-evaluates the guard of an UPDATE that waited for a concurrent one, so exactly one claimer
+// wins. The lists the workers pick from (due orders, renewals, deliveries, open snapshots,
+// machines and images to delete) read with FOR UPDATE SKIP LOCKED, so a replica passes over
+// the rows another replica's transaction holds right now instead of queueing behind it to find
+// the work done. On SQLite none of these clauses is sent: its one writer at a time already
+// gives every guarantee above.
+//
+// # Migrations
+//
+// Each dialect has its own embedded migrations (store/migrations), with the same versions,
+// applied by the one runner at Open. On PostgreSQL each step first takes an advisory lock, so
+// replicas starting at once migrate one after the other; on SQLite BEGIN IMMEDIATE does the same.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// txAttempts bounds how often WithTx runs a transaction the database aborted as a deadlock or
+// a serialization failure.
+const txAttempts = 5
+
+// retryBackoff is the wait before the second attempt; it doubles each time.
+const retryBackoff = 5 * time.Millisecond
+
+// Store is a store.Store on a SQLite file or a PostgreSQL database.
+type Store struct {
+	db *sql.DB
+	queries
+}
+
+var _ store.Store = (*Store)(nil)
+
+// open wraps db in a Store and applies every pending migration; it closes db on failure.
+func open(ctx context.Context, db *sql.DB, d *dialect) (*Store, error) {
+	s := &Store{db: db, queries: queries{q: db, d: d}}
+	if err := s.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// WithTx runs fn in one transaction. A transaction the database aborts as a deadlock or a
+// serialization failure (PostgreSQL only) is run again from the start, up to txAttempts times,
+// so fn must touch nothing but the transaction and its own results (every caller's fn is so).
+func (s *Store) WithTx(ctx context.Context, fn func(tx store.Tx) error) error {
+	backoff := retryBackoff
+	for attempt := 1; ; attempt++ {
+		err := s.runTx(ctx, fn)
+		if err == nil || !s.d.retryable(err) || attempt == txAttempts {
+			return err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("sqlstore: retry transaction: %w (after %w)", ctx.Err(), err)
+		case <-t.C:
+		}
+		backoff *= 2
+	}
+}
+
+// runTx runs fn once in a transaction of its own.
+func (s *Store) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlstore: begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(queries{q: tx, d: s.d, locks: s.d.newLocks()}); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlstore: commit: %w", err)
+	}
+	return nil
+}
+
+// Close closes every connection.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("sqlstore: close: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+func (q queries) Webhook(ctx context.Context, accountID int64) (store.Webhook, error) {
+	w := store.Webhook{AccountID: accountID}
+	err := q.queryRow(ctx, `SELECT url, secret, updated_at FROM webhooks WHERE account_id = ?`, accountID).
+		Scan(&w.URL, &w.Secret, at(&w.UpdatedAt))
+	if err != nil {
+		return store.Webhook{}, fmt.Errorf("sqlstore: webhook of account %d: %w", accountID, err)
+	}
+	return w, nil
+}
+
+func (q queries) SetWebhook(ctx context.Context, w store.Webhook) error {
+	if err := q.lockAccount(ctx, w.AccountID); err != nil {
+		return err
+	}
+	_, err := q.exec(ctx, `INSERT INTO webhooks (account_id, url, secret, updated_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (account_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at`,
+		w.AccountID, w.URL, w.Secret, w.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("sqlstore: set webhook of account %d: %w", w.AccountID, err)
+	}
+	return nil
+}
+
+func (q queries) DeleteWebhook(ctx context.Context, accountID int64) error {
+	if err := q.lockAccount(ctx, accountID); err != nil {
+		return err
+	}
+	if _, err := q.exec(ctx, `DELETE FROM webhooks WHERE account_id = ?`, accountID); err != nil {
+		return fmt.Errorf("sqlstore: delete webhook of account %d: %w", accountID, err)
+	}
+	return nil
+}
+
+const deliveryColumns = `id, event_id, account_id, event, body, status, attempts, next_at, last_status, last_error,
+	created_at, finished_at`
+
+func scanDelivery(r rowScanner) (store.Delivery, error) {
+	var d store.Delivery
+	err := r.Scan(&d.ID, &d.EventID, &d.AccountID, &d.Event, &d.Body, &d.Status, &d.Attempts, at(&d.NextAt),
+		&d.LastStatus, &d.LastError, at(&d.CreatedAt), at(&d.FinishedAt))
+	return d, err
+}
+
+func (q queries) AddDelivery(ctx context.Context, d store.Delivery) error {
+	if err := q.lockAccount(ctx, d.AccountID); err != nil {
+		return err
+	}
+	_, err := q.exec(ctx, `INSERT INTO deliveries (id, event_id, account_id, event, body, status, attempts, next_at,
+		last_status, last_error, created_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.ID, d.EventID, d.AccountID, d.Event, d.Body, d.Status, d.Attempts, d.NextAt, d.LastStatus, d.LastError,
+		d.CreatedAt, nullTime(d.FinishedAt))
+	if err != nil {
+		return fmt.Errorf("sqlstore: add delivery: %w", err)
+	}
+	return nil
+}
+
+func (q queries) DueDeliveries(ctx context.Context, now time.Time, limit int) ([]store.Delivery, error) {
+	return list(ctx, q, "deliveries", scanDelivery, `SELECT `+deliveryColumns+` FROM deliveries
+		WHERE status = ? AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_at, `+seqToken+
+		` LIMIT ?`+q.workerLock(skipLocked), store.DeliveryPending, now, now, limit)
+}
+
+// ClaimDelivery takes the lease with a guarded UPDATE, like ClaimOrder.
+func (q queries) ClaimDelivery(ctx context.Context, id string, now, until time.Time) (bool, error) {
+	res, err := q.exec(ctx, `UPDATE deliveries SET lease_until = ?
+		WHERE id = ? AND status = ? AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`,
+		until, id, store.DeliveryPending, now, now)
+	return claimed(res, err, "claim delivery", id)
+}
+
+func (q queries) UpdateDelivery(ctx context.Context, d store.Delivery) error {
+	if err := q.lockAccount(ctx, d.AccountID); err != nil {
+		return err
+	}
+	res, err := q.exec(ctx, `UPDATE deliveries SET status = ?, attempts = ?, next_at = ?, last_status = ?,
+		last_error = ?, finished_at = ?, lease_until = NULL WHERE id = ?`,
+		d.Status, d.Attempts, d.NextAt, d.LastStatus, d.LastError, nullTime(d.FinishedAt), d.ID)
+	return checkOneRow(res, err, "update delivery", d.ID)
+}
+
+func (q queries) Deliveries(ctx context.Context, accountID int64) ([]store.Delivery, error) {
+	return list(ctx, q, "deliveries", scanDelivery, `SELECT `+deliveryColumns+` FROM deliveries
+		WHERE account_id = ? ORDER BY created_at, `+seqToken, accountID)
+}
+
+func (q queries) WatchedAccounts(ctx context.Context) ([]int64, error) {
+	return list(ctx, q, "watched accounts", func(r rowScanner) (int64, error) {
+		var id int64
+		err := r.Scan(&id)
+		return id, err
+	}, `SELECT account_id FROM instances WHERE active AND renew
+		UNION SELECT account_id FROM snapshots WHERE status IN `+billedSnapshot+`
+		UNION SELECT id FROM accounts WHERE low_balance_alert != 0
+		ORDER BY 1`)
+}
+
+func (q queries) SetLowBalanceAlert(ctx context.Context, id int64, from, to int) error {
+	if err := q.lockAccount(ctx, id); err != nil {
+		return err
+	}
+	res, err := q.exec(ctx, `UPDATE accounts SET low_balance_alert = ? WHERE id = ? AND low_balance_alert = ?`, to, id, from)
+	return guarded(res, err, "set low-balance alert of account", id)
+}
