@@ -15,15 +15,6 @@ const (
 	SnapshotDeleted   = "deleted"
 )
 
-// Error codes of the snapshot endpoints beyond the spec's table (backend README and OpenAPI:
-// snapshot 403 and 409 codes).
-const (
-	CodeSnapshotLimitReached = "snapshot_limit_reached"
-	CodeSnapshotUnavailable  = "snapshot_unavailable"
-	CodeSnapshotLocked       = "snapshot_locked"
-	CodeRestoreUnsupported   = "restore_unsupported"
-)
-
 // Snapshot is a snapshot as GET /snapshots/{id} returns it.
 type Snapshot struct {
 	ID              int64    `json:"id"`
@@ -65,6 +56,13 @@ func (s Snapshot) Ended() bool {
 		return true
 	}
 	return false
+}
+
+// Busy reports whether the snapshot is being created or restored right now. A snapshot_unavailable
+// refusal of a busy snapshot passes by itself, so the caller may wait and ask again; an ended
+// snapshot is not busy, and its refusal is final.
+func (s Snapshot) Busy() bool {
+	return s.Status == SnapshotCreating || s.Status == SnapshotRestoring
 }
 
 // CreateSnapshotRequest is the body of POST /instances/{id}/snapshots.

@@ -150,7 +150,7 @@ func (r *Resource) finishCreate(ctx context.Context, c *client.Client, m *Model,
 		diags.Append(saveSnapshot(ctx, state, *m, last)...)
 	}
 	id := m.ID.ValueInt64()
-	in, err := waitForInstance(ctx, c, id, "to deliver its credentials", settled)
+	in, err := waitForInstance(ctx, c, id, "to deliver its credentials", (*client.Instance).Settled)
 	if in != nil {
 		last = in
 	}

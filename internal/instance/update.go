@@ -108,7 +108,7 @@ func resize(ctx context.Context, c *client.Client, id int64, plan Model, done *M
 	}
 	tflog.Info(ctx, "resize accepted", map[string]any{"plan_id": target, "charged": res.Charged})
 	if _, err := waitForInstance(ctx, c, id, fmt.Sprintf("to finish resizing to plan %d", target), func(in *client.Instance) bool {
-		return in.ServerProductID == target && settled(in)
+		return in.ServerProductID == target && in.Settled()
 	}); err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func rebuild(ctx context.Context, c *client.Client, id int64, plan Model, done *
 		return fmt.Errorf("rebuilding with template %d: %w", plan.TemplateID.ValueInt64(), err)
 	}
 	tflog.Info(ctx, "rebuild accepted", map[string]any{"template_id": plan.TemplateID.ValueInt64(), "queued_apps": res.QueuedApps})
-	if _, err := waitForInstance(ctx, c, id, "to finish rebuilding", settled); err != nil {
+	if _, err := waitForInstance(ctx, c, id, "to finish rebuilding", (*client.Instance).Settled); err != nil {
 		return err
 	}
 	done.TemplateID = plan.TemplateID
@@ -184,9 +184,9 @@ func power(ctx context.Context, c *client.Client, id int64, plan Model, done *Mo
 // setPower brings the instance to want (online or offline), waiting for a running transition
 // to settle first. in is the instance as last read, or nil to read it.
 func setPower(ctx context.Context, c *client.Client, id int64, want string, in *client.Instance) error {
-	if in == nil || !settled(in) {
+	if in == nil || !in.Settled() {
 		var err error
-		if in, err = waitForInstance(ctx, c, id, "to settle", settled); err != nil {
+		if in, err = waitForInstance(ctx, c, id, "to settle", (*client.Instance).Settled); err != nil {
 			return err
 		}
 	}

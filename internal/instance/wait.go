@@ -86,13 +86,6 @@ func waitForInstance(ctx context.Context, c *client.Client, id int64, what strin
 	return last, err
 }
 
-// settled reports whether the instance is in a resting state (online or offline) with its
-// credentials delivered, i.e. no build, rebuild, resize or reboot is still running.
-func settled(in *client.Instance) bool {
-	s := in.StatusValue()
-	return (s == client.StatusOnline || s == client.StatusOffline) && !in.CredentialsPending()
-}
-
 // waitForApps polls the app installs until every one is installed, at least expect of them. A
 // failed install is an *appFailedError quoting its log.
 func waitForApps(ctx context.Context, c *client.Client, id int64, expect int) error {

@@ -145,10 +145,7 @@ func (r *Restore) Create(ctx context.Context, req resource.CreateRequest, resp *
 					"reseller_instance and snapshot_id instead).\n\n%s", id, tfutil.APIErrorDetail(err)))
 			return
 		}
-		if tfutil.HasCode(err, client.CodeSnapshotLocked) {
-			resp.Diagnostics.AddAttributeError(path.Root("snapshot_id"), "Snapshot locked",
-				fmt.Sprintf("Snapshot %d is locked, so it cannot be restored; its server was not changed.\n\n%s",
-					id, tfutil.APIErrorDetail(err)))
+		if tfutil.AddSnapshotRefusal(&resp.Diagnostics, id, "so it cannot be restored; its server was not changed", err) {
 			return
 		}
 		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to restore snapshot %d", id), err)
@@ -192,8 +189,7 @@ func restore(ctx context.Context, c *client.Client, id int64) (time.Time, *clien
 			var err error
 			snap, err = c.RestoreSnapshot(ctx, id)
 			if tfutil.HasCode(err, client.CodeSnapshotUnavailable) {
-				if s, getErr := c.GetSnapshot(ctx, id); getErr == nil &&
-					(s.Status == client.SnapshotCreating || s.Status == client.SnapshotRestoring) {
+				if s, getErr := c.GetSnapshot(ctx, id); getErr == nil && s.Busy() {
 					return false, s.Status, nil
 				}
 			}

@@ -81,8 +81,7 @@ func waitForInstanceSettled(ctx context.Context, c *client.Client, id int64) (*c
 			if in.CredentialsPending() {
 				status += ", credentials pending"
 			}
-			s := in.StatusValue()
-			return (s == client.StatusOnline || s == client.StatusOffline) && !in.CredentialsPending(), status, nil
+			return in.Settled(), status, nil
 		})
 	return last, err
 }
