@@ -5,9 +5,11 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
-// urlValidator rejects a configured endpoint that is not an absolute http(s) URL, so the mistake
+// urlValidator rejects a configured endpoint that client.CheckEndpoint refuses, so the mistake
 // shows at plan time on the attribute rather than as a network error.
 type urlValidator struct{}
 
@@ -23,7 +25,7 @@ func (urlValidator) ValidateString(_ context.Context, req validator.StringReques
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueString() == "" {
 		return
 	}
-	if err := checkURL(req.ConfigValue.ValueString()); err != nil {
+	if err := client.CheckEndpoint(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid URL",
 			fmt.Sprintf("%q is not a usable URL: %s.", req.ConfigValue.ValueString(), err))
 	}
