@@ -78,17 +78,3 @@ func addOrderError(diags *diag.Diagnostics, plan Model, err error) {
 	}
 	tfutil.AddAPIError(diags, "Unable to order the server", err)
 }
-
-// snapshotBusy reports whether err refused an order only because the snapshot to build from
-// (snapshotID, nil when none) is creating or restoring right now, which passes by itself, and
-// then its status. A snapshot that ended is not busy: that refusal is final.
-func snapshotBusy(ctx context.Context, c *client.Client, snapshotID *int64, err error) (string, bool) {
-	if snapshotID == nil || !tfutil.HasCode(err, client.CodeSnapshotUnavailable) {
-		return "", false
-	}
-	s, getErr := c.GetSnapshot(ctx, *snapshotID)
-	if getErr != nil {
-		return "", false
-	}
-	return s.Status, s.Busy()
-}

@@ -60,28 +60,6 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// resumeCreate finishes a create that an earlier apply left unfinished, within the create
-// timeout: the same order is waited for, nothing new is ordered.
-func (r *Resource) resumeCreate(ctx context.Context, c *client.Client, plan *Model, resp *resource.UpdateResponse) {
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ctx = tflog.SetField(ctx, "order_id", plan.OrderID.ValueInt64())
-	tflog.Info(ctx, "resuming an unfinished create")
-	r.finishCreate(ctx, c, plan, 0, &resp.State, resp.Private, &resp.Diagnostics)
-	if resp.State.Raw.IsNull() {
-		// The order timed out. An update cannot remove the resource, so the state keeps it
-		// (with the error already reported) and the next refresh removes it: Read sees the
-		// timed-out order.
-		plan.Status = types.StringValue(client.OrderTimedOut)
-		resp.Diagnostics.Append(saveSnapshot(ctx, &resp.State, *plan, nil)...)
-	}
-}
-
 // updateStep carries out one kind of in-place change from done towards plan, recording in done
 // what it changed.
 type updateStep func(ctx context.Context, c *client.Client, id int64, plan Model, done *Model) error
