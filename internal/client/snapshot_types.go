@@ -1,8 +1,8 @@
 package client
 
-// Types of the snapshot and webhook bodies (spec: Snapshot, Webhook settings). Optional request
-// fields are pointers so "not sent" and "empty" stay distinct on the wire: an empty note clears
-// the note, an absent one leaves it.
+// Types of the snapshot bodies (spec: Snapshot). Optional request fields are pointers so "not
+// sent" and "empty" stay distinct on the wire: an empty note clears the note, an absent one
+// leaves it.
 
 // Snapshot statuses (spec: Snapshot; backend README: snapshot states). creating, available and
 // restoring are active; deleted, expired and failed are final.
@@ -96,26 +96,4 @@ type SnapshotSettings struct {
 type InstanceSnapshots struct {
 	Snapshots []Snapshot
 	Settings  *SnapshotSettings
-}
-
-// WebhookSettings is the body of GET, PUT and DELETE /account/webhook. The secret is never
-// returned.
-type WebhookSettings struct {
-	URL        *string  `json:"url"`
-	Configured bool     `json:"configured"`
-	Events     []string `json:"events"`
-}
-
-// WebhookRequest is the body of PUT /account/webhook: an HTTPS URL and a secret of 16 to 256
-// characters, both required.
-type WebhookRequest struct {
-	URL    string `json:"url"`
-	Secret string `json:"secret"`
-}
-
-// WebhookTestResult is the answer of POST /account/webhook/test: whether the ping was delivered
-// (a 2xx answer) and the HTTP status the endpoint answered with (nil when it did not answer).
-type WebhookTestResult struct {
-	Delivered bool   `json:"delivered"`
-	Status    *int64 `json:"status"`
 }
