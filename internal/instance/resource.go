@@ -16,8 +16,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// TypeName is the type name of the resource.
-const TypeName = "reseller_instance"
+// ResourceType is the type name of the resource.
+const ResourceType = "reseller_instance"
 
 // Default timeouts. A build takes minutes at most; the order window of the API (after which an
 // order times out on its own) is ten minutes by default.
@@ -43,7 +43,7 @@ func NewResource() resource.Resource { return &Resource{} }
 
 // Metadata sets the type name.
 func (r *Resource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = TypeName
+	resp.TypeName = ResourceType
 }
 
 // Schema describes reseller_instance.
@@ -196,7 +196,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 // read back (features, apps, app_inputs, triggers) stay null and are taken from the
 // configuration by the next apply without replacing the server.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := tfutil.ParseImportID(req.ID, TypeName, &resp.Diagnostics)
+	id, ok := tfutil.ParseImportID(req.ID, ResourceType, &resp.Diagnostics)
 	if !ok {
 		return
 	}
