@@ -98,14 +98,14 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 					"`https://api.example.com/api/v1`. May also be set with the `" + EnvEndpoint + "` " +
 					"environment variable; the attribute wins.",
 				Optional:   true,
-				Validators: []validator.String{urlValidator{}},
+				Validators: []validator.String{endpointURL()},
 			},
 			"alt_endpoint": schema.StringAttribute{
 				MarkdownDescription: "Alternative base URL reaching the same API and account, used when " +
 					"`endpoint` fails at the network level. May also be set with the `" + EnvAltEndpoint +
 					"` environment variable; the attribute wins.",
 				Optional:   true,
-				Validators: []validator.String{urlValidator{}},
+				Validators: []validator.String{endpointURL()},
 			},
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "API key of the account. May also be set with the `" + EnvAPIKey +
