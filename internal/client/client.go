@@ -142,27 +142,38 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// parseEndpoint checks that raw is an absolute http(s) URL without credentials, query or
-// fragment, and returns it without trailing slashes so paths can be appended.
+// parseEndpoint checks raw with CheckEndpoint and returns it without trailing slashes so paths
+// can be appended; name is the setting it came from.
 func parseEndpoint(name, raw string) (string, error) {
 	if raw == "" {
 		return "", fmt.Errorf("%s is required", name)
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", fmt.Errorf("%s %q is not a valid URL: %w", name, raw, err)
+	if err := CheckEndpoint(raw); err != nil {
+		return "", fmt.Errorf("%s is not a usable URL: %w", name, err) // raw may hold credentials
 	}
-	switch {
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "", fmt.Errorf("%s %q must be an absolute http:// or https:// URL", name, raw)
-	case u.Host == "":
-		return "", fmt.Errorf("%s %q has no host", name, raw)
-	case u.User != nil:
-		return "", fmt.Errorf("%s must not contain credentials; set api_key instead", name)
-	case u.RawQuery != "" || u.Fragment != "":
-		return "", fmt.Errorf("%s %q must not have a query or fragment", name, raw)
-	}
+	u, _ := url.Parse(raw) // CheckEndpoint parsed it
 	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// CheckEndpoint reports what is wrong with raw as an API base URL, or nil when nothing is: it
+// must be an absolute http(s) URL with a host and nothing but a path after it. Credentials are
+// refused because the API key authenticates. The provider checks its endpoint settings with
+// this at plan time, so a typo shows on the attribute rather than as a network error.
+func CheckEndpoint(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Errorf("it cannot be parsed: %w", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("it must be an absolute http:// or https:// URL (the scheme must be http or https, got %q)", u.Scheme)
+	case u.Host == "":
+		return errors.New("it has no host")
+	case u.User != nil:
+		return errors.New("it must not contain credentials; set api_key instead")
+	case u.RawQuery != "" || u.Fragment != "":
+		return errors.New("it must not have a query or fragment")
+	}
+	return nil
 }
 
 // validateTuning rejects settings that would make retries or names behave surprisingly.

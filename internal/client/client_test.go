@@ -920,3 +920,24 @@ func TestLogsNeverContainSecrets(t *testing.T) {
 		t.Errorf("logs: want a response entry with status 200; got:\n%s", logs)
 	}
 }
+
+func TestCheckEndpoint(t *testing.T) {
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{"http://127.0.0.1:8080/api/v1", true},
+		{"https://api.example.com/api/v1/", true},
+		{"ftp://example.com", false},
+		{"127.0.0.1:8080", false},
+		{"http:///api/v1", false},
+		{"http://example.com/api/v1?x=1", false},
+		{"::", false},
+		{"http://user:pw@example.com/api/v1", false},
+	}
+	for _, tc := range tests {
+		if err := client.CheckEndpoint(tc.in); (err == nil) != tc.ok {
+			t.Errorf("CheckEndpoint(%q): got error %v, want ok=%v", tc.in, err, tc.ok)
+		}
+	}
+}

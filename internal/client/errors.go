@@ -34,6 +34,12 @@ const (
 	CodeDatacenterUnavailable = "datacenter_unavailable"
 	CodeIPChangeTooSoon       = "ip_change_too_soon"
 	CodeAppConflict           = "app_conflict"
+	// Codes of the snapshot endpoints beyond the spec's table (backend README and OpenAPI:
+	// snapshot 403 and 409 codes).
+	CodeSnapshotLimitReached = "snapshot_limit_reached"
+	CodeSnapshotUnavailable  = "snapshot_unavailable"
+	CodeSnapshotLocked       = "snapshot_locked"
+	CodeRestoreUnsupported   = "restore_unsupported"
 )
 
 // snippetLimit bounds how much of a foreign (non-API) error body is quoted in a message: enough

@@ -20,6 +20,13 @@ const (
 	StatusExpired  = "expired"
 )
 
+// Lock reasons of an instance (spec: Instance, lock_reason).
+const (
+	LockDebt     = "debt"
+	LockTraffic  = "traffic"
+	LockDeletion = "deletion"
+)
+
 // App install statuses (spec: App install record).
 const (
 	AppQueued     = "queued"
@@ -141,6 +148,14 @@ func (in Instance) StatusValue() string {
 func (in Instance) Gone() bool {
 	s := in.StatusValue()
 	return !in.Active || s == StatusCanceled || s == StatusExpired
+}
+
+// Settled reports whether the instance is at rest: online or offline with its credentials
+// delivered, so no build, rebuild, resize, reboot or restore is still running. Waits for any of
+// those end here.
+func (in Instance) Settled() bool {
+	s := in.StatusValue()
+	return (s == StatusOnline || s == StatusOffline) && !in.CredentialsPending()
 }
 
 // CredentialsPending reports whether the datacenter has not delivered the credentials yet.

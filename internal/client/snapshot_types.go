@@ -1,8 +1,8 @@
 package client
 
-// Types of the snapshot and webhook bodies (spec: Snapshot, Webhook settings). Optional request
-// fields are pointers so "not sent" and "empty" stay distinct on the wire: an empty note clears
-// the note, an absent one leaves it.
+// Types of the snapshot bodies (spec: Snapshot). Optional request fields are pointers so "not
+// sent" and "empty" stay distinct on the wire: an empty note clears the note, an absent one
+// leaves it.
 
 // Snapshot statuses (spec: Snapshot; backend README: snapshot states). creating, available and
 // restoring are active; deleted, expired and failed are final.
@@ -13,15 +13,6 @@ const (
 	SnapshotFailed    = "failed"
 	SnapshotExpired   = "expired"
 	SnapshotDeleted   = "deleted"
-)
-
-// Error codes of the snapshot endpoints beyond the spec's table (backend README and OpenAPI:
-// snapshot 403 and 409 codes).
-const (
-	CodeSnapshotLimitReached = "snapshot_limit_reached"
-	CodeSnapshotUnavailable  = "snapshot_unavailable"
-	CodeSnapshotLocked       = "snapshot_locked"
-	CodeRestoreUnsupported   = "restore_unsupported"
 )
 
 // Snapshot is a snapshot as GET /snapshots/{id} returns it.
@@ -67,6 +58,13 @@ func (s Snapshot) Ended() bool {
 	return false
 }
 
+// Busy reports whether the snapshot is being created or restored right now. A snapshot_unavailable
+// refusal of a busy snapshot passes by itself, so the caller may wait and ask again; an ended
+// snapshot is not busy, and its refusal is final.
+func (s Snapshot) Busy() bool {
+	return s.Status == SnapshotCreating || s.Status == SnapshotRestoring
+}
+
 // CreateSnapshotRequest is the body of POST /instances/{id}/snapshots.
 type CreateSnapshotRequest struct {
 	// Name defaults to the instance name and the time when nil.
@@ -98,26 +96,4 @@ type SnapshotSettings struct {
 type InstanceSnapshots struct {
 	Snapshots []Snapshot
 	Settings  *SnapshotSettings
-}
-
-// WebhookSettings is the body of GET, PUT and DELETE /account/webhook. The secret is never
-// returned.
-type WebhookSettings struct {
-	URL        *string  `json:"url"`
-	Configured bool     `json:"configured"`
-	Events     []string `json:"events"`
-}
-
-// WebhookRequest is the body of PUT /account/webhook: an HTTPS URL and a secret of 16 to 256
-// characters, both required.
-type WebhookRequest struct {
-	URL    string `json:"url"`
-	Secret string `json:"secret"`
-}
-
-// WebhookTestResult is the answer of POST /account/webhook/test: whether the ping was delivered
-// (a 2xx answer) and the HTTP status the endpoint answered with (nil when it did not answer).
-type WebhookTestResult struct {
-	Delivered bool   `json:"delivered"`
-	Status    *int64 `json:"status"`
 }

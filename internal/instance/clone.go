@@ -67,38 +67,14 @@ func cloneProblem(s *client.Snapshot, p *client.Plan) string {
 	return ""
 }
 
-// addOrderError reports a refused order. The refusals of a build from a snapshot that clear with
-// time or a top-up are attached to snapshot_id with what to do; the rest are reported as they
-// are (a snapshot incompatible with the plan is a validation_error naming snapshot_id).
+// addOrderError reports a refused order. The refusals of a build from a locked or unavailable
+// snapshot, which clear with time or a top-up, are attached to snapshot_id; the rest are
+// reported as they are (a snapshot incompatible with the plan is a validation_error naming
+// snapshot_id).
 func addOrderError(diags *diag.Diagnostics, plan Model, err error) {
-	if tfutil.IsSet(plan.SnapshotID) {
-		id := plan.SnapshotID.ValueInt64()
-		switch {
-		case tfutil.HasCode(err, client.CodeSnapshotUnavailable):
-			diags.AddAttributeError(path.Root("snapshot_id"), "Snapshot not available",
-				fmt.Sprintf("Snapshot %d is not available (still being created, being restored, or ended), and only an "+
-					"available snapshot can be built from. Apply again once it is available.\n\n%s", id, tfutil.APIErrorDetail(err)))
-			return
-		case tfutil.HasCode(err, client.CodeSnapshotLocked):
-			diags.AddAttributeError(path.Root("snapshot_id"), "Snapshot locked",
-				fmt.Sprintf("Snapshot %d is locked, so no server can be built from it; nothing was ordered.\n\n%s",
-					id, tfutil.APIErrorDetail(err)))
-			return
-		}
+	if tfutil.IsSet(plan.SnapshotID) && tfutil.AddSnapshotRefusal(diags, plan.SnapshotID.ValueInt64(),
+		"so no server can be built from it; nothing was ordered", err) {
+		return
 	}
 	tfutil.AddAPIError(diags, "Unable to order the server", err)
-}
-
-// snapshotBusy reports whether err refused an order only because the snapshot to build from
-// (snapshotID, nil when none) is creating or restoring right now, which passes by itself, and
-// then its status. A snapshot that ended is not busy: that refusal is final.
-func snapshotBusy(ctx context.Context, c *client.Client, snapshotID *int64, err error) (string, bool) {
-	if snapshotID == nil || !tfutil.HasCode(err, client.CodeSnapshotUnavailable) {
-		return "", false
-	}
-	s, getErr := c.GetSnapshot(ctx, *snapshotID)
-	if getErr != nil {
-		return "", false
-	}
-	return s.Status, s.Status == client.SnapshotCreating || s.Status == client.SnapshotRestoring
 }

@@ -21,7 +21,7 @@ import (
 // resource for the assertion.
 func TestAccConsole_ephemeral(t *testing.T) {
 	b := acctest.StartBackend(t)
-	config := cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu)) + `
+	config := b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu)) + `
 ephemeral "reseller_console" "c" {
   instance_id = reseller_instance.test.id
 }
@@ -53,7 +53,7 @@ resource "echo" "console" {}
 // TestAccConsole_unsupported: a plan without the console action gives a clear error.
 func TestAccConsole_unsupported(t *testing.T) {
 	b := acctest.StartBackend(t)
-	config := cfg(b, attr("plan_id", planOther), attr("template_id", tmplUbuntu)) + `
+	config := b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planOther), acctest.Attr("template_id", tmplUbuntu)) + `
 ephemeral "reseller_console" "c" {
   instance_id = reseller_instance.test.id
 }

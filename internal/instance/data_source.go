@@ -10,8 +10,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// InstancesTypeName is the type name of the list data source.
-const InstancesTypeName = "reseller_instances"
+// DataSourceType is the type name of the list data source.
+const DataSourceType = "reseller_instances"
 
 var _ datasource.DataSourceWithConfigure = (*InstancesDataSource)(nil)
 
@@ -25,7 +25,7 @@ func NewInstancesDataSource() datasource.DataSource { return &InstancesDataSourc
 
 // Metadata sets the type name.
 func (d *InstancesDataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = InstancesTypeName
+	resp.TypeName = DataSourceType
 }
 
 // Schema describes reseller_instances.

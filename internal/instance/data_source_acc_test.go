@@ -17,7 +17,7 @@ import (
 // fields, and includes it among the inactive ones once only_active is false.
 func TestAccInstances_dataSource(t *testing.T) {
 	b := acctest.StartBackend(t)
-	config := cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu), attr("name", "listed")) + `
+	config := b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("name", "listed")) + `
 data "reseller_instances" "active" {
   depends_on = [reseller_instance.test]
 }

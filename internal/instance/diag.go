@@ -12,15 +12,6 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// lockAdvice says what to do about each lock reason the API reports.
-var lockAdvice = map[string]string{
-	"debt": "The wallet could not pay for the server. Top up the wallet: the debt is paid first and the " +
-		"instance unlocks; then run terraform apply again.",
-	"traffic": "The traffic allowance of the plan is used up. The lock lifts when the next 30-day traffic " +
-		"cycle starts.",
-	"deletion": "The instance was canceled and is being deleted; it cannot be changed any more.",
-}
-
 // addOperationError reports a failed operation on instance id. It recognises the errors a user
 // can act on by their stable error code (never the message text): a locked instance (explained
 // with its lock reason, read from the API), an unconfirmed IP change cost, and a wait cut short.
@@ -49,12 +40,8 @@ func lockedDetail(ctx context.Context, c *client.Client, id int64, err error) st
 	if in, getErr := c.GetInstance(ctx, id, false); getErr == nil && in.LockReason != nil {
 		reason = *in.LockReason
 	}
-	advice, ok := lockAdvice[reason]
-	if !ok {
-		advice = "Contact support to have the lock lifted, quoting the request ID below."
-	}
 	return fmt.Sprintf("Instance %d is locked (reason: %s), so the API refuses every change to it until the "+
-		"lock is lifted.\n\n%s\n\n%s", id, reason, advice, tfutil.APIErrorDetail(err))
+		"lock is lifted.\n\n%s\n\n%s", id, reason, tfutil.LockAdvice(reason), tfutil.APIErrorDetail(err))
 }
 
 // costDetail explains a cost_unconfirmed answer with the instance's ip_change_cost.

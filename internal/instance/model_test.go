@@ -56,7 +56,7 @@ func TestModelsMatchSchemas(t *testing.T) {
 	for name, b := range s.Blocks {
 		fields[name] = b
 	}
-	schemacheck.Fields(t, TypeName, Model{}, fields)
+	schemacheck.Fields(t, ResourceType, Model{}, fields)
 
 	m := emptyModel()
 	m.PlanID = types.Int64Value(101)
@@ -67,12 +67,12 @@ func TestModelsMatchSchemas(t *testing.T) {
 	schemacheck.RoundtripResource(t, s, m)
 
 	ds := InstancesSchema()
-	schemacheck.Fields(t, InstancesTypeName, InstancesModel{}, ds.Attributes)
-	schemacheck.Fields(t, InstancesTypeName+".instances", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "instances"))
+	schemacheck.Fields(t, DataSourceType, InstancesModel{}, ds.Attributes)
+	schemacheck.Fields(t, DataSourceType+".instances", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "instances"))
 	schemacheck.Roundtrip(t, ds, InstancesModel{OnlyActive: types.BoolNull(), Instances: newInstanceItems([]client.Instance{*sampleInstance(), {ID: 8}})})
 
 	cs := ConsoleSchema()
-	schemacheck.Fields(t, ConsoleTypeName, ConsoleModel{}, cs.Attributes)
+	schemacheck.Fields(t, EphemeralResourceType, ConsoleModel{}, cs.Attributes)
 	cm := ConsoleModel{InstanceID: types.Int64Value(7)}
 	cm.setConsole(&client.ActionResult{ConsoleURL: ptr("https://console/x"), ConsolePassword: ptr("pw")})
 	schemacheck.RoundtripEphemeral(t, cs, cm)
@@ -82,12 +82,12 @@ func TestEveryAttributeDescribed(t *testing.T) {
 	s := Schema(context.Background())
 	for name, a := range s.Attributes {
 		if a.GetMarkdownDescription() == "" {
-			t.Errorf("%s.%s: no description", TypeName, name)
+			t.Errorf("%s.%s: no description", ResourceType, name)
 		}
 	}
 	for _, name := range []string{"password", "app_inputs"} {
 		if !s.Attributes[name].IsSensitive() {
-			t.Errorf("%s.%s: got not sensitive, want sensitive", TypeName, name)
+			t.Errorf("%s.%s: got not sensitive, want sensitive", ResourceType, name)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 //   - a new plan_id is a resize (in place) only when the API lists it among the instance's
 //     resize options, otherwise the server is replaced, and the plan shows which;
 //   - a new template_id rebuilds in place, with a warning that the disk is erased;
-//   - an unfinished create (see pending.go) becomes an in-place update that resumes it;
+//   - an unfinished create (see create.go) becomes an in-place update that resumes it;
 //   - on any update, the computed values the update can change are unknown, so the applied
 //     values never contradict the plan;
 //   - a new server built from a snapshot is checked against its plan (see planClone).
@@ -54,38 +54,6 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-// planResume plans the update that finishes an unfinished create: everything the API has not
-// told yet is unknown. A plan_id or template_id change cannot be applied to a server that
-// does not exist yet, so it replaces it.
-func (r *Resource) planResume(plan *Model, state, config Model, resp *resource.ModifyPlanResponse) {
-	resp.Diagnostics.AddWarning("Unfinished create will be resumed",
-		fmt.Sprintf("The create of this server was cut short by its timeout or an interrupt while order %d was "+
-			"still being processed. This apply resumes waiting for the same order; nothing new is ordered.",
-			state.OrderID.ValueInt64()))
-	plan.markVolatileUnknown()
-	plan.markOutputsUnknown()
-	if state.ID.IsNull() {
-		plan.ID = types.Int64Unknown()
-	}
-	if config.Features.IsNull() {
-		plan.Features = types.SetUnknown(types.StringType)
-	}
-	if config.Apps.IsNull() {
-		plan.Apps = types.ListUnknown(types.StringType)
-	}
-	if config.AppInputs.IsNull() {
-		plan.AppInputs = types.MapUnknown(appInputsType)
-	}
-	for _, p := range []struct {
-		name          string
-		planned, have types.Int64
-	}{{"plan_id", plan.PlanID, state.PlanID}, {"template_id", plan.TemplateID, state.TemplateID}} {
-		if tfutil.IsSet(p.have) && !p.planned.Equal(p.have) {
-			resp.RequiresReplace = append(resp.RequiresReplace, path.Root(p.name))
-		}
-	}
 }
 
 // planUpdate plans an in-place update of an existing server.

@@ -3,7 +3,6 @@ package instance_test
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,27 +36,6 @@ const (
 	featureIPv4  = "1"
 	featureBacks = "2"
 )
-
-// cfg is an instance configuration: the provider block plus one reseller_instance "test" whose
-// body is the given lines.
-func cfg(b *acctest.Backend, lines ...string) string {
-	return b.ProviderConfig() + "\nresource \"reseller_instance\" \"test\" {\n  " + strings.Join(lines, "\n  ") + "\n}\n"
-}
-
-func attr(name string, v any) string {
-	switch v := v.(type) {
-	case string:
-		return fmt.Sprintf("%s = %s", name, strconv.Quote(v))
-	default:
-		return fmt.Sprintf("%s = %v", name, v)
-	}
-}
-
-func check(path string, v knownvalue.Check) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(res, tfjsonpath.New(path), v)
-}
-
-func notEmpty() knownvalue.Check { return knownvalue.StringRegexp(regexp.MustCompile(`.`)) }
 
 func steps(t *testing.T, b *acctest.Backend, s ...resource.TestStep) resource.TestCase {
 	t.Helper()
@@ -95,32 +73,32 @@ func TestAccInstance_basic(t *testing.T) {
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	resource.ParallelTest(t, steps(t, b,
 		resource.TestStep{
-			Config: cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu), attr("hostname", "web-1.example"),
-				attr("name", "web one"), attr("note", "first")),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("hostname", "web-1.example"),
+				acctest.Attr("name", "web one"), acctest.Attr("note", "first")),
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("id", knownvalue.NotNull()),
-				check("order_id", knownvalue.NotNull()),
-				check("status", knownvalue.StringExact("online")),
-				check("hostname", knownvalue.StringExact("web-1.example")),
-				check("name", knownvalue.StringExact("web one")),
-				check("note", knownvalue.StringExact("first")),
-				check("renew", knownvalue.Bool(true)),
-				check("power", knownvalue.StringExact("on")),
-				check("ipv4", notEmpty()),
-				check("username", knownvalue.StringExact("root")),
-				check("password", notEmpty()),
-				check("port", knownvalue.Int64Exact(22)),
-				check("datacenter_id", knownvalue.Int64Exact(1)),
-				check("location_id", knownvalue.Int64Exact(11)),
-				check("price", knownvalue.NotNull()),
-				check("renewal_due", notEmpty()),
-				check("created_at", notEmpty()),
-				check("locked", knownvalue.Bool(false)),
-				check("ip_change_cost", knownvalue.Float64Exact(0)),
-				check("features", knownvalue.SetSizeExact(0)),
-				check("apps", knownvalue.ListSizeExact(0)),
-				check("actions", knownvalue.ListPartial(map[int]knownvalue.Check{0: knownvalue.NotNull()})),
-				check("traffic", knownvalue.ObjectPartial(map[string]knownvalue.Check{"included": knownvalue.NotNull()})),
+				acctest.Check(res, "id", knownvalue.NotNull()),
+				acctest.Check(res, "order_id", knownvalue.NotNull()),
+				acctest.Check(res, "status", knownvalue.StringExact("online")),
+				acctest.Check(res, "hostname", knownvalue.StringExact("web-1.example")),
+				acctest.Check(res, "name", knownvalue.StringExact("web one")),
+				acctest.Check(res, "note", knownvalue.StringExact("first")),
+				acctest.Check(res, "renew", knownvalue.Bool(true)),
+				acctest.Check(res, "power", knownvalue.StringExact("on")),
+				acctest.Check(res, "ipv4", acctest.NotEmpty()),
+				acctest.Check(res, "username", knownvalue.StringExact("root")),
+				acctest.Check(res, "password", acctest.NotEmpty()),
+				acctest.Check(res, "port", knownvalue.Int64Exact(22)),
+				acctest.Check(res, "datacenter_id", knownvalue.Int64Exact(1)),
+				acctest.Check(res, "location_id", knownvalue.Int64Exact(11)),
+				acctest.Check(res, "price", knownvalue.NotNull()),
+				acctest.Check(res, "renewal_due", acctest.NotEmpty()),
+				acctest.Check(res, "created_at", acctest.NotEmpty()),
+				acctest.Check(res, "locked", knownvalue.Bool(false)),
+				acctest.Check(res, "ip_change_cost", knownvalue.Float64Exact(0)),
+				acctest.Check(res, "features", knownvalue.SetSizeExact(0)),
+				acctest.Check(res, "apps", knownvalue.ListSizeExact(0)),
+				acctest.Check(res, "actions", knownvalue.ListPartial(map[int]knownvalue.Check{0: knownvalue.NotNull()})),
+				acctest.Check(res, "traffic", knownvalue.ObjectPartial(map[string]knownvalue.Check{"included": knownvalue.NotNull()})),
 				samePassword.AddStateValue(res, tfjsonpath.New("password")),
 				sameID.AddStateValue(res, tfjsonpath.New("id")),
 			},
@@ -139,15 +117,15 @@ func TestAccInstance_basic(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"price", "features", "apps", "app_inputs"},
 		},
 		resource.TestStep{
-			Config: cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu), attr("hostname", "web-1.example"),
-				attr("name", "web renamed"), attr("renew", false)),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("hostname", "web-1.example"),
+				acctest.Attr("name", "web renamed"), acctest.Attr("renew", false)),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("name", knownvalue.StringExact("web renamed")),
-				check("note", knownvalue.Null()),
-				check("renew", knownvalue.Bool(false)),
+				acctest.Check(res, "name", knownvalue.StringExact("web renamed")),
+				acctest.Check(res, "note", knownvalue.Null()),
+				acctest.Check(res, "renew", knownvalue.Bool(false)),
 				samePassword.AddStateValue(res, tfjsonpath.New("password")),
 				sameID.AddStateValue(res, tfjsonpath.New("id")),
 			},
@@ -166,7 +144,7 @@ func TestAccInstance_basic(t *testing.T) {
 func TestAccInstance_importInvalidID(t *testing.T) {
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, steps(t, b, resource.TestStep{
-		Config:        cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu)),
+		Config:        b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu)),
 		ResourceName:  res,
 		ImportState:   true,
 		ImportStateId: "web-1",
@@ -182,21 +160,21 @@ func TestAccInstance_resize(t *testing.T) {
 	newID := statecheck.CompareValue(compare.ValuesDiffer())
 	resource.ParallelTest(t, steps(t, b,
 		resource.TestStep{
-			Config: cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu)),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(res, tfjsonpath.New("id")),
 				newID.AddStateValue(res, tfjsonpath.New("id")),
 			},
 		},
 		resource.TestStep{
-			Config: cfg(b, attr("plan_id", planMedium), attr("template_id", tmplUbuntu)),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planMedium), acctest.Attr("template_id", tmplUbuntu)),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
 				plancheck.ExpectUnknownValue(res, tfjsonpath.New("active_features")),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("plan_id", knownvalue.Int64Exact(planMedium)),
-				check("status", knownvalue.StringExact("online")),
+				acctest.Check(res, "plan_id", knownvalue.Int64Exact(planMedium)),
+				acctest.Check(res, "status", knownvalue.StringExact("online")),
 				sameID.AddStateValue(res, tfjsonpath.New("id")),
 			},
 			Check: func(s *terraform.State) error {
@@ -207,13 +185,13 @@ func TestAccInstance_resize(t *testing.T) {
 			},
 		},
 		resource.TestStep{
-			Config: cfg(b, attr("plan_id", planOther), attr("template_id", tmplUbuntu)),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planOther), acctest.Attr("template_id", tmplUbuntu)),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionDestroyBeforeCreate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("plan_id", knownvalue.Int64Exact(planOther)),
-				check("location_id", knownvalue.Int64Exact(12)),
+				acctest.Check(res, "plan_id", knownvalue.Int64Exact(planOther)),
+				acctest.Check(res, "location_id", knownvalue.Int64Exact(12)),
 				newID.AddStateValue(res, tfjsonpath.New("id")),
 			},
 		},
@@ -229,7 +207,7 @@ func TestAccInstance_rebuildAndPower(t *testing.T) {
 	password := statecheck.CompareValue(compare.ValuesDiffer())
 	resource.ParallelTest(t, steps(t, b,
 		resource.TestStep{
-			Config: cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu)),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(res, tfjsonpath.New("id")),
 				sameIPv4.AddStateValue(res, tfjsonpath.New("ipv4")),
@@ -237,34 +215,34 @@ func TestAccInstance_rebuildAndPower(t *testing.T) {
 			},
 		},
 		resource.TestStep{
-			Config: cfg(b, attr("plan_id", planSmall), attr("template_id", tmplDebian)),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplDebian)),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
 				plancheck.ExpectUnknownValue(res, tfjsonpath.New("password")),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("template_id", knownvalue.Int64Exact(tmplDebian)),
-				check("status", knownvalue.StringExact("online")),
+				acctest.Check(res, "template_id", knownvalue.Int64Exact(tmplDebian)),
+				acctest.Check(res, "status", knownvalue.StringExact("online")),
 				sameID.AddStateValue(res, tfjsonpath.New("id")),
 				sameIPv4.AddStateValue(res, tfjsonpath.New("ipv4")),
 				password.AddStateValue(res, tfjsonpath.New("password")),
 			},
 		},
 		resource.TestStep{
-			Config: cfg(b, attr("plan_id", planSmall), attr("template_id", tmplDebian), attr("power", "off")),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplDebian), acctest.Attr("power", "off")),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("power", knownvalue.StringExact("off")),
-				check("status", knownvalue.StringExact("offline")),
+				acctest.Check(res, "power", knownvalue.StringExact("off")),
+				acctest.Check(res, "status", knownvalue.StringExact("offline")),
 				sameID.AddStateValue(res, tfjsonpath.New("id")),
 			},
 		},
 		resource.TestStep{
-			Config: cfg(b, attr("plan_id", planSmall), attr("template_id", tmplDebian), attr("power", "on")),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplDebian), acctest.Attr("power", "on")),
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("status", knownvalue.StringExact("online")),
+				acctest.Check(res, "status", knownvalue.StringExact("online")),
 			},
 		},
 	))
@@ -277,18 +255,20 @@ func TestAccInstance_triggers(t *testing.T) {
 	password := statecheck.CompareValue(compare.ValuesDiffer())
 	ipv4 := statecheck.CompareValue(compare.ValuesDiffer())
 	keptIPv4 := statecheck.CompareValue(compare.ValuesSame())
-	base := []string{attr("plan_id", planSmall), attr("template_id", tmplUbuntu)}
-	with := func(extra ...string) string { return cfg(b, append(append([]string{}, base...), extra...)...) }
+	base := []string{acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu)}
+	with := func(extra ...string) string {
+		return b.ResourceConfig("reseller_instance", append(append([]string{}, base...), extra...)...)
+	}
 	resource.ParallelTest(t, steps(t, b,
 		resource.TestStep{
-			Config: with(attr("password_reset_trigger", "1"), attr("ip_change_trigger", "1")),
+			Config: with(acctest.Attr("password_reset_trigger", "1"), acctest.Attr("ip_change_trigger", "1")),
 			ConfigStateChecks: []statecheck.StateCheck{
 				password.AddStateValue(res, tfjsonpath.New("password")),
 				ipv4.AddStateValue(res, tfjsonpath.New("ipv4")),
 			},
 		},
 		resource.TestStep{
-			Config: with(attr("password_reset_trigger", "2"), attr("ip_change_trigger", "1")),
+			Config: with(acctest.Attr("password_reset_trigger", "2"), acctest.Attr("ip_change_trigger", "1")),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
 				plancheck.ExpectUnknownValue(res, tfjsonpath.New("password")),
@@ -305,7 +285,7 @@ func TestAccInstance_triggers(t *testing.T) {
 			},
 		},
 		resource.TestStep{
-			Config: with(attr("password_reset_trigger", "2"), attr("ip_change_trigger", "2")),
+			Config: with(acctest.Attr("password_reset_trigger", "2"), acctest.Attr("ip_change_trigger", "2")),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectUnknownValue(res, tfjsonpath.New("ipv4")),
 			}},
@@ -336,32 +316,34 @@ func TestAccInstance_triggers(t *testing.T) {
 func TestAccInstance_paidIPChange(t *testing.T) {
 	b := acctest.StartBackend(t)
 	ipv4 := statecheck.CompareValue(compare.ValuesSame())
-	base := []string{attr("plan_id", planPaidIP), attr("template_id", tmplUbuntu)}
-	with := func(extra ...string) string { return cfg(b, append(append([]string{}, base...), extra...)...) }
+	base := []string{acctest.Attr("plan_id", planPaidIP), acctest.Attr("template_id", tmplUbuntu)}
+	with := func(extra ...string) string {
+		return b.ResourceConfig("reseller_instance", append(append([]string{}, base...), extra...)...)
+	}
 	resource.ParallelTest(t, steps(t, b,
 		resource.TestStep{
-			Config: with(attr("ip_change_trigger", "a")),
+			Config: with(acctest.Attr("ip_change_trigger", "a")),
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("ip_change_cost", knownvalue.Float64Exact(0.5)),
+				acctest.Check(res, "ip_change_cost", knownvalue.Float64Exact(0.5)),
 				ipv4.AddStateValue(res, tfjsonpath.New("ipv4")),
 			},
 		},
 		resource.TestStep{
-			Config:      with(attr("ip_change_trigger", "b"), attr("max_ip_change_cost", 0.1)),
+			Config:      with(acctest.Attr("ip_change_trigger", "b"), acctest.Attr("max_ip_change_cost", 0.1)),
 			ExpectError: acctest.ErrorRegexp(`IP change cost not accepted.*costs 0.5 USD.*max_ip_change_cost to at least 0.5`),
 		},
 		resource.TestStep{
-			Config: with(attr("ip_change_trigger", "a")),
+			Config: with(acctest.Attr("ip_change_trigger", "a")),
 			ConfigStateChecks: []statecheck.StateCheck{
 				ipv4.AddStateValue(res, tfjsonpath.New("ipv4")),
 			},
 		},
 		resource.TestStep{
-			Config: with(attr("ip_change_trigger", "b"), attr("max_ip_change_cost", 0.5)),
+			Config: with(acctest.Attr("ip_change_trigger", "b"), acctest.Attr("max_ip_change_cost", 0.5)),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectUnknownValue(res, tfjsonpath.New("ipv4")),
 			}},
-			ConfigStateChecks: []statecheck.StateCheck{check("ipv4", notEmpty())},
+			ConfigStateChecks: []statecheck.StateCheck{acctest.Check(res, "ipv4", acctest.NotEmpty())},
 		},
 	))
 }
@@ -371,7 +353,7 @@ func TestAccInstance_paidIPChange(t *testing.T) {
 func TestAccInstance_drift(t *testing.T) {
 	b := acctest.StartBackend(t)
 	c := b.Client(t, "en")
-	config := cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu))
+	config := b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu))
 	var id int64
 	resource.ParallelTest(t, steps(t, b,
 		resource.TestStep{
@@ -392,7 +374,7 @@ func TestAccInstance_drift(t *testing.T) {
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
 				plancheck.ExpectKnownValue(res, tfjsonpath.New("power"), knownvalue.StringExact("on")),
 			}},
-			ConfigStateChecks: []statecheck.StateCheck{check("status", knownvalue.StringExact("online"))},
+			ConfigStateChecks: []statecheck.StateCheck{acctest.Check(res, "status", knownvalue.StringExact("online"))},
 		},
 		resource.TestStep{
 			PreConfig: func() {
@@ -409,7 +391,7 @@ func TestAccInstance_drift(t *testing.T) {
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionCreate),
 			}},
-			ConfigStateChecks: []statecheck.StateCheck{check("status", knownvalue.StringExact("online"))},
+			ConfigStateChecks: []statecheck.StateCheck{acctest.Check(res, "status", knownvalue.StringExact("online"))},
 		},
 	))
 }
@@ -429,7 +411,7 @@ func TestAccInstance_timedOutOrder(t *testing.T) {
 			return b.CheckNoActiveInstances(t)(nil)
 		},
 		Steps: []resource.TestStep{{
-			Config:      cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu)),
+			Config:      b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu)),
 			ExpectError: acctest.ErrorRegexp(`Order timed out.*support reference [A-Za-z0-9]+`),
 		}},
 	})
@@ -449,7 +431,7 @@ func TestAccInstance_insufficientBalance(t *testing.T) {
 			return b.CheckNoActiveInstances(t)(nil)
 		},
 		Steps: []resource.TestStep{{
-			Config:      cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu)),
+			Config:      b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu)),
 			ExpectError: acctest.ErrorRegexp(`Unable to order the server.*insufficient_balance.*Top up the wallet`),
 		}},
 	})
@@ -462,7 +444,7 @@ func TestAccInstance_locked(t *testing.T) {
 	var id int64
 	resource.ParallelTest(t, steps(t, b,
 		resource.TestStep{
-			Config: cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu), attr("name", "a")),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("name", "a")),
 			Check: func(s *terraform.State) error {
 				id = instanceOf(t, b, s).ID
 				return nil
@@ -474,7 +456,7 @@ func TestAccInstance_locked(t *testing.T) {
 					t.Fatalf("locking instance %d: %v", id, err)
 				}
 			},
-			Config:      cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu), attr("name", "b")),
+			Config:      b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("name", "b")),
 			ExpectError: acctest.ErrorRegexp(`Instance is locked.*reason: debt.*Top up the wallet`),
 		},
 		resource.TestStep{
@@ -483,8 +465,8 @@ func TestAccInstance_locked(t *testing.T) {
 					t.Fatalf("unlocking instance %d: %v", id, err)
 				}
 			},
-			Config:            cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu), attr("name", "b")),
-			ConfigStateChecks: []statecheck.StateCheck{check("name", knownvalue.StringExact("b")), check("locked", knownvalue.Bool(false))},
+			Config:            b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("name", "b")),
+			ConfigStateChecks: []statecheck.StateCheck{acctest.Check(res, "name", knownvalue.StringExact("b")), acctest.Check(res, "locked", knownvalue.Bool(false))},
 		},
 	))
 }
@@ -495,7 +477,7 @@ func TestAccInstance_locked(t *testing.T) {
 func TestAccInstance_adoptAfterTimeout(t *testing.T) {
 	b := acctest.StartBackend(t, acctest.WithDelays(6*time.Second, 100*time.Millisecond))
 	config := func(timeout string) string {
-		return cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu), attr("name", "adopted"),
+		return b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("name", "adopted"),
 			fmt.Sprintf("timeouts {\n    create = %q\n  }", timeout))
 	}
 	resource.ParallelTest(t, steps(t, b,
@@ -503,9 +485,9 @@ func TestAccInstance_adoptAfterTimeout(t *testing.T) {
 			Config:             config("2s"),
 			ExpectNonEmptyPlan: true,
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("order_id", knownvalue.NotNull()),
-				check("id", knownvalue.Null()),
-				check("status", knownvalue.StringExact("pending")),
+				acctest.Check(res, "order_id", knownvalue.NotNull()),
+				acctest.Check(res, "id", knownvalue.Null()),
+				acctest.Check(res, "status", knownvalue.StringExact("pending")),
 			},
 			Check: func(*terraform.State) error {
 				if orders := b.Orders(t); len(orders) != 1 || orders[0].Status != client.OrderPending {
@@ -520,10 +502,10 @@ func TestAccInstance_adoptAfterTimeout(t *testing.T) {
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("id", knownvalue.NotNull()),
-				check("status", knownvalue.StringExact("online")),
-				check("name", knownvalue.StringExact("adopted")),
-				check("password", notEmpty()),
+				acctest.Check(res, "id", knownvalue.NotNull()),
+				acctest.Check(res, "status", knownvalue.StringExact("online")),
+				acctest.Check(res, "name", knownvalue.StringExact("adopted")),
+				acctest.Check(res, "password", acctest.NotEmpty()),
 			},
 			Check: func(s *terraform.State) error {
 				orders := b.Orders(t)
@@ -545,29 +527,29 @@ func TestAccInstance_features(t *testing.T) {
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, steps(t, b,
 		resource.TestStep{
-			Config: cfg(b, attr("plan_id", planMedium), attr("template_id", tmplWindows)),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planMedium), acctest.Attr("template_id", tmplWindows)),
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("features", knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(featureIPv4)})),
-				check("active_features", knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(featureIPv4)})),
-				check("username", knownvalue.StringExact("Administrator")),
+				acctest.Check(res, "features", knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(featureIPv4)})),
+				acctest.Check(res, "active_features", knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(featureIPv4)})),
+				acctest.Check(res, "username", knownvalue.StringExact("Administrator")),
 			},
 		},
 		resource.TestStep{
 			// Writing the forced feature out changes nothing.
-			Config: cfg(b, attr("plan_id", planMedium), attr("template_id", tmplWindows), `features = ["1"]`),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planMedium), acctest.Attr("template_id", tmplWindows), `features = ["1"]`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectEmptyPlan(),
 			}},
 		},
 		resource.TestStep{
 			// Another feature replaces the server; the forced one stays billed without being listed.
-			Config: cfg(b, attr("plan_id", planMedium), attr("template_id", tmplWindows), `features = ["2"]`),
+			Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planMedium), acctest.Attr("template_id", tmplWindows), `features = ["2"]`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionDestroyBeforeCreate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("features", knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(featureBacks)})),
-				check("active_features", knownvalue.SetExact([]knownvalue.Check{
+				acctest.Check(res, "features", knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(featureBacks)})),
+				acctest.Check(res, "active_features", knownvalue.SetExact([]knownvalue.Check{
 					knownvalue.StringExact(featureIPv4), knownvalue.StringExact(featureBacks),
 				})),
 			},
@@ -579,10 +561,10 @@ func TestAccInstance_features(t *testing.T) {
 func TestAccInstance_apps(t *testing.T) {
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, steps(t, b, resource.TestStep{
-		Config: cfg(b, attr("plan_id", planMedium), attr("template_id", tmplUbuntu), `apps = ["wordpress"]`,
+		Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planMedium), acctest.Attr("template_id", tmplUbuntu), `apps = ["wordpress"]`,
 			`app_inputs = { wordpress = { SITE_TITLE = "Demo" } }`),
 		ConfigStateChecks: []statecheck.StateCheck{
-			check("apps", knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("wordpress")})),
+			acctest.Check(res, "apps", knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("wordpress")})),
 		},
 		Check: func(s *terraform.State) error {
 			in := instanceOf(t, b, s)
@@ -606,20 +588,22 @@ func TestAccInstance_apps(t *testing.T) {
 // one of template_id and snapshot_id is required; nothing is ordered.
 func TestAccInstance_invalidInput(t *testing.T) {
 	b := acctest.StartBackend(t)
-	base := []string{attr("plan_id", planSmall)}
-	with := func(extra ...string) string { return cfg(b, append(append([]string{}, base...), extra...)...) }
+	base := []string{acctest.Attr("plan_id", planSmall)}
+	with := func(extra ...string) string {
+		return b.ResourceConfig("reseller_instance", append(append([]string{}, base...), extra...)...)
+	}
 	tests := []struct {
 		config string
 		want   string
 	}{
-		{with(attr("template_id", tmplUbuntu), attr("hostname", "web_1")), `Invalid hostname.*"web_1"`},
-		{with(attr("template_id", tmplUbuntu), attr("hostname", strings.Repeat("a", 64))), `Invalid hostname.*64 characters`},
-		{with(attr("template_id", tmplUbuntu), attr("name", strings.Repeat("n", 65))), `name.*character count must be between 1 and 64, got: 65`},
-		{with(attr("template_id", tmplUbuntu), attr("note", strings.Repeat("n", 513))), `note.*character count must be between 1 and 512, got: 513`},
-		{with(attr("template_id", tmplUbuntu), attr("power", "sleep")), `power.*value must be one of`},
+		{with(acctest.Attr("template_id", tmplUbuntu), acctest.Attr("hostname", "web_1")), `Invalid hostname.*"web_1"`},
+		{with(acctest.Attr("template_id", tmplUbuntu), acctest.Attr("hostname", strings.Repeat("a", 64))), `Invalid hostname.*64 characters`},
+		{with(acctest.Attr("template_id", tmplUbuntu), acctest.Attr("name", strings.Repeat("n", 65))), `name.*character count must be between 1 and 64, got: 65`},
+		{with(acctest.Attr("template_id", tmplUbuntu), acctest.Attr("note", strings.Repeat("n", 513))), `note.*character count must be between 1 and 512, got: 513`},
+		{with(acctest.Attr("template_id", tmplUbuntu), acctest.Attr("power", "sleep")), `power.*value must be one of`},
 		{with(), `template_id.*snapshot_id`},
-		{with(attr("template_id", tmplUbuntu), attr("snapshot_id", 4)), `template_id.*snapshot_id`},
-		{with(attr("template_id", tmplUbuntu), `features = ["ipv4"]`), `must be a feature id`},
+		{with(acctest.Attr("template_id", tmplUbuntu), acctest.Attr("snapshot_id", 4)), `template_id.*snapshot_id`},
+		{with(acctest.Attr("template_id", tmplUbuntu), `features = ["ipv4"]`), `must be a feature id`},
 	}
 	var s []resource.TestStep
 	for _, tc := range tests {
@@ -701,7 +685,7 @@ func TestAccInstance_appInstallFails(t *testing.T) {
 	}
 	resource.ParallelTest(t, steps(t, b, resource.TestStep{
 		PreConfig:   breakPassword,
-		Config:      cfg(b, attr("plan_id", planSmall), attr("template_id", tmplUbuntu), `apps = ["docker"]`),
+		Config:      b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), `apps = ["docker"]`),
 		ExpectError: acctest.ErrorRegexp(`App install failed.*"docker".*auth_failed.*Install log`),
 	}))
 }

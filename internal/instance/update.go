@@ -60,28 +60,6 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// resumeCreate finishes a create that an earlier apply left unfinished, within the create
-// timeout: the same order is waited for, nothing new is ordered.
-func (r *Resource) resumeCreate(ctx context.Context, c *client.Client, plan *Model, resp *resource.UpdateResponse) {
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ctx = tflog.SetField(ctx, "order_id", plan.OrderID.ValueInt64())
-	tflog.Info(ctx, "resuming an unfinished create")
-	r.finishCreate(ctx, c, plan, 0, &resp.State, resp.Private, &resp.Diagnostics)
-	if resp.State.Raw.IsNull() {
-		// The order timed out. An update cannot remove the resource, so the state keeps it
-		// (with the error already reported) and the next refresh removes it: Read sees the
-		// timed-out order.
-		plan.Status = types.StringValue(client.OrderTimedOut)
-		resp.Diagnostics.Append(saveSnapshot(ctx, &resp.State, *plan, nil)...)
-	}
-}
-
 // updateStep carries out one kind of in-place change from done towards plan, recording in done
 // what it changed.
 type updateStep func(ctx context.Context, c *client.Client, id int64, plan Model, done *Model) error
@@ -108,7 +86,7 @@ func resize(ctx context.Context, c *client.Client, id int64, plan Model, done *M
 	}
 	tflog.Info(ctx, "resize accepted", map[string]any{"plan_id": target, "charged": res.Charged})
 	if _, err := waitForInstance(ctx, c, id, fmt.Sprintf("to finish resizing to plan %d", target), func(in *client.Instance) bool {
-		return in.ServerProductID == target && settled(in)
+		return in.ServerProductID == target && in.Settled()
 	}); err != nil {
 		return err
 	}
@@ -139,7 +117,7 @@ func rebuild(ctx context.Context, c *client.Client, id int64, plan Model, done *
 		return fmt.Errorf("rebuilding with template %d: %w", plan.TemplateID.ValueInt64(), err)
 	}
 	tflog.Info(ctx, "rebuild accepted", map[string]any{"template_id": plan.TemplateID.ValueInt64(), "queued_apps": res.QueuedApps})
-	if _, err := waitForInstance(ctx, c, id, "to finish rebuilding", settled); err != nil {
+	if _, err := waitForInstance(ctx, c, id, "to finish rebuilding", (*client.Instance).Settled); err != nil {
 		return err
 	}
 	done.TemplateID = plan.TemplateID
@@ -184,9 +162,9 @@ func power(ctx context.Context, c *client.Client, id int64, plan Model, done *Mo
 // setPower brings the instance to want (online or offline), waiting for a running transition
 // to settle first. in is the instance as last read, or nil to read it.
 func setPower(ctx context.Context, c *client.Client, id int64, want string, in *client.Instance) error {
-	if in == nil || !settled(in) {
+	if in == nil || !in.Settled() {
 		var err error
-		if in, err = waitForInstance(ctx, c, id, "to settle", settled); err != nil {
+		if in, err = waitForInstance(ctx, c, id, "to settle", (*client.Instance).Settled); err != nil {
 			return err
 		}
 	}

@@ -10,18 +10,6 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// orderTimedOutError is an order the datacenter did not build within its window: nothing was
-// created or charged, and Reference is what support asks for.
-type orderTimedOutError struct {
-	OrderID   int64
-	Reference string
-}
-
-func (e *orderTimedOutError) Error() string {
-	return fmt.Sprintf("order %d timed out: the datacenter did not build the server in time; nothing was "+
-		"created or charged (support reference %s)", e.OrderID, e.Reference)
-}
-
 // appFailedError is a one-click app whose install failed; LogTail is the only explanation.
 type appFailedError struct {
 	AppID, Stage, Message, LogTail string
@@ -36,35 +24,6 @@ func (e *appFailedError) Error() string {
 		msg += "\n\nInstall log (tail):\n" + e.LogTail
 	}
 	return msg
-}
-
-// waitForOrder polls the order until it is deployed and returns the instance it built. A
-// timed_out order is an *orderTimedOutError; a cut-short wait a *tfutil.WaitError.
-func waitForOrder(ctx context.Context, c *client.Client, orderID int64) (*client.Instance, error) {
-	var built *client.Instance
-	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("order %d to be deployed", orderID)},
-		func(ctx context.Context) (bool, string, error) {
-			o, err := c.GetOrder(ctx, orderID)
-			if err != nil {
-				return false, "", fmt.Errorf("reading order %d: %w", orderID, err)
-			}
-			switch o.Status {
-			case client.OrderDeployed:
-				if o.Server == nil {
-					return false, o.Status, fmt.Errorf("order %d is deployed but names no server", orderID)
-				}
-				built = o.Server
-				return true, o.Status, nil
-			case client.OrderTimedOut:
-				ref := ""
-				if o.Reference != nil {
-					ref = *o.Reference
-				}
-				return false, o.Status, &orderTimedOutError{OrderID: orderID, Reference: ref}
-			}
-			return false, o.Status, nil
-		})
-	return built, err
 }
 
 // waitForInstance polls the instance until ready says it is, and returns its last reading.
@@ -84,13 +43,6 @@ func waitForInstance(ctx context.Context, c *client.Client, id int64, what strin
 			return ready(in), status, nil
 		})
 	return last, err
-}
-
-// settled reports whether the instance is in a resting state (online or offline) with its
-// credentials delivered, i.e. no build, rebuild, resize or reboot is still running.
-func settled(in *client.Instance) bool {
-	s := in.StatusValue()
-	return (s == client.StatusOnline || s == client.StatusOffline) && !in.CredentialsPending()
 }
 
 // waitForApps polls the app installs until every one is installed, at least expect of them. A

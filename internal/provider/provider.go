@@ -6,7 +6,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 
@@ -99,14 +98,14 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 					"`https://api.example.com/api/v1`. May also be set with the `" + EnvEndpoint + "` " +
 					"environment variable; the attribute wins.",
 				Optional:   true,
-				Validators: []validator.String{urlValidator{}},
+				Validators: []validator.String{endpointURL()},
 			},
 			"alt_endpoint": schema.StringAttribute{
 				MarkdownDescription: "Alternative base URL reaching the same API and account, used when " +
 					"`endpoint` fails at the network level. May also be set with the `" + EnvAltEndpoint +
 					"` environment variable; the attribute wins.",
 				Optional:   true,
-				Validators: []validator.String{urlValidator{}},
+				Validators: []validator.String{endpointURL()},
 			},
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "API key of the account. May also be set with the `" + EnvAPIKey +
@@ -162,14 +161,14 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 			"The provider needs the API's base URL. Set the \"endpoint\" attribute in the provider "+
 				"block or the "+EnvEndpoint+" environment variable, for example "+
 				"http://127.0.0.1:8080/api/v1.")
-	} else if err := checkURL(endpoint); err != nil {
+	} else if err := client.CheckEndpoint(endpoint); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("endpoint"), "Invalid API endpoint",
 			fmt.Sprintf("The endpoint %q (from %s) is not a usable URL: %s. Set the \"endpoint\" attribute "+
 				"or the %s environment variable to the API's base URL, for example http://127.0.0.1:8080/api/v1.",
 				endpoint, endpointSource, err, EnvEndpoint))
 	}
 	if altEndpoint != "" {
-		if err := checkURL(altEndpoint); err != nil {
+		if err := client.CheckEndpoint(altEndpoint); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("alt_endpoint"), "Invalid alternative API endpoint",
 				fmt.Sprintf("The alternative endpoint %q (from %s) is not a usable URL: %s. Set the "+
 					"\"alt_endpoint\" attribute or the %s environment variable to a base URL, or leave both unset.",
@@ -256,22 +255,4 @@ func fromConfigOrEnv(v types.String, attr, env string) (string, string) {
 		return s, fmt.Sprintf("the %q attribute", attr)
 	}
 	return strings.TrimSpace(os.Getenv(env)), "the " + env + " environment variable"
-}
-
-// checkURL accepts absolute http and https URLs with a host and nothing after the path.
-func checkURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("it cannot be parsed: %w", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("the scheme must be http or https, got %q", u.Scheme)
-	}
-	if u.Host == "" {
-		return fmt.Errorf("it has no host")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("it must not carry a query or fragment")
-	}
-	return nil
 }

@@ -111,23 +111,3 @@ func TestResourcesRegistered(t *testing.T) {
 		}
 	}
 }
-
-func TestCheckURL(t *testing.T) {
-	tests := []struct {
-		in string
-		ok bool
-	}{
-		{"http://127.0.0.1:8080/api/v1", true},
-		{"https://api.example.com/api/v1/", true},
-		{"ftp://example.com", false},
-		{"127.0.0.1:8080", false},
-		{"http:///api/v1", false},
-		{"http://example.com/api/v1?x=1", false},
-		{"::", false},
-	}
-	for _, tc := range tests {
-		if err := checkURL(tc.in); (err == nil) != tc.ok {
-			t.Errorf("checkURL(%q): got error %v, want ok=%v", tc.in, err, tc.ok)
-		}
-	}
-}

@@ -16,8 +16,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// SnapshotsTypeName is the type name of the list data source.
-const SnapshotsTypeName = "reseller_snapshots"
+// DataSourceType is the type name of the list data source.
+const DataSourceType = "reseller_snapshots"
 
 var _ datasource.DataSourceWithConfigure = (*SnapshotsDataSource)(nil)
 
@@ -31,7 +31,7 @@ func NewSnapshotsDataSource() datasource.DataSource { return &SnapshotsDataSourc
 
 // Metadata sets the type name.
 func (d *SnapshotsDataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = SnapshotsTypeName
+	resp.TypeName = DataSourceType
 }
 
 // Schema describes reseller_snapshots.

@@ -47,7 +47,7 @@ func TestModelsMatchSchemas(t *testing.T) {
 	for name, b := range s.Blocks {
 		fields[name] = b
 	}
-	schemacheck.Fields(t, TypeName, Model{}, fields)
+	schemacheck.Fields(t, ResourceType, Model{}, fields)
 	m := emptyModel()
 	if diags := m.setSnapshot(ctx, sampleSnapshot()); diags.HasError() {
 		t.Fatal(diags)
@@ -65,7 +65,7 @@ func TestModelsMatchSchemas(t *testing.T) {
 	for name, b := range rs.Blocks {
 		restoreFields[name] = b
 	}
-	schemacheck.Fields(t, RestoreTypeName, RestoreModel{}, restoreFields)
+	schemacheck.Fields(t, RestoreResourceType, RestoreModel{}, restoreFields)
 	rm := RestoreModel{
 		SnapshotID: types.Int64Value(5),
 		Triggers:   types.MapValueMust(types.StringType, map[string]attr.Value{"run": types.StringValue("1")}),
@@ -75,8 +75,8 @@ func TestModelsMatchSchemas(t *testing.T) {
 	schemacheck.RoundtripResource(t, rs, rm)
 
 	ds := SnapshotsSchema()
-	schemacheck.Fields(t, SnapshotsTypeName, SnapshotsModel{}, ds.Attributes)
-	schemacheck.Fields(t, SnapshotsTypeName+".snapshots", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "snapshots"))
+	schemacheck.Fields(t, DataSourceType, SnapshotsModel{}, ds.Attributes)
+	schemacheck.Fields(t, DataSourceType+".snapshots", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "snapshots"))
 	schemacheck.Roundtrip(t, ds, SnapshotsModel{
 		IncludeInactive: types.BoolNull(), InstanceID: types.Int64Value(7),
 		Snapshots: newItems([]client.Snapshot{*sampleSnapshot(), {ID: 6, Status: client.SnapshotCreating}}),
@@ -87,17 +87,17 @@ func TestEveryAttributeDescribed(t *testing.T) {
 	ctx := context.Background()
 	for name, a := range Schema(ctx).Attributes {
 		if a.GetMarkdownDescription() == "" {
-			t.Errorf("%s.%s: no description", TypeName, name)
+			t.Errorf("%s.%s: no description", ResourceType, name)
 		}
 	}
 	for name, a := range RestoreSchema(ctx).Attributes {
 		if a.GetMarkdownDescription() == "" {
-			t.Errorf("%s.%s: no description", RestoreTypeName, name)
+			t.Errorf("%s.%s: no description", RestoreResourceType, name)
 		}
 	}
 	for name, a := range SnapshotsSchema().Attributes {
 		if a.GetMarkdownDescription() == "" {
-			t.Errorf("%s.%s: no description", SnapshotsTypeName, name)
+			t.Errorf("%s.%s: no description", DataSourceType, name)
 		}
 	}
 }

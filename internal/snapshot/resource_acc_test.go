@@ -51,12 +51,6 @@ func snapshotOf(lines ...string) string {
 		strings.Join(lines, "\n  ") + "\n}\n"
 }
 
-func check(path string, v knownvalue.Check) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(res, tfjsonpath.New(path), v)
-}
-
-func notEmpty() knownvalue.Check { return knownvalue.StringRegexp(regexp.MustCompile(`.`)) }
-
 func testCase(t *testing.T, b *acctest.Backend, s ...resource.TestStep) resource.TestCase {
 	t.Helper()
 	return resource.TestCase{
@@ -101,24 +95,24 @@ func TestAccSnapshot_basic(t *testing.T) {
 		resource.TestStep{
 			Config: server(b, planSmall, tmplUbuntu) + snapshotOf(`name = "before upgrade"`, `note = "first"`),
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("id", knownvalue.NotNull()),
-				check("status", knownvalue.StringExact(client.SnapshotAvailable)),
-				check("name", knownvalue.StringExact("before upgrade")),
-				check("note", knownvalue.StringExact("first")),
-				check("size_gb", knownvalue.Float64Exact(10)),
-				check("price", knownvalue.Float64Exact(0.000274)),
-				check("price_monthly", knownvalue.Float64Exact(0.20002)), // price × 730
-				check("accrued", knownvalue.NotNull()),
-				check("local", knownvalue.Bool(false)),
-				check("restore", knownvalue.Bool(true)),
-				check("features", knownvalue.ListSizeExact(0)),
-				check("os_type", knownvalue.StringExact("linux")),
-				check("datacenter_id", knownvalue.Int64Exact(1)),
-				check("location_id", knownvalue.Int64Exact(11)),
-				check("created_at", notEmpty()),
-				check("available_at", notEmpty()),
-				check("locked", knownvalue.Bool(false)),
-				check("lock_reason", knownvalue.Null()),
+				acctest.Check(res, "id", knownvalue.NotNull()),
+				acctest.Check(res, "status", knownvalue.StringExact(client.SnapshotAvailable)),
+				acctest.Check(res, "name", knownvalue.StringExact("before upgrade")),
+				acctest.Check(res, "note", knownvalue.StringExact("first")),
+				acctest.Check(res, "size_gb", knownvalue.Float64Exact(10)),
+				acctest.Check(res, "price", knownvalue.Float64Exact(0.000274)),
+				acctest.Check(res, "price_monthly", knownvalue.Float64Exact(0.20002)), // price × 730
+				acctest.Check(res, "accrued", knownvalue.NotNull()),
+				acctest.Check(res, "local", knownvalue.Bool(false)),
+				acctest.Check(res, "restore", knownvalue.Bool(true)),
+				acctest.Check(res, "features", knownvalue.ListSizeExact(0)),
+				acctest.Check(res, "os_type", knownvalue.StringExact("linux")),
+				acctest.Check(res, "datacenter_id", knownvalue.Int64Exact(1)),
+				acctest.Check(res, "location_id", knownvalue.Int64Exact(11)),
+				acctest.Check(res, "created_at", acctest.NotEmpty()),
+				acctest.Check(res, "available_at", acctest.NotEmpty()),
+				acctest.Check(res, "locked", knownvalue.Bool(false)),
+				acctest.Check(res, "lock_reason", knownvalue.Null()),
 				statecheck.CompareValuePairs(res, tfjsonpath.New("instance_id"), "reseller_instance.src", tfjsonpath.New("id"), compare.ValuesSame()),
 				sameID.AddStateValue(res, tfjsonpath.New("id")),
 			},
@@ -144,9 +138,9 @@ func TestAccSnapshot_basic(t *testing.T) {
 				plancheck.ExpectResourceAction("reseller_instance.src", plancheck.ResourceActionNoop),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("name", knownvalue.StringExact("renamed")),
-				check("note", knownvalue.StringExact("second")),
-				check("status", knownvalue.StringExact(client.SnapshotAvailable)),
+				acctest.Check(res, "name", knownvalue.StringExact("renamed")),
+				acctest.Check(res, "note", knownvalue.StringExact("second")),
+				acctest.Check(res, "status", knownvalue.StringExact(client.SnapshotAvailable)),
 				sameID.AddStateValue(res, tfjsonpath.New("id")),
 			},
 			Check: func(s *terraform.State) error {
@@ -163,8 +157,8 @@ func TestAccSnapshot_basic(t *testing.T) {
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("name", knownvalue.StringExact("renamed")),
-				check("note", knownvalue.Null()),
+				acctest.Check(res, "name", knownvalue.StringExact("renamed")),
+				acctest.Check(res, "note", knownvalue.Null()),
 				sameID.AddStateValue(res, tfjsonpath.New("id")),
 			},
 			Check: func(s *terraform.State) error {
@@ -183,7 +177,7 @@ func TestAccSnapshot_defaultName(t *testing.T) {
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, testCase(t, b, resource.TestStep{
 		Config:            server(b, planSmall, tmplUbuntu) + snapshotOf(),
-		ConfigStateChecks: []statecheck.StateCheck{check("name", knownvalue.StringRegexp(regexp.MustCompile(`^source \d{4}-`)))},
+		ConfigStateChecks: []statecheck.StateCheck{acctest.Check(res, "name", knownvalue.StringRegexp(regexp.MustCompile(`^source \d{4}-`)))},
 	}))
 }
 
@@ -220,7 +214,7 @@ func TestAccSnapshot_drift(t *testing.T) {
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionCreate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("status", knownvalue.StringExact(client.SnapshotAvailable)),
+				acctest.Check(res, "status", knownvalue.StringExact(client.SnapshotAvailable)),
 				newID.AddStateValue(res, tfjsonpath.New("id")),
 			},
 		},
@@ -318,7 +312,7 @@ func TestAccSnapshot_createTimeout(t *testing.T) {
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionDestroyBeforeCreate),
 			}},
-			ConfigStateChecks: []statecheck.StateCheck{check("status", knownvalue.StringExact(client.SnapshotAvailable))},
+			ConfigStateChecks: []statecheck.StateCheck{acctest.Check(res, "status", knownvalue.StringExact(client.SnapshotAvailable))},
 			Check: func(*terraform.State) error {
 				all, err := b.Client(t, "en").ListSnapshots(context.Background(), true)
 				if err != nil {

@@ -3,29 +3,18 @@ package snapshot
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// RestoreTypeName is the type name of the restore resource.
-const RestoreTypeName = "reseller_snapshot_restore"
+// RestoreResourceType is the type name of the restore resource.
+const RestoreResourceType = "reseller_snapshot_restore"
 
 // defaultRestoreTimeout bounds the wait for a restore to settle: the datacenter writes the
 // image back onto the disk and delivers the snapshot's credentials.
@@ -43,73 +32,14 @@ type Restore struct {
 // NewRestore returns reseller_snapshot_restore.
 func NewRestore() resource.Resource { return &Restore{} }
 
-// RestoreModel is the state of reseller_snapshot_restore.
-type RestoreModel struct {
-	SnapshotID types.Int64    `tfsdk:"snapshot_id"`
-	Triggers   types.Map      `tfsdk:"triggers"`
-	Timeouts   timeouts.Value `tfsdk:"timeouts"`
-	ID         types.String   `tfsdk:"id"`
-	InstanceID types.Int64    `tfsdk:"instance_id"`
-	RestoredAt types.String   `tfsdk:"restored_at"`
-}
-
 // Metadata sets the type name.
 func (r *Restore) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = RestoreTypeName
+	resp.TypeName = RestoreResourceType
 }
 
 // Schema describes reseller_snapshot_restore.
 func (r *Restore) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = RestoreSchema(ctx)
-}
-
-// RestoreSchema is the schema of reseller_snapshot_restore.
-func RestoreSchema(ctx context.Context) schema.Schema {
-	return schema.Schema{
-		MarkdownDescription: "Restores a snapshot onto the server it was taken from, in place, once: when the " +
-			"resource is created, and again whenever `triggers` (or `snapshot_id`) changes. **Everything written to " +
-			"the server's disk since the snapshot is lost.** The server keeps its addresses; its disk, OS and " +
-			"login (username, password, port) become the snapshot's, and it is left **powered off**: a " +
-			"`reseller_instance` with `power = \"on\"` switches it on again at the next apply. Creating waits until " +
-			"the snapshot is `available` again and the server has settled.\n\n" +
-			"Meant for one-shot restores in a pipeline; destroying the resource only forgets it. Only datacenters " +
-			"whose snapshots have `restore = true` restore in place; elsewhere build a new server from the " +
-			"snapshot (`reseller_instance` with `snapshot_id`).",
-		Attributes: map[string]schema.Attribute{
-			"snapshot_id": schema.Int64Attribute{
-				MarkdownDescription: "Id of the snapshot to restore, e.g. `reseller_snapshot.before_upgrade.id`. It " +
-					"must be `available` and its server must still exist. Changing it restores the other snapshot.",
-				Required:      true,
-				Validators:    []validator.Int64{int64validator.AtLeast(1)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
-			},
-			"triggers": schema.MapAttribute{
-				MarkdownDescription: "Any strings; changing them restores the snapshot again (the resource is " +
-					"replaced). For example `{ run = \"2025-06-01\" }`.",
-				Optional:      true,
-				ElementType:   types.StringType,
-				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-			},
-			"id": schema.StringAttribute{
-				MarkdownDescription: "Identifies this restore: the snapshot id and `restored_at`.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"instance_id": schema.Int64Attribute{
-				MarkdownDescription: "Id of the server the snapshot was restored onto (its source server).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"restored_at": schema.StringAttribute{
-				MarkdownDescription: "When the restore was requested (RFC 3339).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true}),
-		},
-	}
 }
 
 // Create restores the snapshot and waits until it is available again and its server has
@@ -145,10 +75,7 @@ func (r *Restore) Create(ctx context.Context, req resource.CreateRequest, resp *
 					"reseller_instance and snapshot_id instead).\n\n%s", id, tfutil.APIErrorDetail(err)))
 			return
 		}
-		if tfutil.HasCode(err, client.CodeSnapshotLocked) {
-			resp.Diagnostics.AddAttributeError(path.Root("snapshot_id"), "Snapshot locked",
-				fmt.Sprintf("Snapshot %d is locked, so it cannot be restored; its server was not changed.\n\n%s",
-					id, tfutil.APIErrorDetail(err)))
+		if tfutil.AddSnapshotRefusal(&resp.Diagnostics, id, "so it cannot be restored; its server was not changed", err) {
 			return
 		}
 		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to restore snapshot %d", id), err)
@@ -180,41 +107,12 @@ func (r *Restore) Create(ctx context.Context, req resource.CreateRequest, resp *
 	tflog.Info(ctx, "restore finished", map[string]any{"instance_id": instanceID, "instance_status": in.StatusValue()})
 }
 
-// restore runs POST /snapshots/{id}/restore and returns when it was accepted. While the snapshot
-// is busy (409 snapshot_unavailable while it is being created, or restored by another run) it
-// waits and asks again, within the create timeout; the refused request changed nothing.
-func restore(ctx context.Context, c *client.Client, id int64) (time.Time, *client.Snapshot, error) {
-	var at time.Time
-	var snap *client.Snapshot
-	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("snapshot %d to accept the restore", id)},
-		func(ctx context.Context) (bool, string, error) {
-			at = time.Now().UTC().Truncate(time.Second)
-			var err error
-			snap, err = c.RestoreSnapshot(ctx, id)
-			if tfutil.HasCode(err, client.CodeSnapshotUnavailable) {
-				if s, getErr := c.GetSnapshot(ctx, id); getErr == nil &&
-					(s.Status == client.SnapshotCreating || s.Status == client.SnapshotRestoring) {
-					return false, s.Status, nil
-				}
-			}
-			return err == nil, "accepted", err
-		})
-	return at, snap, err
-}
-
 // addRestoreWaitError reports a failed wait after the API accepted the restore.
 func addRestoreWaitError(diags *diag.Diagnostics, id, instanceID int64, err error) {
 	diags.AddError("Restore not finished", fmt.Sprintf("The API accepted the restore of snapshot %d onto instance %d, "+
 		"but %s.\n\nThe resource is kept in the state and Terraform marks it tainted: the next apply restores the "+
 		"snapshot again (the disk ends up the same). Raise timeouts.create if the datacenter is slow.",
 		id, instanceID, tfutil.APIErrorDetail(err)))
-}
-
-// setRestore records a restore the API accepted.
-func (m *RestoreModel) setRestore(snapshotID, instanceID int64, at time.Time) {
-	m.InstanceID = types.Int64Value(instanceID)
-	m.RestoredAt = types.StringValue(at.Format(time.RFC3339))
-	m.ID = types.StringValue(strconv.FormatInt(snapshotID, 10) + "@" + m.RestoredAt.ValueString())
 }
 
 // Read keeps the state as it is: a restore is a past event. Only when the snapshot is gone

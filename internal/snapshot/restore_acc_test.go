@@ -161,7 +161,7 @@ func TestAccSnapshotRestore_unsupported(t *testing.T) {
 	resource.ParallelTest(t, testCase(t, b,
 		resource.TestStep{
 			Config:            base,
-			ConfigStateChecks: []statecheck.StateCheck{check("restore", knownvalue.Bool(false)), check("datacenter_id", knownvalue.Int64Exact(4))},
+			ConfigStateChecks: []statecheck.StateCheck{acctest.Check(res, "restore", knownvalue.Bool(false)), acctest.Check(res, "datacenter_id", knownvalue.Int64Exact(4))},
 		},
 		resource.TestStep{
 			Config:      base + restoreOf("1"),
@@ -213,7 +213,7 @@ func TestAccSnapshotRestore_locked(t *testing.T) {
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.CompareValuePairs(restoreRes, tfjsonpath.New("instance_id"), "reseller_instance.src", tfjsonpath.New("id"), compareSame),
-				check("locked", knownvalue.Bool(false)),
+				acctest.Check(res, "locked", knownvalue.Bool(false)),
 			},
 			// The server is off after the restore, so the instance plans power "on" again.
 			ExpectNonEmptyPlan: true,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
@@ -81,8 +82,7 @@ func waitForInstanceSettled(ctx context.Context, c *client.Client, id int64) (*c
 			if in.CredentialsPending() {
 				status += ", credentials pending"
 			}
-			s := in.StatusValue()
-			return (s == client.StatusOnline || s == client.StatusOffline) && !in.CredentialsPending(), status, nil
+			return in.Settled(), status, nil
 		})
 	return last, err
 }
@@ -91,4 +91,25 @@ func waitForInstanceSettled(ctx context.Context, c *client.Client, id int64) (*c
 func isGone(err error) bool {
 	var ended *endedError
 	return tfutil.IsNotFound(err) || errors.As(err, &ended)
+}
+
+// restore runs POST /snapshots/{id}/restore and returns when it was accepted. While the snapshot
+// is busy (409 snapshot_unavailable while it is being created, or restored by another run) it
+// waits and asks again, within the create timeout; the refused request changed nothing.
+func restore(ctx context.Context, c *client.Client, id int64) (time.Time, *client.Snapshot, error) {
+	var at time.Time
+	var snap *client.Snapshot
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("snapshot %d to accept the restore", id)},
+		func(ctx context.Context) (bool, string, error) {
+			at = time.Now().UTC().Truncate(time.Second)
+			var err error
+			snap, err = c.RestoreSnapshot(ctx, id)
+			if tfutil.HasCode(err, client.CodeSnapshotUnavailable) {
+				if s, getErr := c.GetSnapshot(ctx, id); getErr == nil && s.Busy() {
+					return false, s.Status, nil
+				}
+			}
+			return err == nil, "accepted", err
+		})
+	return at, snap, err
 }

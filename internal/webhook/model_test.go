@@ -124,9 +124,15 @@ func TestURLValidator(t *testing.T) {
 		{"https://hooks.example.com/" + strings.Repeat("a", 2048), "at most 2048"},
 	}
 	for _, tt := range tests {
-		got := URLProblem(tt.in)
+		var resp validator.StringResponse
+		URL().ValidateString(context.Background(), validator.StringRequest{Path: path.Root("url"),
+			ConfigValue: types.StringValue(tt.in)}, &resp)
+		got := ""
+		if resp.Diagnostics.HasError() {
+			got = resp.Diagnostics.Errors()[0].Detail()
+		}
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
-			t.Errorf("URLProblem(%q): got %q, want %q", tt.in, got, tt.want)
+			t.Errorf("URL() on %q: got %q, want %q", tt.in, got, tt.want)
 		}
 	}
 	var resp validator.StringResponse

@@ -207,7 +207,7 @@ func ping(ctx context.Context, c *client.Client, url string, diags *diag.Diagnos
 func addPutError(diags *diag.Diagnostics, summary string, err error) {
 	if tfutil.HasCode(err, client.CodeValidation) {
 		diags.AddError(summary, tfutil.APIErrorDetail(err)+"\n\nThe API checks url and the secret: an https:// URL "+
-			"(http:// only on a loopback host, and only when the backend allows it) and a secret of 16 to 256 characters.")
+			"(http:// only on a loopback host, and only when the backend allows it) and a "+secretLimits("secret")+".")
 		return
 	}
 	tfutil.AddAPIError(diags, summary, err)

@@ -3,7 +3,6 @@ package webhook_test
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,22 +26,6 @@ const (
 	secretTwo   = "second-secret-abcdefghij"
 	secretThree = "third-secret-never-sent-xyz"
 )
-
-// cfg is the provider block plus one reseller_webhook "test" whose body is the given lines.
-func cfg(b *acctest.Backend, lines ...string) string {
-	return b.ProviderConfig() + "\nresource \"reseller_webhook\" \"test\" {\n  " + strings.Join(lines, "\n  ") + "\n}\n"
-}
-
-func attr(name string, v any) string {
-	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%s = %s", name, strconv.Quote(s))
-	}
-	return fmt.Sprintf("%s = %v", name, v)
-}
-
-func check(path string, v knownvalue.Check) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(res, tfjsonpath.New(path), v)
-}
 
 func testCase(t *testing.T, b *acctest.Backend, s ...resource.TestStep) resource.TestCase {
 	t.Helper()
@@ -85,20 +68,20 @@ func TestAccWebhook_writeOnly(t *testing.T) {
 	b := acctest.StartBackend(t, acctest.WithHTTPWebhooks())
 	rc := acctest.StartReceiver(t, secretOne)
 	withSecret := func(secret string, version int) string {
-		return cfg(b, attr("url", rc.URL), attr("secret_wo", secret), attr("secret_wo_version", version), attr("verify", true))
+		return b.ResourceConfig("reseller_webhook", acctest.Attr("url", rc.URL), acctest.Attr("secret_wo", secret), acctest.Attr("secret_wo_version", version), acctest.Attr("verify", true))
 	}
 	resource.ParallelTest(t, testCase(t, b,
 		resource.TestStep{
 			Config: withSecret(secretOne, 1),
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("id", knownvalue.StringExact("webhook")),
-				check("url", knownvalue.StringExact(rc.URL)),
-				check("configured", knownvalue.Bool(true)),
-				check("verify", knownvalue.Bool(true)),
-				check("secret_wo_version", knownvalue.Int64Exact(1)),
-				check("secret_wo", knownvalue.Null()),
-				check("secret", knownvalue.Null()),
-				check("events", knownvalue.ListPartial(map[int]knownvalue.Check{0: knownvalue.NotNull()})),
+				acctest.Check(res, "id", knownvalue.StringExact("webhook")),
+				acctest.Check(res, "url", knownvalue.StringExact(rc.URL)),
+				acctest.Check(res, "configured", knownvalue.Bool(true)),
+				acctest.Check(res, "verify", knownvalue.Bool(true)),
+				acctest.Check(res, "secret_wo_version", knownvalue.Int64Exact(1)),
+				acctest.Check(res, "secret_wo", knownvalue.Null()),
+				acctest.Check(res, "secret", knownvalue.Null()),
+				acctest.Check(res, "events", knownvalue.ListPartial(map[int]knownvalue.Check{0: knownvalue.NotNull()})),
 				acctest.ExpectAbsentFromState("the write-only secret", secretOne),
 			},
 			Check: func(s *terraform.State) error {
@@ -124,8 +107,8 @@ func TestAccWebhook_writeOnly(t *testing.T) {
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("secret_wo_version", knownvalue.Int64Exact(2)),
-				check("secret_wo", knownvalue.Null()),
+				acctest.Check(res, "secret_wo_version", knownvalue.Int64Exact(2)),
+				acctest.Check(res, "secret_wo", knownvalue.Null()),
 				acctest.ExpectAbsentFromState("the new write-only secret", secretTwo),
 				acctest.ExpectAbsentFromState("the old write-only secret", secretOne),
 			},
@@ -149,15 +132,15 @@ func TestAccWebhook_secret(t *testing.T) {
 	b := acctest.StartBackend(t, acctest.WithHTTPWebhooks())
 	rc := acctest.StartReceiver(t, secretOne)
 	withSecret := func(secret string) string {
-		return cfg(b, attr("url", rc.URL), attr("secret", secret), attr("verify", true))
+		return b.ResourceConfig("reseller_webhook", acctest.Attr("url", rc.URL), acctest.Attr("secret", secret), acctest.Attr("verify", true))
 	}
 	resource.ParallelTest(t, testCase(t, b,
 		resource.TestStep{
 			Config: withSecret(secretOne),
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("secret", knownvalue.StringExact(secretOne)),
+				acctest.Check(res, "secret", knownvalue.StringExact(secretOne)),
 				statecheck.ExpectSensitiveValue(res, tfjsonpath.New("secret")),
-				check("secret_wo", knownvalue.Null()),
+				acctest.Check(res, "secret_wo", knownvalue.Null()),
 				acctest.ExpectPresentInState("the stored secret", secretOne),
 			},
 			Check: pings(rc, 1),
@@ -174,8 +157,8 @@ func TestAccWebhook_secret(t *testing.T) {
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate), // verify is false in the state
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("secret", knownvalue.StringExact(secretTwo)),
-				check("verify", knownvalue.Bool(true)),
+				acctest.Check(res, "secret", knownvalue.StringExact(secretTwo)),
+				acctest.Check(res, "verify", knownvalue.Bool(true)),
 			},
 			Check: func(*terraform.State) error {
 				if got := rc.Count("ping"); got != 2 || rc.Refused() != 1 {
@@ -187,9 +170,9 @@ func TestAccWebhook_secret(t *testing.T) {
 		resource.TestStep{
 			// From the stored secret to the write-only one.
 			PreConfig: func() { rc.SetSecret(secretThree) },
-			Config:    cfg(b, attr("url", rc.URL), attr("secret_wo", secretThree), attr("secret_wo_version", 1), attr("verify", true)),
+			Config:    b.ResourceConfig("reseller_webhook", acctest.Attr("url", rc.URL), acctest.Attr("secret_wo", secretThree), acctest.Attr("secret_wo_version", 1), acctest.Attr("verify", true)),
 			ConfigStateChecks: []statecheck.StateCheck{
-				check("secret", knownvalue.Null()),
+				acctest.Check(res, "secret", knownvalue.Null()),
 				acctest.ExpectAbsentFromState("the write-only secret", secretThree),
 				acctest.ExpectAbsentFromState("the former stored secret", secretTwo),
 			},
@@ -202,7 +185,7 @@ func TestAccWebhook_secret(t *testing.T) {
 func TestAccWebhook_events(t *testing.T) {
 	b := acctest.StartBackend(t, acctest.WithHTTPWebhooks())
 	rc := acctest.StartReceiver(t, secretOne)
-	config := cfg(b, attr("url", rc.URL), attr("secret_wo", secretOne), attr("secret_wo_version", 1)) + `
+	config := b.ResourceConfig("reseller_webhook", acctest.Attr("url", rc.URL), acctest.Attr("secret_wo", secretOne), acctest.Attr("secret_wo_version", 1)) + `
 resource "reseller_instance" "web" {
   plan_id     = 101
   template_id = 1
@@ -236,7 +219,7 @@ resource "reseller_snapshot" "web" {
 func TestAccWebhook_drift(t *testing.T) {
 	b := acctest.StartBackend(t, acctest.WithHTTPWebhooks())
 	rc := acctest.StartReceiver(t, secretOne)
-	config := cfg(b, attr("url", rc.URL), attr("secret", secretOne))
+	config := b.ResourceConfig("reseller_webhook", acctest.Attr("url", rc.URL), acctest.Attr("secret", secretOne))
 	c := b.Client(t, "en")
 	resource.ParallelTest(t, testCase(t, b,
 		resource.TestStep{Config: config},
@@ -281,7 +264,7 @@ func TestAccWebhook_alreadyRegistered(t *testing.T) {
 	if _, err := b.Client(t, "en").PutWebhook(context.Background(), client.WebhookRequest{URL: "https://hooks.example.com/x", Secret: secretOne}); err != nil {
 		t.Fatalf("registering a webhook outside Terraform: %v", err)
 	}
-	config := cfg(b, attr("url", rc.URL), attr("secret", secretTwo), attr("verify", true))
+	config := b.ResourceConfig("reseller_webhook", acctest.Attr("url", rc.URL), acctest.Attr("secret", secretTwo), acctest.Attr("verify", true))
 	resource.ParallelTest(t, testCase(t, b,
 		resource.TestStep{
 			Config:      config,
@@ -313,7 +296,7 @@ func TestAccWebhook_alreadyRegistered(t *testing.T) {
 func TestAccWebhook_importInvalidID(t *testing.T) {
 	b := acctest.StartBackend(t, acctest.WithHTTPWebhooks())
 	resource.ParallelTest(t, testCase(t, b, resource.TestStep{
-		Config:        cfg(b, attr("url", "https://hooks.example.com/x"), attr("secret", secretOne)),
+		Config:        b.ResourceConfig("reseller_webhook", acctest.Attr("url", "https://hooks.example.com/x"), acctest.Attr("secret", secretOne)),
 		ResourceName:  res,
 		ImportState:   true,
 		ImportStateId: "main",
@@ -325,25 +308,25 @@ func TestAccWebhook_importInvalidID(t *testing.T) {
 // attribute; nothing is registered.
 func TestAccWebhook_invalidInput(t *testing.T) {
 	b := acctest.StartBackend(t, acctest.WithHTTPWebhooks())
-	url := attr("url", "https://hooks.example.com/x")
+	url := acctest.Attr("url", "https://hooks.example.com/x")
 	tests := []struct {
 		lines []string
 		want  string
 	}{
-		{[]string{attr("url", "ftp://hooks.example.com"), attr("secret", secretOne)}, `Invalid webhook URL.*Attribute url.*"ftp"`},
-		{[]string{attr("url", "http://hooks.example.com/x"), attr("secret", secretOne)}, `Invalid webhook URL.*only for a receiver on the same machine`},
-		{[]string{attr("url", "https://u:p@hooks.example.com/x"), attr("secret", secretOne)}, `Invalid webhook URL.*credentials`},
-		{[]string{url, attr("secret", "short")}, `Attribute secret UTF-8 character count must be between 16 and 256, got: 5`},
-		{[]string{url, attr("secret", strings.Repeat("s", 257))}, `Attribute secret UTF-8 character count must be between 16 and 256, got: 257`},
-		{[]string{url, attr("secret_wo", "short"), attr("secret_wo_version", 1)}, `Attribute secret_wo UTF-8 character count must be between 16 and 256, got: 5`},
+		{[]string{acctest.Attr("url", "ftp://hooks.example.com"), acctest.Attr("secret", secretOne)}, `Invalid webhook URL.*Attribute url.*"ftp"`},
+		{[]string{acctest.Attr("url", "http://hooks.example.com/x"), acctest.Attr("secret", secretOne)}, `Invalid webhook URL.*only for a receiver on the same machine`},
+		{[]string{acctest.Attr("url", "https://u:p@hooks.example.com/x"), acctest.Attr("secret", secretOne)}, `Invalid webhook URL.*credentials`},
+		{[]string{url, acctest.Attr("secret", "short")}, `Attribute secret UTF-8 character count must be between 16 and 256, got: 5`},
+		{[]string{url, acctest.Attr("secret", strings.Repeat("s", 257))}, `Attribute secret UTF-8 character count must be between 16 and 256, got: 257`},
+		{[]string{url, acctest.Attr("secret_wo", "short"), acctest.Attr("secret_wo_version", 1)}, `Attribute secret_wo UTF-8 character count must be between 16 and 256, got: 5`},
 		{[]string{url}, `secret.*secret_wo`},
-		{[]string{url, attr("secret", secretOne), attr("secret_wo", secretTwo), attr("secret_wo_version", 1)}, `secret.*secret_wo`},
-		{[]string{url, attr("secret_wo", secretTwo)}, `secret_wo_version.*must be specified`},
-		{[]string{url, attr("secret", secretOne), attr("secret_wo_version", 1)}, `secret_wo.*must be specified`},
+		{[]string{url, acctest.Attr("secret", secretOne), acctest.Attr("secret_wo", secretTwo), acctest.Attr("secret_wo_version", 1)}, `secret.*secret_wo`},
+		{[]string{url, acctest.Attr("secret_wo", secretTwo)}, `secret_wo_version.*must be specified`},
+		{[]string{url, acctest.Attr("secret", secretOne), acctest.Attr("secret_wo_version", 1)}, `secret_wo.*must be specified`},
 	}
 	var s []resource.TestStep
 	for _, tc := range tests {
-		s = append(s, resource.TestStep{Config: cfg(b, tc.lines...), PlanOnly: true, ExpectError: acctest.ErrorRegexp(tc.want)})
+		s = append(s, resource.TestStep{Config: b.ResourceConfig("reseller_webhook", tc.lines...), PlanOnly: true, ExpectError: acctest.ErrorRegexp(tc.want)})
 	}
 	resource.ParallelTest(t, testCase(t, b, s...))
 }

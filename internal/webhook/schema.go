@@ -1,6 +1,8 @@
 package webhook
 
 import (
+	"fmt"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -12,13 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-)
 
-// Limits of the API (spec: Limits; backend README: webhook URL and secret) checked at plan time.
-const (
-	minSecretLength = 16
-	maxSecretLength = 256
-	maxURLLength    = 2048
+	hook "github.com/reseller/terraform-provider-reseller/webhook"
 )
 
 // Schema is the schema of reseller_webhook.
@@ -41,7 +38,7 @@ func Schema() schema.Schema {
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"url": schema.StringAttribute{
-				MarkdownDescription: "Endpoint that receives the events: an absolute `https://` URL of at most 2048 " +
+				MarkdownDescription: fmt.Sprintf("Endpoint that receives the events: an absolute `https://` URL of at most %d ", hook.MaxURLLength) +
 					"characters, without credentials or fragment. `http://` is accepted only for a receiver on the " +
 					"same machine (`127.0.0.1`, `localhost`, `[::1]`) and only by a backend started with " +
 					"`--allow-http-webhooks`. Changes in place.",
@@ -49,17 +46,17 @@ func Schema() schema.Schema {
 				Validators: []validator.String{URL()},
 			},
 			"secret": schema.StringAttribute{
-				MarkdownDescription: "Secret that signs the deliveries, 16 to 256 characters. Stored in the state " +
+				MarkdownDescription: secretLimits("Secret that signs the deliveries") + ". Stored in the state " +
 					"(sensitive). Exactly one of `secret` and `secret_wo` is required. Changes in place.",
 				Optional:  true,
 				Sensitive: true,
 				Validators: []validator.String{
-					stringvalidator.UTF8LengthBetween(minSecretLength, maxSecretLength),
+					stringvalidator.UTF8LengthBetween(hook.MinSecretLength, hook.MaxSecretLength),
 					stringvalidator.ExactlyOneOf(path.MatchRoot("secret"), path.MatchRoot("secret_wo")),
 				},
 			},
 			"secret_wo": schema.StringAttribute{
-				MarkdownDescription: "Write-only secret that signs the deliveries, 16 to 256 characters: sent to the " +
+				MarkdownDescription: secretLimits("Write-only secret that signs the deliveries") + ": sent to the " +
 					"API but never stored in the plan or the state (Terraform 1.11 or later; it may come from an " +
 					"ephemeral value). Needs `secret_wo_version`; Terraform cannot see a change of the value itself, " +
 					"so change `secret_wo_version` to send a new secret.",
@@ -67,7 +64,7 @@ func Schema() schema.Schema {
 				Sensitive: true,
 				WriteOnly: true,
 				Validators: []validator.String{
-					stringvalidator.UTF8LengthBetween(minSecretLength, maxSecretLength),
+					stringvalidator.UTF8LengthBetween(hook.MinSecretLength, hook.MaxSecretLength),
 					stringvalidator.AlsoRequires(path.MatchRoot("secret_wo_version")),
 				},
 			},
@@ -100,4 +97,9 @@ func Schema() schema.Schema {
 			},
 		},
 	}
+}
+
+// secretLimits appends the API's secret length limits to what.
+func secretLimits(what string) string {
+	return fmt.Sprintf("%s, %d to %d characters", what, hook.MinSecretLength, hook.MaxSecretLength)
 }

@@ -4,20 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook"
-)
-
-// Limits of a webhook registration (spec: Limits; README: choices).
-const (
-	minSecret    = 16
-	maxSecret    = 256
-	maxURLLength = 2048
+	webhookrule "github.com/reseller/terraform-provider-reseller/webhook"
 )
 
 // maxPingsInFlight bounds the test pings sent at once; beyond it POST /account/webhook/test is
@@ -81,8 +71,8 @@ func (s *Service) SetWebhook(ctx context.Context, acct store.Account, req Webhoo
 	if req.Secret == nil {
 		return WebhookSettings{}, Validation("secret", "is required")
 	}
-	if n := utf8.RuneCountInString(*req.Secret); n < minSecret || n > maxSecret {
-		return WebhookSettings{}, Validation("secret", "must be %d to %d characters", minSecret, maxSecret)
+	if err := webhookrule.CheckSecret(*req.Secret); err != nil {
+		return WebhookSettings{}, Validation("secret", "%v", err)
 	}
 	w := store.Webhook{AccountID: acct.ID, URL: *req.URL, Secret: *req.Secret, UpdatedAt: s.now()}
 	if err := s.store.SetWebhook(ctx, w); err != nil {
@@ -100,44 +90,13 @@ func (s *Service) DeleteWebhook(ctx context.Context, acct store.Account) (Webhoo
 	return settingsOf(nil), nil
 }
 
-// checkWebhookURL accepts an absolute https:// URL without credentials or fragment. With
-// allowHTTP, http:// is accepted too, but only for a loopback host: that is for tests, whose
-// receivers run on the same machine, and must never send events in clear over a network.
+// checkWebhookURL applies the webhook URL rule of the public webhook package (https://, and with
+// allowHTTP http:// on a loopback host) as a validation_error naming url.
 func checkWebhookURL(raw string, allowHTTP bool) error {
-	if len(raw) > maxURLLength {
-		return Validation("url", "must be at most %d characters", maxURLLength)
+	if err := webhookrule.CheckURL(raw, allowHTTP); err != nil {
+		return Validation("url", "%v", err)
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || u.Hostname() == "" {
-		return Validation("url", "must be an absolute https:// URL")
-	}
-	if u.User != nil {
-		return Validation("url", "must not carry credentials")
-	}
-	if u.Fragment != "" || strings.Contains(raw, "#") {
-		return Validation("url", "must not have a fragment")
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "https":
-		return nil
-	case "http":
-		if allowHTTP && loopback(u.Hostname()) {
-			return nil
-		}
-		if allowHTTP {
-			return Validation("url", "http:// is accepted only for a loopback host (127.0.0.1, localhost, [::1]); use https://")
-		}
-	}
-	return Validation("url", "must be an https:// URL")
-}
-
-// loopback reports whether host names this machine.
-func loopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return nil
 }
 
 // TestWebhook sends one ping to the registered endpoint at once, without retries, and reports

@@ -1,0 +1,48 @@
+package client_test
+
+import (
+	"testing"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+)
+
+func TestInstanceSettled(t *testing.T) {
+	status := func(s string) *string { return &s }
+	cases := []struct {
+		name string
+		in   client.Instance
+		want bool
+	}{
+		{"online", client.Instance{Status: status(client.StatusOnline)}, true},
+		{"offline", client.Instance{Status: status(client.StatusOffline)}, true},
+		{"credentials delivered", client.Instance{Status: status(client.StatusOnline),
+			Credentials: &client.Credentials{Pending: false}}, true},
+		{"credentials pending", client.Instance{Status: status(client.StatusOnline),
+			Credentials: &client.Credentials{Pending: true}}, false},
+		{"building", client.Instance{Status: status("building")}, false},
+		{"restoring", client.Instance{Status: status("restoring")}, false},
+		{"no status yet", client.Instance{}, false},
+		{"canceled", client.Instance{Status: status(client.StatusCanceled)}, false},
+	}
+	for _, tc := range cases {
+		if got := tc.in.Settled(); got != tc.want {
+			t.Errorf("%s: Settled() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSnapshotBusy(t *testing.T) {
+	busy := map[string]bool{
+		client.SnapshotCreating:  true,
+		client.SnapshotRestoring: true,
+		client.SnapshotAvailable: false,
+		client.SnapshotFailed:    false,
+		client.SnapshotExpired:   false,
+		client.SnapshotDeleted:   false,
+	}
+	for status, want := range busy {
+		if got := (client.Snapshot{Status: status}).Busy(); got != want {
+			t.Errorf("status %s: Busy() = %v, want %v", status, got, want)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// Endpoints of the webhook registration (spec: Account, Webhook settings).
+
+// GetWebhook calls GET /account/webhook.
+func (c *Client) GetWebhook(ctx context.Context) (*WebhookSettings, error) {
+	var out WebhookSettings
+	return &out, c.do(ctx, request{method: http.MethodGet, path: "/account/webhook"}, &out)
+}
+
+// PutWebhook calls PUT /account/webhook, replacing any previous registration. The secret is
+// masked in every log line of the call.
+func (c *Client) PutWebhook(ctx context.Context, in WebhookRequest) (*WebhookSettings, error) {
+	if in.Secret != "" {
+		ctx = tflog.MaskLogStrings(ctx, in.Secret)
+	}
+	var out WebhookSettings
+	return &out, c.do(ctx, request{method: http.MethodPut, path: "/account/webhook", body: in}, &out)
+}
+
+// DeleteWebhook calls DELETE /account/webhook. Repeating it is safe.
+func (c *Client) DeleteWebhook(ctx context.Context) (*WebhookSettings, error) {
+	var out WebhookSettings
+	return &out, c.do(ctx, request{method: http.MethodDelete, path: "/account/webhook"}, &out)
+}
+
+// TestWebhook calls POST /account/webhook/test: one ping, sent during the request, never
+// retried by the API. The call is repeated only where the API certainly did not process it.
+func (c *Client) TestWebhook(ctx context.Context) (*WebhookTestResult, error) {
+	var out WebhookTestResult
+	return &out, c.do(ctx, request{method: http.MethodPost, path: "/account/webhook/test"}, &out)
+}
+
+// String describes the result for a diagnostic: "delivered (HTTP 204)", "HTTP 401", or "no
+// answer".
+func (r WebhookTestResult) String() string {
+	switch {
+	case r.Status == nil && r.Delivered:
+		return "delivered"
+	case r.Status == nil:
+		return "no answer (connection refused or timed out)"
+	case r.Delivered:
+		return fmt.Sprintf("delivered (HTTP %d)", *r.Status)
+	}
+	return fmt.Sprintf("HTTP %d %s", *r.Status, http.StatusText(int(*r.Status)))
+}
