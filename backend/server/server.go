@@ -4,6 +4,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,10 +61,13 @@ type Server struct {
 	log      *slog.Logger
 	interval time.Duration
 	handler  http.Handler
-	stop     context.CancelFunc // ends the workers' context
+	stop     context.CancelFunc // tells the workers to start no further step
 	workers  sync.WaitGroup     // the running workers, waited for by Close
 	closing  sync.Once
 	closed   error
+
+	abort     context.CancelFunc // cancels the steps still running, stepGrace after stop
+	stepGrace time.Duration      // 0 is StepGrace
 }
 
 // New opens and migrates the store and starts the workers. ctx bounds the opening only; the
@@ -92,12 +96,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON,
 		}),
 	}
-	// The workers outlive New's ctx (it only bounds opening) and stop when Close cancels theirs.
-	workers, stop := context.WithCancel(context.WithoutCancel(ctx))
-	s.stop = stop
-	s.startWorkers(workers)
+	// The workers outlive New's ctx (it only bounds opening) and stop when Close says so.
+	s.startWorkers(context.WithoutCancel(ctx), s.workerSteps(), s.deliverySteps())
 	return s, nil
 }
+
+// StepGrace bounds how long Close waits for the worker steps running when it is called (a
+// webhook attempt may take 15 seconds); a step still running then is cancelled, and its
+// transaction rolls back.
+const StepGrace = 10 * time.Second
 
 // step is one worker: a name for the log and the service call that does its due work once.
 type step struct {
@@ -125,35 +132,49 @@ func (s *Server) deliverySteps() []step {
 	return []step{{"webhook deliveries", s.svc.DeliverDue}}
 }
 
-// startWorkers starts the worker loop and the delivery loop, each running its steps every
-// interval until ctx ends, registered in s.workers so Close waits for them.
-func (s *Server) startWorkers(ctx context.Context) {
+// startWorkers starts one loop per list of steps, each running its steps every interval until
+// stopWorkers, registered in s.workers so Close waits for them. The steps run with a context of
+// their own, so stopping lets a running step finish (within stepGrace) instead of cutting it.
+func (s *Server) startWorkers(ctx context.Context, loops ...[]step) {
+	stopping, stop := context.WithCancel(ctx)
+	running, abort := context.WithCancel(ctx)
+	s.stop, s.abort = stop, abort
 	if s.interval < 0 {
 		return
 	}
-	for _, steps := range [][]step{s.workerSteps(), s.deliverySteps()} {
+	for _, steps := range loops {
 		s.workers.Add(1)
 		go func() {
 			defer s.workers.Done()
-			s.loop(ctx, steps)
+			s.loop(stopping, running, steps)
 		}()
 	}
 }
 
-// loop runs steps every interval until ctx ends.
-func (s *Server) loop(ctx context.Context, steps []step) {
+// loop runs steps with the context running every interval until stopping ends.
+func (s *Server) loop(stopping, running context.Context, steps []step) {
 	ticker := time.NewTicker(s.interval)
 	defer ticker.Stop()
 	for {
 		select {
-		case <-ctx.Done():
+		case <-stopping.Done():
 			return
 		case <-ticker.C:
-			if err := runSteps(ctx, steps); err != nil && ctx.Err() == nil {
-				s.log.ErrorContext(ctx, "workers", slog.Any("error", err))
+			if err := runStepsUntil(stopping, running, steps); err != nil && running.Err() == nil {
+				s.log.ErrorContext(running, "workers", slog.Any("error", err))
 			}
 		}
 	}
+}
+
+// stopWorkers lets each worker finish the step it is running, starts no further one, and returns
+// once every worker has stopped; a step still running after stepGrace is cancelled.
+func (s *Server) stopWorkers() {
+	s.stop()
+	timer := time.AfterFunc(cmp.Or(s.stepGrace, StepGrace), s.abort)
+	defer timer.Stop()
+	s.workers.Wait()
+	s.abort()
 }
 
 // RunDue runs every worker once, at the clock's current time: provisioning (builds, deploys,
@@ -165,13 +186,17 @@ func (s *Server) loop(ctx context.Context, steps []step) {
 // concurrently with the loops or with another backend on the same database without doing
 // anything twice.
 func (s *Server) RunDue(ctx context.Context) error {
-	return runSteps(ctx, append(s.workerSteps(), s.deliverySteps()...))
+	return runStepsUntil(ctx, ctx, append(s.workerSteps(), s.deliverySteps()...))
 }
 
-// runSteps runs each step once; a failing step does not stop the others.
-func runSteps(ctx context.Context, steps []step) error {
+// runStepsUntil runs each step once with ctx, and none after stopping has ended; a failing step
+// does not stop the others.
+func runStepsUntil(stopping, ctx context.Context, steps []step) error {
 	var errs []error
 	for _, st := range steps {
+		if stopping.Err() != nil {
+			break
+		}
 		if err := st.run(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("server: %s: %w", st.name, err))
 		}
@@ -217,11 +242,11 @@ func openStore(ctx context.Context, dsn string) (store.Store, error) {
 // Handler serves /api/v1/... and /openapi.json.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Close stops the workers and closes the store. It is safe to call more than once.
+// Close stops the workers between steps (see stopWorkers) and closes the store. It is safe to
+// call more than once.
 func (s *Server) Close() error {
 	s.closing.Do(func() {
-		s.stop()
-		s.workers.Wait()
+		s.stopWorkers()
 		s.closed = s.store.Close()
 	})
 	return s.closed

@@ -362,6 +362,7 @@ func TestServeFlagsDriveProvisioning(t *testing.T) {
 				t.Fatal(err)
 			}
 			req.Header.Set("X-API-Token", acct.APIKey)
+			req.Header.Set("Content-Type", "application/json")
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)

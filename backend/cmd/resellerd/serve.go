@@ -13,8 +13,9 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
-// shutdownGrace bounds how long in-flight requests may finish after a stop signal.
-const shutdownGrace = 10 * time.Second
+// shutdownGrace bounds how long in-flight requests may finish after a stop signal: longer than
+// the slowest request, a webhook test ping waiting 15 seconds for its receiver.
+const shutdownGrace = 20 * time.Second
 
 // defaultDB is where the SQLite database lives unless --db says otherwise.
 const defaultDB = "./data/reseller.db"
@@ -82,6 +83,9 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		// "OPTIONS *" reaches the handler, which answers it in the envelope, instead of
+		// net/http's bare 200.
+		DisableGeneralOptionsHandler: true,
 	}
 	errs := make(chan error, len(listeners))
 	addrs := make([]net.Addr, 0, len(listeners))

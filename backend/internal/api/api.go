@@ -115,12 +115,17 @@ func (h *handler) routes(mux *http.ServeMux) {
 	h.authed(mux, "POST /snapshots/{snapshot_id}/restore", actionLimit, h.restoreSnapshot)
 }
 
-// wrap adds the middleware every request passes, outermost first, and answers requests no route
-// matches with the envelope instead of the mux's plain text.
+// wrap adds the middleware every request passes, outermost first, answers requests no route
+// matches with the envelope instead of the mux's plain text, and refuses a malformed query
+// string or a body that is not JSON before any route sees them.
 func (h *handler) wrap(mux *http.ServeMux) http.Handler {
 	routed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := mux.Handler(r); pattern == "" {
 			h.unmatched(w, r, mux)
+			return
+		}
+		if err := checkRequest(r); err != nil {
+			h.fail(w, r, err)
 			return
 		}
 		mux.ServeHTTP(w, r)

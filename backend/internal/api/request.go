@@ -44,8 +44,12 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// decodeBytes is decodeJSON on a body already read.
+// decodeBytes is decodeJSON on a body already read. Only an object is a body: `null`, an
+// array or a scalar would otherwise decode into the request struct as "nothing sent".
 func decodeBytes(b []byte, dst any) error {
+	if trimmed := bytes.TrimLeft(b, " \t\r\n"); len(trimmed) > 0 && trimmed[0] != '{' {
+		return service.Validation("body", "must be a JSON object")
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {

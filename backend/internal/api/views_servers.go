@@ -247,7 +247,7 @@ func (r actionRequestJSON) request() (service.ActionRequest, error) {
 	if len(r.AcceptCost) > 0 && string(r.AcceptCost) != "null" {
 		cost, err := money.Parse(string(r.AcceptCost))
 		if err != nil {
-			return service.ActionRequest{}, service.Validation("accept_cost", "must be a number of USD with at most six decimals")
+			return service.ActionRequest{}, service.Validation("accept_cost", "must be a number of USD, at most %s, with at most six decimals", money.Max)
 		}
 		out.AcceptCost = &cost
 	}

@@ -13,6 +13,12 @@ import (
 // PerUSD is the number of micro-USD in one dollar.
 const PerUSD = 1_000_000
 
+// Max is the largest amount resellerd takes in and the largest balance it keeps: 1,000,000,000
+// USD. A top-up, an initial balance or an accept_cost above it, or a top-up that would take a
+// balance above it, is refused as invalid input; staying this far below the int64 range
+// (9,223,372,036,854 USD) leaves room for every sum of amounts the store computes.
+const Max Micros = 1_000_000_000 * PerUSD
+
 // fractionDigits is how many decimal places a micro-USD amount has.
 const fractionDigits = 6
 

@@ -60,12 +60,12 @@ var endpoints = []struct{ method, path string }{
 }
 
 // errorCodes is every error code of the spec, plus the backend's own (backend/README.md):
-// method_not_allowed, service_unavailable, and the 409 codes of the servers and snapshots.
+// method_not_allowed, service_unavailable, unsupported_media_type, and the 409 codes of the servers and snapshots.
 var errorCodes = []string{
 	"validation_error", "unauthorized", "insufficient_balance", "forbidden", "not_found",
 	"instance_locked", "idempotency_in_progress", "cost_unconfirmed", "idempotency_key_reused",
 	"rate_limited", "server_error", "provider_error", "deploy_rejected",
-	"method_not_allowed", "service_unavailable",
+	"method_not_allowed", "service_unavailable", "unsupported_media_type",
 	"order_limit_reached", "server_limit_reached", "datacenter_unavailable", "ip_change_too_soon", "app_conflict",
 	"snapshot_limit_reached", "snapshot_unavailable", "snapshot_locked", "restore_unsupported",
 }

@@ -85,6 +85,9 @@ func (in *NewAccount) normalise() error {
 	if in.Balance < 0 {
 		return Validation("balance", "must not be negative")
 	}
+	if err := checkAmount("balance", in.Balance); err != nil {
+		return err
+	}
 	if in.ServerLimit < 0 {
 		return Validation("server_limit", "must not be negative")
 	}
@@ -142,6 +145,9 @@ func (s *Service) TopUp(ctx context.Context, accountID int64, amount money.Micro
 // credit writes a payment, its ledger entry and the new balance in the caller's transaction,
 // then pays any debt from it (and unlocks what the debt locked).
 func (s *Service) credit(ctx context.Context, tx store.Tx, accountID int64, amount money.Micros, paymentType string) error {
+	if err := checkCredit(ctx, tx, accountID, amount); err != nil {
+		return err
+	}
 	now := s.now()
 	p, err := tx.AddPayment(ctx, store.Payment{AccountID: accountID, Amount: amount, Type: paymentType, PaidAt: now})
 	if err != nil {

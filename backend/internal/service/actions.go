@@ -65,6 +65,9 @@ func (r ActionRequest) validate() error {
 	if r.AcceptCost != nil && *r.AcceptCost < 0 {
 		return Validation("accept_cost", "must not be negative")
 	}
+	if r.AcceptCost != nil {
+		return checkAmount("accept_cost", *r.AcceptCost)
+	}
 	return nil
 }
 

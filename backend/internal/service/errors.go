@@ -36,6 +36,9 @@ const (
 	CodeSnapshotUnavailable  = "snapshot_unavailable"
 	CodeSnapshotLocked       = "snapshot_locked"
 	CodeRestoreUnsupported   = "restore_unsupported"
+
+	// CodeUnsupportedMediaType (415) answers a request body that is not application/json.
+	CodeUnsupportedMediaType = "unsupported_media_type"
 )
 
 // Error is a failure the API can show a client: an HTTP status, a stable code and a message safe
