@@ -29,6 +29,7 @@ const usage = `usage:
   resellerd account create [--db ...] [--balance 100] [--server-limit 10] [--order-limit 5] [--language fa]
   resellerd account rotate-key [--db ...] --account N
   resellerd account topup [--db ...] --account N --amount 50 [--payment-type card]
+  resellerd --version
 
 Every flag can also be set with RESELLER_<FLAG> (upper case, dashes as underscores);
 a flag on the command line wins.
@@ -69,6 +70,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		return serve(ctx, opts, logger, nil)
 	case "account":
 		return account(ctx, args[1:], stdout, env)
+	case "version", "--version", "-version":
+		fmt.Fprintf(stdout, "resellerd %s\n", version)
+		return nil
 	case "help", "-h", "--help":
 		return flag.ErrHelp
 	default:

@@ -391,3 +391,13 @@ func TestServeFlagsDriveProvisioning(t *testing.T) {
 		})
 	}
 }
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	for _, arg := range []string{"--version", "version"} {
+		code, out, errOut := cli(t, noEnv, arg)
+		if code != exitOK || out != "resellerd "+version+"\n" || errOut != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 0 and %q", arg, code, out, errOut, "resellerd "+version+"\n")
+		}
+	}
+}

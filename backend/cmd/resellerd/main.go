@@ -2,6 +2,7 @@
 //
 //	resellerd serve --listen 127.0.0.1:8080 [--alt-listen ADDR] [--db PATH_OR_URL] ...
 //	resellerd account create|rotate-key|topup ...
+//	resellerd --version
 //
 // Every flag also reads RESELLER_<FLAG> from the environment; the command line wins.
 package main
@@ -12,6 +13,10 @@ import (
 	"os/signal"
 	"syscall"
 )
+
+// version is set at build time with -ldflags "-X main.version=1.2.3" (make build passes the
+// provider's version); "dev" marks a plain go build. resellerd --version prints it.
+var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
