@@ -105,13 +105,20 @@ type step struct {
 	run  func(context.Context) error
 }
 
-// workerSteps are the workers that share one loop, in the order RunDue runs them: each later
-// one sees what the earlier ones did at the same tick (a deploy is billed, a charge is weighed
-// by the low-balance alerts).
-func (s *Server) workerSteps() []step {
+// provisioningSteps turn orders into servers and install their apps. They have a loop of their
+// own, so a deploy never waits behind work that grows with the number of instances.
+func (s *Server) provisioningSteps() []step {
 	return []step{
 		{"provisioning", s.svc.ProvisionDue},
 		{"app installs", s.svc.InstallAppsDue},
+	}
+}
+
+// accountSteps bill, settle snapshots, alert low balances and clean up, in this order: each
+// later one sees what the earlier ones did at the same tick (a charge is weighed by the
+// low-balance alerts). Each reads only the rows that are due.
+func (s *Server) accountSteps() []step {
+	return []step{
 		{"billing", s.svc.BillDue},
 		{"snapshots", s.svc.SnapshotsDue},
 		{"low-balance alerts", s.svc.AlertLowBalanceDue},
@@ -125,13 +132,13 @@ func (s *Server) deliverySteps() []step {
 	return []step{{"webhook deliveries", s.svc.DeliverDue}}
 }
 
-// startWorkers starts the worker loop and the delivery loop, each running its steps every
+// startWorkers starts the provisioning, account and delivery loops, each running its steps every
 // interval until ctx ends, registered in s.workers so Close waits for them.
 func (s *Server) startWorkers(ctx context.Context) {
 	if s.interval < 0 {
 		return
 	}
-	for _, steps := range [][]step{s.workerSteps(), s.deliverySteps()} {
+	for _, steps := range [][]step{s.provisioningSteps(), s.accountSteps(), s.deliverySteps()} {
 		s.workers.Add(1)
 		go func() {
 			defer s.workers.Done()
@@ -165,7 +172,8 @@ func (s *Server) loop(ctx context.Context, steps []step) {
 // concurrently with the loops or with another backend on the same database without doing
 // anything twice.
 func (s *Server) RunDue(ctx context.Context) error {
-	return runSteps(ctx, append(s.workerSteps(), s.deliverySteps()...))
+	steps := append(s.provisioningSteps(), s.accountSteps()...)
+	return runSteps(ctx, append(steps, s.deliverySteps()...))
 }
 
 // runSteps runs each step once; a failing step does not stop the others.

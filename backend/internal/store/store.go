@@ -319,6 +319,12 @@ const (
 	DeliverySkipped   = "skipped" // the webhook was removed before the delivery was made
 )
 
+// WalletChange is an account whose wallet changed: Seq counts its changes so far.
+type WalletChange struct {
+	AccountID int64
+	Seq       int64
+}
+
 // OrderTotals summarises an account's provisioning orders.
 type OrderTotals struct {
 	Pending  int
@@ -481,10 +487,14 @@ type WebhookQueries interface {
 	// Deliveries lists the account's deliveries, oldest first.
 	Deliveries(ctx context.Context, accountID int64) ([]Delivery, error)
 
-	// WatchedAccounts lists the accounts whose hours until the balance runs out may need a
-	// balance.low: those with something that renews (an active instance with renew on, or a
-	// billed snapshot) and those with an alert already sent.
-	WatchedAccounts(ctx context.Context) ([]int64, error)
+	// ChangedWallets lists up to limit accounts whose wallet changed since the low-balance
+	// worker last looked (MarkWalletChecked): a ledger entry, an order placed or finished, an
+	// instance or a snapshot written. Only these can have crossed a balance.low threshold, so
+	// the worker's cost follows what changed, not how much exists.
+	ChangedWallets(ctx context.Context, limit int) ([]WalletChange, error)
+	// MarkWalletChecked records that the account's wallet was evaluated as of seq; a change
+	// made since (a higher seq) keeps the account listed.
+	MarkWalletChecked(ctx context.Context, id, seq int64) error
 	// SetLowBalanceAlert moves the account's alert level from one value to another;
 	// ErrConflict when it no longer holds from, so an alert is never sent twice.
 	SetLowBalanceAlert(ctx context.Context, id int64, from, to int) error

@@ -42,6 +42,9 @@ func (q queries) CreateInstance(ctx context.Context, in store.Instance) (store.I
 	if err != nil {
 		return store.Instance{}, fmt.Errorf("sqlstore: create instance: %w", err)
 	}
+	if err := q.walletChanged(ctx, in.AccountID); err != nil {
+		return store.Instance{}, err
+	}
 	return in, nil
 }
 
@@ -76,6 +79,9 @@ func (q queries) UpdateInstance(ctx context.Context, in store.Instance) error {
 		return err
 	}
 	if err := q.lockAccount(ctx, in.AccountID); err != nil { // account_id never changes
+		return err
+	}
+	if err := q.instanceWalletChanged(ctx, in, features); err != nil {
 		return err
 	}
 	res, err := q.exec(ctx, `UPDATE instances SET name = ?, note = ?, plan_id = ?, template_id = ?, features = ?,

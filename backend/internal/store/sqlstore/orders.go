@@ -43,6 +43,9 @@ func (q queries) CreateOrder(ctx context.Context, o store.Order) (store.Order, e
 	if err != nil {
 		return store.Order{}, fmt.Errorf("sqlstore: create order: %w", err)
 	}
+	if err := q.walletChanged(ctx, o.AccountID); err != nil { // its price is now reserved
+		return store.Order{}, err
+	}
 	return o, nil
 }
 
@@ -104,7 +107,10 @@ func (q queries) FinishOrder(ctx context.Context, id int64, status string, finis
 	}
 	res, err := q.exec(ctx, `UPDATE orders SET status = ?, finished_at = ?, instance_id = ?, reference = ?, lease_until = NULL
 		WHERE id = ? AND status = ?`, status, finishedAt, inst, reference, id, store.OrderPending)
-	return guarded(res, err, "finish order", id)
+	if err := guarded(res, err, "finish order", id); err != nil {
+		return err
+	}
+	return q.orderWalletChanged(ctx, id) // its price is no longer reserved
 }
 
 // IdempotencyKey reads a key; in a PostgreSQL transaction it first locks the account, so a

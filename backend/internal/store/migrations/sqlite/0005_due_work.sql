@@ -1,0 +1,19 @@
+-- Work proportional to what is due (issue 8).
+--
+-- wallet_seq counts the changes to what an account's hours_until_balance_zero depends on (its
+-- balance, its pending orders, its instances and snapshots); wallet_checked is the count the
+-- low-balance worker last evaluated. The worker reads only the accounts where the two differ,
+-- through a partial index, instead of every active instance of every watched account. Every
+-- existing account starts changed, so it is evaluated once after the upgrade.
+ALTER TABLE accounts ADD COLUMN wallet_seq INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE accounts ADD COLUMN wallet_checked INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX accounts_wallet_changed ON accounts (id) WHERE wallet_seq <> wallet_checked;
+
+-- The housekeeping worker's queues: only the ended rows whose datacenter object still exists,
+-- not every ended instance or snapshot in history.
+CREATE INDEX instances_machine_undeleted ON instances (id) WHERE NOT active AND NOT machine_deleted;
+CREATE INDEX snapshots_image_undeleted ON snapshots (id)
+    WHERE status IN ('deleted', 'expired', 'failed') AND image_ref != '' AND NOT image_deleted;
+
+-- The account's list, newest first, at any offset: one index in list order.
+CREATE INDEX instances_account_id ON instances (account_id, id);
