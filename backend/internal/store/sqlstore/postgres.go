@@ -67,7 +67,7 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	return open(ctx, db, newPostgresDialect())
+	return open(ctx, db, nil, newPostgresDialect())
 }
 
 // postgresError maps PostgreSQL's constraint violations to the store's errors.

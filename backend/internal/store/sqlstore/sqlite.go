@@ -39,24 +39,51 @@ func newSQLiteDialect() *dialect {
 	}
 }
 
+// readConns is how many connections SQLite's read pool opens at most, and keeps open when
+// idle: a busy read path then never reopens a connection and reruns its pragmas.
+const readConns = 16
+
 // OpenSQLite opens (creating it and its directory if missing) the SQLite database at path, in
-// WAL mode with foreign keys enforced and a busy timeout so concurrent writers wait instead of
-// failing, and applies every pending migration.
+// WAL mode with foreign keys enforced, and applies every pending migration.
+//
+// SQLite runs one writer at a time. The store has two pools: every transaction and every write
+// go through a pool of one connection, so concurrent writers of this process queue in
+// database/sql (each wait bounded by its context) instead of meeting SQLite's lock and failing
+// with "database is locked" after the busy timeout; reads outside transactions go through a
+// pool of readConns connections that WAL lets run beside the writer. The busy timeout remains
+// for another process on the same file.
 func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("sqlite: create directory: %w", err)
 		}
 	}
+	writer, err := openSQLitePool(ctx, path, 1)
+	if err != nil {
+		return nil, err
+	}
+	reads, err := openSQLitePool(ctx, path, readConns)
+	if err != nil {
+		_ = writer.Close()
+		return nil, err
+	}
+	return open(ctx, writer, reads, newSQLiteDialect())
+}
+
+// openSQLitePool opens a pool of at most conns connections to path that keeps them all open
+// when idle, and checks its pragmas.
+func openSQLitePool(ctx context.Context, path string, conns int) (*sql.DB, error) {
 	db, err := sql.Open("sqlite", sqliteDSN(path))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
 	if err := checkPragmas(ctx, db); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return open(ctx, db, newSQLiteDialect())
+	return db, nil
 }
 
 // sqliteDSN asks the driver to set the per-connection pragmas on every new connection of the

@@ -53,6 +53,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -68,17 +69,22 @@ const retryBackoff = 5 * time.Millisecond
 
 // Store is a store.Store on a SQLite file or a PostgreSQL database.
 type Store struct {
-	db *sql.DB
+	db    *sql.DB // every transaction and every write; SQLite's holds one connection
+	reads *sql.DB // SQLite's reads outside transactions; nil when db serves them too
 	queries
 }
 
 var _ store.Store = (*Store)(nil)
 
-// open wraps db in a Store and applies every pending migration; it closes db on failure.
-func open(ctx context.Context, db *sql.DB, d *dialect) (*Store, error) {
-	s := &Store{db: db, queries: queries{q: db, d: d}}
+// open wraps db in a Store and applies every pending migration; it closes the pools on
+// failure. reads, when not nil, serves the reads made outside transactions (see readWriteSplit).
+func open(ctx context.Context, db, reads *sql.DB, d *dialect) (*Store, error) {
+	s := &Store{db: db, reads: reads, queries: queries{q: db, d: d}}
+	if reads != nil {
+		s.queries.q = readWriteSplit{read: reads, write: db}
+	}
 	if err := s.migrate(ctx); err != nil {
-		_ = db.Close()
+		_ = s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -123,7 +129,11 @@ func (s *Store) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 
 // Close closes every connection.
 func (s *Store) Close() error {
-	if err := s.db.Close(); err != nil {
+	var readsErr error
+	if s.reads != nil {
+		readsErr = s.reads.Close()
+	}
+	if err := errors.Join(s.db.Close(), readsErr); err != nil {
 		return fmt.Errorf("sqlstore: close: %w", err)
 	}
 	return nil
