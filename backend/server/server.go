@@ -75,6 +75,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newOnStore(ctx, cfg, st), nil
+}
+
+// newOnStore wires a backend on an open store (cfg already has its defaults) and starts the
+// workers.
+func newOnStore(ctx context.Context, cfg Config, st store.Store) *Server {
 	dc := sim.New(sim.Options{Clock: cfg.Clock, DeployDelay: cfg.DeployDelay, StepDelay: cfg.CredentialsDelay,
 		SnapshotDelay: cfg.SnapshotDelay, FailRate: cfg.FailRate})
 	svc := service.New(service.Config{
@@ -96,7 +102,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	workers, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop = stop
 	s.startWorkers(workers)
-	return s, nil
+	return s
 }
 
 // step is one worker: a name for the log and the service call that does its due work once.

@@ -52,7 +52,7 @@ const readConns = 16
 // with "database is locked" after the busy timeout; reads outside transactions go through a
 // pool of readConns connections that WAL lets run beside the writer. The busy timeout remains
 // for another process on the same file.
-func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+func OpenSQLite(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("sqlite: create directory: %w", err)
@@ -67,7 +67,7 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 		_ = writer.Close()
 		return nil, err
 	}
-	return open(ctx, writer, reads, newSQLiteDialect())
+	return open(ctx, writer, reads, newSQLiteDialect(), opts)
 }
 
 // openSQLitePool opens a pool of at most conns connections to path that keeps them all open

@@ -17,7 +17,7 @@ func TestStoreSQLite(t *testing.T) {
 }
 
 // mustOpen opens a store with open (OpenSQLite or OpenPostgres), closed when the test ends.
-func mustOpen(t *testing.T, open func(context.Context, string) (*Store, error), dsn string) *Store {
+func mustOpen(t *testing.T, open func(context.Context, string, ...Option) (*Store, error), dsn string) *Store {
 	t.Helper()
 	s, err := open(context.Background(), dsn)
 	if err != nil {

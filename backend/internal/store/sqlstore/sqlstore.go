@@ -78,8 +78,11 @@ var _ store.Store = (*Store)(nil)
 
 // open wraps db in a Store and applies every pending migration; it closes the pools on
 // failure. reads, when not nil, serves the reads made outside transactions (see readWriteSplit).
-func open(ctx context.Context, db, reads *sql.DB, d *dialect) (*Store, error) {
+func open(ctx context.Context, db, reads *sql.DB, d *dialect, opts []Option) (*Store, error) {
 	s := &Store{db: db, reads: reads, queries: queries{q: db, d: d}}
+	for _, o := range opts {
+		o(s)
+	}
 	if reads != nil {
 		s.queries.q = readWriteSplit{read: reads, write: db}
 	}
@@ -88,6 +91,14 @@ func open(ctx context.Context, db, reads *sql.DB, d *dialect) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// Option changes how a Store is opened.
+type Option func(*Store)
+
+// WithReadHook has the store tell hook about every read it makes, inside transactions too.
+func WithReadHook(hook ReadHook) Option {
+	return func(s *Store) { s.hook = hook }
 }
 
 // WithTx runs fn in one transaction. A transaction the database aborts as a deadlock or a
@@ -118,7 +129,7 @@ func (s *Store) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := fn(queries{q: tx, d: s.d, locks: s.d.newLocks()}); err != nil {
+	if err := fn(queries{q: tx, d: s.d, locks: s.d.newLocks(), hook: s.hook}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
