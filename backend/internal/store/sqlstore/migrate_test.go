@@ -35,7 +35,7 @@ func checkAllMigrated(t *testing.T, s *Store) {
 func TestSQLiteSnapshotPendingMigration(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "v3.db")
-	db, err := sql.Open("sqlite", sqliteDSN(path))
+	db, err := sql.Open("sqlite", sqliteDSN(path, busyTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}

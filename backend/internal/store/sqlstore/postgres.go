@@ -67,7 +67,7 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 		_ = db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	return open(ctx, db, nil, newPostgresDialect(), opts)
+	return open(ctx, db, nil, newPostgresDialect(), collect(opts))
 }
 
 // postgresError maps PostgreSQL's constraint violations to the store's errors.

@@ -17,7 +17,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
 )
 
-// busyTimeout is how long a SQLite writer waits for the database lock before giving up.
+// busyTimeout is how long a SQLite connection waits for a lock another process holds before
+// giving up; the writers of this process queue on the one writer connection instead.
 const busyTimeout = 10 * time.Second
 
 // timeLayout is how SQLite stores a time: TEXT of fixed width, so that text order is time order.
@@ -58,22 +59,23 @@ func OpenSQLite(ctx context.Context, path string, opts ...Option) (*Store, error
 			return nil, fmt.Errorf("sqlite: create directory: %w", err)
 		}
 	}
-	writer, err := openSQLitePool(ctx, path, 1)
+	o := collect(opts)
+	writer, err := openSQLitePool(ctx, sqliteDSN(path, o.busyTimeout), 1)
 	if err != nil {
 		return nil, err
 	}
-	reads, err := openSQLitePool(ctx, path, readConns)
+	reads, err := openSQLitePool(ctx, sqliteDSN(path, o.busyTimeout), readConns)
 	if err != nil {
 		_ = writer.Close()
 		return nil, err
 	}
-	return open(ctx, writer, reads, newSQLiteDialect(), opts)
+	return open(ctx, writer, reads, newSQLiteDialect(), o)
 }
 
-// openSQLitePool opens a pool of at most conns connections to path that keeps them all open
+// openSQLitePool opens a pool of at most conns connections to dsn that keeps them all open
 // when idle, and checks its pragmas.
-func openSQLitePool(ctx context.Context, path string, conns int) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", sqliteDSN(path))
+func openSQLitePool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
@@ -89,10 +91,10 @@ func openSQLitePool(ctx context.Context, path string, conns int) (*sql.DB, error
 // sqliteDSN asks the driver to set the per-connection pragmas on every new connection of the
 // pool and to start every transaction with BEGIN IMMEDIATE, so two writers queue on
 // busy_timeout instead of failing on a lock upgrade.
-func sqliteDSN(path string) string {
+func sqliteDSN(path string, busy time.Duration) string {
 	v := url.Values{}
 	v.Add("_pragma", "foreign_keys(1)")
-	v.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	v.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	v.Add("_pragma", "journal_mode(WAL)")
 	v.Add("_pragma", "synchronous(NORMAL)")
 	v.Set("_txlock", "immediate")

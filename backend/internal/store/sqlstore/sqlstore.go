@@ -78,11 +78,8 @@ var _ store.Store = (*Store)(nil)
 
 // open wraps db in a Store and applies every pending migration; it closes the pools on
 // failure. reads, when not nil, serves the reads made outside transactions (see readWriteSplit).
-func open(ctx context.Context, db, reads *sql.DB, d *dialect, opts []Option) (*Store, error) {
-	s := &Store{db: db, reads: reads, queries: queries{q: db, d: d}}
-	for _, o := range opts {
-		o(s)
-	}
+func open(ctx context.Context, db, reads *sql.DB, d *dialect, o options) (*Store, error) {
+	s := &Store{db: db, reads: reads, queries: queries{q: db, d: d, hook: o.hook}}
 	if reads != nil {
 		s.queries.q = readWriteSplit{read: reads, write: db}
 	}
@@ -94,11 +91,26 @@ func open(ctx context.Context, db, reads *sql.DB, d *dialect, opts []Option) (*S
 }
 
 // Option changes how a Store is opened.
-type Option func(*Store)
+type Option func(*options)
+
+// options are what the Options chose.
+type options struct {
+	hook        ReadHook
+	busyTimeout time.Duration // SQLite only
+}
+
+// collect applies opts to the defaults.
+func collect(opts []Option) options {
+	o := options{busyTimeout: busyTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
 
 // WithReadHook has the store tell hook about every read it makes, inside transactions too.
 func WithReadHook(hook ReadHook) Option {
-	return func(s *Store) { s.hook = hook }
+	return func(o *options) { o.hook = hook }
 }
 
 // WithTx runs fn in one transaction. A transaction the database aborts as a deadlock or a
