@@ -15,5 +15,12 @@ CREATE INDEX instances_machine_undeleted ON instances (id) WHERE NOT active AND 
 CREATE INDEX snapshots_image_undeleted ON snapshots (id)
     WHERE status IN ('deleted', 'expired', 'failed') AND image_ref != '' AND NOT image_deleted;
 
--- The account's list, newest first, at any offset: one index in list order.
+-- The account's list, newest first, at any offset: one index in list order, and the counts
+-- kept on the account, so a page never counts the rows and the pages past the middle are read
+-- from the oldest end.
 CREATE INDEX instances_account_id ON instances (account_id, id);
+ALTER TABLE accounts ADD COLUMN instances_total BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE accounts ADD COLUMN instances_active BIGINT NOT NULL DEFAULT 0;
+UPDATE accounts SET
+    instances_total = (SELECT COUNT(*) FROM instances WHERE instances.account_id = accounts.id),
+    instances_active = (SELECT COUNT(*) FROM instances WHERE instances.account_id = accounts.id AND instances.active);
