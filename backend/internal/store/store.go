@@ -365,9 +365,10 @@ type Queries interface {
 	Order(ctx context.Context, accountID, id int64) (Order, error)
 	// OrderByID returns an order of any account, for workers.
 	OrderByID(ctx context.Context, id int64) (Order, error)
-	// RecentOrders lists the account's pending orders and those finished after since,
-	// newest first.
-	RecentOrders(ctx context.Context, accountID int64, since time.Time) ([]Order, error)
+	// RecentOrders lists up to limit of the account's orders with an id below beforeID that are
+	// pending or finished after since, newest first: a caller reads a long list in chunks,
+	// passing the last id it got.
+	RecentOrders(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) ([]Order, error)
 	// DueOrders lists up to limit pending orders no worker holds a lease on at now, oldest first.
 	DueOrders(ctx context.Context, now time.Time, limit int) ([]Order, error)
 	// ClaimOrder takes the lease of a pending order until the given time; it reports false when

@@ -57,10 +57,10 @@ func (q queries) OrderByID(ctx context.Context, id int64) (store.Order, error) {
 	return one(ctx, q, tableOrders, id, scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id = ?`, id)
 }
 
-func (q queries) RecentOrders(ctx context.Context, accountID int64, since time.Time) ([]store.Order, error) {
+func (q queries) RecentOrders(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) ([]store.Order, error) {
 	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+` FROM orders
-		WHERE account_id = ? AND (status = ? OR finished_at > ?) ORDER BY id DESC`,
-		accountID, store.OrderPending, since)
+		WHERE account_id = ? AND id < ? AND (status = ? OR finished_at > ?) ORDER BY id DESC LIMIT ?`,
+		accountID, beforeID, store.OrderPending, since, limit)
 }
 
 func (q queries) DueOrders(ctx context.Context, now time.Time, limit int) ([]store.Order, error) {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -72,16 +73,21 @@ func testOrdersRoundTrip(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	newer := newOrder(t, s, a.ID, base.Add(time.Hour))
-	recent, err := s.RecentOrders(ctx, a.ID, base.Add(time.Minute))
+	recent, err := s.RecentOrders(ctx, a.ID, base.Add(time.Minute), math.MaxInt64, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(recent) != 2 || recent[0].ID != newer.ID || recent[1].ID != o.ID {
 		t.Fatalf("recent = %v; want the two pending orders newest first, not the one finished at the cut", ids(recent))
 	}
-	recent, _ = s.RecentOrders(ctx, a.ID, base)
+	recent, _ = s.RecentOrders(ctx, a.ID, base, math.MaxInt64, 10)
 	if len(recent) != 3 || recent[1].Reference != "REF" || recent[1].Status != store.OrderTimedOut {
 		t.Fatalf("recent since base = %+v", recent)
+	}
+	first, _ := s.RecentOrders(ctx, a.ID, base, math.MaxInt64, 2)
+	rest, _ := s.RecentOrders(ctx, a.ID, base, first[len(first)-1].ID, 2)
+	if got := append(ids(first), ids(rest)...); !reflect.DeepEqual(got, ids(recent)) {
+		t.Fatalf("read in chunks of 2: %v, want %v", got, ids(recent))
 	}
 }
 
