@@ -226,31 +226,7 @@ func limitArg(limit int) int64 {
 	return int64(limit)
 }
 
-// readWriteSplit sends the reads made outside a transaction to the read pool and everything else
-// (INSERT, UPDATE, DELETE, and INSERT ... RETURNING through QueryRow) to the write pool. Every
-// read of this package starts with SELECT.
-type readWriteSplit struct{ read, write *sql.DB }
-
-func (p readWriteSplit) pool(query string) *sql.DB {
-	if isRead(query) {
-		return p.read
-	}
-	return p.write
-}
-
-func (p readWriteSplit) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return p.write.ExecContext(ctx, query, args...)
-}
-
-func (p readWriteSplit) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return p.pool(query).QueryContext(ctx, query, args...)
-}
-
-func (p readWriteSplit) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return p.pool(query).QueryRowContext(ctx, query, args...)
-}
-
-// isRead reports whether query is a SELECT.
+// isRead reports whether query is a SELECT: every read of this package starts with one.
 func isRead(query string) bool {
 	trimmed := strings.TrimLeft(query, " \t\n")
 	return len(trimmed) >= 6 && strings.EqualFold(trimmed[:6], "SELECT")

@@ -77,11 +77,11 @@ type Store struct {
 var _ store.Store = (*Store)(nil)
 
 // open wraps db in a Store and applies every pending migration; it closes the pools on
-// failure. reads, when not nil, serves the reads made outside transactions (see readWriteSplit).
+// failure. reads, when not nil, serves the reads made outside transactions (see preparedReads).
 func open(ctx context.Context, db, reads *sql.DB, d *dialect, o options) (*Store, error) {
 	s := &Store{db: db, reads: reads, queries: queries{q: db, d: d, hook: o.hook}}
 	if reads != nil {
-		s.queries.q = readWriteSplit{read: reads, write: db}
+		s.queries.q = preparedReads{read: newStmtCache(reads), write: db}
 	}
 	if err := s.migrate(ctx); err != nil {
 		_ = s.Close()

@@ -9,6 +9,11 @@ ALTER TABLE accounts ADD COLUMN wallet_seq INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE accounts ADD COLUMN wallet_checked INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX accounts_wallet_changed ON accounts (id) WHERE wallet_seq <> wallet_checked;
 
+-- The billing worker's renewals: active instances in renewal_due order, so a tick reads from the
+-- earliest and stops at the first not due (instances_renewal leads with active, which a
+-- truth test cannot seek, so it was scanned whole and sorted).
+CREATE INDEX instances_renewal_due ON instances (renewal_due, id) WHERE active;
+
 -- The housekeeping worker's queues: only the ended rows whose datacenter object still exists,
 -- not every ended instance or snapshot in history.
 CREATE INDEX instances_machine_undeleted ON instances (id) WHERE NOT active AND NOT machine_deleted;
