@@ -60,8 +60,8 @@ func TestIdleTickReadsNoInstance(t *testing.T) {
 	if err := srv.RunDue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := counted.take(); n < instances {
-		t.Fatalf("the first tick read %d instance rows; want the changed wallet's %d weighed", n, instances)
+	if n := counted.take(); n == 0 {
+		t.Fatal("the first tick read no instance row; want the changed wallet weighed")
 	}
 	clock.Advance(time.Minute)
 	if err := srv.RunDue(ctx); err != nil {

@@ -319,6 +319,13 @@ const (
 	DeliverySkipped   = "skipped" // the webhook was removed before the delivery was made
 )
 
+// RenewingGroup is a number of renewing instances of one plan with the same features.
+type RenewingGroup struct {
+	PlanID   int64
+	Features []int64
+	Count    int
+}
+
 // WalletChange is an account whose wallet changed: Seq counts its changes so far.
 type WalletChange struct {
 	AccountID int64
@@ -396,6 +403,9 @@ type Queries interface {
 	InstanceByID(ctx context.Context, id int64) (Instance, error)
 	// Instances lists the account's instances, newest first, and how many match in all.
 	Instances(ctx context.Context, accountID int64, onlyActive bool, page Page) ([]Instance, int, error)
+	// RenewingInstances counts the account's active instances with renew on, grouped by what
+	// they renew for (plan and features), so the hourly burn is summed without reading each row.
+	RenewingInstances(ctx context.Context, accountID int64) ([]RenewingGroup, error)
 	// UpdateInstance writes every mutable field of in.
 	UpdateInstance(ctx context.Context, in Instance) error
 	// DueRenewals lists up to limit active instances whose renewal_due is at or before now,

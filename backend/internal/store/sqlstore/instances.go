@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -189,4 +190,16 @@ func boolCount(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+func (q queries) RenewingInstances(ctx context.Context, accountID int64) ([]store.RenewingGroup, error) {
+	return list(ctx, q, "renewing instances", func(r rowScanner) (store.RenewingGroup, error) {
+		var g store.RenewingGroup
+		var features string
+		if err := r.Scan(&g.PlanID, &features, &g.Count); err != nil {
+			return g, err
+		}
+		return g, json.Unmarshal([]byte(features), &g.Features)
+	}, `SELECT plan_id, features, COUNT(*) FROM instances WHERE account_id = ? AND active = TRUE AND renew = TRUE
+		GROUP BY plan_id, features ORDER BY plan_id, features`, accountID)
 }
