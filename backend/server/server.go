@@ -79,6 +79,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newOnStore(ctx, cfg, st), nil
+}
+
+// newOnStore wires a backend on an open store (cfg already has its defaults) and starts the
+// workers.
+func newOnStore(ctx context.Context, cfg Config, st store.Store) *Server {
 	dc := sim.New(sim.Options{Clock: cfg.Clock, DeployDelay: cfg.DeployDelay, StepDelay: cfg.CredentialsDelay,
 		SnapshotDelay: cfg.SnapshotDelay, FailRate: cfg.FailRate})
 	svc := service.New(service.Config{
@@ -97,8 +103,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}),
 	}
 	// The workers outlive New's ctx (it only bounds opening) and stop when Close says so.
-	s.startWorkers(context.WithoutCancel(ctx), s.workerSteps(), s.deliverySteps())
-	return s, nil
+	s.startWorkers(context.WithoutCancel(ctx), s.provisioningSteps(), s.accountSteps(), s.deliverySteps())
+	return s
 }
 
 // StepGrace bounds how long Close waits for the worker steps running when it is called (a
@@ -112,13 +118,20 @@ type step struct {
 	run  func(context.Context) error
 }
 
-// workerSteps are the workers that share one loop, in the order RunDue runs them: each later
-// one sees what the earlier ones did at the same tick (a deploy is billed, a charge is weighed
-// by the low-balance alerts).
-func (s *Server) workerSteps() []step {
+// provisioningSteps turn orders into servers and install their apps. They have a loop of their
+// own, so a deploy never waits behind work that grows with the number of instances.
+func (s *Server) provisioningSteps() []step {
 	return []step{
 		{"provisioning", s.svc.ProvisionDue},
 		{"app installs", s.svc.InstallAppsDue},
+	}
+}
+
+// accountSteps bill, settle snapshots, alert low balances and clean up, in this order: each
+// later one sees what the earlier ones did at the same tick (a charge is weighed by the
+// low-balance alerts). Each reads only the rows that are due.
+func (s *Server) accountSteps() []step {
+	return []step{
 		{"billing", s.svc.BillDue},
 		{"snapshots", s.svc.SnapshotsDue},
 		{"low-balance alerts", s.svc.AlertLowBalanceDue},
@@ -186,7 +199,8 @@ func (s *Server) stopWorkers() {
 // concurrently with the loops or with another backend on the same database without doing
 // anything twice.
 func (s *Server) RunDue(ctx context.Context) error {
-	return runStepsUntil(ctx, ctx, append(s.workerSteps(), s.deliverySteps()...))
+	steps := append(s.provisioningSteps(), s.accountSteps()...)
+	return runStepsUntil(ctx, ctx, append(steps, s.deliverySteps()...))
 }
 
 // runStepsUntil runs each step once with ctx, and none after stopping has ended; a failing step

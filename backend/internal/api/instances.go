@@ -7,18 +7,20 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
+// orders streams the list chunk by chunk (see listStream): its size is bounded by the 24 hours
+// of orders it covers, not by a page, and memory holds one chunk.
 func (h *handler) orders(w http.ResponseWriter, r *http.Request, acct store.Account) {
-	orders, err := h.svc.Orders(r.Context(), acct)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
 	lang := language(r)
-	out := make([]orderJSON, 0, len(orders))
-	for _, o := range orders {
-		out = append(out, newOrderJSON(o, lang))
-	}
-	h.ok(w, r, http.StatusOK, out, nil)
+	list := newListStream(w)
+	err := h.svc.EachRecentOrder(r.Context(), acct, func(chunk []service.OrderView) error {
+		for _, o := range chunk {
+			if err := list.add(newOrderJSON(o, lang)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	h.finish(w, r, list, err)
 }
 
 func (h *handler) order(w http.ResponseWriter, r *http.Request, acct store.Account) {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -71,4 +72,59 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, status int, body
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// listStream writes a success envelope whose data is an array, one element at a time, so a long
+// list is never held in memory whole. The status line goes out with the first element (or at
+// the end), so an error met before it still gets a proper error answer.
+type listStream struct {
+	w       http.ResponseWriter
+	started bool
+	items   int
+}
+
+func newListStream(w http.ResponseWriter) *listStream { return &listStream{w: w} }
+
+// add encodes v as the next element.
+func (l *listStream) add(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("api: encode list element: %w", err)
+	}
+	l.start()
+	sep := []byte(",")
+	if l.items == 0 {
+		sep = nil
+	}
+	l.items++
+	if _, err := l.w.Write(append(sep, b...)); err != nil {
+		return fmt.Errorf("api: write list element: %w", err)
+	}
+	return nil
+}
+
+func (l *listStream) start() {
+	if l.started {
+		return
+	}
+	l.started = true
+	l.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	l.w.Header().Set("X-Content-Type-Options", "nosniff")
+	l.w.WriteHeader(http.StatusOK)
+	_, _ = l.w.Write([]byte(`{"success":true,"data":[`))
+}
+
+// finish closes the list, or answers err. An error after the first element can no longer change
+// the status: the connection is cut, so the client sees a broken body, never a short list.
+func (h *handler) finish(w http.ResponseWriter, r *http.Request, l *listStream, err error) {
+	switch {
+	case err != nil && !l.started:
+		h.fail(w, r, err)
+	case err != nil:
+		h.log.ErrorContext(r.Context(), "list cut short", slog.String("request_id", requestID(r.Context())), slog.Any("error", err))
+		panic(http.ErrAbortHandler)
+	default:
+		l.start()
+		_, _ = w.Write([]byte("]}\n"))
+	}
 }

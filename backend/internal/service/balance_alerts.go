@@ -12,31 +12,38 @@ import (
 // sent (spec: Event catalogue), highest first.
 var lowBalanceThresholds = [...]int{24, 12, 6, 2, 1}
 
+// walletBatch bounds how many changed wallets one low-balance tick evaluates.
+const walletBatch = 100
+
 // AlertLowBalanceDue sends balance.low to every account whose hours_until_balance_zero has
 // crossed a threshold not yet announced, and forgets the thresholds it has risen above again
 // (a top-up, or fewer things renewing), so they are announced once more when crossed anew. It
-// is the low-balance worker's step; it looks only at the accounts that have something renewing
-// or an alert outstanding.
+// is the low-balance worker's step. The hours move only when the wallet does (a charge, a
+// top-up, an order, an instance or snapshot that starts or stops renewing), and the store
+// counts those changes, so a tick evaluates only the accounts changed since the last one: an
+// idle backend reads no instance at all, however many there are.
 func (s *Service) AlertLowBalanceDue(ctx context.Context) error {
-	ids, err := s.store.WatchedAccounts(ctx)
+	changed, err := s.store.ChangedWallets(ctx, walletBatch)
 	if err != nil {
-		return fmt.Errorf("service: watched accounts: %w", err)
+		return fmt.Errorf("service: changed wallets: %w", err)
 	}
-	for _, id := range ids {
+	for _, c := range changed {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := s.alertLowBalance(ctx, id); err != nil {
-			return fmt.Errorf("service: low-balance alert of account %d: %w", id, err)
+		if err := s.alertLowBalance(ctx, c); err != nil {
+			return fmt.Errorf("service: low-balance alert of account %d: %w", c.AccountID, err)
 		}
 	}
 	return nil
 }
 
-// alertLowBalance compares the account's level with the one it announced last. Only a change
-// takes the write transaction, in which the new level and the event commit together; the
-// guarded level update keeps two workers from announcing one crossing twice.
-func (s *Service) alertLowBalance(ctx context.Context, accountID int64) error {
+// alertLowBalance compares the account's level with the one it announced last, then marks the
+// wallet checked as of the change it was listed for. Only a new level takes the write
+// transaction, in which the level and the event commit together; the guarded level update keeps
+// two workers from announcing one crossing twice.
+func (s *Service) alertLowBalance(ctx context.Context, c store.WalletChange) error {
+	accountID := c.AccountID
 	b, err := s.wallet(ctx, s.store, accountID)
 	if err != nil {
 		return err
@@ -46,7 +53,7 @@ func (s *Service) alertLowBalance(ctx context.Context, accountID int64) error {
 		return err
 	}
 	if crossedThreshold(b.HoursUntilBalanceZero) == acct.LowBalanceAlert {
-		return nil
+		return s.store.MarkWalletChecked(ctx, accountID, c.Seq)
 	}
 	err = s.store.WithTx(ctx, func(tx store.Tx) error {
 		acct, err := tx.Account(ctx, accountID)
@@ -55,6 +62,9 @@ func (s *Service) alertLowBalance(ctx context.Context, accountID int64) error {
 		}
 		b, err := s.wallet(ctx, tx, accountID)
 		if err != nil {
+			return err
+		}
+		if err := tx.MarkWalletChecked(ctx, accountID, c.Seq); err != nil {
 			return err
 		}
 		level := crossedThreshold(b.HoursUntilBalanceZero)

@@ -89,9 +89,14 @@ func (s *Service) renew(ctx context.Context, id int64, now time.Time) error {
 
 // recurring is what an hour of the instance costs: its plan and its features.
 func (s *Service) recurring(in store.Instance) money.Micros {
-	plan, _ := s.catalog.Plan(in.PlanID)
+	return s.hourlyPrice(in.PlanID, in.Features)
+}
+
+// hourlyPrice is what an hour of a plan with these features costs.
+func (s *Service) hourlyPrice(planID int64, features []int64) money.Micros {
+	plan, _ := s.catalog.Plan(planID)
 	total := plan.Price
-	for _, id := range in.Features {
+	for _, id := range features {
 		if f, ok := s.catalog.Feature(id); ok {
 			total += f.Price
 		}

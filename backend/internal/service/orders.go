@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -198,21 +199,36 @@ func (s *Service) Order(ctx context.Context, acct store.Account, id int64) (Orde
 	return s.orderView(ctx, o)
 }
 
-// Orders lists the account's orders pending or finished in the last 24 hours, newest first.
-func (s *Service) Orders(ctx context.Context, acct store.Account) ([]OrderView, error) {
-	orders, err := s.store.RecentOrders(ctx, acct.ID, s.now().Add(-OrderRetention))
-	if err != nil {
-		return nil, Internal(fmt.Errorf("service: list orders: %w", err))
-	}
-	out := make([]OrderView, 0, len(orders))
-	for _, o := range orders {
-		v, err := s.orderView(ctx, o)
+// orderChunk is how many orders EachRecentOrder reads and hands over at a time.
+const orderChunk = 500
+
+// EachRecentOrder calls fn with the account's orders pending or finished in the last 24 hours,
+// newest first, orderChunk at a time, so that GET /orders holds one chunk in memory however many
+// orders there are. An error of fn stops the reading and is returned as it is.
+func (s *Service) EachRecentOrder(ctx context.Context, acct store.Account, fn func([]OrderView) error) error {
+	since := s.now().Add(-OrderRetention)
+	before := int64(math.MaxInt64)
+	for {
+		orders, err := s.store.RecentOrders(ctx, acct.ID, since, before, orderChunk)
 		if err != nil {
-			return nil, err
+			return Internal(fmt.Errorf("service: list orders: %w", err))
 		}
-		out = append(out, v)
+		views := make([]OrderView, 0, len(orders))
+		for _, o := range orders {
+			v, err := s.orderView(ctx, o)
+			if err != nil {
+				return err
+			}
+			views = append(views, v)
+		}
+		if err := fn(views); err != nil {
+			return err
+		}
+		if len(orders) < orderChunk {
+			return nil
+		}
+		before = orders[len(orders)-1].ID
 	}
-	return out, nil
 }
 
 func (s *Service) orderView(ctx context.Context, o store.Order) (OrderView, error) {

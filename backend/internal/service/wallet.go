@@ -41,9 +41,13 @@ func (s *Service) wallet(ctx context.Context, q store.Queries, accountID int64) 
 	if err != nil {
 		return Balance{}, fmt.Errorf("service: order totals: %w", err)
 	}
-	active, _, err := q.Instances(ctx, accountID, true, store.All)
+	_, active, err := q.Instances(ctx, accountID, true, store.Page{Limit: 0})
 	if err != nil {
 		return Balance{}, fmt.Errorf("service: active instances: %w", err)
+	}
+	renewing, err := q.RenewingInstances(ctx, accountID)
+	if err != nil {
+		return Balance{}, fmt.Errorf("service: renewing instances: %w", err)
 	}
 	snapshots, err := q.Snapshots(ctx, accountID, false)
 	if err != nil {
@@ -52,13 +56,11 @@ func (s *Service) wallet(ctx context.Context, q store.Queries, accountID int64) 
 	b := Balance{
 		Balance: current.Balance, Debt: current.Debt, Reserved: totals.Reserved,
 		Available:       current.Balance - totals.Reserved,
-		ActiveInstances: len(active), PendingOrders: totals.Pending,
+		ActiveInstances: active, PendingOrders: totals.Pending,
 	}
 	var burn money.Micros
-	for _, in := range active {
-		if in.Renew {
-			burn += s.recurring(in)
-		}
+	for _, g := range renewing {
+		burn += s.hourlyPrice(g.PlanID, g.Features) * money.Micros(g.Count)
 	}
 	for _, snap := range snapshots {
 		if billed(snap) {

@@ -319,6 +319,19 @@ const (
 	DeliverySkipped   = "skipped" // the webhook was removed before the delivery was made
 )
 
+// RenewingGroup is a number of renewing instances of one plan with the same features.
+type RenewingGroup struct {
+	PlanID   int64
+	Features []int64
+	Count    int
+}
+
+// WalletChange is an account whose wallet changed: Seq counts its changes so far.
+type WalletChange struct {
+	AccountID int64
+	Seq       int64
+}
+
 // OrderTotals summarises an account's provisioning orders.
 type OrderTotals struct {
 	Pending  int
@@ -359,9 +372,10 @@ type Queries interface {
 	Order(ctx context.Context, accountID, id int64) (Order, error)
 	// OrderByID returns an order of any account, for workers.
 	OrderByID(ctx context.Context, id int64) (Order, error)
-	// RecentOrders lists the account's pending orders and those finished after since,
-	// newest first.
-	RecentOrders(ctx context.Context, accountID int64, since time.Time) ([]Order, error)
+	// RecentOrders lists up to limit of the account's orders with an id below beforeID that are
+	// pending or finished after since, newest first: a caller reads a long list in chunks,
+	// passing the last id it got.
+	RecentOrders(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) ([]Order, error)
 	// DueOrders lists up to limit pending orders no worker holds a lease on at now, oldest first.
 	DueOrders(ctx context.Context, now time.Time, limit int) ([]Order, error)
 	// ClaimOrder takes the lease of a pending order until the given time; it reports false when
@@ -389,6 +403,9 @@ type Queries interface {
 	InstanceByID(ctx context.Context, id int64) (Instance, error)
 	// Instances lists the account's instances, newest first, and how many match in all.
 	Instances(ctx context.Context, accountID int64, onlyActive bool, page Page) ([]Instance, int, error)
+	// RenewingInstances counts the account's active instances with renew on, grouped by what
+	// they renew for (plan and features), so the hourly burn is summed without reading each row.
+	RenewingInstances(ctx context.Context, accountID int64) ([]RenewingGroup, error)
 	// UpdateInstance writes every mutable field of in.
 	UpdateInstance(ctx context.Context, in Instance) error
 	// DueRenewals lists up to limit active instances whose renewal_due is at or before now,
@@ -481,10 +498,14 @@ type WebhookQueries interface {
 	// Deliveries lists the account's deliveries, oldest first.
 	Deliveries(ctx context.Context, accountID int64) ([]Delivery, error)
 
-	// WatchedAccounts lists the accounts whose hours until the balance runs out may need a
-	// balance.low: those with something that renews (an active instance with renew on, or a
-	// billed snapshot) and those with an alert already sent.
-	WatchedAccounts(ctx context.Context) ([]int64, error)
+	// ChangedWallets lists up to limit accounts whose wallet changed since the low-balance
+	// worker last looked (MarkWalletChecked): a ledger entry, an order placed or finished, an
+	// instance or a snapshot written. Only these can have crossed a balance.low threshold, so
+	// the worker's cost follows what changed, not how much exists.
+	ChangedWallets(ctx context.Context, limit int) ([]WalletChange, error)
+	// MarkWalletChecked records that the account's wallet was evaluated as of seq; a change
+	// made since (a higher seq) keeps the account listed.
+	MarkWalletChecked(ctx context.Context, id, seq int64) error
 	// SetLowBalanceAlert moves the account's alert level from one value to another;
 	// ErrConflict when it no longer holds from, so an alert is never sent twice.
 	SetLowBalanceAlert(ctx context.Context, id int64, from, to int) error

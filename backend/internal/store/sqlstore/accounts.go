@@ -119,8 +119,8 @@ func (q queries) AddLedgerEntry(ctx context.Context, e store.LedgerEntry) (store
 	if err := q.lockAccount(ctx, e.AccountID); err != nil {
 		return store.LedgerEntry{}, err
 	}
-	res, err := q.exec(ctx, `UPDATE accounts SET balance_micros = balance_micros + ?, debt_micros = debt_micros + ?
-		WHERE id = ?`, e.Amount, e.Debt, e.AccountID)
+	res, err := q.exec(ctx, `UPDATE accounts SET balance_micros = balance_micros + ?, debt_micros = debt_micros + ?,
+		wallet_seq = wallet_seq + 1 WHERE id = ?`, e.Amount, e.Debt, e.AccountID)
 	if err := checkOneRow(res, err, "move balance of account", e.AccountID); err != nil {
 		return store.LedgerEntry{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -26,6 +27,18 @@ type queries struct {
 	q     querier
 	d     *dialect
 	locks *txLocks
+	hook  ReadHook // nil unless a test asked for one
+}
+
+// ReadHook is told each read the store made (its query text) and how many rows it returned.
+// Tests use it to show that a worker tick reads only what is due.
+type ReadHook func(query string, rows int)
+
+// read tells the hook, if any, about a read.
+func (q queries) read(query string, rows int) {
+	if q.hook != nil {
+		q.hook(query, rows)
+	}
 }
 
 var _ store.Tx = queries{}
@@ -64,6 +77,7 @@ func (q queries) query(ctx context.Context, query string, args ...any) (*sql.Row
 }
 
 func (q queries) queryRow(ctx context.Context, query string, args ...any) row {
+	q.read(query, 1)
 	return row{r: q.q.QueryRowContext(ctx, q.d.sql(query), q.d.args(args)...), d: q.d}
 }
 
@@ -86,6 +100,7 @@ func list[T any](ctx context.Context, q queries, what string, scan func(rowScann
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlstore: list %s: %w", what, err)
 	}
+	q.read(query, len(out))
 	return out, nil
 }
 
@@ -209,4 +224,10 @@ func limitArg(limit int) int64 {
 		return math.MaxInt64
 	}
 	return int64(limit)
+}
+
+// isRead reports whether query is a SELECT: every read of this package starts with one.
+func isRead(query string) bool {
+	trimmed := strings.TrimLeft(query, " \t\n")
+	return len(trimmed) >= 6 && strings.EqualFold(trimmed[:6], "SELECT")
 }

@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -42,6 +44,10 @@ func (q queries) CreateInstance(ctx context.Context, in store.Instance) (store.I
 	if err != nil {
 		return store.Instance{}, fmt.Errorf("sqlstore: create instance: %w", err)
 	}
+	if _, err := q.exec(ctx, `UPDATE accounts SET wallet_seq = wallet_seq + 1, instances_total = instances_total + 1,
+		instances_active = instances_active + ? WHERE id = ?`, boolCount(in.Active), in.AccountID); err != nil {
+		return store.Instance{}, fmt.Errorf("sqlstore: count instance of account %d: %w", in.AccountID, err)
+	}
 	return in, nil
 }
 
@@ -54,20 +60,63 @@ func (q queries) InstanceByID(ctx context.Context, id int64) (store.Instance, er
 	return one(ctx, q, tableInstances, id, scanInstance, `SELECT `+instanceColumns+` FROM instances WHERE id = ?`, id)
 }
 
+// Instances reads the total from the account's counts and the page through the index
+// (account_id, id), from whichever end is nearer: the first and the last page of a long list
+// cost the same, and no page counts rows.
 func (q queries) Instances(ctx context.Context, accountID int64, onlyActive bool, page store.Page) ([]store.Instance, int, error) {
-	// (active OR NOT ?) is active when onlyActive, and any value otherwise.
-	var total int
-	if err := q.queryRow(ctx, `SELECT COUNT(*) FROM instances WHERE account_id = ? AND (active OR NOT ?)`,
-		accountID, onlyActive).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqlstore: count instances: %w", err)
-	}
-	out, err := list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+` FROM instances
-		WHERE account_id = ? AND (active OR NOT ?) ORDER BY id DESC LIMIT ? OFFSET ?`,
-		accountID, onlyActive, limitArg(page.Limit), page.Offset)
+	total, err := q.instanceCount(ctx, accountID, onlyActive)
 	if err != nil {
 		return nil, 0, err
 	}
-	return out, total, nil
+	limit := page.Limit
+	if limit < 0 || page.Offset+limit > total {
+		limit = total - page.Offset
+	}
+	if limit <= 0 {
+		return []store.Instance{}, total, nil
+	}
+	// Two texts rather than one with (active OR NOT ?), which no index can serve.
+	where := ` FROM instances WHERE account_id = ? ORDER BY id `
+	if onlyActive {
+		where = ` FROM instances WHERE account_id = ? AND active = TRUE ORDER BY id `
+	}
+	fromOldest := total - page.Offset - limit
+	if page.Offset <= fromOldest {
+		out, err := list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+where+`DESC LIMIT ? OFFSET ?`,
+			accountID, limit, page.Offset)
+		return out, total, err
+	}
+	out, err := list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+where+`ASC LIMIT ? OFFSET ?`,
+		accountID, limit, fromOldest)
+	slices.Reverse(out)
+	return out, total, err
+}
+
+// instanceCount reads how many instances (active ones, with onlyActive) the account has.
+func (q queries) instanceCount(ctx context.Context, accountID int64, onlyActive bool) (int, error) {
+	column := "instances_total"
+	if onlyActive {
+		column = "instances_active"
+	}
+	var n int
+	if err := q.queryRow(ctx, `SELECT `+column+` FROM accounts WHERE id = ?`, accountID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("sqlstore: count instances of account %d: %w", accountID, err)
+	}
+	return n, nil
+}
+
+// activeCountChanged moves the account's count of active instances when the update of in
+// starts or ends it.
+func (q queries) activeCountChanged(ctx context.Context, in store.Instance) error {
+	delta := -1
+	if in.Active {
+		delta = 1
+	}
+	if _, err := q.exec(ctx, `UPDATE accounts SET instances_active = instances_active + ? WHERE id = ? AND EXISTS (
+		SELECT 1 FROM instances WHERE id = ? AND active <> ?)`, delta, in.AccountID, in.ID, in.Active); err != nil {
+		return fmt.Errorf("sqlstore: count active instances of account %d: %w", in.AccountID, err)
+	}
+	return nil
 }
 
 func (q queries) UpdateInstance(ctx context.Context, in store.Instance) error {
@@ -76,6 +125,12 @@ func (q queries) UpdateInstance(ctx context.Context, in store.Instance) error {
 		return err
 	}
 	if err := q.lockAccount(ctx, in.AccountID); err != nil { // account_id never changes
+		return err
+	}
+	if err := q.instanceWalletChanged(ctx, in, features); err != nil {
+		return err
+	}
+	if err := q.activeCountChanged(ctx, in); err != nil {
 		return err
 	}
 	res, err := q.exec(ctx, `UPDATE instances SET name = ?, note = ?, plan_id = ?, template_id = ?, features = ?,
@@ -127,4 +182,24 @@ func (q queries) MarkMachineDeleted(ctx context.Context, id int64) error {
 	}
 	res, err := q.exec(ctx, `UPDATE instances SET machine_deleted = TRUE WHERE id = ?`, id)
 	return checkOneRow(res, err, "mark machine deleted of instance", id)
+}
+
+// boolCount is 1 for true and 0 for false.
+func boolCount(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (q queries) RenewingInstances(ctx context.Context, accountID int64) ([]store.RenewingGroup, error) {
+	return list(ctx, q, "renewing instances", func(r rowScanner) (store.RenewingGroup, error) {
+		var g store.RenewingGroup
+		var features string
+		if err := r.Scan(&g.PlanID, &features, &g.Count); err != nil {
+			return g, err
+		}
+		return g, json.Unmarshal([]byte(features), &g.Features)
+	}, `SELECT plan_id, features, COUNT(*) FROM instances WHERE account_id = ? AND active = TRUE AND renew = TRUE
+		GROUP BY plan_id, features ORDER BY plan_id, features`, accountID)
 }

@@ -35,7 +35,7 @@ func checkAllMigrated(t *testing.T, s *Store) {
 func TestSQLiteSnapshotPendingMigration(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "v3.db")
-	db, err := sql.Open("sqlite", sqliteDSN(path))
+	db, err := sql.Open("sqlite", sqliteDSN(path, busyTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,13 +73,17 @@ func testSnapshotPendingMigration(t *testing.T, db *sql.DB, d *dialect, reopen f
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := q.CreateOrder(ctx, store.Order{AccountID: acct.ID, Status: store.OrderPending, CreatedAt: base})
-	if err != nil {
+	// The order and the instance are written in version 3's columns: the store's own writes
+	// also touch columns of later versions.
+	var orderID, instanceID int64
+	if err := q.queryRow(ctx, `INSERT INTO orders (account_id, status, price_micros, created_at) VALUES (?, ?, 0, ?)
+		RETURNING id`, acct.ID, store.OrderPending, base).Scan(&orderID); err != nil {
 		t.Fatal(err)
 	}
-	in, err := q.CreateInstance(ctx, store.Instance{AccountID: acct.ID, OrderID: o.ID, Status: datacenter.StatusOnline,
-		Active: true, CredentialsAt: base, CreatedAt: base, RenewalDue: base})
-	if err != nil {
+	if err := q.queryRow(ctx, `INSERT INTO instances (account_id, order_id, name, hostname, plan_id, template_id,
+		datacenter_id, location_id, status, active, machine_ref, credentials_at, created_at, renewal_due)
+		VALUES (?, ?, 'web-1', 'web-1', 101, 1, 1, 11, ?, TRUE, 'm-1', ?, ?, ?) RETURNING id`,
+		acct.ID, orderID, datacenter.StatusOnline, base, base, base).Scan(&instanceID); err != nil {
 		t.Fatal(err)
 	}
 	const insert = `INSERT INTO snapshots (account_id, instance_id, name, status, busy_until, created_at, datacenter_id,
@@ -87,10 +91,10 @@ func testSnapshotPendingMigration(t *testing.T, db *sql.DB, d *dialect, reopen f
 		VALUES (?, ?, 'snap', ?, ?, ?, 1, 11, 1, 101, 'linux', 'x86_64', 'web-1') RETURNING id`
 	settles := base.Add(time.Minute)
 	var restoring, available int64
-	if err := q.queryRow(ctx, insert, acct.ID, in.ID, store.SnapshotRestoring, settles, base).Scan(&restoring); err != nil {
+	if err := q.queryRow(ctx, insert, acct.ID, instanceID, store.SnapshotRestoring, settles, base).Scan(&restoring); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.queryRow(ctx, insert, acct.ID, in.ID, store.SnapshotAvailable, nil, base).Scan(&available); err != nil {
+	if err := q.queryRow(ctx, insert, acct.ID, instanceID, store.SnapshotAvailable, nil, base).Scan(&available); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {

@@ -43,6 +43,9 @@ func (q queries) CreateOrder(ctx context.Context, o store.Order) (store.Order, e
 	if err != nil {
 		return store.Order{}, fmt.Errorf("sqlstore: create order: %w", err)
 	}
+	if err := q.walletChanged(ctx, o.AccountID); err != nil { // its price is now reserved
+		return store.Order{}, err
+	}
 	return o, nil
 }
 
@@ -54,10 +57,10 @@ func (q queries) OrderByID(ctx context.Context, id int64) (store.Order, error) {
 	return one(ctx, q, tableOrders, id, scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id = ?`, id)
 }
 
-func (q queries) RecentOrders(ctx context.Context, accountID int64, since time.Time) ([]store.Order, error) {
+func (q queries) RecentOrders(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) ([]store.Order, error) {
 	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+` FROM orders
-		WHERE account_id = ? AND (status = ? OR finished_at > ?) ORDER BY id DESC`,
-		accountID, store.OrderPending, since)
+		WHERE account_id = ? AND id < ? AND (status = ? OR finished_at > ?) ORDER BY id DESC LIMIT ?`,
+		accountID, beforeID, store.OrderPending, since, limit)
 }
 
 func (q queries) DueOrders(ctx context.Context, now time.Time, limit int) ([]store.Order, error) {
@@ -104,7 +107,10 @@ func (q queries) FinishOrder(ctx context.Context, id int64, status string, finis
 	}
 	res, err := q.exec(ctx, `UPDATE orders SET status = ?, finished_at = ?, instance_id = ?, reference = ?, lease_until = NULL
 		WHERE id = ? AND status = ?`, status, finishedAt, inst, reference, id, store.OrderPending)
-	return guarded(res, err, "finish order", id)
+	if err := guarded(res, err, "finish order", id); err != nil {
+		return err
+	}
+	return q.orderWalletChanged(ctx, id) // its price is no longer reserved
 }
 
 // IdempotencyKey reads a key; in a PostgreSQL transaction it first locks the account, so a

@@ -51,7 +51,7 @@ func newPostgresDialect() *dialect {
 // OpenPostgres connects to the database at url (postgres:// or postgresql://) and applies
 // every pending migration. Several processes may open one database at once: the migrations
 // are serialised by an advisory lock.
-func OpenPostgres(ctx context.Context, url string) (*Store, error) {
+func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	// pgxpool's parser, so the URL's pool_* parameters (pool_max_conns: 4 or the number of CPUs
 	// by default) size database/sql's pool; every connection is kept open when idle, as pgxpool did.
 	cfg, err := pgxpool.ParseConfig(url)
@@ -67,7 +67,7 @@ func OpenPostgres(ctx context.Context, url string) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	return open(ctx, db, newPostgresDialect())
+	return open(ctx, db, nil, newPostgresDialect(), collect(opts))
 }
 
 // postgresError maps PostgreSQL's constraint violations to the store's errors.

@@ -55,6 +55,9 @@ func (q queries) CreateSnapshot(ctx context.Context, s store.Snapshot) (store.Sn
 	if err != nil {
 		return store.Snapshot{}, fmt.Errorf("sqlstore: create snapshot: %w", err)
 	}
+	if err := q.walletChanged(ctx, s.AccountID); err != nil {
+		return store.Snapshot{}, err
+	}
 	// Read back so SourceActive reflects the instance.
 	return q.SnapshotByID(ctx, s.ID)
 }
@@ -89,14 +92,18 @@ func (q queries) DueSnapshotRenewals(ctx context.Context, now time.Time, limit i
 		AND s.renewal_due <= ? ORDER BY s.renewal_due, s.id LIMIT ?`+q.workerLock(snapshotSkipLocked), now, limit)
 }
 
+// UndeletedImages names the ended statuses as literals: they are the partial index
+// snapshots_image_undeleted's own condition, which the planner can only match against constants.
 func (q queries) UndeletedImages(ctx context.Context, limit int) ([]store.Snapshot, error) {
-	return list(ctx, q, "snapshots", scanSnapshot, selectSnapshots+`WHERE s.status IN (?, ?, ?) AND s.image_ref != ''
-		AND NOT s.image_deleted ORDER BY s.id LIMIT ?`+q.workerLock(snapshotSkipLocked),
-		store.SnapshotDeleted, store.SnapshotExpired, store.SnapshotFailed, limit)
+	return list(ctx, q, "snapshots", scanSnapshot, selectSnapshots+`WHERE s.status IN ('deleted', 'expired', 'failed')
+		AND s.image_ref != '' AND NOT s.image_deleted ORDER BY s.id LIMIT ?`+q.workerLock(snapshotSkipLocked), limit)
 }
 
 func (q queries) UpdateSnapshot(ctx context.Context, s store.Snapshot) error {
 	if err := q.lockAccount(ctx, s.AccountID); err != nil { // account_id never changes
+		return err
+	}
+	if err := q.snapshotWalletChanged(ctx, s); err != nil {
 		return err
 	}
 	res, err := q.exec(ctx, `UPDATE snapshots SET name = ?, note = ?, status = ?, next_status = ?, next_status_at = ?, locked = ?,

@@ -17,7 +17,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
 )
 
-// busyTimeout is how long a SQLite writer waits for the database lock before giving up.
+// busyTimeout is how long a SQLite connection waits for a lock another process holds before
+// giving up; the writers of this process queue on the one writer connection instead.
 const busyTimeout = 10 * time.Second
 
 // timeLayout is how SQLite stores a time: TEXT of fixed width, so that text order is time order.
@@ -39,33 +40,61 @@ func newSQLiteDialect() *dialect {
 	}
 }
 
+// readConns is how many connections SQLite's read pool opens at most, and keeps open when
+// idle: a busy read path then never reopens a connection and reruns its pragmas.
+const readConns = 16
+
 // OpenSQLite opens (creating it and its directory if missing) the SQLite database at path, in
-// WAL mode with foreign keys enforced and a busy timeout so concurrent writers wait instead of
-// failing, and applies every pending migration.
-func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+// WAL mode with foreign keys enforced, and applies every pending migration.
+//
+// SQLite runs one writer at a time. The store has two pools: every transaction and every write
+// go through a pool of one connection, so concurrent writers of this process queue in
+// database/sql (each wait bounded by its context) instead of meeting SQLite's lock and failing
+// with "database is locked" after the busy timeout; reads outside transactions go through a
+// pool of readConns connections that WAL lets run beside the writer. The busy timeout remains
+// for another process on the same file.
+func OpenSQLite(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("sqlite: create directory: %w", err)
 		}
 	}
-	db, err := sql.Open("sqlite", sqliteDSN(path))
+	o := collect(opts)
+	writer, err := openSQLitePool(ctx, sqliteDSN(path, o.busyTimeout), 1)
+	if err != nil {
+		return nil, err
+	}
+	reads, err := openSQLitePool(ctx, sqliteDSN(path, o.busyTimeout), readConns)
+	if err != nil {
+		_ = writer.Close()
+		return nil, err
+	}
+	return open(ctx, writer, reads, newSQLiteDialect(), o)
+}
+
+// openSQLitePool opens a pool of at most conns connections to dsn that keeps them all open
+// when idle, and checks its pragmas.
+func openSQLitePool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
 	if err := checkPragmas(ctx, db); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return open(ctx, db, newSQLiteDialect())
+	return db, nil
 }
 
 // sqliteDSN asks the driver to set the per-connection pragmas on every new connection of the
 // pool and to start every transaction with BEGIN IMMEDIATE, so two writers queue on
 // busy_timeout instead of failing on a lock upgrade.
-func sqliteDSN(path string) string {
+func sqliteDSN(path string, busy time.Duration) string {
 	v := url.Values{}
 	v.Add("_pragma", "foreign_keys(1)")
-	v.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	v.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	v.Add("_pragma", "journal_mode(WAL)")
 	v.Add("_pragma", "synchronous(NORMAL)")
 	v.Set("_txlock", "immediate")

@@ -2,8 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
@@ -17,7 +20,7 @@ func TestStoreSQLite(t *testing.T) {
 }
 
 // mustOpen opens a store with open (OpenSQLite or OpenPostgres), closed when the test ends.
-func mustOpen(t *testing.T, open func(context.Context, string) (*Store, error), dsn string) *Store {
+func mustOpen(t *testing.T, open func(context.Context, string, ...Option) (*Store, error), dsn string) *Store {
 	t.Helper()
 	s, err := open(context.Background(), dsn)
 	if err != nil {
@@ -58,19 +61,22 @@ func TestSQLitePragmas(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "p.db"))
-	// Every pooled connection must enforce foreign keys: hold one busy and query on another.
-	conn, err := s.db.Conn(ctx)
+	// Every pooled connection must enforce foreign keys: hold a reader busy and query on
+	// another reader, and on the writer.
+	conn, err := s.reads.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	for name, want := range map[string]string{"foreign_keys": "1", "journal_mode": "wal", "busy_timeout": "10000"} {
-		var got string
-		if err := s.db.QueryRowContext(ctx, "PRAGMA "+name).Scan(&got); err != nil {
-			t.Fatal(err)
-		}
-		if got != want {
-			t.Errorf("PRAGMA %s = %s, want %s", name, got, want)
+	for _, db := range []*sql.DB{s.reads, s.db} {
+		for name, want := range map[string]string{"foreign_keys": "1", "journal_mode": "wal", "busy_timeout": "10000"} {
+			var got string
+			if err := db.QueryRowContext(ctx, "PRAGMA "+name).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("PRAGMA %s = %s, want %s", name, got, want)
+			}
 		}
 	}
 	if _, err := s.db.ExecContext(ctx, "INSERT INTO payments (account_id, amount_micros, payment_type, paid_at) VALUES (42, 1, 'card', 'x')"); err == nil {
@@ -109,5 +115,75 @@ func TestSQLiteConcurrentWriters(t *testing.T) {
 	got, _ := s.Account(ctx, a.ID)
 	if got.Balance != writers {
 		t.Fatalf("balance = %d, want %d", got.Balance, writers)
+	}
+}
+
+// withBusyTimeout shortens SQLite's busy timeout, so a test can hold the lock longer than it.
+func withBusyTimeout(d time.Duration) Option {
+	return func(o *options) { o.busyTimeout = d }
+}
+
+// TestSQLiteWritersQueueInProcess holds a write transaction open for longer than the busy
+// timeout while transactions and single writes of the same process arrive: they wait for the
+// one writer connection instead of failing with "database is locked", and every write lands.
+func TestSQLiteWritersQueueInProcess(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const busy = 50 * time.Millisecond
+	s, err := OpenSQLite(ctx, filepath.Join(t.TempDir(), "q.db"), withBusyTimeout(busy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	a, err := s.CreateAccount(ctx, store.NewAccount{KeyHash: []byte("q"), KeyHint: "q", ServerLimit: 1, OrderLimit: 1, Language: "fa"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	credit := store.LedgerEntry{AccountID: a.ID, Amount: 1, Kind: "test"}
+	held, release := make(chan struct{}), make(chan struct{})
+	holder := make(chan error, 1)
+	go func() {
+		holder <- s.WithTx(ctx, func(tx store.Tx) error {
+			if _, err := tx.AddLedgerEntry(ctx, credit); err != nil {
+				return err
+			}
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	const writers = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i%2 == 0 {
+				_, err := s.AddLedgerEntry(ctx, credit)
+				errs <- err
+				return
+			}
+			errs <- s.WithTx(ctx, func(tx store.Tx) error {
+				_, err := tx.AddLedgerEntry(ctx, credit)
+				return err
+			})
+		}()
+	}
+	time.Sleep(4 * busy) // the lock stays held past every waiter's busy timeout
+	close(release)
+	wg.Wait()
+	close(errs)
+	if err := <-holder; err != nil {
+		t.Fatal(err)
+	}
+	for err := range errs {
+		if err != nil {
+			t.Errorf("a write waiting for the lock failed: %v", err)
+		}
+	}
+	if got, _ := s.Account(ctx, a.ID); got.Balance != writers+1 {
+		t.Fatalf("balance = %d, want %d", got.Balance, writers+1)
 	}
 }

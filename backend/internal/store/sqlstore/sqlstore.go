@@ -53,6 +53,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -68,20 +69,48 @@ const retryBackoff = 5 * time.Millisecond
 
 // Store is a store.Store on a SQLite file or a PostgreSQL database.
 type Store struct {
-	db *sql.DB
+	db    *sql.DB // every transaction and every write; SQLite's holds one connection
+	reads *sql.DB // SQLite's reads outside transactions; nil when db serves them too
 	queries
 }
 
 var _ store.Store = (*Store)(nil)
 
-// open wraps db in a Store and applies every pending migration; it closes db on failure.
-func open(ctx context.Context, db *sql.DB, d *dialect) (*Store, error) {
-	s := &Store{db: db, queries: queries{q: db, d: d}}
+// open wraps db in a Store and applies every pending migration; it closes the pools on
+// failure. reads, when not nil, serves the reads made outside transactions (see preparedReads).
+func open(ctx context.Context, db, reads *sql.DB, d *dialect, o options) (*Store, error) {
+	s := &Store{db: db, reads: reads, queries: queries{q: db, d: d, hook: o.hook}}
+	if reads != nil {
+		s.queries.q = preparedReads{read: newStmtCache(reads), write: db}
+	}
 	if err := s.migrate(ctx); err != nil {
-		_ = db.Close()
+		_ = s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// Option changes how a Store is opened.
+type Option func(*options)
+
+// options are what the Options chose.
+type options struct {
+	hook        ReadHook
+	busyTimeout time.Duration // SQLite only
+}
+
+// collect applies opts to the defaults.
+func collect(opts []Option) options {
+	o := options{busyTimeout: busyTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// WithReadHook has the store tell hook about every read it makes, inside transactions too.
+func WithReadHook(hook ReadHook) Option {
+	return func(o *options) { o.hook = hook }
 }
 
 // WithTx runs fn in one transaction. A transaction the database aborts as a deadlock or a
@@ -112,7 +141,7 @@ func (s *Store) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := fn(queries{q: tx, d: s.d, locks: s.d.newLocks()}); err != nil {
+	if err := fn(queries{q: tx, d: s.d, locks: s.d.newLocks(), hook: s.hook}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -123,7 +152,11 @@ func (s *Store) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 
 // Close closes every connection.
 func (s *Store) Close() error {
-	if err := s.db.Close(); err != nil {
+	var readsErr error
+	if s.reads != nil {
+		readsErr = s.reads.Close()
+	}
+	if err := errors.Join(s.db.Close(), readsErr); err != nil {
 		return fmt.Errorf("sqlstore: close: %w", err)
 	}
 	return nil

@@ -94,17 +94,6 @@ func (q queries) Deliveries(ctx context.Context, accountID int64) ([]store.Deliv
 		WHERE account_id = ? ORDER BY created_at, `+seqToken, accountID)
 }
 
-func (q queries) WatchedAccounts(ctx context.Context) ([]int64, error) {
-	return list(ctx, q, "watched accounts", func(r rowScanner) (int64, error) {
-		var id int64
-		err := r.Scan(&id)
-		return id, err
-	}, `SELECT account_id FROM instances WHERE active AND renew
-		UNION SELECT account_id FROM snapshots WHERE status IN `+billedSnapshot+`
-		UNION SELECT id FROM accounts WHERE low_balance_alert != 0
-		ORDER BY 1`)
-}
-
 func (q queries) SetLowBalanceAlert(ctx context.Context, id int64, from, to int) error {
 	if err := q.lockAccount(ctx, id); err != nil {
 		return err

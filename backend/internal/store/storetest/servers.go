@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -72,16 +73,21 @@ func testOrdersRoundTrip(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	newer := newOrder(t, s, a.ID, base.Add(time.Hour))
-	recent, err := s.RecentOrders(ctx, a.ID, base.Add(time.Minute))
+	recent, err := s.RecentOrders(ctx, a.ID, base.Add(time.Minute), math.MaxInt64, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(recent) != 2 || recent[0].ID != newer.ID || recent[1].ID != o.ID {
 		t.Fatalf("recent = %v; want the two pending orders newest first, not the one finished at the cut", ids(recent))
 	}
-	recent, _ = s.RecentOrders(ctx, a.ID, base)
+	recent, _ = s.RecentOrders(ctx, a.ID, base, math.MaxInt64, 10)
 	if len(recent) != 3 || recent[1].Reference != "REF" || recent[1].Status != store.OrderTimedOut {
 		t.Fatalf("recent since base = %+v", recent)
+	}
+	first, _ := s.RecentOrders(ctx, a.ID, base, math.MaxInt64, 2)
+	rest, _ := s.RecentOrders(ctx, a.ID, base, first[len(first)-1].ID, 2)
+	if got := append(ids(first), ids(rest)...); !reflect.DeepEqual(got, ids(recent)) {
+		t.Fatalf("read in chunks of 2: %v, want %v", got, ids(recent))
 	}
 }
 
@@ -338,5 +344,58 @@ func testEvents(t *testing.T, s store.Store) {
 	evs, err := s.Events(ctx, a.ID)
 	if err != nil || len(evs) != 2 || evs[0].Name != "order.deployed" || string(evs[1].Data) != `{"n":1}` {
 		t.Fatalf("events = %+v, %v", evs, err)
+	}
+}
+
+// testInstancePages reads every page of seven instances, two of them ended, with and without
+// onlyActive: each must be the same slice of the newest-first list, whichever end the store
+// reads it from, with the total kept right through the updates that end instances.
+func testInstancePages(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "pages-key")
+	var all, active []int64
+	for i := range 7 {
+		in := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+		if i == 1 || i == 4 {
+			in.Active, in.Status = false, store.StatusCanceled
+			if err := s.UpdateInstance(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.UpdateInstance(ctx, in); err != nil { // a second write must not count twice
+				t.Fatal(err)
+			}
+		} else {
+			active = append([]int64{in.ID}, active...)
+		}
+		all = append([]int64{in.ID}, all...)
+	}
+	for _, onlyActive := range []bool{false, true} {
+		want := all
+		if onlyActive {
+			want = active
+		}
+		for offset := 0; offset <= len(want)+1; offset++ {
+			for limit := -1; limit <= len(want)+1; limit++ {
+				page, total, err := s.Instances(ctx, a.ID, onlyActive, store.Page{Limit: limit, Offset: offset})
+				if err != nil {
+					t.Fatal(err)
+				}
+				end := len(want)
+				if limit >= 0 {
+					end = min(offset+limit, len(want))
+				}
+				wantPage := []int64{}
+				if offset < len(want) {
+					wantPage = want[offset:end]
+				}
+				got := []int64{}
+				for _, in := range page {
+					got = append(got, in.ID)
+				}
+				if total != len(want) || !reflect.DeepEqual(got, wantPage) {
+					t.Fatalf("onlyActive %v, limit %d, offset %d: %v of %d; want %v of %d", onlyActive, limit, offset, got, total, wantPage, len(want))
+				}
+			}
+		}
 	}
 }

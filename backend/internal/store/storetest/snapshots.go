@@ -218,10 +218,46 @@ func testLowBalanceAlerts(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "watch-key")
 	b := newAccount(t, s, "watch-other")
-	if ids, err := s.WatchedAccounts(ctx); err != nil || len(ids) != 0 {
-		t.Fatalf("watched = %v, %v; want none", ids, err)
+	markChecked(t, s) // a new account is evaluated once, as after the upgrade
+	if changed, err := s.ChangedWallets(ctx, 10); err != nil || len(changed) != 0 {
+		t.Fatalf("changed = %v, %v; want none once checked", changed, err)
 	}
-	newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	in := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	changed := markChecked(t, s)
+	if len(changed) != 1 || changed[0].AccountID != a.ID {
+		t.Fatalf("changed = %v; want account %d (an order and an instance)", changed, a.ID)
+	}
+	in.Name = "renamed"
+	if err := s.UpdateInstance(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if changed := markChecked(t, s); len(changed) != 0 {
+		t.Fatalf("a rename changed wallets %v", changed)
+	}
+	in.Renew = !in.Renew
+	if err := s.UpdateInstance(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if changed := markChecked(t, s); len(changed) != 1 || changed[0].AccountID != a.ID {
+		t.Fatalf("changed = %v after renew moved; want account %d", changed, a.ID)
+	}
+	if _, err := s.AddLedgerEntry(ctx, store.LedgerEntry{AccountID: b.ID, Amount: 5, Kind: store.LedgerPayment, CreatedAt: base}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.ChangedWallets(ctx, 10)
+	if err != nil || len(before) != 1 || before[0].AccountID != b.ID {
+		t.Fatalf("changed = %v, %v after a ledger entry; want account %d", before, err, b.ID)
+	}
+	if _, err := s.AddLedgerEntry(ctx, store.LedgerEntry{AccountID: b.ID, Amount: 5, Kind: store.LedgerPayment, CreatedAt: base}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkWalletChecked(ctx, b.ID, before[0].Seq); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := s.ChangedWallets(ctx, 10); len(after) != 1 {
+		t.Fatalf("a change made while the worker looked was lost: changed = %v", after)
+	}
+
 	if err := s.SetLowBalanceAlert(ctx, b.ID, 0, 24); err != nil {
 		t.Fatal(err)
 	}
@@ -231,8 +267,20 @@ func testLowBalanceAlerts(t *testing.T, s store.Store) {
 	if got, _ := s.Account(ctx, b.ID); got.LowBalanceAlert != 24 {
 		t.Fatalf("alert level = %d, want 24", got.LowBalanceAlert)
 	}
-	ids, err := s.WatchedAccounts(ctx)
-	if err != nil || !reflect.DeepEqual(ids, []int64{a.ID, b.ID}) {
-		t.Fatalf("watched = %v, %v; want [%d %d]", ids, err, a.ID, b.ID)
+}
+
+// markChecked marks every changed wallet checked and returns what was changed.
+func markChecked(t *testing.T, s store.Store) []store.WalletChange {
+	t.Helper()
+	ctx := context.Background()
+	changed, err := s.ChangedWallets(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
 	}
+	for _, c := range changed {
+		if err := s.MarkWalletChecked(ctx, c.AccountID, c.Seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return changed
 }

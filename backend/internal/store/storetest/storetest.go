@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"order leases and guarded finish", testOrderLeases},
 		{"idempotency keys", testIdempotencyKeys},
 		{"instances", testInstances},
+		{"instance pages", testInstancePages},
 		{"renewals", testRenewals},
 		{"app installs", testAppInstalls},
 		{"events", testEvents},

@@ -1,0 +1,450 @@
+// Command backend measures a real `resellerd serve` process at several instance counts: idle CPU,
+// RSS, the latency of the first and the last page of GET /instances?limit=100, POST /instances per
+// second under 200 concurrent clients, and GET /instances/{id} per second beside a bare net/http
+// handler serving the same bytes. See bench/README.md.
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "modernc.org/sqlite"
+)
+
+// clockTicks is the kernel's USER_HZ, the unit of utime and stime in /proc/<pid>/stat.
+const clockTicks = 100
+
+const orderBody = `{"server_id": 101, "template_id": 1, "term": "hourly"}`
+
+type options struct {
+	resellerd   string
+	sizes       []int
+	idle        time.Duration
+	posts       int
+	concurrency int
+	readFor     time.Duration
+	keep        bool
+}
+
+func main() {
+	var o options
+	var sizes string
+	flag.StringVar(&o.resellerd, "resellerd", "", "resellerd binary to measure; empty builds ./backend/cmd/resellerd")
+	flag.StringVar(&sizes, "n", "1000,10000,100000", "instance counts, comma-separated")
+	flag.DurationVar(&o.idle, "idle", 10*time.Second, "idle window for the CPU figure")
+	flag.IntVar(&o.posts, "posts", 2000, "POST /instances sent for the throughput figure")
+	flag.IntVar(&o.concurrency, "c", 200, "concurrent clients of the POST figure")
+	flag.DurationVar(&o.readFor, "read-for", 3*time.Second, "how long each GET /instances/{id} figure runs")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
+	flag.Parse()
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 100 {
+			fmt.Fprintf(os.Stderr, "bad -n %q: want counts of at least 100\n", s)
+			os.Exit(2)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options) error {
+	dir, err := os.MkdirTemp("", "bench-backend-")
+	if err != nil {
+		return fmt.Errorf("temp dir: %w", err)
+	}
+	if !o.keep {
+		defer os.RemoveAll(dir)
+	}
+	if o.resellerd == "" {
+		o.resellerd = filepath.Join(dir, "resellerd")
+		build := exec.CommandContext(ctx, "go", "build", "-o", o.resellerd, "./backend/cmd/resellerd")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build resellerd: %w", err)
+		}
+	}
+	fmt.Printf("%-8s %9s %8s %11s %11s %10s %6s %11s %11s %6s\n",
+		"N", "idle CPU", "RSS MB", "page 1 ms", "last pg ms", "POST/s", "5xx", "GET id/s", "bare/s", "ratio")
+	for _, n := range o.sizes {
+		r, err := measure(ctx, o, filepath.Join(dir, fmt.Sprintf("n%d", n)), n)
+		if err != nil {
+			return fmt.Errorf("n=%d: %w", n, err)
+		}
+		fmt.Printf("%-8d %8.1f%% %8.0f %11.2f %11.2f %10.0f %6d %11.0f %11.0f %5.0f%%\n",
+			n, r.idleCPU, r.rssMB, r.firstPage, r.lastPage, r.postsPerSec, r.post5xx, r.getPerSec, r.barePerSec, 100*r.getPerSec/r.barePerSec)
+	}
+	return nil
+}
+
+type result struct {
+	idleCPU, rssMB, firstPage, lastPage float64
+	postsPerSec, getPerSec, barePerSec  float64
+	post5xx                             int64
+}
+
+// measure fills a fresh database with n idle instances, starts resellerd serve on it and takes
+// every figure.
+func measure(ctx context.Context, o options, dir string, n int) (result, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return result{}, err
+	}
+	db := filepath.Join(dir, "reseller.db")
+	key, err := createAccount(ctx, o.resellerd, db)
+	if err != nil {
+		return result{}, err
+	}
+	if err := fill(ctx, db, n); err != nil {
+		return result{}, fmt.Errorf("fill: %w", err)
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return result{}, err
+	}
+	serve := exec.CommandContext(ctx, o.resellerd, "serve", "--db", db, "--listen", addr,
+		"--rate-limit-scale", "0", "--deploy-delay", "0", "--credentials-delay", "0")
+	serve.Stderr = io.Discard
+	if err := serve.Start(); err != nil {
+		return result{}, fmt.Errorf("start resellerd: %w", err)
+	}
+	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
+	base := "http://" + addr + "/api/v1"
+	c := &client{http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}, Timeout: time.Minute}, base: base, key: key}
+	if err := c.waitUp(ctx); err != nil {
+		return result{}, err
+	}
+	if total, err := c.total(ctx); err != nil || total != n {
+		return result{}, fmt.Errorf("the API lists %d instances (%v), want %d", total, err, n)
+	}
+	var r result
+	time.Sleep(2 * time.Second) // the first ticks weigh the filled wallet
+	if r.idleCPU, err = idleCPU(serve.Process.Pid, o.idle); err != nil {
+		return result{}, err
+	}
+	if r.rssMB, err = rssMB(serve.Process.Pid); err != nil {
+		return result{}, err
+	}
+	if r.firstPage, err = c.pageMillis(ctx, 0); err != nil {
+		return result{}, err
+	}
+	if r.lastPage, err = c.pageMillis(ctx, n-100); err != nil {
+		return result{}, err
+	}
+	id, body, err := c.oneInstance(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	path := fmt.Sprintf("/instances/%d", id)
+	if r.getPerSec, err = c.rate(ctx, o.readFor, base+path); err != nil {
+		return result{}, err
+	}
+	if r.barePerSec, err = bareRate(ctx, c, o.readFor, body); err != nil {
+		return result{}, err
+	}
+	r.postsPerSec, r.post5xx, err = c.postRate(ctx, o.posts, o.concurrency)
+	return r, err
+}
+
+// createAccount makes the account through the CLI (which also migrates the new database).
+func createAccount(ctx context.Context, resellerd, db string) (string, error) {
+	out, err := exec.CommandContext(ctx, resellerd, "account", "create", "--db", db, "--balance", "100000000",
+		"--server-limit", "1000000", "--order-limit", "1000000").Output()
+	if err != nil {
+		return "", fmt.Errorf("account create: %w", err)
+	}
+	var created struct {
+		APIKey string `json:"api_key"`
+	}
+	if err := json.Unmarshal(out, &created); err != nil {
+		return "", fmt.Errorf("account create output %q: %w", out, err)
+	}
+	return created.APIKey, nil
+}
+
+// fill writes n deployed, renewing instances of account 1, due in an hour, straight into the
+// database in one transaction (through the API it would take hours at the real limits). It
+// keeps the account's counts where the schema has them.
+func fill(ctx context.Context, path string, n int) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	now := time.Now().UTC()
+	ts := func(t time.Time) string { return t.Format("2006-01-02T15:04:05.000000000Z") }
+	order, err := tx.PrepareContext(ctx, `INSERT INTO orders (account_id, status, price_micros, created_at, plan_id, template_id,
+		finished_at) VALUES (1, 'deployed', 4000, ?, 101, 1, ?) RETURNING id`)
+	if err != nil {
+		return err
+	}
+	inst, err := tx.PrepareContext(ctx, `INSERT INTO instances (account_id, order_id, name, hostname, plan_id, template_id,
+		datacenter_id, location_id, status, active, renew, machine_ref, ipv4, username, password, port, credentials_at,
+		created_at, renewal_due) VALUES (1, ?, ?, ?, 101, 1, 1, 11, 'online', 1, 1, ?, '192.0.2.1', 'root', 'pw', 22, ?, ?, ?)
+		RETURNING id`)
+	if err != nil {
+		return err
+	}
+	link, err := tx.PrepareContext(ctx, `UPDATE orders SET instance_id = ? WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		var orderID, instanceID int64
+		if err := order.QueryRowContext(ctx, ts(now), ts(now)).Scan(&orderID); err != nil {
+			return fmt.Errorf("order: %w", err)
+		}
+		name := fmt.Sprintf("bench-%d", i)
+		if err := inst.QueryRowContext(ctx, orderID, name, name, "vm-"+name, ts(now), ts(now), ts(now.Add(time.Hour))).Scan(&instanceID); err != nil {
+			return fmt.Errorf("instance: %w", err)
+		}
+		if _, err := link.ExecContext(ctx, instanceID, orderID); err != nil {
+			return fmt.Errorf("link: %w", err)
+		}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE accounts SET instances_total = ?, instances_active = ?, wallet_seq = wallet_seq + 1 WHERE id = 1`, n, n)
+	if err != nil && !strings.Contains(err.Error(), "no such column") {
+		return fmt.Errorf("counts: %w", err)
+	}
+	return tx.Commit()
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// idleCPU is the share of one core the process used over window, from /proc/<pid>/stat.
+func idleCPU(pid int, window time.Duration) (float64, error) {
+	before, err := cpuTicks(pid)
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(window)
+	after, err := cpuTicks(pid)
+	if err != nil {
+		return 0, err
+	}
+	return 100 * float64(after-before) / clockTicks / window.Seconds(), nil
+}
+
+func cpuTicks(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	return utime + stime, errors.Join(err1, err2)
+}
+
+func rssMB(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, errors.New("no VmRSS")
+}
+
+type client struct {
+	http *http.Client
+	base string
+	key  string
+}
+
+func (c *client) do(ctx context.Context, method, url, body string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("X-API-Token", c.key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+func (c *client) waitUp(ctx context.Context) error {
+	for range 200 {
+		if status, _, err := c.do(ctx, http.MethodGet, c.base+"/health", ""); err == nil && status == http.StatusOK {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return errors.New("resellerd did not answer /health")
+}
+
+// total is meta.page.total of the instance list: the API's view of the fill.
+func (c *client) total(ctx context.Context) (int, error) {
+	_, b, err := c.do(ctx, http.MethodGet, c.base+"/instances?limit=1", "")
+	if err != nil {
+		return 0, err
+	}
+	var page struct {
+		Meta struct {
+			Page struct {
+				Total int `json:"total"`
+			} `json:"page"`
+		} `json:"meta"`
+	}
+	err = json.Unmarshal(b, &page)
+	return page.Meta.Page.Total, err
+}
+
+// pageMillis is the median latency of GET /instances?limit=100 at offset, over 21 requests.
+func (c *client) pageMillis(ctx context.Context, offset int) (float64, error) {
+	url := fmt.Sprintf("%s/instances?limit=100&offset=%d", c.base, offset)
+	var ms []float64
+	for range 21 {
+		start := time.Now()
+		status, _, err := c.do(ctx, http.MethodGet, url, "")
+		if err != nil || status != http.StatusOK {
+			return 0, fmt.Errorf("page at %d: %d, %w", offset, status, err)
+		}
+		ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+	}
+	slices.Sort(ms)
+	return ms[len(ms)/2], nil
+}
+
+// oneInstance returns an instance id and the exact body GET /instances/{id} answers.
+func (c *client) oneInstance(ctx context.Context) (int64, []byte, error) {
+	_, b, err := c.do(ctx, http.MethodGet, c.base+"/instances?limit=1", "")
+	if err != nil {
+		return 0, nil, err
+	}
+	var page struct {
+		Data []struct {
+			ID int64 `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &page); err != nil || len(page.Data) == 0 {
+		return 0, nil, fmt.Errorf("first instance: %s: %w", b, err)
+	}
+	id := page.Data[0].ID
+	_, body, err := c.do(ctx, http.MethodGet, fmt.Sprintf("%s/instances/%d", c.base, id), "")
+	return id, body, err
+}
+
+// rate is how many GETs of url per second 32 concurrent clients complete over d.
+func (c *client) rate(ctx context.Context, d time.Duration, url string) (float64, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var done atomic.Int64
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				status, _, err := c.do(ctx, http.MethodGet, url, "")
+				if ctx.Err() != nil {
+					return
+				}
+				if err != nil || status != http.StatusOK {
+					failed.Store(fmt.Errorf("GET %s: %d, %v", url, status, err))
+					return
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		return 0, err
+	}
+	return float64(done.Load()) / d.Seconds(), nil
+}
+
+// bareRate serves body from a bare net/http handler in this process and measures it like rate.
+func bareRate(ctx context.Context, c *client, d time.Duration, body []byte) (float64, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_, _ = w.Write(body)
+	}), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+	return c.rate(ctx, d, "http://"+l.Addr().String()+"/")
+}
+
+// postRate sends posts POST /instances from concurrency clients and reports orders accepted per
+// second and the number of 5xx answers.
+func (c *client) postRate(ctx context.Context, posts, concurrency int) (float64, int64, error) {
+	var next, fivexx atomic.Int64
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(posts) {
+				status, b, err := c.do(ctx, http.MethodPost, c.base+"/instances", orderBody)
+				switch {
+				case err != nil:
+					failed.Store(err)
+					return
+				case status >= 500:
+					fivexx.Add(1)
+				case status != http.StatusCreated:
+					failed.Store(fmt.Errorf("POST /instances: %d %s", status, b))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		return 0, 0, err
+	}
+	return float64(posts) / time.Since(start).Seconds(), fivexx.Load(), nil
+}
