@@ -17,7 +17,12 @@ func fakeClockPacer(scale float64) *pacer {
 	now := time.Unix(0, 0)
 	var mu sync.Mutex
 	p.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	p.sleep = func(_ context.Context, d time.Duration) error { mu.Lock(); defer mu.Unlock(); now = now.Add(d); return nil }
+	p.sleep = func(_ context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(d)
+		return nil
+	}
 	return p
 }
 
