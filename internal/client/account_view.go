@@ -17,24 +17,74 @@ const listPageSize = 500
 // change made outside Terraform is seen by the next operation.
 const defaultViewTTL = 30 * time.Second
 
-// accountView is the Client's shared, short-lived view of the account's instances (summaries)
-// and snapshots, filled from the paginated lists and dropped on every write this Client sends.
+// pollViewTTL is how long one list answers waits (orders, snapshots): every wait polling at once
+// shares one request of the list at most this often.
+const pollViewTTL = 2 * time.Second
+
+// accountView is the Client's shared, short-lived view of the account's instances (summaries),
+// snapshots and recent orders, filled from the lists and dropped on every write this Client
+// sends.
 type accountView struct {
 	instances *sharedList[Instance]
 	snapshots *sharedList[Snapshot]
+	orders    *sharedList[Order]
 }
 
 func newAccountView(c *Client) *accountView {
 	return &accountView{
 		instances: newSharedList(defaultViewTTL, c.listAllInstances),
 		snapshots: newSharedList(defaultViewTTL, c.listAllSnapshots),
+		orders:    newSharedList(pollViewTTL, c.listRecentOrders),
 	}
 }
 
-// invalidate drops both lists: a write may have changed either.
+// invalidate drops every list: a write may have changed any.
 func (v *accountView) invalidate() {
 	v.instances.invalidate()
 	v.snapshots.invalidate()
+	v.orders.invalidate()
+}
+
+// OrderShared returns order id for a wait: from the shared GET /orders list (orders of the last
+// 24 hours, each deployed one with its server's full detail, credentials included), so N
+// creates waiting at once cost one GET /orders per poll rather than N GET /orders/{id}. An
+// order the list does not hold (older than a day) is read with GET /orders/{id}.
+func (c *Client) OrderShared(ctx context.Context, id int64) (*Order, error) {
+	items, err := c.view.orders.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if o, ok := items[id]; ok {
+		return &o, nil
+	}
+	return c.GetOrder(ctx, id)
+}
+
+// SnapshotShared returns snapshot id for a wait: from the shared GET /snapshots list no older
+// than pollViewTTL, so every snapshot wait of the run shares one poll; a snapshot the list does
+// not hold is read with GET /snapshots/{id}.
+func (c *Client) SnapshotShared(ctx context.Context, id int64) (*Snapshot, error) {
+	items, err := c.view.snapshots.getWithin(ctx, pollViewTTL)
+	if err != nil {
+		return nil, err
+	}
+	if s, ok := items[id]; ok {
+		return &s, nil
+	}
+	return c.GetSnapshot(ctx, id)
+}
+
+// listRecentOrders reads GET /orders.
+func (c *Client) listRecentOrders(ctx context.Context) (map[int64]Order, error) {
+	list, err := c.ListOrders(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing orders: %w", err)
+	}
+	items := make(map[int64]Order, len(list))
+	for _, o := range list {
+		items[o.OrderID] = o
+	}
+	return items, nil
 }
 
 // InstanceSummary returns instance id as GET /instances lists it (summary fields only: the

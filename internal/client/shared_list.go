@@ -43,8 +43,14 @@ func newSharedList[T any](ttl time.Duration, fetch func(ctx context.Context) (ma
 // get returns the items by id, from the current copy when it is fresh, otherwise from a fetch
 // (started here or joined). The map is shared: callers must not change it.
 func (s *sharedList[T]) get(ctx context.Context) (map[int64]T, error) {
+	return s.getWithin(ctx, s.ttl)
+}
+
+// getWithin is get with a copy no older than maxAge: waits poll the list more often than a
+// refresh needs it.
+func (s *sharedList[T]) getWithin(ctx context.Context, maxAge time.Duration) (map[int64]T, error) {
 	s.mu.Lock()
-	if s.items != nil && s.now().Sub(s.fetched) < s.ttl {
+	if s.items != nil && s.now().Sub(s.fetched) < maxAge {
 		items := s.items
 		s.mu.Unlock()
 		return items, nil
