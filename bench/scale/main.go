@@ -5,10 +5,11 @@
 //   - refresh: for each N, the backend is filled with N servers (serve at --rate-limit-scale 0
 //     with no build delays, applied by the provider with rate_limit_scale = 0), restarted at its
 //     real limits on the same database, and `terraform plan -refresh-only` is measured;
+//
 //   - apply: N servers applied and destroyed at the real limits with the serve defaults (3 s
 //     build, 1 s credentials).
 //
-//	go run ./bench/scale -refresh 200,1000 -apply 30
+//     go run ./bench/scale -refresh 200,1000 -apply 30
 package main
 
 import (
