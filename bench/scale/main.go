@@ -37,18 +37,19 @@ import (
 func main() {
 	refresh := flag.String("refresh", "200,1000", "comma-separated server counts for the refresh-only plan (empty: skip)")
 	apply := flag.Int("apply", 30, "servers to apply and destroy at the real limits (0: skip)")
+	baseline := flag.Int("baseline", 200, "resources of the minimal in-memory provider to refresh (0: skip)")
 	timeout := flag.Duration("timeout", 60*time.Minute, "bound on the whole run")
 	keep := flag.Bool("keep", false, "keep the work directory")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := run(ctx, *refresh, *apply, *keep); err != nil {
+	if err := run(ctx, *refresh, *apply, *baseline, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, refresh string, apply int, keep bool) error {
+func run(ctx context.Context, refresh string, apply, baseline int, keep bool) error {
 	work, err := os.MkdirTemp("", "reseller-scale-")
 	if err != nil {
 		return err
@@ -64,6 +65,11 @@ func run(ctx context.Context, refresh string, apply int, keep bool) error {
 	}
 	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+writeCLIConfig(work, bin),
 		"CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_INPUT=0")
+	if baseline > 0 {
+		if err := benchBaseline(ctx, env, filepath.Join(work, "baseline"), baseline); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+	}
 	for _, part := range strings.Split(refresh, ",") {
 		if strings.TrimSpace(part) == "" {
 			continue
@@ -114,6 +120,39 @@ func benchRefresh(ctx context.Context, bin string, env []string, dir string, n i
 		return err
 	}
 	r.print(fmt.Sprintf("plan -refresh-only, %d servers, real limits", n))
+	return nil
+}
+
+// benchBaseline measures a refresh-only plan of n resources of the minimal provider
+// (bench/baseline), whose Read does nothing: what Terraform and the framework alone cost.
+func benchBaseline(ctx context.Context, env []string, dir string, n int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cfg := fmt.Sprintf(`terraform {
+  required_providers {
+    nullres = { source = "bench/nullres" }
+  }
+}
+
+resource "nullres_item" "bench" {
+  count = %d
+  name  = "bench-${count.index}"
+}
+`, n)
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+		return err
+	}
+	p := newProxy()
+	if _, err := terraform(ctx, env, dir, p, "apply", "-auto-approve"); err != nil {
+		return err
+	}
+	r, err := terraform(ctx, env, dir, p, "plan", "-refresh-only")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nbaseline: plan -refresh-only of %d in-memory resources (minimal framework provider): %s\n",
+		n, r.wall.Round(10*time.Millisecond))
 	return nil
 }
 
@@ -372,6 +411,7 @@ func build(ctx context.Context, dir string) error {
 	}
 	for _, target := range []struct{ out, pkg string }{
 		{"terraform-provider-reseller", "."}, {"resellerd", "./backend/cmd/resellerd"},
+		{"terraform-provider-nullres", "./bench/baseline"},
 	} {
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, target.out), target.pkg)
 		cmd.Dir = root
@@ -401,7 +441,7 @@ func moduleRoot() (string, error) {
 
 func writeCLIConfig(work, bin string) string {
 	path := filepath.Join(work, "terraform.rc")
-	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"reseller/reseller\" = %q\n  }\n  direct {}\n}\n", bin)
+	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"reseller/reseller\" = %q\n    \"bench/nullres\" = %q\n  }\n  direct {}\n}\n", bin, bin)
 	if err := os.WriteFile(path, []byte(rc), 0o600); err != nil {
 		panic(err)
 	}
