@@ -13,10 +13,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -32,6 +30,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/bench/internal/tfbench"
 )
 
 func main() {
@@ -63,7 +63,11 @@ func run(ctx context.Context, refresh string, apply, baseline int, keep bool) er
 	if err := build(ctx, bin); err != nil {
 		return err
 	}
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+writeCLIConfig(work, bin),
+	rc, err := tfbench.WriteCLIConfig(work, bin, "reseller/reseller", "bench/nullres")
+	if err != nil {
+		return err
+	}
+	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc,
 		"CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_INPUT=0")
 	if baseline > 0 {
 		if err := benchBaseline(ctx, env, filepath.Join(work, "baseline"), baseline); err != nil {
@@ -212,7 +216,7 @@ func terraform(ctx context.Context, env []string, dir string, p *proxy, args ...
 	wall := time.Since(start)
 	_ = os.WriteFile(filepath.Join(dir, args[0]+".log"), out, 0o600)
 	if err != nil {
-		return result{}, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, tail(out, 30))
+		return result{}, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, tfbench.Tail(out, 30))
 	}
 	return p.result(wall), nil
 }
@@ -360,7 +364,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
-	p.by[r.Method+" "+route(r.URL.Path)]++
+	p.by[r.Method+" "+tfbench.Route(r.URL.Path)]++
 	if rec.status == http.StatusTooManyRequests {
 		p.r429++
 	}
@@ -392,70 +396,15 @@ func (r *statusRecorder) WriteHeader(status int) {
 	r.ResponseWriter.WriteHeader(status)
 }
 
-// route replaces numeric path segments with {id}.
-func route(p string) string {
-	parts := strings.Split(strings.TrimPrefix(p, "/api/v1"), "/")
-	for i, s := range parts {
-		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
-			parts[i] = "{id}"
-		}
-	}
-	return strings.Join(parts, "/")
-}
-
-// build builds the provider and resellerd into dir.
+// build builds the provider, resellerd and the baseline provider into dir.
 func build(ctx context.Context, dir string) error {
-	root, err := moduleRoot()
-	if err != nil {
-		return err
-	}
 	for _, target := range []struct{ out, pkg string }{
 		{"terraform-provider-reseller", "."}, {"resellerd", "./backend/cmd/resellerd"},
 		{"terraform-provider-nullres", "./bench/baseline"},
 	} {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, target.out), target.pkg)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %w\n%s", target.pkg, err, out)
+		if err := tfbench.Build(ctx, dir, target.out, target.pkg); err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found: run the benchmark from inside the repository")
-		}
-		dir = parent
-	}
-}
-
-func writeCLIConfig(work, bin string) string {
-	path := filepath.Join(work, "terraform.rc")
-	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"reseller/reseller\" = %q\n    \"bench/nullres\" = %q\n  }\n  direct {}\n}\n", bin, bin)
-	if err := os.WriteFile(path, []byte(rc), 0o600); err != nil {
-		panic(err)
-	}
-	return path
-}
-
-func tail(out []byte, lines int) string {
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	var all []string
-	for sc.Scan() {
-		all = append(all, sc.Text())
-	}
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	return strings.Join(all, "\n")
 }
