@@ -10,7 +10,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -28,6 +27,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/bench/internal/tfbench"
 )
 
 func main() {
@@ -94,7 +94,7 @@ func run(ctx context.Context, ns []int, parallelism int, keep bool) error {
 
 	bin := filepath.Join(work, "bin")
 	fmt.Println("building the provider ...")
-	if err := buildProvider(ctx, bin); err != nil {
+	if err := tfbench.Build(ctx, bin, "terraform-provider-reseller", "."); err != nil {
 		return err
 	}
 	b, err := startBackend(ctx, filepath.Join(work, "reseller.db"), maxOf(ns))
@@ -103,8 +103,12 @@ func run(ctx context.Context, ns []int, parallelism int, keep bool) error {
 	}
 	defer b.close()
 
+	rc, err := tfbench.WriteCLIConfig(work, bin, "reseller/reseller")
+	if err != nil {
+		return err
+	}
 	env := append(os.Environ(),
-		"TF_CLI_CONFIG_FILE="+writeCLIConfig(work, bin),
+		"TF_CLI_CONFIG_FILE="+rc,
 		"CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_INPUT=0",
 	)
 	var rows []row
@@ -137,7 +141,7 @@ func measure(ctx context.Context, b *backend, env []string, dir string, n, paral
 		wall := time.Since(start)
 		_ = os.WriteFile(filepath.Join(dir, args[0]+".log"), out, 0o600)
 		if err != nil {
-			return result{}, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, tail(out, 40))
+			return result{}, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, tfbench.Tail(out, 40))
 		}
 		total, byRoute := b.counter.snapshot()
 		return result{wall: wall, requests: total, byRoute: byRoute}, nil
@@ -176,48 +180,6 @@ resource "reseller_instance" "bench" {
   name        = "bench-${count.index}"
 }
 `, url, key, n)
-}
-
-// buildProvider builds the provider binary of this module into dir.
-func buildProvider(ctx context.Context, dir string) error {
-	root, err := moduleRoot()
-	if err != nil {
-		return err
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "terraform-provider-reseller"), ".")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %w\n%s", err, out)
-	}
-	return nil
-}
-
-// moduleRoot finds the directory of go.mod from the working directory up.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found: run the benchmark from inside the repository")
-		}
-		dir = parent
-	}
-}
-
-// writeCLIConfig points Terraform at the freshly built provider and returns the file's path.
-func writeCLIConfig(work, bin string) string {
-	path := filepath.Join(work, "terraform.rc")
-	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"reseller/reseller\" = %q\n  }\n  direct {}\n}\n", bin)
-	if err := os.WriteFile(path, []byte(rc), 0o600); err != nil {
-		fatal(err)
-	}
-	return path
 }
 
 // backend is the in-process backend with its counter and account.
@@ -272,7 +234,7 @@ type counter struct {
 func (c *counter) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.total.Add(1)
-		key := r.Method + " " + route(r.URL.Path)
+		key := r.Method + " " + tfbench.Route(r.URL.Path)
 		c.mu.Lock()
 		c.by[key]++
 		c.mu.Unlock()
@@ -295,17 +257,6 @@ func (c *counter) snapshot() (int64, map[string]int64) {
 		out[k] = v
 	}
 	return c.total.Load(), out
-}
-
-// route replaces numeric path segments with {id}.
-func route(p string) string {
-	parts := strings.Split(strings.TrimPrefix(p, "/api/v1"), "/")
-	for i, s := range parts {
-		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
-			parts[i] = "{id}"
-		}
-	}
-	return strings.Join(parts, "/")
 }
 
 func printTable(rows []row) {
@@ -346,12 +297,4 @@ func maxOf(ns []int) int {
 		m = max(m, n)
 	}
 	return m
-}
-
-func tail(out []byte, lines int) string {
-	all := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	return strings.Join(all, "\n")
 }

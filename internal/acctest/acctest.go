@@ -60,6 +60,11 @@ type Backend struct {
 	AccountID int64
 	// Server is the backend itself, for operator actions (top-ups, blocking, KYC).
 	Server *server.Server
+	// RateLimitScale is the backend's rate-limit scale (0: limits off); ProviderConfig paces
+	// the provider with the same scale.
+	RateLimitScale float64
+
+	requests *requestLog
 }
 
 type options struct {
@@ -123,6 +128,12 @@ func WithSnapshotDelay(d time.Duration) Option {
 	return WithServerConfig(func(c *server.Config) { c.SnapshotDelay = d })
 }
 
+// WithRealLimits runs the backend at the API's documented rate limits (RateLimitScale 1) instead
+// of with limits off; the provider block of ProviderConfig then paces at the same limits.
+func WithRealLimits() Option {
+	return WithServerConfig(func(c *server.Config) { c.RateLimitScale = 1 })
+}
+
 // WithHTTPWebhooks lets the account register a plain http:// webhook URL on a loopback host, such
 // as a Receiver's (server.Config.AllowHTTPWebhooks).
 func WithHTTPWebhooks() Option {
@@ -168,7 +179,8 @@ func StartBackend(t *testing.T, opts ...Option) *Backend {
 		}
 	})
 	// Registered after srv.Close, so it runs first: no request reaches a closed server.
-	ts := httptest.NewServer(srv.Handler())
+	requests := newRequestLog()
+	ts := httptest.NewServer(requests.wrap(srv.Handler()))
 	t.Cleanup(ts.Close)
 
 	acct, err := srv.CreateAccount(ctx, server.NewAccount{
@@ -191,6 +203,9 @@ func StartBackend(t *testing.T, opts ...Option) *Backend {
 		APIKey:    acct.APIKey,
 		AccountID: acct.ID,
 		Server:    srv,
+
+		RateLimitScale: cfg.RateLimitScale,
+		requests:       requests,
 	}
 }
 
@@ -209,16 +224,19 @@ func (b *Backend) ProviderConfig() string {
 }
 
 // ProviderConfigLanguage returns a provider block pointing at this backend in the given
-// language. max_retries is kept low: the backend is local and rate limits are off.
+// language. max_retries is kept low as the backend is local; the provider paces at the
+// backend's own rate-limit scale (none when limits are off), so tests wait for nothing the
+// backend would not refuse.
 func (b *Backend) ProviderConfigLanguage(lang string) string {
 	return fmt.Sprintf(`
 provider "reseller" {
-  endpoint    = %s
-  api_key     = %s
-  language    = %s
-  max_retries = 2
+  endpoint         = %s
+  api_key          = %s
+  language         = %s
+  max_retries      = 2
+  rate_limit_scale = %s
 }
-`, strconv.Quote(b.URL), strconv.Quote(b.APIKey), strconv.Quote(lang))
+`, strconv.Quote(b.URL), strconv.Quote(b.APIKey), strconv.Quote(lang), strconv.FormatFloat(b.RateLimitScale, 'g', -1, 64))
 }
 
 // Client returns an API client for this backend's account in the given language, so tests can

@@ -55,6 +55,13 @@ type Config struct {
 	HTTPClient *http.Client
 	// MinBackoff and MaxBackoff bound the exponential backoff; zero means 500ms and 30s.
 	MinBackoff, MaxBackoff time.Duration
+	// DetailedRefresh makes DetailedRefresh report true: resources then read every instance's
+	// detail on refresh instead of its summary from the shared list.
+	DetailedRefresh bool
+	// RateLimitScale multiplies the client-side request budgets, which mirror the API's
+	// documented per-minute limits (pacing.go); 0 (the zero value) sends without pacing. The
+	// provider sets 1 unless told otherwise.
+	RateLimitScale float64
 }
 
 // Client calls the Reseller API. It is safe for concurrent use by every resource of a provider.
@@ -79,6 +86,13 @@ type Client struct {
 	minBackoff time.Duration
 	maxBackoff time.Duration
 	httpClient *http.Client
+
+	// view is the shared short-lived copy of the account's lists (account_view.go); every
+	// write through this Client drops it.
+	view            *accountView
+	detailedRefresh bool
+	// pacer holds back requests that would exceed the API's limits; nil when pacing is off.
+	pacer *pacer
 
 	// wait blocks for d or until ctx ends; jitter picks a random duration in [0, d). Both are
 	// fields so tests can observe waits without spending real seconds.
@@ -129,6 +143,12 @@ func New(cfg Config) (*Client, error) {
 		httpClient: cfg.HTTPClient,
 		wait:       waitContext,
 		jitter:     fullJitter,
+
+		detailedRefresh: cfg.DetailedRefresh,
+	}
+	c.view = newAccountView(c)
+	if cfg.RateLimitScale > 0 {
+		c.pacer = newPacer(cfg.RateLimitScale)
 	}
 	if c.minBackoff == 0 {
 		c.minBackoff = defaultMinBackoff
@@ -185,6 +205,9 @@ func validateTuning(cfg Config) error {
 	}
 	if cfg.MaxRetries < 0 {
 		return fmt.Errorf("max_retries must not be negative, got %d", cfg.MaxRetries)
+	}
+	if cfg.RateLimitScale < 0 {
+		return fmt.Errorf("rate_limit_scale must not be negative, got %g", cfg.RateLimitScale)
 	}
 	if cfg.MinBackoff < 0 || cfg.MaxBackoff < 0 {
 		return errors.New("backoff durations must not be negative")

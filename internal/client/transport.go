@@ -57,6 +57,12 @@ func (c *Client) doWithMeta(ctx context.Context, r request, out any) (Meta, erro
 		return Meta{}, fmt.Errorf("%s %s: encode request body: %w", r.method, r.path, err)
 	}
 	ctx = c.logContext(ctx, r)
+	if r.method != http.MethodGet {
+		// The write may change what the lists show: drop them before it (so no read started
+		// now keeps an older copy) and after it (so no copy fetched meanwhile survives).
+		c.view.invalidate()
+		defer c.view.invalidate()
+	}
 	for attempt := 1; ; attempt++ {
 		resp, err := c.send(ctx, r, body, attempt)
 		if err == nil {
@@ -160,6 +166,11 @@ func (c *Client) roundTrip(ctx context.Context, r request, body []byte, idx, att
 	req, err := c.newHTTPRequest(ctx, r, body, c.endpoints[idx])
 	if err != nil {
 		return nil, err
+	}
+	if c.pacer != nil {
+		if err := c.pacer.take(ctx, r.method, r.path); err != nil {
+			return nil, fmt.Errorf("waiting for the request budget: %w", err)
+		}
 	}
 	tflog.Debug(ctx, "sending Reseller API request", map[string]any{"attempt": attempt, "endpoint": c.endpoints[idx]})
 	start := time.Now()

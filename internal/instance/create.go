@@ -130,7 +130,7 @@ func (r *Resource) finishCreate(ctx context.Context, c *client.Client, m *Model,
 		diags.Append(savePartialState(ctx, state, *m, last)...)
 	}
 	id := m.ID.ValueInt64()
-	in, err := waitForInstance(ctx, c, id, "to deliver its credentials", (*client.Instance).Settled)
+	in, err := waitForCredentials(ctx, c, m.OrderID, id)
 	if in != nil {
 		last = in
 	}
@@ -236,13 +236,13 @@ func (e *orderTimedOutError) Error() string {
 		"created or charged (support reference %s)", e.OrderID, e.Reference)
 }
 
-// waitForOrder polls the order until it is deployed and returns the instance it built. A
-// timed_out order is an *orderTimedOutError; a cut-short wait a *tfutil.WaitError.
+// waitForOrder polls the order (through the shared GET /orders list, so every create waiting at
+// once shares one poll) until it is deployed and returns the instance it built. A timed_out order is an *orderTimedOutError; a cut-short wait a *tfutil.WaitError.
 func waitForOrder(ctx context.Context, c *client.Client, orderID int64) (*client.Instance, error) {
 	var built *client.Instance
 	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("order %d to be deployed", orderID)},
 		func(ctx context.Context) (bool, string, error) {
-			o, err := c.GetOrder(ctx, orderID)
+			o, err := c.OrderShared(ctx, orderID)
 			if err != nil {
 				return false, "", fmt.Errorf("reading order %d: %w", orderID, err)
 			}

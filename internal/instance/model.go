@@ -223,6 +223,14 @@ func (m *Model) nullUnknowns() {
 // read back (features, apps, app inputs, triggers) are left as they are; a password still
 // pending keeps the last known one.
 func (m *Model) setInstance(ctx context.Context, in *client.Instance) diag.Diagnostics {
+	diags := m.setSummary(ctx, in)
+	diags.Append(m.setDetail(ctx, in)...)
+	return diags
+}
+
+// setSummary sets what GET /instances carries for each instance (summaryAttributes); the
+// detail-only attributes keep their prior values.
+func (m *Model) setSummary(ctx context.Context, in *client.Instance) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.ID = types.Int64Value(in.ID)
 	m.PlanID = types.Int64Value(in.ServerProductID)
@@ -238,17 +246,31 @@ func (m *Model) setInstance(ctx context.Context, in *client.Instance) diag.Diagn
 	m.Power = powerFromStatus(in.StatusValue(), m.Power)
 	m.Status = types.StringPointerValue(in.Status)
 	m.setAddresses(in)
-	m.setCredentials(in.Credentials)
 	m.DatacenterID = types.Int64PointerValue(in.DatacenterID)
 	m.LocationID = types.Int64PointerValue(in.LocationID)
 	m.RenewalDue = types.StringPointerValue(in.RenewalDue)
 	m.CreatedAt = types.StringPointerValue(in.CreatedAt)
 	m.Locked = types.BoolValue(in.Locked)
 	m.LockReason = types.StringPointerValue(in.LockReason)
-	m.IPChangeCost = types.Float64Value(in.IPChangeCost)
 	var d diag.Diagnostics
 	m.Actions, d = tfutil.StringList(ctx, in.Actions)
 	diags.Append(d...)
+	if m.WaitForApps.IsNull() || m.WaitForApps.IsUnknown() {
+		m.WaitForApps = types.BoolValue(true) // imported: the default
+	}
+	if m.Price.IsUnknown() {
+		m.Price = types.Float64Null()
+	}
+	return diags
+}
+
+// setDetail sets what only GET /instances/{id} carries: credentials, traffic, the price of an
+// IP change, the active features and the order.
+func (m *Model) setDetail(ctx context.Context, in *client.Instance) diag.Diagnostics {
+	var diags diag.Diagnostics
+	m.setCredentials(in.Credentials)
+	m.IPChangeCost = types.Float64Value(in.IPChangeCost)
+	var d diag.Diagnostics
 	m.Traffic, d = trafficValue(in.Traffic)
 	diags.Append(d...)
 	if in.ActiveFeatures != nil {
@@ -257,12 +279,6 @@ func (m *Model) setInstance(ctx context.Context, in *client.Instance) diag.Diagn
 	}
 	if in.OrderID != nil && *in.OrderID != 0 && !tfutil.IsSet(m.OrderID) {
 		m.OrderID = types.Int64Value(*in.OrderID) // imported: the API knows its order
-	}
-	if m.WaitForApps.IsNull() || m.WaitForApps.IsUnknown() {
-		m.WaitForApps = types.BoolValue(true) // imported: the default
-	}
-	if m.Price.IsUnknown() {
-		m.Price = types.Float64Null()
 	}
 	if m.OrderID.IsUnknown() {
 		m.OrderID = types.Int64Null()

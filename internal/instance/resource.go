@@ -105,7 +105,8 @@ func forcedFeaturesOf(ctx context.Context, c *client.Client, in *client.Instance
 	return forcedFeatures(p, osType), nil
 }
 
-// Read refreshes the state. An instance that is gone (404, canceled or expired) is removed, so
+// Read refreshes the state from the shared instance list, reading the detail only where needed
+// (refresh.go, refreshNote). An instance that is gone (404, canceled or expired) is removed, so
 // the next plan creates it again. An unfinished create is refreshed from its order.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	c := r.Client(&resp.Diagnostics)
@@ -122,14 +123,14 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	id := state.ID.ValueInt64()
-	in, err := c.GetInstance(ctx, id, false)
+	in, detailed, found, err := readInstance(ctx, c, state, id)
 	switch {
-	case tfutil.IsNotFound(err):
-		tflog.Warn(ctx, "instance not found; removing it from the state", map[string]any{"instance_id": id})
-		resp.State.RemoveResource(ctx)
-		return
 	case err != nil:
 		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to read instance %d", id), err)
+		return
+	case !found:
+		tflog.Warn(ctx, "instance not found; removing it from the state", map[string]any{"instance_id": id})
+		resp.State.RemoveResource(ctx)
 		return
 	case in.Gone():
 		tflog.Warn(ctx, "instance canceled or expired; removing it from the state",
@@ -137,7 +138,10 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(state.setInstance(ctx, in)...)
+	resp.Diagnostics.Append(state.setSummary(ctx, in)...)
+	if detailed {
+		resp.Diagnostics.Append(state.setDetail(ctx, in)...)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}

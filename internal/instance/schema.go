@@ -73,7 +73,7 @@ func Schema(ctx context.Context) schema.Schema {
 			"and the two triggers change in place; every other argument replaces the server.\n\n" +
 			"A create cut short by its timeout (or by an interrupt) keeps the order in the state with a " +
 			"warning instead of failing: the next `terraform apply` shows an in-place update that resumes " +
-			"waiting for the same order, so no second server is ordered.",
+			"waiting for the same order, so no second server is ordered.\n\n" + refreshNote,
 		Attributes: attrs,
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
@@ -86,4 +88,31 @@ func appsDone(installs []client.AppInstall, expect int) (bool, string, error) {
 		}
 	}
 	return done, strings.Join(parts, ", "), nil
+}
+
+// waitForCredentials waits until the new instance id is settled with its credentials delivered,
+// reading it from its order in the shared GET /orders list (the order carries the instance's
+// full detail), so many creates share one poll; without an order id it polls the instance.
+func waitForCredentials(ctx context.Context, c *client.Client, orderID types.Int64, id int64) (*client.Instance, error) {
+	if !tfutil.IsSet(orderID) {
+		return waitForInstance(ctx, c, id, "to deliver its credentials", (*client.Instance).Settled)
+	}
+	var last *client.Instance
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to deliver its credentials", id)},
+		func(ctx context.Context) (bool, string, error) {
+			o, err := c.OrderShared(ctx, orderID.ValueInt64())
+			if err != nil {
+				return false, "", fmt.Errorf("reading order %d: %w", orderID.ValueInt64(), err)
+			}
+			if o.Server == nil || o.Server.ID != id {
+				return false, "", fmt.Errorf("order %d does not name instance %d", orderID.ValueInt64(), id)
+			}
+			last = o.Server
+			status := last.StatusValue()
+			if last.CredentialsPending() {
+				status += ", credentials pending"
+			}
+			return last.Settled(), status, nil
+		})
+	return last, err
 }

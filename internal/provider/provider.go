@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -49,6 +50,9 @@ const (
 	DefaultLanguage = "en"
 	// DefaultMaxRetries is the retry budget when max_retries is not set.
 	DefaultMaxRetries = 8
+	// DefaultRateLimitScale is the pacing when rate_limit_scale is not set: the API's documented
+	// limits.
+	DefaultRateLimitScale = 1.0
 )
 
 // Languages are the values the language attribute accepts.
@@ -71,6 +75,9 @@ type Model struct {
 	APIKey      types.String `tfsdk:"api_key"`
 	Language    types.String `tfsdk:"language"`
 	MaxRetries  types.Int64  `tfsdk:"max_retries"`
+
+	RateLimitScale  types.Float64 `tfsdk:"rate_limit_scale"`
+	DetailedRefresh types.Bool    `tfsdk:"detailed_refresh"`
 }
 
 // New returns the constructor providerserver.Serve and the acceptance tests call.
@@ -126,6 +133,27 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},
+			"rate_limit_scale": schema.Float64Attribute{
+				MarkdownDescription: "Multiplies the request budgets the provider keeps so that it never " +
+					"sends a request the API would refuse. The budgets mirror the API's documented per-minute " +
+					"limits, per route (e.g. every `GET /instances/{id}` shares one) and shared by every " +
+					"resource of the run: catalogue reads and `POST /quote` 120, other reads 60 (polling " +
+					"included), `POST /instances` 10, actions and restores 30, other writes 30, webhook changes " +
+					"10. A request over its budget waits (logged at DEBUG; an operation held back noticeably " +
+					"says so once at INFO with the expected wait). Defaults to `1`; use e.g. `2` for an account " +
+					"with doubled limits, or the `--rate-limit-scale` of a test backend; `0` turns pacing off " +
+					"(a 429 is then still retried after its `Retry-After`).",
+				Optional:   true,
+				Validators: []validator.Float64{float64validator.AtLeast(0)},
+			},
+			"detailed_refresh": schema.BoolAttribute{
+				MarkdownDescription: "When `true`, refreshing a `reseller_instance` always reads its detail " +
+					"(`GET /instances/{id}`, one request per server) so credentials, traffic, " +
+					"`ip_change_cost` and `active_features` are current. Defaults to `false`: the shared " +
+					"instance list refreshes everything else and the detail is read only where needed (see " +
+					"the resource's documentation).",
+				Optional: true,
+			},
 		},
 	}
 }
@@ -144,7 +172,8 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	// cannot be used yet. Following the framework's convention the provider stays unconfigured
 	// (or defers, where Terraform allows it) instead of failing the plan.
 	if cfg.Endpoint.IsUnknown() || cfg.AltEndpoint.IsUnknown() || cfg.APIKey.IsUnknown() ||
-		cfg.Language.IsUnknown() || cfg.MaxRetries.IsUnknown() {
+		cfg.Language.IsUnknown() || cfg.MaxRetries.IsUnknown() || cfg.RateLimitScale.IsUnknown() ||
+		cfg.DetailedRefresh.IsUnknown() {
 		if req.ClientCapabilities.DeferralAllowed {
 			resp.Deferred = &provider.Deferred{Reason: provider.DeferredReasonProviderConfigUnknown}
 		}
@@ -193,13 +222,20 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 		maxRetries = cfg.MaxRetries.ValueInt64()
 	}
 
+	rateLimitScale := DefaultRateLimitScale
+	if !cfg.RateLimitScale.IsNull() {
+		rateLimitScale = cfg.RateLimitScale.ValueFloat64()
+	}
+
 	c, err := client.New(client.Config{
-		Endpoint:    endpoint,
-		AltEndpoint: altEndpoint,
-		APIKey:      apiKey,
-		Language:    language,
-		MaxRetries:  int(maxRetries),
-		UserAgent:   "terraform-provider-reseller/" + p.version,
+		Endpoint:        endpoint,
+		AltEndpoint:     altEndpoint,
+		APIKey:          apiKey,
+		Language:        language,
+		MaxRetries:      int(maxRetries),
+		UserAgent:       "terraform-provider-reseller/" + p.version,
+		RateLimitScale:  rateLimitScale,
+		DetailedRefresh: cfg.DetailedRefresh.ValueBool(),
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to create the API client", err.Error())
@@ -207,6 +243,7 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	}
 	tflog.Debug(ctx, "configured the reseller API client", map[string]any{
 		"endpoint": endpoint, "alt_endpoint": altEndpoint, "language": language, "max_retries": maxRetries,
+		"rate_limit_scale": rateLimitScale, "detailed_refresh": cfg.DetailedRefresh.ValueBool(),
 	})
 
 	resp.DataSourceData = c

@@ -131,6 +131,17 @@ provider "reseller" {
 `,
 			want: acctest.ErrorRegexp(`max_retries.*at least 0`),
 		},
+		{
+			name: "rate_limit_scale",
+			block: `
+provider "reseller" {
+  endpoint         = "http://127.0.0.1:1/api/v1"
+  api_key          = "k"
+  rate_limit_scale = -0.5
+}
+`,
+			want: acctest.ErrorRegexp(`rate_limit_scale.*at least 0`),
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

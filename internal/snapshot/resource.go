@@ -143,7 +143,9 @@ func saveProgress(ctx context.Context, state *tfsdk.State, m Model, s *client.Sn
 	return diags
 }
 
-// Read refreshes the state. A snapshot that is gone (404, deleted, expired or failed) is removed,
+// Read refreshes the state from the shared GET /snapshots list (inactive ones included), which
+// carries every attribute, so a refresh of many snapshots costs one request. A snapshot that is
+// gone (not listed, deleted, expired or failed) is removed,
 // so the next plan takes a new one.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	c := r.Client(&resp.Diagnostics)
@@ -156,14 +158,14 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	id := state.ID.ValueInt64()
-	snap, err := c.GetSnapshot(ctx, id)
+	snap, found, err := c.SnapshotFromList(ctx, id)
 	switch {
-	case tfutil.IsNotFound(err):
-		tflog.Warn(ctx, "snapshot not found; removing it from the state", map[string]any{"snapshot_id": id})
-		resp.State.RemoveResource(ctx)
-		return
 	case err != nil:
 		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to read snapshot %d", id), err)
+		return
+	case !found:
+		tflog.Warn(ctx, "snapshot not found; removing it from the state", map[string]any{"snapshot_id": id})
+		resp.State.RemoveResource(ctx)
 		return
 	case snap.Ended():
 		tflog.Warn(ctx, "snapshot ended; removing it from the state", map[string]any{"snapshot_id": id, "status": snap.Status})

@@ -33,14 +33,15 @@ func (e *endedError) Error() string {
 		"with its server, an unpaid one after 72 hours locked)", e.ID, e.Status)
 }
 
-// waitForSnapshot polls the snapshot until ready says it is and returns its last reading. A
+// waitForSnapshot polls the snapshot (through the shared snapshot list, so concurrent waits
+// share one request per poll) until ready says it is and returns its last reading. A
 // failed snapshot is a *failedError, a deleted or expired one an *endedError, and a cut-short
 // wait a *tfutil.WaitError.
 func waitForSnapshot(ctx context.Context, c *client.Client, id int64, what string, ready func(*client.Snapshot) bool) (*client.Snapshot, error) {
 	var last *client.Snapshot
 	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("snapshot %d %s", id, what)},
 		func(ctx context.Context) (bool, string, error) {
-			s, err := c.GetSnapshot(ctx, id)
+			s, err := c.SnapshotShared(ctx, id)
 			if err != nil {
 				return false, "", fmt.Errorf("reading snapshot %d: %w", id, err)
 			}

@@ -1,0 +1,83 @@
+// Command baseline is a minimal terraform-plugin-framework provider, "nullres", whose one
+// resource keeps everything in the state and whose Read does nothing. bench/scale refreshes N of
+// them to measure what Terraform and the framework alone cost, the floor a real provider's
+// refresh is compared with.
+package main
+
+import (
+	"context"
+	"log"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+func main() {
+	err := providerserver.Serve(context.Background(), func() provider.Provider { return &nullProvider{} },
+		providerserver.ServeOpts{Address: "registry.terraform.io/bench/nullres"})
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+type nullProvider struct{}
+
+func (p *nullProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "nullres"
+}
+
+func (p *nullProvider) Schema(context.Context, provider.SchemaRequest, *provider.SchemaResponse) {}
+
+func (p *nullProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
+}
+
+func (p *nullProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
+
+func (p *nullProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{func() resource.Resource { return &item{} }}
+}
+
+// item is nullres_item: a name and an id, both kept in the state only.
+type item struct{}
+
+var nextID atomic.Int64
+
+type itemModel struct {
+	ID   types.String `tfsdk:"id"`
+	Name types.String `tfsdk:"name"`
+}
+
+func (r *item) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = "nullres_item"
+}
+
+func (r *item) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{Attributes: map[string]schema.Attribute{
+		"id":   schema.StringAttribute{Computed: true},
+		"name": schema.StringAttribute{Required: true},
+	}}
+}
+
+func (r *item) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m itemModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	m.ID = types.StringValue(strconv.FormatInt(nextID.Add(1), 10))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Read does nothing: the state stays as it is.
+func (r *item) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+
+func (r *item) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var m itemModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (r *item) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}

@@ -1,0 +1,139 @@
+package instance_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/reseller/terraform-provider-reseller/internal/acctest"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+)
+
+const fleetSize = 25
+
+// TestAccInstance_refreshFromList: refreshing 25 servers costs one GET /instances and no detail
+// read; drift made outside Terraform (cancel, power off, resize, rename) is still seen, and only
+// the resized server gets a detail read.
+func TestAccInstance_refreshFromList(t *testing.T) {
+	b := acctest.StartBackend(t, acctest.WithLimits(fleetSize+5, fleetSize), acctest.WithBalance(1000))
+	config := b.ProviderConfig() + fmt.Sprintf(`
+resource "reseller_instance" "fleet" {
+  count       = %d
+  plan_id     = %d
+  template_id = %d
+  name        = "srv-${count.index}"
+}
+`, fleetSize, planSmall, tmplUbuntu)
+	ids := make([]int64, fleetSize)
+	resource.ParallelTest(t, steps(t, b,
+		resource.TestStep{
+			Config: config,
+			Check:  fleetIDs(ids),
+		},
+		resource.TestStep{
+			PreConfig:    b.ResetRequests,
+			RefreshState: true,
+			Check:        expectRequests(b, map[string]int{"GET /instances": 1, "GET /instances/{id}": 0, "GET /orders/{id}": 0}),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				driftFleet(t, b.Client(t, "en"), ids)
+				b.ResetRequests()
+			},
+			RefreshState:       true,
+			ExpectNonEmptyPlan: true,
+			Check: resource.ComposeTestCheckFunc(
+				resource.TestCheckResourceAttr("reseller_instance.fleet.1", "power", "off"),
+				resource.TestCheckResourceAttr("reseller_instance.fleet.2", "plan_id", fmt.Sprint(planMedium)),
+				resource.TestCheckResourceAttr("reseller_instance.fleet.3", "name", "renamed"),
+				func(s *terraform.State) error {
+					if _, ok := s.RootModule().Resources["reseller_instance.fleet.0"]; ok {
+						return fmt.Errorf("reseller_instance.fleet[0] was canceled outside Terraform but is still in the state")
+					}
+					return nil
+				},
+				// The resized server needs its detail (its traffic and features follow the plan).
+				expectRequests(b, map[string]int{"GET /instances": 1, "GET /instances/{id}": 1}),
+			),
+		},
+	))
+}
+
+// fleetIDs records the instance id of each reseller_instance.fleet[i].
+func fleetIDs(ids []int64) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		for i := range ids {
+			rs, ok := s.RootModule().Resources[fmt.Sprintf("reseller_instance.fleet.%d", i)]
+			if !ok {
+				return fmt.Errorf("reseller_instance.fleet[%d] not in the state", i)
+			}
+			if _, err := fmt.Sscan(rs.Primary.ID, &ids[i]); err != nil {
+				return fmt.Errorf("reseller_instance.fleet[%d].id %q: %w", i, rs.Primary.ID, err)
+			}
+		}
+		return nil
+	}
+}
+
+// expectRequests checks how many requests of each route the backend answered.
+func expectRequests(b *acctest.Backend, want map[string]int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for route, n := range want {
+			if got := b.Requests(route); got != n {
+				return fmt.Errorf("%s: got %d requests, want %d (all: %v)", route, got, n, b.RequestRoutes())
+			}
+		}
+		if got := b.Answers(http.StatusTooManyRequests); got != 0 {
+			return fmt.Errorf("the backend answered 429 %d times", got)
+		}
+		return nil
+	}
+}
+
+// driftFleet changes servers 0 to 3 outside Terraform: cancels 0, powers off 1, resizes 2 to
+// the medium plan and renames 3, and waits until the backend reports each change done.
+func driftFleet(t *testing.T, c *client.Client, ids []int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	medium := int64(planMedium)
+	renamed := "renamed"
+	if _, err := c.CancelInstance(ctx, ids[0]); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	if _, err := c.RunAction(ctx, ids[1], client.ActionRequest{Action: client.ActionPowerOff}); err != nil {
+		t.Fatalf("power off: %v", err)
+	}
+	if _, err := c.RunAction(ctx, ids[2], client.ActionRequest{Action: client.ActionResize, ServerID: &medium}); err != nil {
+		t.Fatalf("resize: %v", err)
+	}
+	if _, err := c.UpdateInstance(ctx, ids[3], client.UpdateInstanceRequest{Name: &renamed}); err != nil {
+		t.Fatalf("rename: %v", err)
+	}
+	waitUntil(ctx, t, c, ids[1], func(in *client.Instance) bool { return in.StatusValue() == client.StatusOffline })
+	waitUntil(ctx, t, c, ids[2], func(in *client.Instance) bool { return in.ServerProductID == medium && in.Settled() })
+}
+
+// waitUntil polls instance id until done holds or ctx ends.
+func waitUntil(ctx context.Context, t *testing.T, c *client.Client, id int64, done func(*client.Instance) bool) {
+	t.Helper()
+	for {
+		in, err := c.GetInstance(ctx, id, false)
+		if err != nil {
+			t.Fatalf("reading instance %d: %v", id, err)
+		}
+		if done(in) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("instance %d: %v (last status %s)", id, ctx.Err(), in.StatusValue())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
