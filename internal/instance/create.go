@@ -95,7 +95,8 @@ func snapshotBusy(ctx context.Context, c *client.Client, snapshotID *int64, err 
 	if getErr != nil {
 		return "", false
 	}
-	return s.Status, s.Busy()
+	// Available by now: the create or restore the refusal saw has ended since, so ask again.
+	return s.Status, s.Busy() || s.Status == client.SnapshotAvailable
 }
 
 // finishCreate waits for the order of m to be deployed, for the credentials and (with
