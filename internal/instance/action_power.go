@@ -62,9 +62,9 @@ func (a *PowerAction) Metadata(_ context.Context, _ action.MetadataRequest, resp
 func (a *PowerAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Switches a server on or off, or reboots it, and waits until it has settled " +
-			"(online, or offline for `off`). Needs Terraform 1.14 or later. The `power_state` of a " +
+			"(online, or offline for `off`). Needs Terraform 1.14 or later. The `power` of a " +
 			"`reseller_instance` managed by Terraform shows the change at the next plan; prefer setting " +
-			"`power_state` there, and use this action for one-off reboots (`terraform apply " +
+			"`power` there, and use this action for one-off reboots (`terraform apply " +
 			"-invoke=action.reseller_instance_power.NAME`) or from `action_trigger`.",
 		Attributes: map[string]schema.Attribute{
 			"instance_id": instanceIDAttribute("The server to switch."),
