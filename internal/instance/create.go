@@ -22,6 +22,7 @@ import (
 
 // Create orders the server and waits until it is ready (see finishCreate).
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return
@@ -95,7 +96,8 @@ func snapshotBusy(ctx context.Context, c *client.Client, snapshotID *int64, err 
 	if getErr != nil {
 		return "", false
 	}
-	return s.Status, s.Busy()
+	// Available by now: the create or restore the refusal saw has ended since, so ask again.
+	return s.Status, s.Busy() || s.Status == client.SnapshotAvailable
 }
 
 // finishCreate waits for the order of m to be deployed, for the credentials and (with

@@ -54,3 +54,14 @@ func costDetail(ctx context.Context, c *client.Client, id int64, err error) stri
 		"max_ip_change_cost allows, so nothing was changed or charged. Set max_ip_change_cost to at least %s "+
 		"to agree to the charge, then apply again.\n\n%s", id, cost, cost, tfutil.APIErrorDetail(err))
 }
+
+// addActionError is addOperationError for an action: a wait cut short says the action's own
+// time limit ran out (actions have no timeouts block) instead of pointing at timeouts.update.
+func addActionError(ctx context.Context, c *client.Client, diags *diag.Diagnostics, id int64, summary string, err error) {
+	if tfutil.IsWaitError(err) {
+		diags.AddError(summary, fmt.Sprintf("%s.\n\nThe API accepted the action, but instance %d did not settle "+
+			"within %s. Check the server, then invoke the action again if it is still needed.", err, id, defaultActionTimeout))
+		return
+	}
+	addOperationError(ctx, c, diags, id, summary, err)
+}

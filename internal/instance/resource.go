@@ -44,6 +44,7 @@ func NewResource() resource.Resource { return &Resource{} }
 // Metadata sets the type name.
 func (r *Resource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = ResourceType
+	resp.ResourceBehavior.MutableIdentity = true // see IdentitySchema
 }
 
 // Schema describes reseller_instance.
@@ -109,6 +110,7 @@ func forcedFeaturesOf(ctx context.Context, c *client.Client, in *client.Instance
 // (refresh.go, refreshNote). An instance that is gone (404, canceled or expired) is removed, so
 // the next plan creates it again. An unfinished create is refreshed from its order.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return
@@ -200,7 +202,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 // read back (features, apps, app_inputs, triggers) stay null and are taken from the
 // configuration by the next apply without replacing the server.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := tfutil.ParseImportID(req.ID, ResourceType, &resp.Diagnostics)
+	id, ok := tfutil.ImportNumericID(ctx, req, ResourceType, &resp.Diagnostics)
 	if !ok {
 		return
 	}

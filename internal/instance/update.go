@@ -17,6 +17,7 @@ import (
 // renew), power, then the two triggers. An unfinished create is resumed first. When a step
 // fails, the state records the steps that succeeded, so the next plan shows what is left.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return

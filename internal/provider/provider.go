@@ -6,6 +6,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"os"
 	"strings"
 
@@ -61,6 +62,7 @@ var Languages = []string{"en", "fa"}
 var (
 	_ provider.Provider                       = (*Provider)(nil)
 	_ provider.ProviderWithEphemeralResources = (*Provider)(nil)
+	_ provider.ProviderWithActions            = (*Provider)(nil)
 )
 
 // Provider is the reseller provider. version is the provider's release, sent in the User-Agent.
@@ -249,6 +251,7 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	resp.DataSourceData = c
 	resp.ResourceData = c
 	resp.EphemeralResourceData = c
+	resp.ActionData = c
 }
 
 // DataSources lists every data source of the provider.
@@ -282,6 +285,15 @@ func (p *Provider) Resources(_ context.Context) []func() resource.Resource {
 func (p *Provider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
 	return []func() ephemeral.EphemeralResource{
 		instance.NewConsole,
+	}
+}
+
+// Actions lists every action of the provider (Terraform 1.14 and later invoke them).
+func (p *Provider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		instance.NewPowerAction,
+		instance.NewResetPasswordAction,
+		snapshot.NewCreateAction,
 	}
 }
 

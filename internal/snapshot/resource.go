@@ -61,6 +61,7 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 // short by the create timeout is an error that keeps the snapshot in the state; Terraform then
 // marks it tainted, and the next apply deletes it and takes a new one (creating is free).
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return
@@ -148,6 +149,7 @@ func saveProgress(ctx context.Context, state *tfsdk.State, m Model, s *client.Sn
 // gone (not listed, deleted, expired or failed) is removed,
 // so the next plan takes a new one.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return
@@ -196,6 +198,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 
 // Update changes the name and the note in place with one PATCH; it does not wait.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return
@@ -266,7 +269,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 // ImportState takes the numeric snapshot id; Read fills in the rest, instance_id included
 // while the source server exists.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := tfutil.ParseImportID(req.ID, ResourceType, &resp.Diagnostics)
+	id, ok := tfutil.ImportNumericID(ctx, req, ResourceType, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -3,6 +3,7 @@ package tfutil
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
@@ -64,6 +65,25 @@ func (b *EphemeralResourceBase) Configure(_ context.Context, req ephemeral.Confi
 // Client returns the configured client, or nil after adding the "provider not configured"
 // diagnostic, in which case Open returns.
 func (b *EphemeralResourceBase) Client(diags *diag.Diagnostics) *client.Client {
+	if b.client == nil {
+		AddUnconfiguredClient(diags)
+	}
+	return b.client
+}
+
+// ActionBase is DataSourceBase for actions.
+type ActionBase struct {
+	client *client.Client
+}
+
+// Configure keeps the client the provider handed over.
+func (b *ActionBase) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	b.client = ClientFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// Client returns the configured client, or nil after adding the "provider not configured"
+// diagnostic, in which case Invoke returns.
+func (b *ActionBase) Client(diags *diag.Diagnostics) *client.Client {
 	if b.client == nil {
 		AddUnconfiguredClient(diags)
 	}

@@ -54,6 +54,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 // delivered is an error after the registration was saved: Terraform marks the resource tainted,
 // and the next apply registers it again and sends another ping.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return
@@ -93,6 +94,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 // Read refreshes the URL and the events. A webhook no longer configured is removed from the
 // state, so the next plan registers it again. The secret cannot be read back.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return
@@ -120,6 +122,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 // changed, and with verify sends the test ping. When the ping is not delivered the state keeps
 // verify false, so the next plan shows the change again and the next apply pings again.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return
@@ -168,10 +171,10 @@ func (r *Resource) Delete(ctx context.Context, _ resource.DeleteRequest, resp *r
 // ImportState takes the id `webhook`, the only one there is; Read fills in the rest. The secret
 // cannot be read back, so the next apply sends the configured one.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if req.ID != ID {
+	if id := importID(ctx, req, &resp.Diagnostics); id != ID {
 		resp.Diagnostics.AddError("Invalid import ID",
 			fmt.Sprintf("The import ID %q is not valid for %s: an account has one webhook, and its import ID is always "+
-				"%q, for example `terraform import %s.main %s`.", req.ID, TypeName, ID, TypeName, ID))
+				"%q, for example `terraform import %s.main %s`.", id, TypeName, ID, TypeName, ID))
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), ID)...)
