@@ -237,3 +237,32 @@ func wantDeliveredOnce(t *testing.T, hook *receiver, events []store.Event) {
 		t.Fatalf("%d deliveries for %d events (%s), want one each", len(seen), len(events), strings.Join(names, ", "))
 	}
 }
+
+// TestPostgresReplicasShareRateLimits: one client alternating between two replicas of one
+// database meets one limit per key and route, not one per replica, and the window frees for
+// both at once. Scale 0.025: account routes allow 2 a minute, /health 3.
+func TestPostgresReplicasShareRateLimits(t *testing.T) {
+	t.Parallel()
+	clock := NewManualClock(testStart)
+	cfg := Config{DB: pg.Database(t), Clock: clock, WorkerInterval: -1, RateLimitScale: 0.025}
+	replicas := []*env{openEnv(t, cfg), openEnv(t, cfg)}
+	key := replicas[0].account(t, 0).APIKey
+
+	for i := range 2 {
+		replicas[i%2].do(t, request{Path: "/account", Key: key}).wantStatus(t, http.StatusOK, "")
+	}
+	for i, r := range replicas {
+		resp := r.do(t, request{Path: "/account", Key: key})
+		resp.wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+		if got := resp.Header.Get("Retry-After"); got != "60" {
+			t.Fatalf("replica %d: Retry-After = %q, want 60 (the window both replicas share)", i, got)
+		}
+	}
+	replicas[1].do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "") // another route
+
+	clock.Advance(time.Minute)
+	for i := range 2 {
+		replicas[(i+1)%2].do(t, request{Path: "/account", Key: key}).wantStatus(t, http.StatusOK, "")
+	}
+	replicas[0].do(t, request{Path: "/account", Key: key}).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+}

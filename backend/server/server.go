@@ -99,7 +99,7 @@ func newOnStore(ctx context.Context, cfg Config, st store.Store) *Server {
 		interval: cfg.WorkerInterval,
 		handler: api.NewHandler(api.Config{
 			Service: svc, Logger: cfg.Logger, Clock: cfg.Clock,
-			RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON,
+			RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON, RateWindows: rateWindows(cfg.DB, st),
 		}),
 	}
 	// The workers outlive New's ctx (it only bounds opening) and stop when Close says so.
@@ -242,7 +242,7 @@ func openStore(ctx context.Context, dsn string) (store.Store, error) {
 	switch {
 	case dsn == "":
 		return nil, errors.New("server: no database: set Config.DB to a SQLite path or a postgres:// URL")
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+	case isPostgres(dsn):
 		st, err = sqlstore.OpenPostgres(ctx, dsn)
 	default:
 		st, err = sqlstore.OpenSQLite(ctx, dsn)
@@ -251,6 +251,21 @@ func openStore(ctx context.Context, dsn string) (store.Store, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	return st, nil
+}
+
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// rateWindows is where the API keeps its rate-limit windows: in the PostgreSQL database every
+// replica shares, so a key has one limit whichever replica it reaches; nil (this process's
+// memory) on SQLite, which one process serves and whose single writer need not take a write
+// transaction per request.
+func rateWindows(dsn string, st store.Store) api.RateWindows {
+	if w, ok := st.(api.RateWindows); ok && isPostgres(dsn) {
+		return w
+	}
+	return nil
 }
 
 // Handler serves /api/v1/... and /openapi.json.

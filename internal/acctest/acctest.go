@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -65,6 +66,8 @@ type Backend struct {
 	RateLimitScale float64
 
 	requests *requestLog
+	cfg      server.Config
+	ts       *httptest.Server
 }
 
 type options struct {
@@ -169,19 +172,12 @@ func StartBackend(t *testing.T, opts ...Option) *Backend {
 	}
 
 	ctx := context.Background()
-	srv, err := server.New(ctx, cfg)
-	if err != nil {
-		t.Fatalf("starting the backend: %v", err)
+	b := &Backend{cfg: cfg, RateLimitScale: cfg.RateLimitScale, requests: newRequestLog()}
+	if err := b.serve(nil); err != nil {
+		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := srv.Close(); err != nil {
-			t.Errorf("closing the backend: %v", err)
-		}
-	})
-	// Registered after srv.Close, so it runs first: no request reaches a closed server.
-	requests := newRequestLog()
-	ts := httptest.NewServer(requests.wrap(srv.Handler()))
-	t.Cleanup(ts.Close)
+	t.Cleanup(func() { b.stop(t) })
+	srv := b.Server
 
 	acct, err := srv.CreateAccount(ctx, server.NewAccount{
 		BalanceMicros: o.balanceMicros,
@@ -198,14 +194,50 @@ func StartBackend(t *testing.T, opts ...Option) *Backend {
 		}
 	}
 
-	return &Backend{
-		URL:       ts.URL + "/api/v1",
-		APIKey:    acct.APIKey,
-		AccountID: acct.ID,
-		Server:    srv,
+	b.URL, b.APIKey, b.AccountID = b.ts.URL+"/api/v1", acct.APIKey, acct.ID
+	return b
+}
 
-		RateLimitScale: cfg.RateLimitScale,
-		requests:       requests,
+// Restart closes the backend, as a crash in the middle of an apply would look to the provider
+// (open connections are cut, workers stop), and starts a new one on the same SQLite file and
+// the same address. It must not run at the same time as another method of b; it may run on a
+// goroutine of its own (it reports rather than stops the test).
+func (b *Backend) Restart(t *testing.T) error {
+	addr := b.ts.Listener.Addr().String()
+	b.stop(t)
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("restarting the backend: listening again on %s: %w", addr, err)
+	}
+	return b.serve(l)
+}
+
+// serve starts a backend on b.cfg and serves it on l, or on a fresh loopback port when l is nil.
+func (b *Backend) serve(l net.Listener) error {
+	srv, err := server.New(context.Background(), b.cfg)
+	if err != nil {
+		if l != nil {
+			_ = l.Close()
+		}
+		return fmt.Errorf("starting the backend: %w", err)
+	}
+	ts := httptest.NewUnstartedServer(b.requests.wrap(srv.Handler()))
+	if l != nil {
+		_ = ts.Listener.Close()
+		ts.Listener = l
+	}
+	ts.Start()
+	b.Server, b.ts = srv, ts
+	return nil
+}
+
+// stop cuts the open connections, stops serving, then closes the backend, so no request
+// reaches a closed server.
+func (b *Backend) stop(t *testing.T) {
+	b.ts.CloseClientConnections()
+	b.ts.Close()
+	if err := b.Server.Close(); err != nil {
+		t.Errorf("closing the backend: %v", err)
 	}
 }
 

@@ -53,7 +53,8 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 	resp.Schema = Schema(ctx)
 }
 
-// Create takes the snapshot, saves its id at once (so an interrupted apply leaves something to
+// Create takes the snapshot (finding it instead of taking another when the answer is lost; see
+// takeSnapshot), saves its id at once (so an interrupted apply leaves something to
 // delete rather than an orphan), waits until the image is available and sets the note.
 //
 // A failed image is an error and removes the resource: a failed snapshot is final, not billed,
@@ -80,7 +81,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	defer cancel()
 
 	instanceID := plan.InstanceID.ValueInt64()
-	snap, err := c.CreateSnapshot(ctx, instanceID, plan.createRequest())
+	snap, err := takeSnapshot(ctx, c, instanceID, plan.createRequest())
 	if err != nil {
 		if tfutil.IsNotFound(err) {
 			resp.Diagnostics.AddAttributeError(path.Root("instance_id"), "Instance not found",

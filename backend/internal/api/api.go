@@ -27,6 +27,8 @@ type Config struct {
 	Clock          Clock
 	RateLimitScale float64                // multiplies every rate limit; 0 disables them
 	OpenAPI        func() ([]byte, error) // the document served at /openapi.json
+	// RateWindows keeps the rate-limit windows; nil keeps them in this process's memory.
+	RateWindows RateWindows
 }
 
 // handler carries the dependencies of every route.
@@ -51,7 +53,7 @@ func newHandler(cfg Config) *handler {
 		svc:     cfg.Service,
 		log:     cfg.Logger,
 		clock:   cfg.Clock,
-		limits:  newLimiter(cfg.Clock, cfg.RateLimitScale),
+		limits:  newLimiter(cfg.Clock, cfg.RateLimitScale, cfg.RateWindows, cfg.Logger),
 		openapi: cfg.OpenAPI,
 	}
 }

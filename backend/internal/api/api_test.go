@@ -91,28 +91,28 @@ func TestLimiter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := newLimiter(clock, tt.scale)
+			l := newLimiter(clock, tt.scale, nil, nil)
 			for i := 0; i < tt.wantAllow; i++ {
-				if ok, _ := l.allow("k", tt.perMinute); !ok {
+				if ok, _ := l.allow(t.Context(), "k", tt.perMinute); !ok {
 					t.Fatalf("request %d refused, want %d allowed", i+1, tt.wantAllow)
 				}
 			}
-			if ok, wait := l.allow("k", tt.perMinute); ok || wait != 60 {
+			if ok, wait := l.allow(t.Context(), "k", tt.perMinute); ok || wait != 60 {
 				t.Fatalf("request %d: allowed %v, wait %d; want refused, wait 60", tt.wantAllow+1, ok, wait)
 			}
 		})
 	}
 	t.Run("sliding window frees the oldest", func(t *testing.T) {
 		c := &fixedClock{t: clock.t}
-		l := newLimiter(c, 1)
-		l.allow("k", 2)
+		l := newLimiter(c, 1, nil, nil)
+		l.allow(t.Context(), "k", 2)
 		c.t = c.t.Add(30 * time.Second)
-		l.allow("k", 2)
-		if ok, wait := l.allow("k", 2); ok || wait != 30 {
+		l.allow(t.Context(), "k", 2)
+		if ok, wait := l.allow(t.Context(), "k", 2); ok || wait != 30 {
 			t.Fatalf("got allowed %v wait %d, want refused wait 30", ok, wait)
 		}
 		c.t = c.t.Add(30 * time.Second)
-		if ok, _ := l.allow("k", 2); !ok {
+		if ok, _ := l.allow(t.Context(), "k", 2); !ok {
 			t.Fatal("the first request left the window; want allowed")
 		}
 	})

@@ -176,7 +176,7 @@ func prefixed(pattern string) string {
 
 // allow counts the request against its limit and answers 429 with Retry-After when it is over.
 func (h *handler) allow(w http.ResponseWriter, r *http.Request, key string, perMinute int) bool {
-	ok, wait := h.limits.allow(key, perMinute)
+	ok, wait := h.limits.allow(r.Context(), key, perMinute)
 	if ok {
 		return true
 	}

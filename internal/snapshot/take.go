@@ -1,0 +1,97 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+)
+
+// maxTakeAttempts bounds how often a snapshot is asked for when each answer is lost and the
+// API shows no snapshot taken by the request.
+const maxTakeAttempts = 3
+
+// takeSnapshot asks the API for a snapshot of instanceID and returns it in creating.
+//
+// The POST has no Idempotency-Key, so the client does not repeat it when its answer is lost (a
+// connection reset, or a 502/503/504 from a gateway in front of the API): the API may or may not
+// have taken the snapshot. takeSnapshot then looks for it among the instance's snapshots that
+// were not there before the first attempt, and asks again only when it is not there, so a lost
+// answer neither fails the apply nor takes a second, billed snapshot.
+func takeSnapshot(ctx context.Context, c *client.Client, instanceID int64, req client.CreateSnapshotRequest) (*client.Snapshot, error) {
+	before, err := c.ListInstanceSnapshots(ctx, instanceID)
+	if err != nil {
+		return nil, fmt.Errorf("listing the snapshots the instance has before taking one: %w", err)
+	}
+	for attempt := 1; ; attempt++ {
+		snap, err := c.CreateSnapshot(ctx, instanceID, req)
+		if err == nil || !answerLost(ctx, err) || attempt == maxTakeAttempts {
+			return snap, err
+		}
+		tflog.Warn(ctx, "the answer to a snapshot create was lost; looking for the snapshot before asking again",
+			map[string]any{"instance_id": instanceID, "attempt": attempt, "error": err.Error()})
+		found, findErr := findLostSnapshot(ctx, c, instanceID, req.Name, before.Snapshots)
+		if findErr != nil {
+			return nil, fmt.Errorf("%w; looking for the snapshot it may have taken: %w", err, findErr)
+		}
+		if found != nil {
+			tflog.Info(ctx, "found the snapshot whose answer was lost", map[string]any{"snapshot_id": found.ID})
+			return found, nil
+		}
+	}
+}
+
+// answerLost reports whether err leaves open whether the API processed the request: no answer
+// came (a network error other than the caller's own cancellation), or a gateway answered 502, 503
+// or 504 without the API's error envelope. An error from the API itself is a real answer.
+func answerLost(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	apiErr, ok := client.AsAPIError(err)
+	if !ok {
+		return true
+	}
+	switch apiErr.Status {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return apiErr.Code == ""
+	}
+	return false
+}
+
+// findLostSnapshot returns the snapshot of instanceID that a lost create took, or nil when the
+// API shows none: an active snapshot not in before and named name (any name when name is nil, since
+// the API then names it). More than one such unnamed snapshot is an error rather than a guess,
+// since another may belong to a create running at the same time.
+func findLostSnapshot(ctx context.Context, c *client.Client, instanceID int64, name *string, before []client.Snapshot) (*client.Snapshot, error) {
+	now, err := c.ListInstanceSnapshots(ctx, instanceID)
+	if err != nil {
+		return nil, err
+	}
+	var found []client.Snapshot
+	for _, s := range now.Snapshots {
+		if !slices.ContainsFunc(before, func(b client.Snapshot) bool { return b.ID == s.ID }) &&
+			(name == nil || s.Name == *name) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &found[0], nil
+	}
+	ids := make([]string, len(found))
+	for i, s := range found {
+		ids[i] = fmt.Sprint(s.ID)
+	}
+	return nil, errors.New("instance has several new snapshots (" + strings.Join(ids, ", ") + ") and the lost " +
+		"answer does not say which is this one: import the right one with `terraform import` and delete the others, " +
+		"or give the snapshot a name so it can be told apart")
+}
