@@ -20,15 +20,17 @@ import (
 const fleetSize = 10
 
 // faultyProviderConfig is a provider block that reaches b through proxy, with a retry budget that
-// outlasts a run of faults (at a 20 % fault rate, eleven faults in a row are about 2 in 10⁸).
+// outlasts a run of faults (at a 20 % fault rate, eleven faults in a row are about 2 in 10⁸),
+// paced at the backend's own rate-limit scale like acctest's ProviderConfig.
 func faultyProviderConfig(proxy *acctest.FaultProxy, b *acctest.Backend) string {
 	return fmt.Sprintf(`
 provider "reseller" {
-  endpoint    = %q
-  api_key     = %q
-  max_retries = 10
+  endpoint         = %q
+  api_key          = %q
+  max_retries      = 10
+  rate_limit_scale = %g
 }
-`, proxy.URL, b.APIKey)
+`, proxy.URL, b.APIKey, b.RateLimitScale)
 }
 
 // fleetConfig is fleetSize servers named with suffix and snapshots of the first snapshots of them.
