@@ -11,7 +11,7 @@ import (
 
 // TestAccInstance_identity: an import block names the server by its identity, or by its id,
 // and the plan after either import changes nothing. Import blocks with an identity need
-// Terraform 1.12; OpenTofu (versions below 1.12 here) has none, so the same check skips it.
+// Terraform 1.12 (OpenTofu 1.12 has them too).
 func TestAccInstance_identity(t *testing.T) {
 	b := acctest.StartBackend(t)
 	config := b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("name", "known"))

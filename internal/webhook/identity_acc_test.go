@@ -12,7 +12,7 @@ import (
 // TestAccWebhook_identity: an import block names the account's webhook by its identity
 // ({ id = "webhook" }). The secret cannot be read back, so the import plans the documented
 // in-place update that sends the configured secret. Import blocks with an identity need
-// Terraform 1.12; OpenTofu (versions below 1.12 here) has none, so the same check skips it.
+// Terraform 1.12 (OpenTofu 1.12 has them too).
 func TestAccWebhook_identity(t *testing.T) {
 	b := acctest.StartBackend(t)
 	config := b.ResourceConfig("reseller_webhook", acctest.Attr("url", "https://hooks.example.com/x"), acctest.Attr("secret", secretOne), acctest.Attr("verify", false))
