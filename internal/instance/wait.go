@@ -104,7 +104,10 @@ func waitForCredentials(ctx context.Context, c *client.Client, orderID types.Int
 			if err != nil {
 				return false, "", fmt.Errorf("reading order %d: %w", orderID.ValueInt64(), err)
 			}
-			if o.Server == nil || o.Server.ID != id {
+			if o.Server == nil {
+				return false, o.Status, nil // a list read before the order was deployed
+			}
+			if o.Server.ID != id {
 				return false, "", fmt.Errorf("order %d does not name instance %d", orderID.ValueInt64(), id)
 			}
 			last = o.Server
