@@ -110,7 +110,7 @@ func forcedFeaturesOf(ctx context.Context, c *client.Client, in *client.Instance
 // (refresh.go, refreshNote). An instance that is gone (404, canceled or expired) is removed, so
 // the next plan creates it again. An unfinished create is refreshed from its order.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer func() { setIdentity(ctx, tfutil.ReadIdentityState(req, resp), resp.Identity, &resp.Diagnostics) }()
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return

@@ -150,7 +150,7 @@ func saveProgress(ctx context.Context, state *tfsdk.State, m Model, s *client.Sn
 // gone (not listed, deleted, expired or failed) is removed,
 // so the next plan takes a new one.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer func() { setIdentity(ctx, tfutil.ReadIdentityState(req, resp), resp.Identity, &resp.Diagnostics) }()
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return

@@ -45,3 +45,13 @@ func ImportNumericID(ctx context.Context, req resource.ImportStateRequest, typeN
 	}
 	return id.ValueInt64(), true
 }
+
+// ReadIdentityState is the state a Read takes its identity from: the state it returns or, when
+// it removed the resource (gone outside Terraform), the state it was asked to read. The framework
+// refuses a Read that returns no identity, and a Terraform older than 1.12 sends none to keep.
+func ReadIdentityState(req resource.ReadRequest, resp *resource.ReadResponse) *tfsdk.State {
+	if resp.State.Raw.IsNull() {
+		return &req.State
+	}
+	return &resp.State
+}

@@ -94,7 +94,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 // Read refreshes the URL and the events. A webhook no longer configured is removed from the
 // state, so the next plan registers it again. The secret cannot be read back.
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer func() { setIdentity(ctx, tfutil.ReadIdentityState(req, resp), resp.Identity, &resp.Diagnostics) }()
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return
