@@ -42,7 +42,12 @@ data "reseller_instances" "all" {
 	resource.ParallelTest(t, steps(t, b,
 		resource.TestStep{
 			Config: config,
-			Check:  fleetIDs(ids),
+			Check: resource.ComposeTestCheckFunc(
+				fleetIDs(ids),
+				// Each create reads its server from the shared order list and the PATCH that
+				// names it: no detail read.
+				expectRequests(b, map[string]int{"POST /instances": fleetSize, "PATCH /instances/{id}": fleetSize, "GET /instances/{id}": 0}),
+			),
 		},
 		resource.TestStep{
 			PreConfig:    b.ResetRequests,
