@@ -145,9 +145,11 @@ func (in Instance) StatusValue() string {
 }
 
 // Gone reports whether the instance no longer exists for its owner: canceled or expired.
-func (in Instance) Gone() bool {
-	s := in.StatusValue()
-	return !in.Active || s == StatusCanceled || s == StatusExpired
+func (in Instance) Gone() bool { return gone(in.Active, in.StatusValue()) }
+
+// gone is the one rule for an instance that no longer exists for its owner.
+func gone(active bool, status string) bool {
+	return !active || status == StatusCanceled || status == StatusExpired
 }
 
 // Settled reports whether the instance is at rest: online or offline with its credentials
@@ -209,6 +211,9 @@ type CanceledInstance struct {
 	Status string `json:"status"`
 	Active bool   `json:"active"`
 }
+
+// Gone reports whether the answer says the instance is no longer active.
+func (c CanceledInstance) Gone() bool { return gone(c.Active, c.Status) }
 
 // ActionRequest is the body of POST /instances/{id}/actions. Only the fields the action uses
 // may be set; the API rejects the others.

@@ -136,22 +136,18 @@ func (r *Resource) finishCreate(ctx context.Context, c *client.Client, m *Model,
 	if in != nil {
 		last = in
 	}
-	changed := false
 	if err == nil {
-		changed, err = r.configureNew(ctx, c, *m, in)
+		in, err = r.configureNew(ctx, c, *m, in)
 	}
 	if err == nil && m.WaitForApps.ValueBool() {
 		configured, d := m.appIDs(ctx)
 		diags.Append(d...)
 		if expect := max(expectApps, len(configured)); expect > 0 {
 			err = waitForApps(ctx, c, id, expect)
-			changed = true
+			in = nil // read it again
 		}
 	}
 	if err == nil {
-		if changed {
-			in = nil // read it again
-		}
 		err = r.complete(ctx, c, m, in)
 	}
 	if err != nil {
@@ -163,19 +159,22 @@ func (r *Resource) finishCreate(ctx context.Context, c *client.Client, m *Model,
 }
 
 // configureNew applies to a new server (in, as last read) what POST /instances cannot carry:
-// name, note and renew (PATCH) and power "off". It reports whether it changed anything.
-func (r *Resource) configureNew(ctx context.Context, c *client.Client, m Model, in *client.Instance) (bool, error) {
+// name, note and renew (PATCH) and power "off". It returns the latest reading of the server (the
+// PATCH answers with the full detail, so a named server needs no further read), or nil when the
+// server changed since and must be read again.
+func (r *Resource) configureNew(ctx context.Context, c *client.Client, m Model, in *client.Instance) (*client.Instance, error) {
 	id := m.ID.ValueInt64()
-	patch, changed := m.patchRequest(m.afterCreate())
-	if changed {
-		if _, err := c.UpdateInstance(ctx, id, patch); err != nil {
-			return true, fmt.Errorf("setting name, note or renew: %w", err)
+	if patch, changed := m.patchRequest(m.afterCreate()); changed {
+		patched, err := c.UpdateInstance(ctx, id, patch)
+		if err != nil {
+			return nil, fmt.Errorf("setting name, note or renew: %w", err)
 		}
+		in = patched
 	}
 	if want := m.powerWanted(); in.StatusValue() != want {
-		return true, setPower(ctx, c, id, want, in)
+		return nil, setPower(ctx, c, id, want, in)
 	}
-	return changed, nil
+	return in, nil
 }
 
 // createNotFinished saves what is known after a failed or cut-short create (last is the latest

@@ -2,11 +2,13 @@ package instance
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
@@ -98,10 +100,13 @@ func (d *InstancesDataSource) Read(ctx context.Context, req datasource.ReadReque
 		return
 	}
 	onlyActive := data.OnlyActive.IsNull() || data.OnlyActive.ValueBool()
-	list, err := c.ListInstances(ctx, onlyActive)
+	list, err := c.Instances(ctx)
 	if err != nil {
 		tfutil.AddAPIError(&resp.Diagnostics, "Unable to list instances", err)
 		return
+	}
+	if onlyActive {
+		list = slices.DeleteFunc(list, func(in client.Instance) bool { return !in.Active })
 	}
 	data.Instances = newInstanceItems(list)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)

@@ -16,29 +16,46 @@ import (
 
 const fleetSize = 25
 
-// TestAccInstance_refreshFromList: refreshing 25 servers costs one GET /instances and no detail
-// read; drift made outside Terraform (cancel, power off, resize, rename) is still seen, and only
-// the resized server gets a detail read.
+// TestAccInstance_refreshFromList: refreshing 25 servers and a reseller_instances data source
+// costs one GET /instances (the data source shares the resources' list) and no detail read;
+// drift made outside Terraform (cancel, power off, resize, rename) is still seen, and only the
+// resized server gets a detail read. Destroying the fleet costs one DELETE per server and no
+// read to confirm it.
 func TestAccInstance_refreshFromList(t *testing.T) {
 	b := acctest.StartBackend(t, acctest.WithLimits(fleetSize+5, fleetSize), acctest.WithBalance(1000))
-	config := b.ProviderConfig() + fmt.Sprintf(`
+	fleetConfig := func(n int) string {
+		return b.ProviderConfig() + fmt.Sprintf(`
 resource "reseller_instance" "fleet" {
   count       = %d
   plan_id     = %d
   template_id = %d
   name        = "srv-${count.index}"
 }
-`, fleetSize, planSmall, tmplUbuntu)
+
+data "reseller_instances" "all" {
+  only_active = false
+}
+`, n, planSmall, tmplUbuntu)
+	}
+	config := fleetConfig(fleetSize)
 	ids := make([]int64, fleetSize)
 	resource.ParallelTest(t, steps(t, b,
 		resource.TestStep{
 			Config: config,
-			Check:  fleetIDs(ids),
+			Check: resource.ComposeTestCheckFunc(
+				fleetIDs(ids),
+				// Each create reads its server from the shared order list and the PATCH that
+				// names it: no detail read.
+				expectRequests(b, map[string]int{"POST /instances": fleetSize, "PATCH /instances/{id}": fleetSize, "GET /instances/{id}": 0}),
+			),
 		},
 		resource.TestStep{
 			PreConfig:    b.ResetRequests,
 			RefreshState: true,
-			Check:        expectRequests(b, map[string]int{"GET /instances": 1, "GET /instances/{id}": 0, "GET /orders/{id}": 0}),
+			Check: resource.ComposeTestCheckFunc(
+				resource.TestCheckResourceAttr("data.reseller_instances.all", "instances.#", fmt.Sprint(fleetSize)),
+				expectRequests(b, map[string]int{"GET /instances": 1, "GET /instances/{id}": 0, "GET /orders/{id}": 0}),
+			),
 		},
 		resource.TestStep{
 			PreConfig: func() {
@@ -59,6 +76,15 @@ resource "reseller_instance" "fleet" {
 				},
 				// The resized server needs its detail (its traffic and features follow the plan).
 				expectRequests(b, map[string]int{"GET /instances": 1, "GET /instances/{id}": 1}),
+			),
+		},
+		resource.TestStep{
+			PreConfig: b.ResetRequests,
+			Config:    fleetConfig(0),
+			Check: resource.ComposeTestCheckFunc(
+				// The canceled server stays listed (only_active = false); the rest are canceled now.
+				resource.TestCheckResourceAttr("data.reseller_instances.all", "instances.#", fmt.Sprint(fleetSize)),
+				expectRequests(b, map[string]int{"DELETE /instances/{id}": fleetSize - 1, "GET /instances/{id}": 0}),
 			),
 		},
 	))

@@ -150,7 +150,8 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Delete cancels the instance and waits until the API reports it canceled. An unfinished create
+// Delete cancels the instance; when the answer does not already report it canceled, it waits
+// until the API does. An unfinished create
 // first waits for its order, so a server still being built is not left behind.
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	c := r.Client(&resp.Diagnostics)
@@ -175,14 +176,20 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		state.ID = types.Int64Value(id)
 	}
 	id := state.ID.ValueInt64()
-	if _, err := c.CancelInstance(ctx, id); err != nil {
+	canceled, err := c.CancelInstance(ctx, id)
+	if err != nil {
 		if tfutil.IsNotFound(err) {
 			return
 		}
 		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to cancel instance %d", id), err)
 		return
 	}
-	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to be canceled", id)},
+	if canceled.Gone() {
+		// The answer already says canceled (spec: DELETE is synchronous): a destroy of N servers
+		// costs N requests, not N more reads to confirm it.
+		return
+	}
+	err = tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to be canceled", id)},
 		func(ctx context.Context) (bool, string, error) {
 			in, err := c.GetInstance(ctx, id, false)
 			if tfutil.IsNotFound(err) {
