@@ -3,12 +3,12 @@ package server
 import (
 	"bytes"
 	"context"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 func TestAuthentication(t *testing.T) {

@@ -3,12 +3,13 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 func (e *env) installs(t *testing.T, key string, id int64) client.InstanceApps {

@@ -2,11 +2,12 @@ package server
 
 import (
 	"context"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 func planIDs(plans []client.Plan) []int64 {

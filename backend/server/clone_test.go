@@ -2,11 +2,12 @@ package server
 
 import (
 	"fmt"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 // TestCloneFromSnapshot builds a server from a snapshot: its OS and credentials are the

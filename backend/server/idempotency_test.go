@@ -2,11 +2,12 @@ package server
 
 import (
 	"context"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 func TestIdempotencyRules(t *testing.T) {

@@ -3,13 +3,13 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 // funded creates an account with limits high enough that only limit tests meet them.

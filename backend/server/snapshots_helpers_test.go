@@ -3,12 +3,12 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 // snap posts a snapshot of an instance; body "" sends none.

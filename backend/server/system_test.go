@@ -2,10 +2,11 @@ package server
 
 import (
 	"encoding/json"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 func TestHealthNeedsNoKey(t *testing.T) {

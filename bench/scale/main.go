@@ -42,8 +42,9 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the work directory")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-	defer cancel()
-	if err := run(ctx, *refresh, *apply, *baseline, *keep); err != nil {
+	err := run(ctx, *refresh, *apply, *baseline, *keep)
+	cancel()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -292,7 +293,11 @@ func startServe(ctx context.Context, bin, dir, db string, p *proxy, flags ...str
 	p.point(target)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := http.Get("http://" + addr + "/api/v1/health")
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/api/v1/health", nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err == nil {
 			resp.Body.Close()
 			return s, nil
@@ -319,7 +324,7 @@ func (s *serve) stop() {
 }
 
 func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
@@ -338,7 +343,7 @@ type proxy struct {
 }
 
 func newProxy() *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(err)
 	}
