@@ -380,7 +380,7 @@ func TestProviderErrors(t *testing.T) {
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 201, "template_id": 1, "term": "hourly"}`)
 	before := e.getInstance(t, a.APIKey, id)
-	if err := e.srv.SetFailRate(1); err != nil {
+	if err := e.srv.SetFailRate(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 	for _, body := range []string{

@@ -195,7 +195,7 @@ func TestAppInstallRetriesAndFailsDependents(t *testing.T) {
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 102, "template_id": 3, "term": "hourly"}`)
 	e.install(t, a.APIKey, id, `{"apps": ["nextcloud", "wireguard"]}`).wantStatus(t, http.StatusAccepted, "")
-	if err := e.srv.SetFailRate(1); err != nil {
+	if err := e.srv.SetFailRate(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 	for range 8 {
@@ -213,7 +213,7 @@ func TestAppInstallRetriesAndFailsDependents(t *testing.T) {
 	if nextcloud.Status != "failed" || !strings.Contains(nextcloud.Error, "dependency docker") {
 		t.Fatalf("nextcloud = %+v, want failed because docker did", nextcloud)
 	}
-	if err := e.srv.SetFailRate(0); err != nil {
+	if err := e.srv.SetFailRate(context.Background(), 0); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {

@@ -21,12 +21,15 @@ func (s *Server) TimeOutOrder(ctx context.Context, orderID int64) error {
 }
 
 // SetFailRate changes, from now on, the share (0 to 1) of simulated builds that never finish
-// (their orders time out) and of datacenter operations that fail with 502 provider_error.
-func (s *Server) SetFailRate(rate float64) error {
+// (their orders time out) and of datacenter operations that fail with 502 provider_error, for
+// every replica sharing the database.
+func (s *Server) SetFailRate(ctx context.Context, rate float64) error {
 	if rate < 0 || rate > 1 {
 		return fmt.Errorf("server: fail rate %v is not from 0 to 1", rate)
 	}
-	s.sim.SetFailRate(rate)
+	if err := s.sim.SetFailRate(ctx, rate); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
 	return nil
 }
 
@@ -70,13 +73,15 @@ func (s *Server) UnlockSnapshot(ctx context.Context, snapshotID int64) error {
 // ChangeRootPasswordOutOfBand changes the instance's root password on the simulated machine
 // behind the service's back, as a user logged in over SSH would. The stored password stops
 // working: app installs then fail with stage auth_failed until reset_password is run. The
-// change lives in the simulator's memory and is forgotten when the backend restarts.
+// change is kept in the database, so every replica (and a restarted backend) sees it.
 func (s *Server) ChangeRootPasswordOutOfBand(ctx context.Context, instanceID int64) error {
 	ref, err := s.svc.MachineRef(ctx, instanceID)
+	if err == nil {
+		err = s.sim.SetRootPasswordOutOfBand(ctx, ref)
+	}
 	if err != nil {
 		return fmt.Errorf("server: change root password of instance %d: %w", instanceID, err)
 	}
-	s.sim.SetRootPasswordOutOfBand(ref)
 	return nil
 }
 

@@ -321,12 +321,12 @@ func TestOrderSetFailRateHook(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(c *Config) { c.OrderWindow = time.Minute })
 	a := e.funded(t, 10_000_000)
-	if err := e.srv.SetFailRate(1); err != nil {
+	if err := e.srv.SetFailRate(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 	lost := e.placed(t, a.APIKey, ubuntuOn101)
 	e.runDue(t)
-	if err := e.srv.SetFailRate(0); err != nil {
+	if err := e.srv.SetFailRate(context.Background(), 0); err != nil {
 		t.Fatal(err)
 	}
 	fine := e.placed(t, a.APIKey, ubuntuOn101)
@@ -339,7 +339,7 @@ func TestOrderSetFailRateHook(t *testing.T) {
 	if o := e.getOrder(t, a.APIKey, fine.OrderID); o.Status != "deployed" {
 		t.Fatalf("order built at fail rate 0 is %s, want deployed", o.Status)
 	}
-	if err := e.srv.SetFailRate(1.5); err == nil {
+	if err := e.srv.SetFailRate(context.Background(), 1.5); err == nil {
 		t.Fatal("fail rate 1.5: got nil error")
 	}
 }

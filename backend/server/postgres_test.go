@@ -3,14 +3,16 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
@@ -265,4 +267,68 @@ func TestPostgresReplicasShareRateLimits(t *testing.T) {
 		replicas[(i+1)%2].do(t, request{Path: "/account", Key: key}).wantStatus(t, http.StatusOK, "")
 	}
 	replicas[0].do(t, request{Path: "/account", Key: key}).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+}
+
+// TestPostgresReplicasShareTheSimulator: one client alternating between two replicas of one
+// database sees one simulated datacenter: one power state, one out-of-band password, one
+// clean-IP pool and one fail rate. Each check reads on the replica that did not make the change
+// (on separate simulators each would see its own, unchanged state).
+func TestPostgresReplicasShareTheSimulator(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := Config{DB: pg.Database(t), Clock: NewManualClock(testStart), WorkerInterval: -1, RateLimitScale: 100}
+	a, b := openEnv(t, cfg), openEnv(t, cfg)
+	acct := a.funded(t, 10_000_000)
+	id := b.deployed(t, acct.APIKey, `{"server_id": 201, "template_id": 1, "term": "hourly"}`) // datacenter 2: paid change_ip
+
+	// Power: B's simulator built the machine (online); A turns it off; a refresh on B reads off.
+	a.act(t, acct.APIKey, id, `{"action": "power_off"}`)
+	var in client.Instance
+	b.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: acct.APIKey}).data(t, &in)
+	if in.Status == nil || *in.Status != "offline" {
+		t.Fatalf("status refreshed on B = %s, want offline as A left it", ptrString(in.Status))
+	}
+	a.act(t, acct.APIKey, id, `{"action": "power_on"}`)
+
+	// Password: changed out of band through A's simulator; B's install worker finds it refused.
+	if err := a.srv.ChangeRootPasswordOutOfBand(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	b.install(t, acct.APIKey, id, `{"apps": ["docker"]}`).wantStatus(t, http.StatusAccepted, "")
+	b.runDue(t) // waiting → preparing
+	b.runDue(t) // the password is tried
+	if got := stages(a.installs(t, acct.APIKey, id)); !slices.Equal(got, []string{"docker:failed/auth_failed"}) {
+		t.Fatalf("installs = %v, want auth_failed: B must see the password A's simulator changed", got)
+	}
+
+	// IP pool: datacenter 2 holds two clean addresses; A and B take them, then neither has one.
+	var addresses []string
+	for i, r := range []*env{a, b, a, b} {
+		v := r.act(t, acct.APIKey, id, `{"action": "change_ip", "accept_cost": 0.5}`)
+		if *v.Clean != (i < 2) {
+			t.Fatalf("change %d (replica %c): clean %v; want clean only for the first two, from one pool", i+1, "ABAB"[i], *v.Clean)
+		}
+		addresses = append(addresses, *v.IPv4)
+	}
+	if distinct := slices.Compact(slices.Sorted(slices.Values(addresses))); len(distinct) != len(addresses) {
+		t.Fatalf("addresses %v: want each handed out once", addresses)
+	}
+
+	// Fail rate: set through A, B's operations fail alike; cleared through B, A's work again.
+	if err := a.srv.SetFailRate(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	b.action(t, acct.APIKey, id, `{"action": "reboot"}`).wantStatus(t, http.StatusBadGateway, "provider_error")
+	if err := b.srv.SetFailRate(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	a.act(t, acct.APIKey, id, `{"action": "reboot"}`)
+}
+
+// ptrString shows a string that may be absent.
+func ptrString(s *string) string {
+	if s == nil {
+		return "<absent>"
+	}
+	return *s
 }

@@ -33,7 +33,7 @@ type Config struct {
 	DeployDelay       time.Duration // how long the simulated datacenter takes to build a server
 	CredentialsDelay  time.Duration // credentials stay pending this long after a build; also reboots, rebuilds, resizes, snapshot restores and app install stages take this long
 	OrderWindow       time.Duration // after this a pending order becomes timed_out; 0 is 10 minutes
-	FailRate          float64       // share of simulated builds that never finish, snapshot images that fail and datacenter operations that fail, 0 to 1
+	FailRate          float64       // share of simulated builds that never finish, snapshot images that fail and datacenter operations that fail, 0 to 1; shared by the replicas (see New)
 	AllowHTTPWebhooks bool          // also accept http:// webhook URLs on loopback hosts (tests); HTTPS only otherwise
 	RateLimitScale    float64       // multiplies every rate limit; 0 disables them
 	Clock             Clock         // nil: real time
@@ -46,6 +46,9 @@ type Config struct {
 	// SnapshotDelay is how long a snapshot stays creating before its image is available; 0 takes
 	// DeployDelay. (Restores take CredentialsDelay, like rebuilds.)
 	SnapshotDelay time.Duration
+	// KeepFailRate leaves the fail rate stored in the database as it is and ignores FailRate:
+	// the account commands, which open the database beside a running serve, must not change it.
+	KeepFailRate bool
 }
 
 // DefaultWorkerInterval is how often the workers wake when Config.WorkerInterval is 0. It is
@@ -73,20 +76,30 @@ type Server struct {
 // New opens and migrates the store and starts the workers. ctx bounds the opening only; the
 // workers run until Close. Orders left pending by an earlier process on the same database are
 // picked up by the new workers.
+//
+// New stores cfg.FailRate in the database (unless KeepFailRate), where every replica's simulator
+// reads it: the replica started last sets it for all, so start them alike; SetFailRate changes
+// it for all.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = withDefaults(cfg)
 	st, err := openStore(ctx, cfg.DB)
 	if err != nil {
 		return nil, err
 	}
+	if !cfg.KeepFailRate {
+		if err := st.SetSimFailRate(ctx, cfg.FailRate); err != nil {
+			_ = st.Close()
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
 	return newOnStore(ctx, cfg, st), nil
 }
 
 // newOnStore wires a backend on an open store (cfg already has its defaults) and starts the
 // workers.
-func newOnStore(ctx context.Context, cfg Config, st store.Store) *Server {
-	dc := sim.New(sim.Options{Clock: cfg.Clock, DeployDelay: cfg.DeployDelay, StepDelay: cfg.CredentialsDelay,
-		SnapshotDelay: cfg.SnapshotDelay, FailRate: cfg.FailRate})
+func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
+	dc := sim.New(sim.Options{Clock: cfg.Clock, State: st, DeployDelay: cfg.DeployDelay, StepDelay: cfg.CredentialsDelay,
+		SnapshotDelay: cfg.SnapshotDelay})
 	svc := service.New(service.Config{
 		Store: st, Catalog: catalog.New(), Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
 		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks,
@@ -236,8 +249,8 @@ func withDefaults(cfg Config) Config {
 
 // openStore picks the store by the form of dsn: a postgres:// or postgresql:// URL is a
 // PostgreSQL database that several replicas may share, anything else a SQLite file path.
-func openStore(ctx context.Context, dsn string) (store.Store, error) {
-	var st store.Store
+func openStore(ctx context.Context, dsn string) (*sqlstore.Store, error) {
+	var st *sqlstore.Store
 	var err error
 	switch {
 	case dsn == "":

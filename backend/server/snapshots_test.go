@@ -417,7 +417,7 @@ func TestRestoreProviderError(t *testing.T) {
 	a := e.funded(t, 1_000_000)
 	id := e.deployed(t, a.APIKey, ubuntuOn101)
 	s := e.available(t, a.APIKey, id)
-	if err := e.srv.SetFailRate(1); err != nil {
+	if err := e.srv.SetFailRate(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 	r := e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey})
@@ -440,7 +440,7 @@ func TestSnapshotFails(t *testing.T) {
 	e := newEnv(t)
 	a := e.funded(t, 1_000_000)
 	id := e.deployed(t, a.APIKey, ubuntuOn101)
-	if err := e.srv.SetFailRate(1); err != nil {
+	if err := e.srv.SetFailRate(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 	s := e.snapped(t, a.APIKey, id)

@@ -227,7 +227,7 @@ func TestAccSnapshot_failed(t *testing.T) {
 	b := acctest.StartBackend(t)
 	failRate := func(rate float64) func() {
 		return func() {
-			if err := b.Server.SetFailRate(rate); err != nil {
+			if err := b.Server.SetFailRate(t.Context(), rate); err != nil {
 				t.Fatalf("setting the fail rate to %v: %v", rate, err)
 			}
 		}

@@ -33,8 +33,9 @@ func openServer(ctx context.Context, db string) (*server.Server, error) {
 	if db == "" {
 		return nil, fmt.Errorf("%w: --db must not be empty", errUsage)
 	}
-	// No workers: the command only writes the account; a running serve does the rest.
-	return server.New(ctx, server.Config{DB: db, WorkerInterval: -1})
+	// No workers: the command only writes the account; a running serve does the rest. The fail
+	// rate stays as serve set it.
+	return server.New(ctx, server.Config{DB: db, WorkerInterval: -1, KeepFailRate: true})
 }
 
 func accountCreate(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {

@@ -33,7 +33,7 @@ func newTestHandler(t *testing.T, logs *bytes.Buffer, extra func(mux *http.Serve
 	clock := &fixedClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	svc := service.New(service.Config{Store: st, Catalog: catalog.New(), Clock: clock, Logger: logger,
-		Datacenter: sim.New(sim.Options{Clock: clock})})
+		Datacenter: sim.New(sim.Options{Clock: clock, State: st})})
 	h := newHandler(Config{Service: svc, Logger: logger, Clock: clock, RateLimitScale: 1})
 	mux := http.NewServeMux()
 	h.routes(mux)

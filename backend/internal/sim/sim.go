@@ -7,8 +7,10 @@
 // A build's whole fate is written into its ticket (when it is ready and whether it will ever
 // finish), an image's into its id, and machine refs, addresses and users are derived from the
 // order, so a new simulator in a restarted resellerd answers for builds and images the old one
-// started. What lives only in memory is
-// what a restart may forget: out-of-band password changes, power states and the clean IP pool.
+// started. Everything else a read can show (power states, out-of-band password changes, the
+// clean-IP pools and the fail rate) is kept in a State, which the store implements on the
+// database: replicas sharing one database simulate one datacenter, and a restart forgets
+// nothing.
 package sim
 
 import (
@@ -22,20 +24,39 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
 // Clock tells the time; the simulator follows the backend's clock so tests can move it.
 type Clock interface{ Now() time.Time }
 
+// State is where the simulator keeps what a later read shows, whichever replica makes it. The
+// store implements it on the database (README: what the replicas share); each update runs under
+// the row's lock and may run again when its transaction is retried.
+type State interface {
+	// SimMachine returns what is remembered of machine ref; the zero value when nothing is.
+	SimMachine(ctx context.Context, ref string) (store.SimMachine, error)
+	// UpdateSimMachine stores what update makes of machine ref's state.
+	UpdateSimMachine(ctx context.Context, ref string, update func(*store.SimMachine)) error
+	// DeleteSimMachine forgets machine ref.
+	DeleteSimMachine(ctx context.Context, ref string) error
+	// UpdateIPPool stores what update makes of a datacenter's address pool.
+	UpdateIPPool(ctx context.Context, datacenterID int64, update func(*store.IPPool)) error
+	// SimFailRate returns the share of builds, images and operations that fail.
+	SimFailRate(ctx context.Context) (float64, error)
+	// SetSimFailRate changes it.
+	SetSimFailRate(ctx context.Context, rate float64) error
+}
+
 // Options shape a simulator.
 type Options struct {
 	Clock       Clock
+	State       State         // power states, passwords, IP pools and the fail rate
 	DeployDelay time.Duration // how long a build takes
 	StepDelay   time.Duration // credentials after a build; reboot, rebuild, resize and restore
 	// SnapshotDelay is how long an image of a disk takes.
 	SnapshotDelay time.Duration
-	FailRate      float64 // share of builds that never finish, images that fail and operations that fail
-	Seed          uint64  // seeds fault injection; 0 takes a random seed
+	Seed          uint64 // seeds the choice of the operations that fail; 0 takes a random seed
 }
 
 // Clean IP pool: each datacenter holds cleanPoolSize clean addresses and gets one back every
@@ -58,17 +79,13 @@ const diskUsedPercent = 40
 // Sim is the simulated datacenter. It is safe for concurrent use.
 type Sim struct {
 	clock         Clock
+	state         State
 	deployDelay   time.Duration
 	stepDelay     time.Duration
 	snapshotDelay time.Duration
 
-	mu       sync.Mutex
-	failRate float64
-	rng      *mathrand.Rand
-	stale    map[string]string // ref → root password set out of band
-	power    map[string]string // ref → last known status
-	pools    map[int64]*cleanPool
-	nextIP   uint32
+	mu  sync.Mutex // guards rng
+	rng *mathrand.Rand
 }
 
 var _ datacenter.Datacenter = (*Sim)(nil)
@@ -80,39 +97,49 @@ func New(o Options) *Sim {
 		seed = mathrand.Uint64()
 	}
 	return &Sim{
-		clock: o.Clock, deployDelay: o.DeployDelay, stepDelay: o.StepDelay, snapshotDelay: o.SnapshotDelay,
-		failRate: o.FailRate,
-		rng:      mathrand.New(mathrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		stale:    map[string]string{},
-		power:    map[string]string{},
-		pools:    map[int64]*cleanPool{},
-		nextIP:   uint32(mathrand.N(1 << 16)),
+		clock: o.Clock, state: o.State,
+		deployDelay: o.DeployDelay, stepDelay: o.StepDelay, snapshotDelay: o.SnapshotDelay,
+		rng: mathrand.New(mathrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 	}
 }
 
-// SetFailRate changes the share of failing builds and operations from now on.
-func (s *Sim) SetFailRate(rate float64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failRate = rate
+// SetFailRate changes the share of failing builds and operations from now on, for every
+// simulator on the same State.
+func (s *Sim) SetFailRate(ctx context.Context, rate float64) error {
+	if err := s.state.SetSimFailRate(ctx, rate); err != nil {
+		return fmt.Errorf("sim: set fail rate: %w", err)
+	}
+	return nil
 }
 
 // SetRootPasswordOutOfBand changes the machine's root password behind the service's back, as a
 // user logged in over SSH would: the password the service stored stops working.
-func (s *Sim) SetRootPasswordOutOfBand(ref string) {
+func (s *Sim) SetRootPasswordOutOfBand(ctx context.Context, ref string) error {
 	pw := password()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stale[ref] = pw
+	return s.updateMachine(ctx, ref, func(m *store.SimMachine) { m.Password = pw })
 }
 
-// fail decides whether one operation fails, and returns its error.
-func (s *Sim) fail(op string) error {
+// failed reports whether the fail rate picks this operation to fail. The rate is read from the
+// State each time, so a change made through any simulator applies to the next operation.
+func (s *Sim) failed(ctx context.Context) (bool, error) {
+	rate, err := s.state.SimFailRate(ctx)
+	if err != nil {
+		return false, fmt.Errorf("sim: %w", err)
+	}
+	if rate <= 0 {
+		return false, nil
+	}
 	s.mu.Lock()
-	failed := s.failRate > 0 && s.rng.Float64() < s.failRate
-	s.mu.Unlock()
-	if !failed {
-		return nil
+	defer s.mu.Unlock()
+	return s.rng.Float64() < rate, nil
+}
+
+// fail returns the error of an operation the fail rate picks to fail (a datacenter.Error with a
+// reference), the State's error if the rate cannot be read, or nil.
+func (s *Sim) fail(ctx context.Context, op string) error {
+	failed, err := s.failed(ctx)
+	if err != nil || !failed {
+		return err
 	}
 	ref, err := datacenter.NewReference(rand.Reader)
 	if err != nil {
@@ -155,15 +182,18 @@ func parseTicket(s string) (ticket, error) {
 
 // Build starts a build. With the fail rate the build is lost: it never finishes, and the order
 // times out at the end of its window.
-func (s *Sim) Build(_ context.Context, spec datacenter.BuildSpec) (string, error) {
-	lost := s.fail("build") != nil
+func (s *Sim) Build(ctx context.Context, spec datacenter.BuildSpec) (string, error) {
+	lost, err := s.failed(ctx)
+	if err != nil {
+		return "", err
+	}
 	t := ticket{orderID: spec.OrderID, datacenterID: spec.DatacenterID, osType: spec.OSType,
 		readyAt: s.clock.Now().Add(s.deployDelay), finishes: !lost}
 	return t.String(), nil
 }
 
 // Poll reports a build; the machine's addresses follow from the order so they are stable.
-func (s *Sim) Poll(_ context.Context, raw string) (datacenter.Build, error) {
+func (s *Sim) Poll(ctx context.Context, raw string) (datacenter.Build, error) {
 	t, err := parseTicket(raw)
 	if err != nil {
 		return datacenter.Build{}, err
@@ -184,22 +214,26 @@ func (s *Sim) Poll(_ context.Context, raw string) (datacenter.Build, error) {
 	if t.osType == "windows" {
 		m.Username, m.Port = "Administrator", 3389
 	}
-	s.setPower(m.Ref, m.Status)
+	if err := s.setPower(ctx, m.Ref, m.Status); err != nil {
+		return datacenter.Build{}, err
+	}
 	return datacenter.Build{Done: true, Machine: m}, nil
 }
 
 // Live reports the last power status the simulator saw and the traffic a machine running since
 // cycleStart has used.
-func (s *Sim) Live(_ context.Context, ref string, cycleStart time.Time) (datacenter.Live, error) {
+func (s *Sim) Live(ctx context.Context, ref string, cycleStart time.Time) (datacenter.Live, error) {
 	used := max(0, int(s.clock.Now().Sub(cycleStart).Hours())*trafficPerHour)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return datacenter.Live{Status: s.power[ref], TrafficUsedGB: used}, nil
+	m, err := s.state.SimMachine(ctx, ref)
+	if err != nil {
+		return datacenter.Live{}, fmt.Errorf("sim: live: %w", err)
+	}
+	return datacenter.Live{Status: m.Power, TrafficUsedGB: used}, nil
 }
 
 // Power turns the machine on or off at once; a reboot settles after StepDelay.
-func (s *Sim) Power(_ context.Context, ref, action string) (datacenter.Transition, error) {
-	if err := s.fail(action); err != nil {
+func (s *Sim) Power(ctx context.Context, ref, action string) (datacenter.Transition, error) {
+	if err := s.fail(ctx, action); err != nil {
 		return datacenter.Transition{}, err
 	}
 	now := s.clock.Now()
@@ -214,20 +248,21 @@ func (s *Sim) Power(_ context.Context, ref, action string) (datacenter.Transitio
 	default:
 		return datacenter.Transition{}, fmt.Errorf("sim: unknown power action %q", action)
 	}
-	s.setPower(ref, tr.Settled)
+	if err := s.setPower(ctx, ref, tr.Settled); err != nil {
+		return datacenter.Transition{}, err
+	}
 	return tr, nil
 }
 
 // Rebuild reinstalls the machine: a new root password, delivered when the rebuild settles.
-func (s *Sim) Rebuild(_ context.Context, ref string, _ int64, _ string) (datacenter.Rebuilt, error) {
-	if err := s.fail("rebuild"); err != nil {
+func (s *Sim) Rebuild(ctx context.Context, ref string, _ int64, _ string) (datacenter.Rebuilt, error) {
+	if err := s.fail(ctx, "rebuild"); err != nil {
 		return datacenter.Rebuilt{}, err
 	}
 	settles := s.clock.Now().Add(s.stepDelay)
-	s.mu.Lock()
-	delete(s.stale, ref)
-	s.power[ref] = datacenter.StatusOnline
-	s.mu.Unlock()
+	if err := s.updateMachine(ctx, ref, newDisk(datacenter.StatusOnline)); err != nil {
+		return datacenter.Rebuilt{}, err
+	}
 	return datacenter.Rebuilt{
 		Transition: datacenter.Transition{Status: datacenter.StatusRebuilding, Settled: datacenter.StatusOnline, SettlesAt: settles},
 		Password:   password(), CredentialsAt: settles,
@@ -235,35 +270,41 @@ func (s *Sim) Rebuild(_ context.Context, ref string, _ int64, _ string) (datacen
 }
 
 // ResetPassword sets a new root password, which also undoes any out-of-band change.
-func (s *Sim) ResetPassword(_ context.Context, ref string) (string, error) {
-	if err := s.fail("reset_password"); err != nil {
+func (s *Sim) ResetPassword(ctx context.Context, ref string) (string, error) {
+	if err := s.fail(ctx, "reset_password"); err != nil {
 		return "", err
 	}
-	s.mu.Lock()
-	delete(s.stale, ref)
-	s.mu.Unlock()
+	if err := s.updateMachine(ctx, ref, func(m *store.SimMachine) { m.Password = "" }); err != nil {
+		return "", err
+	}
 	return password(), nil
 }
 
 // ChangeIP hands out a new address, a clean one when asked and the pool has one ready.
-func (s *Sim) ChangeIP(_ context.Context, _ string, datacenterID int64, clean bool) (datacenter.IPChange, error) {
-	if err := s.fail("change_ip"); err != nil {
+// The pool is the datacenter's in the State, taken under its row lock, so replicas draw from one.
+func (s *Sim) ChangeIP(ctx context.Context, _ string, datacenterID int64, clean bool) (datacenter.IPChange, error) {
+	if err := s.fail(ctx, "change_ip"); err != nil {
 		return datacenter.IPChange{}, err
 	}
 	now := s.clock.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.nextIP++
-	n := s.nextIP
-	if clean && s.pool(datacenterID).take(now) {
+	var n int64
+	var got bool
+	err := s.state.UpdateIPPool(ctx, datacenterID, func(p *store.IPPool) {
+		p.Issued++
+		n, got = p.Issued, clean && takeClean(p, now)
+	})
+	if err != nil {
+		return datacenter.IPChange{}, fmt.Errorf("sim: change_ip: %w", err)
+	}
+	if got {
 		return datacenter.IPChange{IPv4: fmt.Sprintf("5.%d.%d.%d", 100+datacenterID, (n>>8)&0xff, n&0xff), Clean: true}, nil
 	}
 	return datacenter.IPChange{IPv4: fmt.Sprintf("185.%d.%d.%d", 200+datacenterID, (n>>8)&0xff, n&0xff)}, nil
 }
 
 // Console opens a console session valid for consoleLifetime.
-func (s *Sim) Console(_ context.Context, ref string) (datacenter.Console, error) {
-	if err := s.fail("console"); err != nil {
+func (s *Sim) Console(ctx context.Context, ref string) (datacenter.Console, error) {
+	if err := s.fail(ctx, "console"); err != nil {
 		return datacenter.Console{}, err
 	}
 	token, err := datacenter.NewReference(rand.Reader)
@@ -278,38 +319,40 @@ func (s *Sim) Console(_ context.Context, ref string) (datacenter.Console, error)
 }
 
 // Resize moves the machine to another plan; it settles after StepDelay.
-func (s *Sim) Resize(_ context.Context, ref string, _ int64) (datacenter.Transition, error) {
-	if err := s.fail("resize"); err != nil {
+func (s *Sim) Resize(ctx context.Context, ref string, _ int64) (datacenter.Transition, error) {
+	if err := s.fail(ctx, "resize"); err != nil {
 		return datacenter.Transition{}, err
 	}
-	s.setPower(ref, datacenter.StatusOnline)
+	if err := s.setPower(ctx, ref, datacenter.StatusOnline); err != nil {
+		return datacenter.Transition{}, err
+	}
 	return datacenter.Transition{Status: datacenter.StatusResizing, Settled: datacenter.StatusOnline, SettlesAt: s.clock.Now().Add(s.stepDelay)}, nil
 }
 
 // Delete forgets the machine.
-func (s *Sim) Delete(_ context.Context, ref string) error {
-	if err := s.fail("delete"); err != nil {
+func (s *Sim) Delete(ctx context.Context, ref string) error {
+	if err := s.fail(ctx, "delete"); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.stale, ref)
-	delete(s.power, ref)
+	if err := s.state.DeleteSimMachine(ctx, ref); err != nil {
+		return fmt.Errorf("sim: delete: %w", err)
+	}
 	return nil
 }
 
 // CheckPassword fails only for a machine whose password was changed out of band.
-func (s *Sim) CheckPassword(_ context.Context, ref, pw string) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	real, changed := s.stale[ref]
-	return !changed || real == pw, nil
+func (s *Sim) CheckPassword(ctx context.Context, ref, pw string) (bool, error) {
+	m, err := s.state.SimMachine(ctx, ref)
+	if err != nil {
+		return false, fmt.Errorf("sim: check password: %w", err)
+	}
+	return m.Password == "" || m.Password == pw, nil
 }
 
 // InstallApp runs an installer: it reports where the app answers and the credentials it
 // generated. With the fail rate an attempt fails with a reference.
-func (s *Sim) InstallApp(_ context.Context, job datacenter.AppJob) (datacenter.AppResult, error) {
-	if err := s.fail("install " + job.AppID); err != nil {
+func (s *Sim) InstallApp(ctx context.Context, job datacenter.AppJob) (datacenter.AppResult, error) {
+	if err := s.fail(ctx, "install "+job.AppID); err != nil {
 		return datacenter.AppResult{}, err
 	}
 	result := map[string]string{"host": job.Host}
@@ -366,8 +409,11 @@ func parseImageTicket(s string) (imageTicket, error) {
 
 // CreateSnapshot starts an image of diskUsedPercent of the plan's disk, ready after
 // SnapshotDelay. With the fail rate the image fails when it would have been ready.
-func (s *Sim) CreateSnapshot(_ context.Context, spec datacenter.SnapshotSpec) (string, error) {
-	failed := s.fail("snapshot") != nil
+func (s *Sim) CreateSnapshot(ctx context.Context, spec datacenter.SnapshotSpec) (string, error) {
+	failed, err := s.failed(ctx)
+	if err != nil {
+		return "", err
+	}
 	size := max(1, (spec.DiskGB*diskUsedPercent+99)/100)
 	t := imageTicket{snapshotID: spec.SnapshotID, sizeGB: size, readyAt: s.clock.Now().Add(s.snapshotDelay), fails: failed}
 	return t.String(), nil
@@ -390,59 +436,55 @@ func (s *Sim) PollSnapshot(_ context.Context, raw string) (datacenter.SnapshotIm
 
 // RestoreSnapshot writes an image back: the machine is off once the restore settles after
 // StepDelay, and a password changed out of band is gone with the old disk.
-func (s *Sim) RestoreSnapshot(_ context.Context, ref, _ string) (datacenter.Transition, error) {
-	if err := s.fail("restore"); err != nil {
+func (s *Sim) RestoreSnapshot(ctx context.Context, ref, _ string) (datacenter.Transition, error) {
+	if err := s.fail(ctx, "restore"); err != nil {
 		return datacenter.Transition{}, err
 	}
-	s.mu.Lock()
-	delete(s.stale, ref)
-	s.power[ref] = datacenter.StatusOffline
-	s.mu.Unlock()
+	if err := s.updateMachine(ctx, ref, newDisk(datacenter.StatusOffline)); err != nil {
+		return datacenter.Transition{}, err
+	}
 	return datacenter.Transition{Status: datacenter.StatusRestoring, Settled: datacenter.StatusOffline, SettlesAt: s.clock.Now().Add(s.stepDelay)}, nil
 }
 
 // DeleteSnapshot forgets an image; with the fail rate it fails and is retried by the caller.
-func (s *Sim) DeleteSnapshot(_ context.Context, _ string) error {
-	return s.fail("delete snapshot")
+func (s *Sim) DeleteSnapshot(ctx context.Context, _ string) error {
+	return s.fail(ctx, "delete snapshot")
 }
 
-func (s *Sim) setPower(ref, status string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.power[ref] = status
+// updateMachine stores what update makes of the machine's state.
+func (s *Sim) updateMachine(ctx context.Context, ref string, update func(*store.SimMachine)) error {
+	if err := s.state.UpdateSimMachine(ctx, ref, update); err != nil {
+		return fmt.Errorf("sim: machine %s: %w", ref, err)
+	}
+	return nil
 }
 
-// pool returns the clean pool of a datacenter; s.mu is held.
-func (s *Sim) pool(datacenterID int64) *cleanPool {
-	p, ok := s.pools[datacenterID]
-	if !ok {
-		p = &cleanPool{ready: cleanPoolSize}
-		s.pools[datacenterID] = p
-	}
-	return p
+// setPower records the machine's power status.
+func (s *Sim) setPower(ctx context.Context, ref, status string) error {
+	return s.updateMachine(ctx, ref, func(m *store.SimMachine) { m.Power = status })
 }
 
-// cleanPool counts clean addresses ready to hand out; one comes back every cleanPoolRefill.
-type cleanPool struct {
-	ready    int
-	refilled time.Time // when the last address came back; zero before the first take
+// newDisk is the state of a machine whose disk was written anew (a rebuild, a restore): a
+// password changed out of band is gone with the old disk.
+func newDisk(power string) func(*store.SimMachine) {
+	return func(m *store.SimMachine) { m.Power, m.Password = power, "" }
 }
 
-func (p *cleanPool) take(now time.Time) bool {
-	if p.refilled.IsZero() {
-		p.refilled = now
+// takeClean takes a clean address from the pool if one is ready: the pool holds cleanPoolSize,
+// and one taken comes back every cleanPoolRefill, counted from when the pool was last full or
+// the last one came back.
+func takeClean(p *store.IPPool, now time.Time) bool {
+	for p.Taken > 0 && !now.Before(p.Since.Add(cleanPoolRefill)) {
+		p.Taken--
+		p.Since = p.Since.Add(cleanPoolRefill)
 	}
-	for p.ready < cleanPoolSize && !now.Before(p.refilled.Add(cleanPoolRefill)) {
-		p.ready++
-		p.refilled = p.refilled.Add(cleanPoolRefill)
+	if p.Taken == 0 {
+		p.Since = now
 	}
-	if p.ready == cleanPoolSize {
-		p.refilled = now
-	}
-	if p.ready == 0 {
+	if p.Taken == cleanPoolSize {
 		return false
 	}
-	p.ready--
+	p.Taken++
 	return true
 }
 

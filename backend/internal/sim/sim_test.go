@@ -3,12 +3,14 @@ package sim
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"regexp"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
 
 type clock struct {
@@ -28,15 +30,36 @@ func (c *clock) advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-func newSim(failRate float64) (*Sim, *clock) {
+// newState returns the simulator's state in a new SQLite store, the one State there is.
+func newState(t *testing.T) State {
+	t.Helper()
+	st, err := sqlstore.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "sim.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func newSim(t *testing.T, failRate float64) (*Sim, *clock) {
+	t.Helper()
 	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	return New(Options{Clock: c, DeployDelay: 3 * time.Second, StepDelay: time.Second, FailRate: failRate, Seed: 1}), c
+	s := New(Options{Clock: c, State: newState(t), DeployDelay: 3 * time.Second, StepDelay: time.Second, Seed: 1})
+	setFailRate(t, s, failRate)
+	return s, c
+}
+
+func setFailRate(t *testing.T, s *Sim, rate float64) {
+	t.Helper()
+	if err := s.SetFailRate(context.Background(), rate); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestBuildSurvivesANewSimulator(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, c := newSim(0)
+	s, c := newSim(t, 0)
 	ticket, err := s.Build(ctx, datacenter.BuildSpec{OrderID: 300, DatacenterID: 2, OSType: "windows"})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +69,7 @@ func TestBuildSurvivesANewSimulator(t *testing.T) {
 	}
 	c.advance(3 * time.Second)
 	// A restarted backend has a new simulator: the ticket alone carries the build.
-	fresh := New(Options{Clock: c, StepDelay: time.Second})
+	fresh := New(Options{Clock: c, State: newState(t), StepDelay: time.Second})
 	b, err := fresh.Poll(ctx, ticket)
 	if err != nil || !b.Done {
 		t.Fatalf("poll after the delay = %+v, %v; want done", b, err)
@@ -64,7 +87,7 @@ func TestBuildSurvivesANewSimulator(t *testing.T) {
 func TestFailRate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, c := newSim(1)
+	s, c := newSim(t, 1)
 	ticket, err := s.Build(ctx, datacenter.BuildSpec{OrderID: 1, DatacenterID: 1, OSType: "linux"})
 	if err != nil {
 		t.Fatal(err)
@@ -78,12 +101,12 @@ func TestFailRate(t *testing.T) {
 	if !errors.As(err, &de) || !regexp.MustCompile(`^[A-Z2-9]{10}$`).MatchString(de.Reference) {
 		t.Fatalf("operation at fail rate 1: %v, want a datacenter error with a reference", err)
 	}
-	s.SetFailRate(0)
+	setFailRate(t, s, 0)
 	if _, err := s.ResetPassword(ctx, "vm-1"); err != nil {
 		t.Fatalf("fail rate 0: %v", err)
 	}
 	// A rate in between fails some and not all.
-	s.SetFailRate(0.5)
+	setFailRate(t, s, 0.5)
 	failed := 0
 	for range 200 {
 		if _, err := s.Console(ctx, "vm-1"); err != nil {
@@ -98,7 +121,7 @@ func TestFailRate(t *testing.T) {
 func TestCleanPool(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, c := newSim(0)
+	s, c := newSim(t, 0)
 	want := []bool{true, true, false, false}
 	for i, clean := range want {
 		got, err := s.ChangeIP(ctx, "vm-1", 2, true)
@@ -124,11 +147,13 @@ func TestCleanPool(t *testing.T) {
 func TestPasswordsAndTransitions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, c := newSim(0)
+	s, c := newSim(t, 0)
 	if ok, _ := s.CheckPassword(ctx, "vm-1", "anything"); !ok {
 		t.Fatal("a machine without out-of-band changes refused its stored password")
 	}
-	s.SetRootPasswordOutOfBand("vm-1")
+	if err := s.SetRootPasswordOutOfBand(ctx, "vm-1"); err != nil {
+		t.Fatal(err)
+	}
 	if ok, _ := s.CheckPassword(ctx, "vm-1", "stored"); ok {
 		t.Fatal("the stored password still works after an out-of-band change")
 	}
@@ -159,7 +184,8 @@ func TestSnapshotImages(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	s := New(Options{Clock: c, StepDelay: time.Second, SnapshotDelay: time.Minute, Seed: 1})
+	state := newState(t)
+	s := New(Options{Clock: c, State: state, StepDelay: time.Second, SnapshotDelay: time.Minute, Seed: 1})
 	image, err := s.CreateSnapshot(ctx, datacenter.SnapshotSpec{SnapshotID: 7, Ref: "vm-1", DatacenterID: 1, DiskGB: 25})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +195,7 @@ func TestSnapshotImages(t *testing.T) {
 	}
 	c.advance(time.Minute)
 	// A restarted backend has a new simulator: the image id alone carries the image.
-	fresh := New(Options{Clock: c})
+	fresh := New(Options{Clock: c, State: state})
 	img, err := fresh.PollSnapshot(ctx, image)
 	if err != nil || !img.Done || img.Failed || img.SizeGB != 10 || !img.ReadyAt.Equal(c.Now()) {
 		t.Fatalf("image = %+v, %v; want done, 10 GB (40 %% of 25, rounded up)", img, err)
@@ -177,7 +203,9 @@ func TestSnapshotImages(t *testing.T) {
 	if _, err := s.PollSnapshot(ctx, "bogus"); err == nil {
 		t.Fatal("bogus image: got nil error")
 	}
-	s.SetRootPasswordOutOfBand("vm-1")
+	if err := s.SetRootPasswordOutOfBand(ctx, "vm-1"); err != nil {
+		t.Fatal(err)
+	}
 	tr, err := s.RestoreSnapshot(ctx, "vm-1", image)
 	if err != nil || tr.Status != "restoring" || tr.Settled != "offline" || !tr.SettlesAt.Equal(c.Now().Add(time.Second)) {
 		t.Fatalf("restore = %+v, %v", tr, err)
@@ -192,7 +220,7 @@ func TestSnapshotImages(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s.SetFailRate(1)
+	setFailRate(t, s, 1)
 	failing, err := s.CreateSnapshot(ctx, datacenter.SnapshotSpec{SnapshotID: 8, DiskGB: 1})
 	if err != nil {
 		t.Fatalf("a failing image is reported when polled, not when started: %v", err)
@@ -203,5 +231,54 @@ func TestSnapshotImages(t *testing.T) {
 	}
 	if _, err := s.RestoreSnapshot(ctx, "vm-1", image); err == nil {
 		t.Fatal("restore at fail rate 1: got nil error")
+	}
+}
+
+// TestSimulatorsOnOneStateAgree: two simulators on one State (two replicas, or a restart) show
+// one power state, one out-of-band password, one clean-IP pool and one fail rate.
+func TestSimulatorsOnOneStateAgree(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := &clock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	state := newState(t)
+	a := New(Options{Clock: c, State: state, Seed: 1})
+	b := New(Options{Clock: c, State: state, Seed: 2})
+
+	if _, err := a.Power(ctx, "vm-1", datacenter.PowerOff); err != nil {
+		t.Fatal(err)
+	}
+	if live, err := b.Live(ctx, "vm-1", c.Now()); err != nil || live.Status != datacenter.StatusOffline {
+		t.Fatalf("live on the other simulator = %+v, %v; want offline", live, err)
+	}
+	if err := a.SetRootPasswordOutOfBand(ctx, "vm-1"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := b.CheckPassword(ctx, "vm-1", "stored"); err != nil || ok {
+		t.Fatalf("password check on the other simulator = %v, %v; want refused", ok, err)
+	}
+	var addresses []string
+	for i, s := range []*Sim{a, b, a} {
+		got, err := s.ChangeIP(ctx, "vm-1", 3, true)
+		if err != nil || got.Clean != (i < 2) {
+			t.Fatalf("change %d = %+v, %v; want clean only for the first two of one pool", i+1, got, err)
+		}
+		addresses = append(addresses, got.IPv4)
+	}
+	if addresses[0] == addresses[1] || addresses[1] == addresses[2] {
+		t.Fatalf("addresses %v: want each handed out once", addresses)
+	}
+	setFailRate(t, a, 1)
+	if _, err := b.Console(ctx, "vm-1"); err == nil {
+		t.Fatal("the other simulator did not fail at the fail rate set through the first")
+	}
+	if err := b.Delete(ctx, "vm-1"); err == nil {
+		t.Fatal("delete at fail rate 1: got nil error")
+	}
+	setFailRate(t, b, 0)
+	if err := b.Delete(ctx, "vm-1"); err != nil {
+		t.Fatal(err)
+	}
+	if live, _ := a.Live(ctx, "vm-1", c.Now()); live.Status != "" {
+		t.Fatalf("a deleted machine is %q, want forgotten", live.Status)
 	}
 }
