@@ -205,7 +205,7 @@ func StartBackend(t *testing.T, opts ...Option) *Backend {
 func (b *Backend) Restart(t *testing.T) error {
 	addr := b.ts.Listener.Addr().String()
 	b.stop(t)
-	l, err := net.Listen("tcp", addr)
+	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", addr)
 	if err != nil {
 		return fmt.Errorf("restarting the backend: listening again on %s: %w", addr, err)
 	}
