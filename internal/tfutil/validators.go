@@ -27,7 +27,7 @@ func (regexValidator) ValidateString(_ context.Context, req validator.StringRequ
 	}
 	if _, err := regexp.Compile(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid regular expression",
-			fmt.Sprintf("%q is not a valid regular expression (RE2 syntax): %s.", req.ConfigValue.ValueString(), err))
+			fmt.Sprintf("%s = %q is not a valid regular expression (RE2 syntax): %s.", req.Path, req.ConfigValue.ValueString(), err))
 	}
 }
 
