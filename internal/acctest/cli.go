@@ -115,6 +115,14 @@ func (c *CLI) Write(name, content string) {
 	}
 }
 
+// Remove removes a file of the working directory.
+func (c *CLI) Remove(name string) {
+	c.t.Helper()
+	if err := os.Remove(filepath.Join(c.dir, name)); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
 // Read returns a file of the working directory.
 func (c *CLI) Read(name string) string {
 	c.t.Helper()

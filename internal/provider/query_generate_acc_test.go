@@ -1,6 +1,9 @@
 package provider_test
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -23,7 +26,8 @@ const (
 // Terraform (a plain server; one with a feature, a name, a note, renew off and switched off; a
 // Windows server; a server built from the snapshot) are found by `terraform query
 // -generate-config-out`, the configuration it writes plans nothing but the imports, and after
-// applying them the next plan has no changes. Nothing is ordered by the adoption.
+// applying them the next plan has no changes. Nothing is ordered by the adoption. The example
+// queries of the documentation run as well.
 func TestAccQuery_generateConfig(t *testing.T) {
 	cli := acctest.NewQueryCLI(t)
 	b := acctest.StartBackend(t)
@@ -72,6 +76,19 @@ func TestAccQuery_generateConfig(t *testing.T) {
 	}
 	if n := len(b.Orders(t)); n != ordersBefore {
 		t.Errorf("the adoption placed %d orders", n-ordersBefore)
+	}
+
+	// The documentation's queries run too; the instance one finds web-1 by its filters.
+	cli.Remove("adopt.tfquery.hcl")
+	for _, typ := range []string{"reseller_instance", "reseller_snapshot"} {
+		src, err := os.ReadFile(filepath.Join(examplesDir, "list-resources", typ, "list-resource.tfquery.hcl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cli.Write(typ+".tfquery.hcl", string(src))
+	}
+	if out, _ := cli.Run([]string{"query"}); !regexp.MustCompile(`list\.reseller_instance\.web +id=\d+.* web-1`).MatchString(out) {
+		t.Errorf("the example query did not find web-1:\n%s", out)
 	}
 }
 
