@@ -37,7 +37,8 @@ func (r *ListResource) ListResourceConfigSchema(_ context.Context, _ list.ListRe
 			"also those no configuration manages, paging through the whole account. Every filter is " +
 			"optional; a server must pass all that are set. `terraform query -generate-config-out=FILE` " +
 			"writes a `reseller_instance` block and an `import` block for each server found, which then " +
-			"plan with no changes.",
+			"plan with no changes. Terraform keeps at most `limit` results of a list block (100 unless " +
+			"the block sets it): set `limit` for a larger account.",
 		Attributes: map[string]schema.Attribute{
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Only servers with this status, e.g. `online` or `offline`.",

@@ -35,7 +35,8 @@ func (r *ListResource) ListResourceConfigSchema(_ context.Context, _ list.ListRe
 		MarkdownDescription: "Finds the account's snapshots for `terraform query` (Terraform 1.14 and later), " +
 			"also those no configuration manages. Every filter is optional; a snapshot must pass all that " +
 			"are set. `terraform query -generate-config-out=FILE` writes a `reseller_snapshot` block and an " +
-			"`import` block for each snapshot found, which then plan with no changes.",
+			"`import` block for each snapshot found, which then plan with no changes. Terraform keeps at most " +
+			"`limit` results of a list block (100 unless the block sets it): set `limit` for a larger account.",
 		Attributes: map[string]schema.Attribute{
 			"instance_id": schema.Int64Attribute{
 				MarkdownDescription: "Only snapshots of this server.",

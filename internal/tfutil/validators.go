@@ -10,7 +10,8 @@ import (
 )
 
 // ValidRegex returns a validator that rejects a string which is not a valid regular expression
-// in Go's RE2 syntax, so a typo fails at plan time on the attribute instead of at read time.
+// in Go's RE2 syntax, so a typo fails at plan time on the attribute instead of at read time. The
+// detail names the attribute too: Terraform shows only the block for a list block's config.
 func ValidRegex() validator.String { return regexValidator{} }
 
 type regexValidator struct{}
