@@ -3,7 +3,6 @@ package instance
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -73,20 +72,8 @@ func (r *ListResource) ListResourceConfigSchema(_ context.Context, _ list.ListRe
 
 // List streams the servers that pass the filters, in id order.
 func (r *ListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	var diags diag.Diagnostics
-	c := r.Client(&diags)
-	if c == nil {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
-		return
-	}
-	find := func(ctx context.Context, config ListConfigModel) ([]client.Instance, error) {
-		return findInstances(ctx, c, config)
-	}
-	tfutil.StreamList(ctx, req, stream, "instances", find, tfutil.ListConverter[client.Instance, Model]{
-		DisplayName: listDisplayName,
-		Fill:        fillFromSummary,
-		SetIdentity: setIdentity,
-	})
+	tfutil.StreamList(ctx, &r.ResourceBase, req, stream, "instances", findInstances,
+		tfutil.ListConverter[client.Instance, Model]{DisplayName: listDisplayName, Fill: fillFromSummary, SetIdentity: setIdentity})
 }
 
 // findInstances returns the account's instances that pass the filters of config.

@@ -3,7 +3,6 @@ package snapshot
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -58,28 +57,21 @@ func (r *ListResource) ListResourceConfigSchema(_ context.Context, _ list.ListRe
 
 // List streams the snapshots that pass the filters, in id order.
 func (r *ListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	var diags diag.Diagnostics
-	c := r.Client(&diags)
-	if c == nil {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
-		return
+	tfutil.StreamList(ctx, &r.ResourceBase, req, stream, "snapshots", findSnapshots,
+		tfutil.ListConverter[client.Snapshot, Model]{DisplayName: listDisplayName, Fill: fillFromList, SetIdentity: setIdentity})
+}
+
+// findSnapshots returns the account's snapshots that pass the filters of config.
+func findSnapshots(ctx context.Context, c *client.Client, config ListConfigModel) ([]client.Snapshot, error) {
+	all, err := c.AllSnapshots(ctx)
+	if err != nil {
+		return nil, err
 	}
-	find := func(ctx context.Context, config ListConfigModel) ([]client.Snapshot, error) {
-		all, err := c.AllSnapshots(ctx)
-		if err != nil {
-			return nil, err
+	var found []client.Snapshot
+	for _, s := range all {
+		if config.matches(s) {
+			found = append(found, s)
 		}
-		var found []client.Snapshot
-		for _, s := range all {
-			if config.matches(s) {
-				found = append(found, s)
-			}
-		}
-		return found, nil
 	}
-	tfutil.StreamList(ctx, req, stream, "snapshots", find, tfutil.ListConverter[client.Snapshot, Model]{
-		DisplayName: listDisplayName,
-		Fill:        fillFromList,
-		SetIdentity: setIdentity,
-	})
+	return found, nil
 }

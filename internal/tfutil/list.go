@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 // ListConverter is what ListResults needs of a list resource to turn one API item into a result:
@@ -20,17 +22,22 @@ type ListConverter[T, M any] struct {
 }
 
 // StreamList answers a list resource's List request: it reads the filters into a C, finds the
-// items with find (what names them in an error) and streams them with ListResults.
-func StreamList[C, T, M any](ctx context.Context, req list.ListRequest, stream *list.ListResultsStream, what string,
-	find func(ctx context.Context, config C) ([]T, error), conv ListConverter[T, M]) {
+// items with find and the client of base (what names them in an error) and streams them with
+// ListResults.
+func StreamList[C, T, M any](ctx context.Context, base *ResourceBase, req list.ListRequest, stream *list.ListResultsStream,
+	what string, find func(ctx context.Context, c *client.Client, config C) ([]T, error), conv ListConverter[T, M]) {
+	var diags diag.Diagnostics
+	c := base.Client(&diags)
 	var config C
-	if diags := req.Config.Get(ctx, &config); diags.HasError() {
+	if c != nil {
+		diags.Append(req.Config.Get(ctx, &config)...)
+	}
+	if diags.HasError() {
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	items, err := find(ctx, config)
+	items, err := find(ctx, c, config)
 	if err != nil {
-		var diags diag.Diagnostics
 		AddAPIError(&diags, "Unable to list "+what, err)
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
