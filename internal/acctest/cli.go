@@ -62,7 +62,9 @@ func NewQueryCLI(t *testing.T) *CLI {
 
 // queryMissing says why the CLI cannot run `terraform query`, or "" when it can.
 func (c *CLI) queryMissing() string {
-	out, err := exec.Command(c.bin, "version").Output()
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, c.bin, "version").Output()
 	if err != nil {
 		c.t.Fatalf("running %s version: %v", c.bin, err)
 	}
