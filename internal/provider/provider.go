@@ -6,15 +6,16 @@ package provider
 import (
 	"context"
 	"fmt"
-	"github.com/hashicorp/terraform-plugin-framework/action"
 	"os"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -63,6 +64,7 @@ var (
 	_ provider.Provider                       = (*Provider)(nil)
 	_ provider.ProviderWithEphemeralResources = (*Provider)(nil)
 	_ provider.ProviderWithActions            = (*Provider)(nil)
+	_ provider.ProviderWithListResources      = (*Provider)(nil)
 )
 
 // Provider is the reseller provider. version is the provider's release, sent in the User-Agent.
@@ -252,6 +254,7 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	resp.ResourceData = c
 	resp.EphemeralResourceData = c
 	resp.ActionData = c
+	resp.ListResourceData = c
 }
 
 // DataSources lists every data source of the provider.
@@ -294,6 +297,15 @@ func (p *Provider) Actions(_ context.Context) []func() action.Action {
 		instance.NewPowerAction,
 		instance.NewResetPasswordAction,
 		snapshot.NewCreateAction,
+	}
+}
+
+// ListResources lists every list resource of the provider (terraform query, Terraform 1.14 and
+// later).
+func (p *Provider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		instance.NewListResource,
+		snapshot.NewListResource,
 	}
 }
 

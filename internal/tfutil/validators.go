@@ -10,7 +10,8 @@ import (
 )
 
 // ValidRegex returns a validator that rejects a string which is not a valid regular expression
-// in Go's RE2 syntax, so a typo fails at plan time on the attribute instead of at read time.
+// in Go's RE2 syntax, so a typo fails at plan time on the attribute instead of at read time. The
+// detail names the attribute too: Terraform shows only the block for a list block's config.
 func ValidRegex() validator.String { return regexValidator{} }
 
 type regexValidator struct{}
@@ -27,7 +28,7 @@ func (regexValidator) ValidateString(_ context.Context, req validator.StringRequ
 	}
 	if _, err := regexp.Compile(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid regular expression",
-			fmt.Sprintf("%q is not a valid regular expression (RE2 syntax): %s.", req.ConfigValue.ValueString(), err))
+			fmt.Sprintf("%s = %q is not a valid regular expression (RE2 syntax): %s.", req.Path, req.ConfigValue.ValueString(), err))
 	}
 }
 

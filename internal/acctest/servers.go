@@ -1,0 +1,123 @@
+package acctest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
+)
+
+// outsideTimeout bounds each change a test makes outside Terraform (an order, an action, a
+// snapshot); the backend of the tests settles within a second or two.
+const outsideTimeout = time.Minute
+
+// CreateServer orders a server through the API, as someone working outside Terraform would,
+// waits until it is deployed and returns it as GET /instances/{id} shows it then. key is the
+// order's Idempotency-Key and must differ between the servers of a test.
+func (b *Backend) CreateServer(t *testing.T, key string, req client.CreateInstanceRequest) *client.Instance {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), outsideTimeout)
+	defer cancel()
+	c := b.Client(t, "en")
+	created, err := c.CreateInstance(ctx, req, key)
+	if err != nil {
+		t.Fatalf("ordering a server outside Terraform: %v", err)
+	}
+	var id int64
+	err = tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("order %d to be deployed", created.OrderID)},
+		func(ctx context.Context) (bool, string, error) {
+			o, err := c.GetOrder(ctx, created.OrderID)
+			if err != nil || o.Server == nil {
+				return false, "", err
+			}
+			id = o.Server.ID
+			return o.Status == client.OrderDeployed, o.Status, nil
+		})
+	if err != nil {
+		t.Fatalf("waiting for a server ordered outside Terraform: %v", err)
+	}
+	return b.WaitServer(t, id)
+}
+
+// WaitServer waits until server id has settled (online or offline, credentials delivered) and
+// returns it.
+func (b *Backend) WaitServer(t *testing.T, id int64) *client.Instance {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), outsideTimeout)
+	defer cancel()
+	c := b.Client(t, "en")
+	var in *client.Instance
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to settle", id)},
+		func(ctx context.Context) (bool, string, error) {
+			var err error
+			if in, err = c.GetInstance(ctx, id, false); err != nil {
+				return false, "", err
+			}
+			return in.Settled(), in.StatusValue(), nil
+		})
+	if err != nil {
+		t.Fatalf("waiting for server %d: %v", id, err)
+	}
+	return in
+}
+
+// ServerAction runs an action (power_off, ...) on server id outside Terraform and waits until
+// the server has settled again.
+func (b *Backend) ServerAction(t *testing.T, id int64, action string) *client.Instance {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), outsideTimeout)
+	defer cancel()
+	if _, err := b.Client(t, "en").RunAction(ctx, id, client.ActionRequest{Action: action}); err != nil {
+		t.Fatalf("%s on server %d outside Terraform: %v", action, id, err)
+	}
+	return b.WaitServer(t, id)
+}
+
+// CancelServer cancels server id outside Terraform and waits until the API reports it gone.
+func (b *Backend) CancelServer(t *testing.T, id int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), outsideTimeout)
+	defer cancel()
+	c := b.Client(t, "en")
+	if _, err := c.CancelInstance(ctx, id); err != nil {
+		t.Fatalf("canceling server %d outside Terraform: %v", id, err)
+	}
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to be canceled", id)},
+		func(ctx context.Context) (bool, string, error) {
+			in, err := c.GetInstance(ctx, id, false)
+			if err != nil {
+				return false, "", err
+			}
+			return in.Gone(), in.StatusValue(), nil
+		})
+	if err != nil {
+		t.Fatalf("waiting for server %d to be canceled: %v", id, err)
+	}
+}
+
+// TakeSnapshot takes a snapshot of server id outside Terraform and waits until it is
+// available.
+func (b *Backend) TakeSnapshot(t *testing.T, id int64, name string) *client.Snapshot {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), outsideTimeout)
+	defer cancel()
+	c := b.Client(t, "en")
+	s, err := c.CreateSnapshot(ctx, id, client.CreateSnapshotRequest{Name: &name})
+	if err != nil {
+		t.Fatalf("taking a snapshot of server %d outside Terraform: %v", id, err)
+	}
+	err = tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("snapshot %d to be available", s.ID)},
+		func(ctx context.Context) (bool, string, error) {
+			if s, err = c.GetSnapshot(ctx, s.ID); err != nil {
+				return false, "", err
+			}
+			return s.Status == client.SnapshotAvailable, s.Status, nil
+		})
+	if err != nil {
+		t.Fatalf("waiting for snapshot of server %d: %v", id, err)
+	}
+	return s
+}
