@@ -1,12 +1,10 @@
 package client
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 )
@@ -103,23 +101,6 @@ func (c *Client) InstanceSummary(ctx context.Context, id int64) (*Instance, bool
 		return nil, false, nil
 	}
 	return &in, true, nil
-}
-
-// Instances returns every instance of the account, canceled and expired ones included, newest
-// first, from the shared view: the same ceil(N/500) page requests that refresh every
-// reseller_instance of the run, so a data source listing the account adds none.
-func (c *Client) Instances(ctx context.Context) ([]Instance, error) {
-	items, err := c.view.instances.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	list := make([]Instance, 0, len(items))
-	for _, in := range items {
-		list = append(list, in)
-	}
-	// Ids grow with creation, so the highest id is the newest, the order GET /instances uses.
-	slices.SortFunc(list, func(a, b Instance) int { return cmp.Compare(b.ID, a.ID) })
-	return list, nil
 }
 
 // SnapshotFromList returns snapshot id from the shared view of GET /snapshots (inactive ones

@@ -8,7 +8,7 @@ import (
 
 // AllInstances returns every instance of the account, active or not, by id, as GET /instances
 // lists them (summary fields only), from the shared view of the account: one paginated walk of
-// the list (limit 500) shared with the refreshes of the run. Used by the list resource.
+// the list (limit 500) shared with the refreshes of the run. Used by the list resource and data.reseller_instances.
 func (c *Client) AllInstances(ctx context.Context) ([]Instance, error) {
 	items, err := c.view.instances.get(ctx)
 	if err != nil {

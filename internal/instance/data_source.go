@@ -100,11 +100,12 @@ func (d *InstancesDataSource) Read(ctx context.Context, req datasource.ReadReque
 		return
 	}
 	onlyActive := data.OnlyActive.IsNull() || data.OnlyActive.ValueBool()
-	list, err := c.Instances(ctx)
+	list, err := c.AllInstances(ctx)
 	if err != nil {
 		tfutil.AddAPIError(&resp.Diagnostics, "Unable to list instances", err)
 		return
 	}
+	slices.Reverse(list) // newest first, as the API lists them: ids grow with creation
 	if onlyActive {
 		list = slices.DeleteFunc(list, func(in client.Instance) bool { return !in.Active })
 	}
