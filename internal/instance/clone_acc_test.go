@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,12 +149,13 @@ func TestAccInstance_cloneWaitsForRestore(t *testing.T) {
 					t.Fatalf("restoring snapshot %d: %v", list[0].ID, err)
 				}
 			},
-			Config: cloneConfig(b, planMedium),
+			// The restore leaves the source server off. Whether a plan sees that depends on when the
+			// restore ends (before this step's refresh or during its apply), so the source's power is
+			// left out of the comparison: what this test shows is the clone waiting for the restore.
+			Config: strings.Replace(cloneConfig(b, planMedium), "features    = [", "lifecycle {\n    ignore_changes = [power]\n  }\n  features    = [", 1),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("reseller_instance.clone0", tfjsonpath.New("status"), knownvalue.StringExact("online")),
 			},
-			// The restore left the source server off, so its power "on" shows as a change.
-			ExpectNonEmptyPlan: true,
 		},
 	))
 }
