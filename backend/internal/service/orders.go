@@ -213,13 +213,9 @@ func (s *Service) EachRecentOrder(ctx context.Context, acct store.Account, fn fu
 		if err != nil {
 			return Internal(fmt.Errorf("service: list orders: %w", err))
 		}
-		views := make([]OrderView, 0, len(orders))
-		for _, o := range orders {
-			v, err := s.orderView(ctx, o)
-			if err != nil {
-				return err
-			}
-			views = append(views, v)
+		views, err := s.orderViews(ctx, acct.ID, orders, since, before)
+		if err != nil {
+			return err
 		}
 		if err := fn(views); err != nil {
 			return err
@@ -229,6 +225,31 @@ func (s *Service) EachRecentOrder(ctx context.Context, acct store.Account, fn fu
 		}
 		before = orders[len(orders)-1].ID
 	}
+}
+
+// orderViews joins a chunk of orders (read with since and before) to their servers, read in two
+// queries for the whole chunk. An order that was deployed between the queries (or pushed out
+// of the chunk's window by a new order) reads its server alone.
+func (s *Service) orderViews(ctx context.Context, accountID int64, orders []store.Order, since time.Time, before int64) ([]OrderView, error) {
+	instances, installs, err := s.store.RecentOrderServers(ctx, accountID, since, before, orderChunk)
+	if err != nil {
+		return nil, Internal(fmt.Errorf("service: servers of orders: %w", err))
+	}
+	views := make([]OrderView, 0, len(orders))
+	for _, o := range orders {
+		in, ok := instances[o.InstanceID]
+		if o.InstanceID == 0 || !ok {
+			v, err := s.orderView(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			views = append(views, v)
+			continue
+		}
+		d := s.describeWith(in, s.appRecordsOf(installs[in.ID]))
+		views = append(views, OrderView{Order: o, Server: &d})
+	}
+	return views, nil
 }
 
 func (s *Service) orderView(ctx context.Context, o store.Order) (OrderView, error) {

@@ -57,10 +57,42 @@ func (q queries) OrderByID(ctx context.Context, id int64) (store.Order, error) {
 	return one(ctx, q, tableOrders, id, scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id = ?`, id)
 }
 
+// recentOrdersWhere selects the orders RecentOrders returns; its arguments are recentOrderArgs.
+const recentOrdersWhere = ` FROM orders
+		WHERE account_id = ? AND id < ? AND (status = ? OR finished_at > ?) ORDER BY id DESC LIMIT ?`
+
+func recentOrderArgs(accountID int64, since time.Time, beforeID int64, limit int) []any {
+	return []any{accountID, beforeID, store.OrderPending, since, limit}
+}
+
 func (q queries) RecentOrders(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) ([]store.Order, error) {
-	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+` FROM orders
-		WHERE account_id = ? AND id < ? AND (status = ? OR finished_at > ?) ORDER BY id DESC LIMIT ?`,
-		accountID, beforeID, store.OrderPending, since, limit)
+	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+recentOrdersWhere,
+		recentOrderArgs(accountID, since, beforeID, limit)...)
+}
+
+// RecentOrderServers selects the instances through the same order query as RecentOrders, as a
+// subquery, so a chunk of orders costs one query for its instances and one for their installs.
+func (q queries) RecentOrderServers(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) (map[int64]store.Instance, map[int64][]store.AppInstall, error) {
+	orderArgs := recentOrderArgs(accountID, since, beforeID, limit)
+	instances, err := list(ctx, q, "instances of orders", scanInstance, `SELECT `+instanceColumns+` FROM instances
+		WHERE account_id = ? AND id IN (SELECT instance_id`+recentOrdersWhere+`)`, append([]any{accountID}, orderArgs...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	installs, err := list(ctx, q, "app installs of orders", scanInstall, `SELECT `+installColumns+` FROM app_installs
+		WHERE instance_id IN (SELECT instance_id`+recentOrdersWhere+`) ORDER BY instance_id, position`, orderArgs...)
+	if err != nil {
+		return nil, nil, err
+	}
+	byID := make(map[int64]store.Instance, len(instances))
+	for _, in := range instances {
+		byID[in.ID] = in
+	}
+	byInstance := map[int64][]store.AppInstall{}
+	for _, a := range installs {
+		byInstance[a.InstanceID] = append(byInstance[a.InstanceID], a)
+	}
+	return byID, byInstance, nil
 }
 
 func (q queries) DueOrders(ctx context.Context, now time.Time, limit int) ([]store.Order, error) {
