@@ -101,10 +101,7 @@ func (s *Service) placeOrder(ctx context.Context, accountID int64, spec orderSpe
 				return err
 			}
 		}
-		if err := s.checkOrderLimits(ctx, tx, accountID); err != nil {
-			return err
-		}
-		if err := s.checkFunds(ctx, tx, accountID, spec.price); err != nil {
+		if err := s.checkOrderRules(ctx, tx, accountID, spec.price); err != nil {
 			return err
 		}
 		o, err := tx.CreateOrder(ctx, spec.order(accountID, now))
@@ -139,9 +136,9 @@ func (spec orderSpec) order(accountID int64, now time.Time) store.Order {
 	}
 }
 
-// checkOrderLimits enforces server_limit (active instances plus orders that will become
-// instances) and api_order_limit (orders provisioning at once).
-func (s *Service) checkOrderLimits(ctx context.Context, tx store.Tx, accountID int64) error {
+// checkOrderRules reads the account and its order totals once and checks a new order of price
+// against the limits and the wallet.
+func (s *Service) checkOrderRules(ctx context.Context, tx store.Tx, accountID int64, price money.Micros) error {
 	acct, err := tx.Account(ctx, accountID)
 	if err != nil {
 		return err
@@ -150,7 +147,16 @@ func (s *Service) checkOrderLimits(ctx context.Context, tx store.Tx, accountID i
 	if err != nil {
 		return err
 	}
-	_, active, err := tx.Instances(ctx, accountID, true, store.Page{Limit: 0})
+	if err := s.checkOrderLimits(ctx, tx, acct, totals); err != nil {
+		return err
+	}
+	return checkAvailable(acct, totals, price)
+}
+
+// checkOrderLimits enforces server_limit (active instances plus orders that will become
+// instances) and api_order_limit (orders provisioning at once).
+func (s *Service) checkOrderLimits(ctx context.Context, tx store.Tx, acct store.Account, totals store.OrderTotals) error {
+	_, active, err := tx.Instances(ctx, acct.ID, true, store.Page{Limit: 0})
 	if err != nil {
 		return err
 	}
@@ -175,6 +181,11 @@ func (s *Service) checkFunds(ctx context.Context, tx store.Tx, accountID int64, 
 	if err != nil {
 		return err
 	}
+	return checkAvailable(acct, totals, need)
+}
+
+// checkAvailable refuses need when the balance minus what the pending orders reserve is less.
+func checkAvailable(acct store.Account, totals store.OrderTotals, need money.Micros) error {
 	if available := acct.Balance - totals.Reserved; available < need {
 		return InsufficientBalance(need, available)
 	}
