@@ -332,6 +332,16 @@ type WalletChange struct {
 	Seq       int64
 }
 
+// WorkDue is what the worker loops read to know how long they may sleep. Work that waits on the
+// datacenter (a build, an image, an install stage) has no due time in the store and is polled
+// while it lasts; scheduled work has one.
+type WorkDue struct {
+	Provisioning bool      // pending orders or queued or installing app installs: poll
+	Accounts     bool      // open snapshots, changed wallets, machines or images to delete: poll
+	Renewal      time.Time // the earliest renewal of an active instance or a billed snapshot; zero: none
+	Delivery     time.Time // the earliest pending webhook delivery; zero: none
+}
+
 // OrderTotals summarises an account's provisioning orders.
 type OrderTotals struct {
 	Pending  int
@@ -476,6 +486,9 @@ type SnapshotQueries interface {
 	// UndeletedImages lists up to limit deleted, expired or failed snapshots whose image the
 	// datacenter has not deleted yet.
 	UndeletedImages(ctx context.Context, limit int) ([]Snapshot, error)
+
+	// WorkDue tells the worker loops, in one read, what they will next have to do.
+	WorkDue(ctx context.Context) (WorkDue, error)
 	// MarkImageDeleted records that the datacenter deleted the snapshot's image.
 	MarkImageDeleted(ctx context.Context, id int64) error
 }
