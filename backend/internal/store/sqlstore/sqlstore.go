@@ -71,6 +71,7 @@ const retryBackoff = 5 * time.Millisecond
 type Store struct {
 	db    *sql.DB // every transaction and every write; SQLite's holds one connection
 	reads *sql.DB // SQLite's reads outside transactions; nil when db serves them too
+	keys  *keyCache // SQLite's authenticated keys; nil on PostgreSQL (see keyCache)
 	queries
 }
 
@@ -82,6 +83,7 @@ func open(ctx context.Context, db, reads *sql.DB, d *dialect, o options) (*Store
 	s := &Store{db: db, reads: reads, queries: queries{q: db, d: d, hook: o.hook}}
 	if reads != nil {
 		s.queries.q = preparedReads{read: newStmtCache(reads), write: db}
+		s.keys = newKeyCache(reads)
 	}
 	if err := s.migrate(ctx); err != nil {
 		_ = s.Close()
@@ -150,9 +152,20 @@ func (s *Store) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 	return nil
 }
 
+// AccountByKeyHash authenticates a request, from the key cache on SQLite.
+func (s *Store) AccountByKeyHash(ctx context.Context, hash []byte) (store.Account, error) {
+	if s.keys == nil {
+		return s.queries.AccountByKeyHash(ctx, hash)
+	}
+	return s.keys.lookup(ctx, hash, func() (store.Account, error) { return s.queries.AccountByKeyHash(ctx, hash) })
+}
+
 // Close closes every connection.
 func (s *Store) Close() error {
 	var readsErr error
+	if s.keys != nil {
+		s.keys.close()
+	}
 	if s.reads != nil {
 		readsErr = s.reads.Close()
 	}
