@@ -69,8 +69,8 @@ const retryBackoff = 5 * time.Millisecond
 
 // Store is a store.Store on a SQLite file or a PostgreSQL database.
 type Store struct {
-	db    *sql.DB // every transaction and every write; SQLite's holds one connection
-	reads *sql.DB // SQLite's reads outside transactions; nil when db serves them too
+	db    *sql.DB   // every transaction and every write; SQLite's holds one connection
+	reads *sql.DB   // SQLite's reads outside transactions; nil when db serves them too
 	keys  *keyCache // SQLite's authenticated keys; nil on PostgreSQL (see keyCache)
 	queries
 }
