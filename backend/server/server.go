@@ -39,8 +39,9 @@ type Config struct {
 	Clock             Clock         // nil: real time
 	Logger            *slog.Logger  // nil: discard
 	// WorkerInterval is how often the background workers (provisioning, app installs, billing,
-	// snapshots, low-balance alerts, housekeeping, webhook deliveries) look for due work; 0 is
-	// DefaultWorkerInterval. A negative interval starts no background loop: the test drives the
+	// snapshots, low-balance alerts, housekeeping, webhook deliveries) tick while work waits on
+	// the datacenter (a build, an image, an install stage); with none they sleep until work is
+	// due (see IdleInterval). 0 is DefaultWorkerInterval. A negative interval starts no background loop: the test drives the
 	// workers with RunDue after moving its clock, which makes every step deterministic.
 	WorkerInterval time.Duration
 	// IdleInterval is the longest the workers sleep when nothing is due: they wake earlier at
@@ -53,9 +54,8 @@ type Config struct {
 	SnapshotDelay time.Duration
 }
 
-// DefaultWorkerInterval is how often the workers wake when Config.WorkerInterval is 0. It is
-// short so that provisioning follows --deploy-delay closely; an idle tick costs a few indexed
-// queries.
+// DefaultWorkerInterval is how often the workers poll the datacenter when
+// Config.WorkerInterval is 0. It is short so that provisioning follows --deploy-delay closely.
 const DefaultWorkerInterval = 100 * time.Millisecond
 
 // DefaultIdleInterval is the workers' longest sleep when Config.IdleInterval is 0.
