@@ -31,6 +31,7 @@ type groupCommitter struct {
 	db     *sql.DB
 	jobs   chan *txJob
 	begin  func(tx *sql.Tx) store.Tx // the store's view of a transaction
+	stmts  *writerStmts              // prepared between groups, used inside them
 	commit func(jobs int)            // told about every commit (tests); may be nil
 	done   chan struct{}             // closed by stop
 	exited chan struct{}             // closed when run returns
@@ -50,8 +51,8 @@ type txResult struct {
 	panic any
 }
 
-func newGroupCommitter(db *sql.DB, begin func(*sql.Tx) store.Tx, commit func(int)) *groupCommitter {
-	g := &groupCommitter{db: db, jobs: make(chan *txJob, 4*maxGroup), begin: begin, commit: commit,
+func newGroupCommitter(db *sql.DB, stmts *writerStmts, begin func(*sql.Tx) store.Tx, commit func(int)) *groupCommitter {
+	g := &groupCommitter{db: db, jobs: make(chan *txJob, 4*maxGroup), begin: begin, stmts: stmts, commit: commit,
 		done: make(chan struct{}), exited: make(chan struct{})}
 	go g.run()
 	return g
@@ -94,6 +95,7 @@ func (g *groupCommitter) run() {
 			return
 		case first := <-g.jobs:
 			g.runGroup(g.gather(first))
+			g.stmts.prepareWanted(context.Background()) // the writer connection is free now
 		}
 	}
 }

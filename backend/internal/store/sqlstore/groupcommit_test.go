@@ -124,3 +124,47 @@ func TestSQLiteGroupCommitPanic(t *testing.T) {
 		t.Fatalf("the writer after a panic: %v", err)
 	}
 }
+
+// TestSQLiteTransactionsReusePreparedStatements runs the same transaction twice: the first
+// notes its statements, the writer prepares them between groups, and the second runs on them.
+func TestSQLiteTransactionsReusePreparedStatements(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "prepared.db"))
+	a := newTestAccount(t, s, "prepared", 1_000)
+	place := func() error {
+		return s.WithTx(ctx, func(tx store.Tx) error {
+			_, err := tx.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 1,
+				CreatedAt: time.Now(), PlanID: 101, TemplateID: 1})
+			return err
+		})
+	}
+	if err := place(); err != nil {
+		t.Fatal(err)
+	}
+	waitPrepared(t, s.group.stmts)
+	if err := place(); err != nil {
+		t.Fatal(err)
+	}
+	if totals, err := s.OrderTotals(ctx, a.ID); err != nil || totals.Pending != 2 {
+		t.Fatalf("totals %+v, %v; want the two orders placed, the second through prepared statements", totals, err)
+	}
+}
+
+// waitPrepared waits (at most 10 s) until the writer has prepared what the last group noted.
+func waitPrepared(t *testing.T, w *writerStmts) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		w.mu.Lock()
+		prepared, wanted := len(w.stmts), len(w.wanted)
+		w.mu.Unlock()
+		if prepared > 0 && wanted == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d statements prepared, %d still wanted", prepared, wanted)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

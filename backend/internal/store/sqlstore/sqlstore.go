@@ -85,7 +85,10 @@ func open(ctx context.Context, db, reads *sql.DB, d *dialect, o options) (*Store
 	if reads != nil {
 		s.queries.q = preparedReads{read: newStmtCache(reads), write: db}
 		s.keys = newKeyCache(reads)
-		s.group = newGroupCommitter(db, s.txQueries, o.commitHook)
+		stmts := newWriterStmts(db)
+		s.group = newGroupCommitter(db, stmts, func(tx *sql.Tx) store.Tx {
+			return queries{q: preparedTx{tx: tx, stmts: stmts}, d: d, locks: d.newLocks(), hook: o.hook}
+		}, o.commitHook)
 	}
 	if err := s.migrate(ctx); err != nil {
 		_ = s.Close()
@@ -183,6 +186,7 @@ func (s *Store) Close() error {
 	}
 	if s.group != nil {
 		s.group.stop()
+		s.group.stmts.close()
 	}
 	if s.reads != nil {
 		readsErr = s.reads.Close()
