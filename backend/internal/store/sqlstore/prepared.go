@@ -26,7 +26,7 @@ func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st, ok := c.stmts[query]; ok {
 		return st, nil
 	}
-	st, err := c.db.PrepareContext(ctx, query)
+	st, err := c.db.PrepareContext(ctx, query) //nolint:sqlclosecheck // kept in the cache, closed with the pool
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func (p preparedReads) QueryContext(ctx context.Context, query string, args ...a
 	if !isRead(query) {
 		return p.write.QueryContext(ctx, query, args...)
 	}
-	st, err := p.read.get(ctx, query)
+	st, err := p.read.get(ctx, query) //nolint:sqlclosecheck // the cache owns it
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (p preparedReads) QueryRowContext(ctx context.Context, query string, args .
 	if !isRead(query) {
 		return p.write.QueryRowContext(ctx, query, args...)
 	}
-	st, err := p.read.get(ctx, query)
+	st, err := p.read.get(ctx, query) //nolint:sqlclosecheck // the cache owns it
 	if err != nil {
 		return p.read.db.QueryRowContext(ctx, query, args...) // reports the same error through Scan
 	}
@@ -102,7 +102,7 @@ func (w *writerStmts) prepareWanted(ctx context.Context) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for query := range w.wanted {
-		if st, err := w.db.PrepareContext(ctx, query); err == nil {
+		if st, err := w.db.PrepareContext(ctx, query); err == nil { //nolint:sqlclosecheck // kept, closed by close
 			w.stmts[query] = st
 		}
 		delete(w.wanted, query)
@@ -128,21 +128,21 @@ type preparedTx struct {
 
 func (p preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if st := p.stmts.get(query); st != nil {
-		return p.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		return p.tx.StmtContext(ctx, st).ExecContext(ctx, args...) //nolint:sqlclosecheck // closed when the transaction ends
 	}
 	return p.tx.ExecContext(ctx, query, args...)
 }
 
 func (p preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if st := p.stmts.get(query); st != nil {
-		return p.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+		return p.tx.StmtContext(ctx, st).QueryContext(ctx, args...) //nolint:sqlclosecheck // closed when the transaction ends
 	}
 	return p.tx.QueryContext(ctx, query, args...)
 }
 
 func (p preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	if st := p.stmts.get(query); st != nil {
-		return p.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+		return p.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...) //nolint:sqlclosecheck // closed when the transaction ends
 	}
 	return p.tx.QueryRowContext(ctx, query, args...)
 }

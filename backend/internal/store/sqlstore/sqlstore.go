@@ -83,7 +83,7 @@ var _ store.Store = (*Store)(nil)
 func open(ctx context.Context, db, reads *sql.DB, d *dialect, o options) (*Store, error) {
 	s := &Store{db: db, reads: reads, queries: queries{q: db, d: d, hook: o.hook}}
 	if reads != nil {
-		s.queries.q = preparedReads{read: newStmtCache(reads), write: db}
+		s.q = preparedReads{read: newStmtCache(reads), write: db}
 		s.keys = newKeyCache(reads)
 		stmts := newWriterStmts(db)
 		s.group = newGroupCommitter(db, stmts, func(tx *sql.Tx) store.Tx {
