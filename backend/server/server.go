@@ -39,10 +39,16 @@ type Config struct {
 	Clock             Clock         // nil: real time
 	Logger            *slog.Logger  // nil: discard
 	// WorkerInterval is how often the background workers (provisioning, app installs, billing,
-	// snapshots, low-balance alerts, housekeeping, webhook deliveries) look for due work; 0 is
-	// DefaultWorkerInterval. A negative interval starts no background loop: the test drives the
+	// snapshots, low-balance alerts, housekeeping, webhook deliveries) tick while work waits on
+	// the datacenter (a build, an image, an install stage); with none they sleep until work is
+	// due (see IdleInterval). 0 is DefaultWorkerInterval. A negative interval starts no background loop: the test drives the
 	// workers with RunDue after moving its clock, which makes every step deterministic.
 	WorkerInterval time.Duration
+	// IdleInterval is the longest the workers sleep when nothing is due: they wake earlier at
+	// the next due time in the store, and at once after a write through this backend's API. It
+	// bounds how late they see what another process wrote (another PostgreSQL replica, or
+	// `resellerd account` on the same SQLite file); 0 is DefaultIdleInterval.
+	IdleInterval time.Duration
 	// SnapshotDelay is how long a snapshot stays creating before its image is available; 0 takes
 	// DeployDelay. (Restores take CredentialsDelay, like rebuilds.)
 	SnapshotDelay time.Duration
@@ -51,10 +57,12 @@ type Config struct {
 	KeepFailRate bool
 }
 
-// DefaultWorkerInterval is how often the workers wake when Config.WorkerInterval is 0. It is
-// short so that provisioning follows --deploy-delay closely; an idle tick costs a few indexed
-// queries.
+// DefaultWorkerInterval is how often the workers poll the datacenter when
+// Config.WorkerInterval is 0. It is short so that provisioning follows --deploy-delay closely.
 const DefaultWorkerInterval = 100 * time.Millisecond
+
+// DefaultIdleInterval is the workers' longest sleep when Config.IdleInterval is 0.
+const DefaultIdleInterval = time.Second
 
 // Server is a running backend: store, service, simulated datacenter, HTTP handler and workers.
 type Server struct {
@@ -62,7 +70,10 @@ type Server struct {
 	svc      *service.Service
 	sim      *sim.Sim
 	log      *slog.Logger
-	interval time.Duration
+	interval time.Duration // the workers' tick while work waits on the datacenter
+	idle     time.Duration // the workers' longest sleep
+	clock    Clock
+	loops    []workerLoop // the background loops, woken by wake
 	handler  http.Handler
 	stop     context.CancelFunc // tells the workers to start no further step
 	workers  sync.WaitGroup     // the running workers, waited for by Close
@@ -110,13 +121,20 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 		sim:      dc,
 		log:      cfg.Logger,
 		interval: cfg.WorkerInterval,
-		handler: api.NewHandler(api.Config{
-			Service: svc, Logger: cfg.Logger, Clock: cfg.Clock,
-			RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON, RateWindows: rateWindows(cfg.DB, st),
-		}),
+		idle:     cfg.IdleInterval,
+		clock:    cfg.Clock,
 	}
+	s.loops = []workerLoop{
+		newWorkerLoop(s.provisioningSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Provisioning, time.Time{} }),
+		newWorkerLoop(s.accountSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Accounts, d.Renewal }),
+		newWorkerLoop(s.deliverySteps(), func(d store.WorkDue) (bool, time.Time) { return false, d.Delivery }),
+	}
+	s.handler = wakingAfterWrites(api.NewHandler(api.Config{
+		Service: svc, Logger: cfg.Logger, Clock: cfg.Clock,
+		RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON, RateWindows: rateWindows(cfg.DB, st),
+	}), s.wake)
 	// The workers outlive New's ctx (it only bounds opening) and stop when Close says so.
-	s.startWorkers(context.WithoutCancel(ctx), s.provisioningSteps(), s.accountSteps(), s.deliverySteps())
+	s.startWorkers(context.WithoutCancel(ctx))
 	return s
 }
 
@@ -158,37 +176,74 @@ func (s *Server) deliverySteps() []step {
 	return []step{{"webhook deliveries", s.svc.DeliverDue}}
 }
 
-// startWorkers starts one loop per list of steps, each running its steps every interval until
-// stopWorkers, registered in s.workers so Close waits for them. The steps run with a context of
-// their own, so stopping lets a running step finish (within stepGrace) instead of cutting it.
-func (s *Server) startWorkers(ctx context.Context, loops ...[]step) {
+// startWorkers starts every loop of s.loops until stopWorkers, registered in s.workers so Close
+// waits for them. The steps run with a context of their own, so stopping lets a running step
+// finish (within stepGrace) instead of cutting it.
+func (s *Server) startWorkers(ctx context.Context) {
 	stopping, stop := context.WithCancel(ctx)
 	running, abort := context.WithCancel(ctx)
 	s.stop, s.abort = stop, abort
 	if s.interval < 0 {
 		return
 	}
-	for _, steps := range loops {
+	for _, l := range s.loops {
 		s.workers.Add(1)
 		go func() {
 			defer s.workers.Done()
-			s.loop(stopping, running, steps)
+			s.loop(stopping, running, l)
 		}()
 	}
 }
 
-// loop runs steps with the context running every interval until stopping ends.
-func (s *Server) loop(stopping, running context.Context, steps []step) {
-	ticker := time.NewTicker(s.interval)
-	defer ticker.Stop()
+// loop runs the steps of l with the context running, then sleeps until the store says work is
+// due or until l is woken, until stopping ends.
+func (s *Server) loop(stopping, running context.Context, l workerLoop) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
 	for {
 		select {
 		case <-stopping.Done():
 			return
-		case <-ticker.C:
-			if err := runStepsUntil(stopping, running, steps); err != nil && running.Err() == nil {
-				s.log.ErrorContext(running, "workers", slog.Any("error", err))
-			}
+		case <-timer.C:
+		case <-l.wake:
+		}
+		if err := runStepsUntil(stopping, running, l.steps); err != nil && running.Err() == nil {
+			s.log.ErrorContext(running, "workers", slog.Any("error", err))
+		}
+		if stopping.Err() != nil {
+			return
+		}
+		timer.Reset(s.sleep(running, l))
+	}
+}
+
+// sleep is how long l may wait before its next tick: one interval while its work waits on the
+// datacenter (or when the store cannot say), else until its next due time, at most s.idle.
+func (s *Server) sleep(ctx context.Context, l workerLoop) time.Duration {
+	due, err := s.store.WorkDue(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.ErrorContext(ctx, "workers: work due", slog.Any("error", err))
+		}
+		return s.interval
+	}
+	poll, at := l.due(due)
+	if poll {
+		return s.interval
+	}
+	wait := s.idle
+	if !at.IsZero() {
+		wait = min(wait, at.Sub(s.clock.Now()))
+	}
+	return max(wait, s.interval)
+}
+
+// wake has every loop run its steps at once: a write may have made work due.
+func (s *Server) wake() {
+	for _, l := range s.loops {
+		select {
+		case l.wake <- struct{}{}:
+		default: // already woken; the coming tick sees this write too
 		}
 	}
 }
@@ -240,6 +295,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.WorkerInterval == 0 {
 		cfg.WorkerInterval = DefaultWorkerInterval
+	}
+	if cfg.IdleInterval == 0 {
+		cfg.IdleInterval = DefaultIdleInterval
 	}
 	if cfg.SnapshotDelay == 0 {
 		cfg.SnapshotDelay = cfg.DeployDelay
@@ -336,6 +394,7 @@ func (s *Server) TopUp(ctx context.Context, accountID, amountMicros int64, payme
 	if err := s.svc.TopUp(ctx, accountID, money.Micros(amountMicros), paymentType); err != nil {
 		return fmt.Errorf("server: top up account %d: %w", accountID, err)
 	}
+	s.wake() // the wallet changed
 	return nil
 }
 
@@ -359,6 +418,7 @@ func (s *Server) setFlag(ctx context.Context, accountID int64, flag store.Flag, 
 	if err := s.svc.SetFlag(ctx, accountID, flag, value); err != nil {
 		return fmt.Errorf("server: update account %d: %w", accountID, err)
 	}
+	s.wake()
 	return nil
 }
 

@@ -58,7 +58,8 @@ func TestWorkersStopBetweenSteps(t *testing.T) {
 	t.Parallel()
 	s := newWorkerServer(time.Hour)
 	p := newStepProbe()
-	s.startWorkers(context.Background(), p.steps())
+	s.loops = []workerLoop{newWorkerLoop(p.steps(), nil)}
+	s.startWorkers(context.Background())
 	waitClosed(t, p.started)
 	s.stop() // what stopWorkers does first, done here so the release comes after it
 	close(p.release)
@@ -77,7 +78,8 @@ func TestWorkersStepGrace(t *testing.T) {
 	t.Parallel()
 	s := newWorkerServer(10 * time.Millisecond)
 	p := newStepProbe()
-	s.startWorkers(context.Background(), p.steps())
+	s.loops = []workerLoop{newWorkerLoop(p.steps(), nil)}
+	s.startWorkers(context.Background())
 	waitClosed(t, p.started)
 	s.stopWorkers() // the step is never released: only the grace ends it
 	if got := p.ctxErr.Load(); got != context.Canceled.Error() {

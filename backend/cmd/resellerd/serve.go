@@ -24,6 +24,7 @@ const defaultDB = "./data/reseller.db"
 type serveOptions struct {
 	Listen    string
 	AltListen string
+	Pprof     string // loopback address serving net/http/pprof; empty: none
 	Config    server.Config
 }
 
@@ -39,6 +40,7 @@ func parseServe(args []string, env lookupEnv) (serveOptions, error) {
 	fs.Float64Var(&o.Config.FailRate, "fail-rate", 0, "share of simulated builds that never finish (orders time out), of snapshot images that fail and of datacenter operations that fail with 502, 0 to 1")
 	fs.BoolVar(&o.Config.AllowHTTPWebhooks, "allow-http-webhooks", false, "also accept http:// webhook URLs on a loopback host (local receivers)")
 	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", 1, "multiplies every rate limit; 0 disables them")
+	fs.StringVar(&o.Pprof, "pprof", "", "loopback address serving net/http/pprof (profiling; off when empty)")
 	if err := parseFlags(fs, args, env); err != nil {
 		return serveOptions{}, err
 	}
@@ -71,6 +73,11 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		return err
 	}
 	defer srv.Close()
+	if o.Pprof != "" {
+		if err := startPprof(ctx, o.Pprof); err != nil {
+			return err
+		}
+	}
 
 	listeners, err := listen(ctx, o.Listen, o.AltListen)
 	if err != nil {

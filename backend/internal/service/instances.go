@@ -61,6 +61,18 @@ type AppRecord struct {
 
 // describe joins an instance with the catalogue; withApps also loads its app installs.
 func (s *Service) describe(ctx context.Context, in store.Instance, withApps bool) (InstanceDetail, error) {
+	if !withApps {
+		return s.describeWith(in, nil), nil
+	}
+	apps, err := s.appRecords(ctx, in.ID)
+	if err != nil {
+		return InstanceDetail{}, err
+	}
+	return s.describeWith(in, apps), nil
+}
+
+// describeWith is describe with the instance's app records already read (nil for none).
+func (s *Service) describeWith(in store.Instance, apps []AppRecord) InstanceDetail {
 	now := s.now()
 	plan, _ := s.catalog.Plan(in.PlanID)
 	dc, _ := s.catalog.Datacenter(in.DatacenterID)
@@ -79,14 +91,8 @@ func (s *Service) describe(ctx context.Context, in store.Instance, withApps bool
 		}
 	}
 	d.Recurring = plan.Price + d.Costs
-	if withApps {
-		apps, err := s.appRecords(ctx, in.ID)
-		if err != nil {
-			return InstanceDetail{}, err
-		}
-		d.Apps = apps
-	}
-	return d, nil
+	d.Apps = apps
+	return d
 }
 
 func (s *Service) appRecords(ctx context.Context, instanceID int64) ([]AppRecord, error) {
@@ -94,12 +100,17 @@ func (s *Service) appRecords(ctx context.Context, instanceID int64) ([]AppRecord
 	if err != nil {
 		return nil, Internal(fmt.Errorf("service: app installs of instance %d: %w", instanceID, err))
 	}
+	return s.appRecordsOf(installs), nil
+}
+
+// appRecordsOf joins installs to their catalogue apps.
+func (s *Service) appRecordsOf(installs []store.AppInstall) []AppRecord {
 	out := make([]AppRecord, 0, len(installs))
 	for _, a := range installs {
 		app, _ := s.catalog.App(a.AppID)
 		out = append(out, AppRecord{AppInstall: a, App: app})
 	}
-	return out, nil
+	return out
 }
 
 // trafficOf computes the traffic of the current cycle; cycles start every 30 days from creation.

@@ -101,10 +101,7 @@ func (s *Service) placeOrder(ctx context.Context, accountID int64, spec orderSpe
 				return err
 			}
 		}
-		if err := s.checkOrderLimits(ctx, tx, accountID); err != nil {
-			return err
-		}
-		if err := s.checkFunds(ctx, tx, accountID, spec.price); err != nil {
+		if err := s.checkOrderRules(ctx, tx, accountID, spec.price); err != nil {
 			return err
 		}
 		o, err := tx.CreateOrder(ctx, spec.order(accountID, now))
@@ -139,9 +136,9 @@ func (spec orderSpec) order(accountID int64, now time.Time) store.Order {
 	}
 }
 
-// checkOrderLimits enforces server_limit (active instances plus orders that will become
-// instances) and api_order_limit (orders provisioning at once).
-func (s *Service) checkOrderLimits(ctx context.Context, tx store.Tx, accountID int64) error {
+// checkOrderRules reads the account and its order totals once and checks a new order of price
+// against the limits and the wallet.
+func (s *Service) checkOrderRules(ctx context.Context, tx store.Tx, accountID int64, price money.Micros) error {
 	acct, err := tx.Account(ctx, accountID)
 	if err != nil {
 		return err
@@ -150,7 +147,16 @@ func (s *Service) checkOrderLimits(ctx context.Context, tx store.Tx, accountID i
 	if err != nil {
 		return err
 	}
-	_, active, err := tx.Instances(ctx, accountID, true, store.Page{Limit: 0})
+	if err := s.checkOrderLimits(ctx, tx, acct, totals); err != nil {
+		return err
+	}
+	return checkAvailable(acct, totals, price)
+}
+
+// checkOrderLimits enforces server_limit (active instances plus orders that will become
+// instances) and api_order_limit (orders provisioning at once).
+func (s *Service) checkOrderLimits(ctx context.Context, tx store.Tx, acct store.Account, totals store.OrderTotals) error {
+	_, active, err := tx.Instances(ctx, acct.ID, true, store.Page{Limit: 0})
 	if err != nil {
 		return err
 	}
@@ -175,6 +181,11 @@ func (s *Service) checkFunds(ctx context.Context, tx store.Tx, accountID int64, 
 	if err != nil {
 		return err
 	}
+	return checkAvailable(acct, totals, need)
+}
+
+// checkAvailable refuses need when the balance minus what the pending orders reserve is less.
+func checkAvailable(acct store.Account, totals store.OrderTotals, need money.Micros) error {
 	if available := acct.Balance - totals.Reserved; available < need {
 		return InsufficientBalance(need, available)
 	}
@@ -213,13 +224,9 @@ func (s *Service) EachRecentOrder(ctx context.Context, acct store.Account, fn fu
 		if err != nil {
 			return Internal(fmt.Errorf("service: list orders: %w", err))
 		}
-		views := make([]OrderView, 0, len(orders))
-		for _, o := range orders {
-			v, err := s.orderView(ctx, o)
-			if err != nil {
-				return err
-			}
-			views = append(views, v)
+		views, err := s.orderViews(ctx, acct.ID, orders, since, before)
+		if err != nil {
+			return err
 		}
 		if err := fn(views); err != nil {
 			return err
@@ -229,6 +236,31 @@ func (s *Service) EachRecentOrder(ctx context.Context, acct store.Account, fn fu
 		}
 		before = orders[len(orders)-1].ID
 	}
+}
+
+// orderViews joins a chunk of orders (read with since and before) to their servers, read in two
+// queries for the whole chunk. An order that was deployed between the queries (or pushed out
+// of the chunk's window by a new order) reads its server alone.
+func (s *Service) orderViews(ctx context.Context, accountID int64, orders []store.Order, since time.Time, before int64) ([]OrderView, error) {
+	instances, installs, err := s.store.RecentOrderServers(ctx, accountID, since, before, orderChunk)
+	if err != nil {
+		return nil, Internal(fmt.Errorf("service: servers of orders: %w", err))
+	}
+	views := make([]OrderView, 0, len(orders))
+	for _, o := range orders {
+		in, ok := instances[o.InstanceID]
+		if o.InstanceID == 0 || !ok {
+			v, err := s.orderView(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			views = append(views, v)
+			continue
+		}
+		d := s.describeWith(in, s.appRecordsOf(installs[in.ID]))
+		views = append(views, OrderView{Order: o, Server: &d})
+	}
+	return views, nil
 }
 
 func (s *Service) orderView(ctx context.Context, o store.Order) (OrderView, error) {

@@ -332,6 +332,16 @@ type WalletChange struct {
 	Seq       int64
 }
 
+// WorkDue is what the worker loops read to know how long they may sleep. Work that waits on the
+// datacenter (a build, an image, an install stage) has no due time in the store and is polled
+// while it lasts; scheduled work has one.
+type WorkDue struct {
+	Provisioning bool      // pending orders or queued or installing app installs: poll
+	Accounts     bool      // open snapshots, changed wallets, machines or images to delete: poll
+	Renewal      time.Time // the earliest renewal of an active instance or a billed snapshot; zero: none
+	Delivery     time.Time // the earliest pending webhook delivery; zero: none
+}
+
 // OrderTotals summarises an account's provisioning orders.
 type OrderTotals struct {
 	Pending  int
@@ -376,6 +386,10 @@ type Queries interface {
 	// pending or finished after since, newest first: a caller reads a long list in chunks,
 	// passing the last id it got.
 	RecentOrders(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) ([]Order, error)
+	// RecentOrderServers returns the instances the same orders built (by id) and their app
+	// installs (by instance, in position order): GET /orders reads a chunk of orders with
+	// their servers in three queries, not two more per deployed order.
+	RecentOrderServers(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) (map[int64]Instance, map[int64][]AppInstall, error)
 	// DueOrders lists up to limit pending orders no worker holds a lease on at now, oldest first.
 	DueOrders(ctx context.Context, now time.Time, limit int) ([]Order, error)
 	// ClaimOrder takes the lease of a pending order until the given time; it reports false when
@@ -472,6 +486,9 @@ type SnapshotQueries interface {
 	// UndeletedImages lists up to limit deleted, expired or failed snapshots whose image the
 	// datacenter has not deleted yet.
 	UndeletedImages(ctx context.Context, limit int) ([]Snapshot, error)
+
+	// WorkDue tells the worker loops, in one read, what they will next have to do.
+	WorkDue(ctx context.Context) (WorkDue, error)
 	// MarkImageDeleted records that the datacenter deleted the snapshot's image.
 	MarkImageDeleted(ctx context.Context, id int64) error
 }

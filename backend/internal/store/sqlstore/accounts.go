@@ -153,8 +153,11 @@ func (q queries) LedgerSum(ctx context.Context, accountID int64) (money.Micros, 
 
 func (q queries) OrderTotals(ctx context.Context, accountID int64) (store.OrderTotals, error) {
 	var t store.OrderTotals
-	err := q.queryRow(ctx, `SELECT COUNT(*), CAST(COALESCE(SUM(price_micros), 0) AS BIGINT) FROM orders
-		WHERE account_id = ? AND status = ?`, accountID, store.OrderPending).Scan(&t.Pending, &t.Reserved)
+	if err := q.lockAccount(ctx, accountID); err != nil {
+		return store.OrderTotals{}, err
+	}
+	err := q.queryRow(ctx, `SELECT orders_pending, orders_reserved_micros FROM accounts WHERE id = ?`, accountID).
+		Scan(&t.Pending, &t.Reserved)
 	if err != nil {
 		return store.OrderTotals{}, fmt.Errorf("sqlstore: order totals: %w", err)
 	}

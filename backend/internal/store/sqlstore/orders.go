@@ -43,10 +43,25 @@ func (q queries) CreateOrder(ctx context.Context, o store.Order) (store.Order, e
 	if err != nil {
 		return store.Order{}, fmt.Errorf("sqlstore: create order: %w", err)
 	}
-	if err := q.walletChanged(ctx, o.AccountID); err != nil { // its price is now reserved
+	if err := q.orderCountsChanged(ctx, o); err != nil {
 		return store.Order{}, err
 	}
 	return o, nil
+}
+
+// orderCountsChanged counts a new order on its account: a pending one in orders_pending and its
+// price in orders_reserved_micros, and as a change of the wallet (its price is now reserved).
+func (q queries) orderCountsChanged(ctx context.Context, o store.Order) error {
+	var pending int
+	var reserved int64
+	if o.Status == store.OrderPending {
+		pending, reserved = 1, int64(o.Price)
+	}
+	if _, err := q.exec(ctx, `UPDATE accounts SET wallet_seq = wallet_seq + 1, orders_pending = orders_pending + ?,
+		orders_reserved_micros = orders_reserved_micros + ? WHERE id = ?`, pending, reserved, o.AccountID); err != nil {
+		return fmt.Errorf("sqlstore: count order of account %d: %w", o.AccountID, err)
+	}
+	return nil
 }
 
 func (q queries) Order(ctx context.Context, accountID, id int64) (store.Order, error) {
@@ -57,10 +72,42 @@ func (q queries) OrderByID(ctx context.Context, id int64) (store.Order, error) {
 	return one(ctx, q, tableOrders, id, scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id = ?`, id)
 }
 
+// recentOrdersWhere selects the orders RecentOrders returns; its arguments are recentOrderArgs.
+const recentOrdersWhere = ` FROM orders
+		WHERE account_id = ? AND id < ? AND (status = ? OR finished_at > ?) ORDER BY id DESC LIMIT ?`
+
+func recentOrderArgs(accountID int64, since time.Time, beforeID int64, limit int) []any {
+	return []any{accountID, beforeID, store.OrderPending, since, limit}
+}
+
 func (q queries) RecentOrders(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) ([]store.Order, error) {
-	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+` FROM orders
-		WHERE account_id = ? AND id < ? AND (status = ? OR finished_at > ?) ORDER BY id DESC LIMIT ?`,
-		accountID, beforeID, store.OrderPending, since, limit)
+	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+recentOrdersWhere,
+		recentOrderArgs(accountID, since, beforeID, limit)...)
+}
+
+// RecentOrderServers selects the instances through the same order query as RecentOrders, as a
+// subquery, so a chunk of orders costs one query for its instances and one for their installs.
+func (q queries) RecentOrderServers(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) (map[int64]store.Instance, map[int64][]store.AppInstall, error) {
+	orderArgs := recentOrderArgs(accountID, since, beforeID, limit)
+	instances, err := list(ctx, q, "instances of orders", scanInstance, `SELECT `+instanceColumns+` FROM instances
+		WHERE account_id = ? AND id IN (SELECT instance_id`+recentOrdersWhere+`)`, append([]any{accountID}, orderArgs...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	installs, err := list(ctx, q, "app installs of orders", scanInstall, `SELECT `+installColumns+` FROM app_installs
+		WHERE instance_id IN (SELECT instance_id`+recentOrdersWhere+`) ORDER BY instance_id, position`, orderArgs...)
+	if err != nil {
+		return nil, nil, err
+	}
+	byID := make(map[int64]store.Instance, len(instances))
+	for _, in := range instances {
+		byID[in.ID] = in
+	}
+	byInstance := map[int64][]store.AppInstall{}
+	for _, a := range installs {
+		byInstance[a.InstanceID] = append(byInstance[a.InstanceID], a)
+	}
+	return byID, byInstance, nil
 }
 
 func (q queries) DueOrders(ctx context.Context, now time.Time, limit int) ([]store.Order, error) {
@@ -110,7 +157,18 @@ func (q queries) FinishOrder(ctx context.Context, id int64, status string, finis
 	if err := guarded(res, err, "finish order", id); err != nil {
 		return err
 	}
-	return q.orderWalletChanged(ctx, id) // its price is no longer reserved
+	return q.orderFinished(ctx, id)
+}
+
+// orderFinished takes a finished order out of its account's pending counts; its price is no
+// longer reserved, which changes the wallet.
+func (q queries) orderFinished(ctx context.Context, orderID int64) error {
+	if _, err := q.exec(ctx, `UPDATE accounts SET wallet_seq = wallet_seq + 1, orders_pending = orders_pending - 1,
+		orders_reserved_micros = orders_reserved_micros - (SELECT price_micros FROM orders WHERE id = ?)
+		WHERE id = (SELECT account_id FROM orders WHERE id = ?)`, orderID, orderID); err != nil {
+		return fmt.Errorf("sqlstore: uncount finished order %d: %w", orderID, err)
+	}
+	return nil
 }
 
 // IdempotencyKey reads a key; in a PostgreSQL transaction it first locks the account, so a

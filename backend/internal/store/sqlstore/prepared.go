@@ -26,7 +26,7 @@ func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st, ok := c.stmts[query]; ok {
 		return st, nil
 	}
-	st, err := c.db.PrepareContext(ctx, query)
+	st, err := c.db.PrepareContext(ctx, query) //nolint:sqlclosecheck // kept in the cache, closed with the pool
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func (p preparedReads) QueryContext(ctx context.Context, query string, args ...a
 	if !isRead(query) {
 		return p.write.QueryContext(ctx, query, args...)
 	}
-	st, err := p.read.get(ctx, query)
+	st, err := p.read.get(ctx, query) //nolint:sqlclosecheck // the cache owns it
 	if err != nil {
 		return nil, err
 	}
@@ -62,9 +62,87 @@ func (p preparedReads) QueryRowContext(ctx context.Context, query string, args .
 	if !isRead(query) {
 		return p.write.QueryRowContext(ctx, query, args...)
 	}
-	st, err := p.read.get(ctx, query)
+	st, err := p.read.get(ctx, query) //nolint:sqlclosecheck // the cache owns it
 	if err != nil {
 		return p.read.db.QueryRowContext(ctx, query, args...) // reports the same error through Scan
 	}
 	return st.QueryRowContext(ctx, args...)
+}
+
+// writerStmts are statements prepared on SQLite's one writer connection, for the transactions
+// of the group committer. A statement cannot be prepared while a transaction holds that
+// connection (preparing waits for a free one), so a query first seen in a transaction runs
+// unprepared and is only noted; the committer prepares the noted ones between groups, when the
+// connection is free, and later transactions run them through tx.StmtContext.
+type writerStmts struct {
+	db     *sql.DB
+	mu     sync.Mutex
+	stmts  map[string]*sql.Stmt
+	wanted map[string]bool
+}
+
+func newWriterStmts(db *sql.DB) *writerStmts {
+	return &writerStmts{db: db, stmts: map[string]*sql.Stmt{}, wanted: map[string]bool{}}
+}
+
+// get returns the prepared statement of query, or nil after noting it for prepareWanted.
+func (w *writerStmts) get(query string) *sql.Stmt {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if st, ok := w.stmts[query]; ok {
+		return st
+	}
+	w.wanted[query] = true
+	return nil
+}
+
+// prepareWanted prepares the noted queries; called with no transaction open. A query that
+// fails to prepare stays unprepared (running it reports the error).
+func (w *writerStmts) prepareWanted(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for query := range w.wanted {
+		if st, err := w.db.PrepareContext(ctx, query); err == nil { //nolint:sqlclosecheck // kept, closed by close
+			w.stmts[query] = st
+		}
+		delete(w.wanted, query)
+	}
+}
+
+// close closes every prepared statement.
+func (w *writerStmts) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for query, st := range w.stmts {
+		_ = st.Close()
+		delete(w.stmts, query)
+	}
+}
+
+// preparedTx is a transaction of the group committer that runs every query it can through a
+// statement prepared on the writer connection.
+type preparedTx struct {
+	tx    *sql.Tx
+	stmts *writerStmts
+}
+
+func (p preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := p.stmts.get(query); st != nil {
+		return p.tx.StmtContext(ctx, st).ExecContext(ctx, args...) //nolint:sqlclosecheck // closed when the transaction ends
+	}
+	return p.tx.ExecContext(ctx, query, args...)
+}
+
+func (p preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := p.stmts.get(query); st != nil {
+		return p.tx.StmtContext(ctx, st).QueryContext(ctx, args...) //nolint:sqlclosecheck // closed when the transaction ends
+	}
+	return p.tx.QueryContext(ctx, query, args...)
+}
+
+func (p preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := p.stmts.get(query); st != nil {
+		return p.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...) //nolint:sqlclosecheck // closed when the transaction ends
+	}
+	return p.tx.QueryRowContext(ctx, query, args...)
 }

@@ -69,8 +69,10 @@ const retryBackoff = 5 * time.Millisecond
 
 // Store is a store.Store on a SQLite file or a PostgreSQL database.
 type Store struct {
-	db    *sql.DB // every transaction and every write; SQLite's holds one connection
-	reads *sql.DB // SQLite's reads outside transactions; nil when db serves them too
+	db    *sql.DB         // every transaction and every write; SQLite's holds one connection
+	reads *sql.DB         // SQLite's reads outside transactions; nil when db serves them too
+	keys  *keyCache       // SQLite's authenticated keys; nil on PostgreSQL (see keyCache)
+	group *groupCommitter // SQLite's write transactions; nil on PostgreSQL
 	queries
 }
 
@@ -81,7 +83,12 @@ var _ store.Store = (*Store)(nil)
 func open(ctx context.Context, db, reads *sql.DB, d *dialect, o options) (*Store, error) {
 	s := &Store{db: db, reads: reads, queries: queries{q: db, d: d, hook: o.hook}}
 	if reads != nil {
-		s.queries.q = preparedReads{read: newStmtCache(reads), write: db}
+		s.q = preparedReads{read: newStmtCache(reads), write: db}
+		s.keys = newKeyCache(reads)
+		stmts := newWriterStmts(db)
+		s.group = newGroupCommitter(db, stmts, func(tx *sql.Tx) store.Tx {
+			return queries{q: preparedTx{tx: tx, stmts: stmts}, d: d, locks: d.newLocks(), hook: o.hook}
+		}, o.commitHook)
 	}
 	if err := s.migrate(ctx); err != nil {
 		_ = s.Close()
@@ -96,7 +103,8 @@ type Option func(*options)
 // options are what the Options chose.
 type options struct {
 	hook        ReadHook
-	busyTimeout time.Duration // SQLite only
+	commitHook  func(jobs int) // SQLite only: told about every group commit (tests)
+	busyTimeout time.Duration  // SQLite only
 }
 
 // collect applies opts to the defaults.
@@ -116,7 +124,14 @@ func WithReadHook(hook ReadHook) Option {
 // WithTx runs fn in one transaction. A transaction the database aborts as a deadlock or a
 // serialization failure (PostgreSQL only) is run again from the start, up to txAttempts times,
 // so fn must touch nothing but the transaction and its own results (every caller's fn is so).
+//
+// On SQLite the transaction may share its commit with others queued at the same time (see
+// groupCommitter); fn runs alone in a savepoint and, as everywhere, its error rolls back
+// exactly what it wrote.
 func (s *Store) WithTx(ctx context.Context, fn func(tx store.Tx) error) error {
+	if s.group != nil {
+		return s.group.withTx(ctx, fn)
+	}
 	backoff := retryBackoff
 	for attempt := 1; ; attempt++ {
 		err := s.runTx(ctx, fn)
@@ -141,7 +156,7 @@ func (s *Store) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := fn(queries{q: tx, d: s.d, locks: s.d.newLocks(), hook: s.hook}); err != nil {
+	if err := fn(s.txQueries(tx)); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -150,9 +165,29 @@ func (s *Store) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 	return nil
 }
 
+// AccountByKeyHash authenticates a request, from the key cache on SQLite.
+func (s *Store) AccountByKeyHash(ctx context.Context, hash []byte) (store.Account, error) {
+	if s.keys == nil {
+		return s.queries.AccountByKeyHash(ctx, hash)
+	}
+	return s.keys.lookup(ctx, hash, func() (store.Account, error) { return s.queries.AccountByKeyHash(ctx, hash) })
+}
+
+// txQueries is the store's view of the transaction tx.
+func (s *Store) txQueries(tx *sql.Tx) store.Tx {
+	return queries{q: tx, d: s.d, locks: s.d.newLocks(), hook: s.hook}
+}
+
 // Close closes every connection.
 func (s *Store) Close() error {
 	var readsErr error
+	if s.keys != nil {
+		s.keys.close()
+	}
+	if s.group != nil {
+		s.group.stop()
+		s.group.stmts.close()
+	}
 	if s.reads != nil {
 		readsErr = s.reads.Close()
 	}

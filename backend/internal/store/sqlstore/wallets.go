@@ -39,15 +39,6 @@ func (q queries) walletChanged(ctx context.Context, accountID int64) error {
 	return nil
 }
 
-// orderWalletChanged records a change to the wallet of the account that owns the order.
-func (q queries) orderWalletChanged(ctx context.Context, orderID int64) error {
-	if _, err := q.exec(ctx, `UPDATE accounts SET wallet_seq = wallet_seq + 1
-		WHERE id = (SELECT account_id FROM orders WHERE id = ?)`, orderID); err != nil {
-		return fmt.Errorf("sqlstore: wallet change of order %d: %w", orderID, err)
-	}
-	return nil
-}
-
 // instanceWalletChanged records a change to the account's wallet when the update of in moves
 // what the instance renews for: active, renew, plan or features. Other updates (a rename, a
 // power action) leave the wallet alone.

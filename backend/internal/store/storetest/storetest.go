@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"webhooks", testWebhooks},
 		{"deliveries", testDeliveries},
 		{"low-balance alerts", testLowBalanceAlerts},
+		{"work due", testWorkDue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

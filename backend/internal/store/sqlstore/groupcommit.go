@@ -1,0 +1,203 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// maxGroup bounds how many queued transactions one commit takes.
+const maxGroup = 64
+
+// groupCommitter runs the write transactions of a SQLite store on its one writer connection,
+// several to a commit. SQLite runs one writer at a time anyway, and a commit (with its WAL
+// frames and locks) is a large part of a small transaction's cost, so the writer takes every
+// transaction queued behind the one it ran, up to maxGroup, and runs them in one database
+// transaction, each inside a SAVEPOINT of its own:
+//
+//   - a job whose fn fails is rolled back to its savepoint, alone; the others still commit;
+//   - every job's answer is sent only after the COMMIT, so nothing is acknowledged that is not
+//     durable, and a failed COMMIT fails every job of the group (none of them was written);
+//   - the jobs of a group run one after the other, each seeing what the earlier ones wrote, as
+//     they would have in transactions of their own.
+//
+// A job waits in the queue for as long as its context allows; once started it runs to its end
+// (its statements are not interrupted, which would roll back the whole group), which the store
+// operations a transaction is made of bound.
+type groupCommitter struct {
+	db     *sql.DB
+	jobs   chan *txJob
+	begin  func(tx *sql.Tx) store.Tx // the store's view of a transaction
+	stmts  *writerStmts              // prepared between groups, used inside them
+	commit func(jobs int)            // told about every commit (tests); may be nil
+	done   chan struct{}             // closed by stop
+	exited chan struct{}             // closed when run returns
+}
+
+// txJob is one WithTx call waiting for the writer.
+type txJob struct {
+	ctx    context.Context
+	fn     func(store.Tx) error
+	result chan txResult
+}
+
+// txResult is a job's outcome: its error, or the value fn panicked with, re-raised in the
+// caller's goroutine.
+type txResult struct {
+	err   error
+	panic any
+}
+
+func newGroupCommitter(db *sql.DB, stmts *writerStmts, begin func(*sql.Tx) store.Tx, commit func(int)) *groupCommitter {
+	g := &groupCommitter{db: db, jobs: make(chan *txJob, 4*maxGroup), begin: begin, stmts: stmts, commit: commit,
+		done: make(chan struct{}), exited: make(chan struct{})}
+	go g.run()
+	return g
+}
+
+// withTx queues fn and waits for its outcome; a context that ends while fn is still queued
+// returns its error and fn never runs.
+func (g *groupCommitter) withTx(ctx context.Context, fn func(store.Tx) error) error {
+	job := &txJob{ctx: ctx, fn: fn, result: make(chan txResult, 1)}
+	select {
+	case g.jobs <- job:
+	case <-ctx.Done():
+		return fmt.Errorf("sqlstore: wait for the writer: %w", ctx.Err())
+	case <-g.done:
+		return errors.New("sqlstore: store closed")
+	}
+	var r txResult
+	select {
+	case r = <-job.result:
+	case <-g.exited: // answered before the writer stopped, or queued too late to be taken
+		select {
+		case r = <-job.result:
+		default:
+			r = txResult{err: errors.New("sqlstore: store closed")}
+		}
+	}
+	if r.panic != nil {
+		panic(r.panic)
+	}
+	return r.err
+}
+
+// run takes the queued jobs a group at a time until stop.
+func (g *groupCommitter) run() {
+	defer close(g.exited)
+	for {
+		select {
+		case <-g.done:
+			g.failQueued()
+			return
+		case first := <-g.jobs:
+			g.runGroup(g.gather(first))
+			g.stmts.prepareWanted(context.Background()) // the writer connection is free now
+		}
+	}
+}
+
+// gather returns first and the jobs queued behind it, at most maxGroup in all.
+func (g *groupCommitter) gather(first *txJob) []*txJob {
+	group := []*txJob{first}
+	for len(group) < maxGroup {
+		select {
+		case j := <-g.jobs:
+			group = append(group, j)
+		default:
+			return group
+		}
+	}
+	return group
+}
+
+// runGroup runs the jobs in one transaction and answers each after the commit.
+func (g *groupCommitter) runGroup(group []*txJob) {
+	results := make([]txResult, len(group))
+	if err := g.runInTx(group, results); err != nil {
+		for i := range results {
+			if results[i].err == nil && results[i].panic == nil {
+				results[i].err = err
+			}
+		}
+	}
+	for i, j := range group {
+		j.result <- results[i]
+	}
+}
+
+// runInTx runs every job of the group in its own savepoint of one transaction and commits; its
+// error fails every job that had none of its own.
+func (g *groupCommitter) runInTx(group []*txJob, results []txResult) error {
+	ctx := context.Background() // no job's end may cut the group; each job's wait was bounded
+	tx, err := g.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlstore: begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	for i, j := range group {
+		if err := j.ctx.Err(); err != nil {
+			results[i].err = fmt.Errorf("sqlstore: wait for the writer: %w", err)
+			continue
+		}
+		if err := g.runJob(ctx, tx, j, &results[i]); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlstore: commit: %w", err)
+	}
+	if g.commit != nil {
+		g.commit(len(group))
+	}
+	return nil
+}
+
+// runJob runs one job inside a savepoint, rolled back if the job fails or panics. Its error is
+// the savepoint's own failure, which ends the group.
+func (g *groupCommitter) runJob(ctx context.Context, tx *sql.Tx, j *txJob, result *txResult) error {
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
+		return fmt.Errorf("sqlstore: savepoint: %w", err)
+	}
+	*result = callJob(j.fn, g.begin(tx))
+	if result.err != nil || result.panic != nil {
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO job"); err != nil {
+			return fmt.Errorf("sqlstore: roll back to savepoint: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "RELEASE job"); err != nil {
+		return fmt.Errorf("sqlstore: release savepoint: %w", err)
+	}
+	return nil
+}
+
+// callJob calls fn, turning a panic into a result the caller re-raises.
+func callJob(fn func(store.Tx) error, tx store.Tx) (r txResult) {
+	defer func() {
+		if v := recover(); v != nil {
+			r = txResult{panic: v}
+		}
+	}()
+	return txResult{err: fn(tx)}
+}
+
+// failQueued answers the jobs still queued when the store closes.
+func (g *groupCommitter) failQueued() {
+	for {
+		select {
+		case j := <-g.jobs:
+			j.result <- txResult{err: errors.New("sqlstore: store closed")}
+		default:
+			return
+		}
+	}
+}
+
+// stop lets the group running finish, fails the queued jobs and waits for the writer to exit.
+func (g *groupCommitter) stop() {
+	close(g.done)
+	<-g.exited
+}

@@ -1,0 +1,99 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
+)
+
+// queryCounter counts the reads of the store whose text contains a table's FROM clause.
+type queryCounter struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (c *queryCounter) hook(query string, _ int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, table := range []string{"instances", "app_installs"} {
+		if strings.Contains(query, "FROM "+table+"\n") || strings.Contains(query, "FROM "+table+" ") {
+			c.counts[table]++
+		}
+	}
+}
+
+func (c *queryCounter) take(table string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.counts[table]
+	c.counts = map[string]int{}
+	return n
+}
+
+// TestOrdersReadServersInOneQuery lists 60 deployed orders through GET /orders and counts the
+// reads: one query for all their instances and one for all their app installs, not one of each
+// per order.
+func TestOrdersReadServersInOneQuery(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	counted := &queryCounter{counts: map[string]int{}}
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "orders.db"), sqlstore.WithReadHook(counted.hook))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := NewManualClock(testStart)
+	srv := newOnStore(ctx, withDefaults(Config{Clock: clock, WorkerInterval: -1}), st)
+	t.Cleanup(func() { _ = srv.Close() })
+	a, err := srv.CreateAccount(ctx, NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 100, OrderLimit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const orders = 60
+	fillIdle(t, st, a.ID, orders, clock.Now())
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+
+	counted.take("")
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/api/v1/orders", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-API-Token", a.APIKey)
+	resp, err := hs.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data []struct {
+			Server *struct {
+				ID int64 `json:"id"`
+			} `json:"server"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("status %d: %v", resp.StatusCode, err)
+	}
+	if len(body.Data) != orders {
+		t.Fatalf("GET /orders listed %d orders, want %d", len(body.Data), orders)
+	}
+	for i, o := range body.Data {
+		if o.Server == nil || o.Server.ID == 0 {
+			t.Fatalf("order %d has no server", i)
+		}
+	}
+	counted.mu.Lock()
+	instances, installs := counted.counts["instances"], counted.counts["app_installs"]
+	counted.mu.Unlock()
+	if instances != 1 || installs != 1 {
+		t.Fatalf("GET /orders of %d deployed orders read instances %d times and app installs %d times, want 1 and 1",
+			orders, instances, installs)
+	}
+}
