@@ -1,7 +1,8 @@
-// Command baseline is a minimal terraform-plugin-framework provider, "nullres", whose one
-// resource keeps everything in the state and whose Read does nothing. bench/scale refreshes N of
-// them to measure what Terraform and the framework alone cost, the floor a real provider's
-// refresh is compared with.
+// Command baseline is a minimal terraform-plugin-framework provider, "nullres", whose resources
+// keep everything in the state and whose Read does nothing. bench/scale refreshes N of them to
+// measure what Terraform and the framework alone cost, the floor a real provider's refresh is
+// compared with: nullres_item has two attributes, nullres_instance has reseller_instance's
+// schema (what Terraform and the framework cost for a resource of that size).
 package main
 
 import (
@@ -16,6 +17,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/reseller/terraform-provider-reseller/internal/instance"
 )
 
 func main() {
@@ -40,7 +44,10 @@ func (p *nullProvider) Configure(context.Context, provider.ConfigureRequest, *pr
 func (p *nullProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
 
 func (p *nullProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return &item{} }}
+	return []func() resource.Resource{
+		func() resource.Resource { return &item{} },
+		func() resource.Resource { return &shaped{} },
+	}
 }
 
 // item is nullres_item: a name and an id, both kept in the state only.
@@ -81,3 +88,42 @@ func (r *item) Update(ctx context.Context, req resource.UpdateRequest, resp *res
 }
 
 func (r *item) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+// shaped is nullres_instance: reseller_instance's schema, every value kept in the state as
+// planned (unknown computed values become null), nothing read from anywhere.
+type shaped struct{}
+
+func (r *shaped) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = "nullres_instance"
+}
+
+func (r *shaped) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = instance.Schema(ctx)
+}
+
+func (r *shaped) Create(_ context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	resp.State.Raw = knownOrNull(req.Plan.Raw)
+}
+
+// Read does nothing: the state stays as it is.
+func (r *shaped) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+
+func (r *shaped) Update(_ context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.State.Raw = knownOrNull(req.Plan.Raw)
+}
+
+func (r *shaped) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+// knownOrNull returns v with every unknown value replaced by null.
+func knownOrNull(v tftypes.Value) tftypes.Value {
+	out, err := tftypes.Transform(v, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if !v.IsKnown() {
+			return tftypes.NewValue(v.Type(), nil), nil
+		}
+		return v, nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	return out
+}

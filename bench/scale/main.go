@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -128,11 +129,30 @@ func benchRefresh(ctx context.Context, bin string, env []string, dir string, n i
 	return nil
 }
 
-// benchBaseline measures a refresh-only plan of n resources of the minimal provider
-// (bench/baseline), whose Read does nothing: what Terraform and the framework alone cost.
+// benchBaseline measures refresh-only plans of n resources of the minimal provider
+// (bench/baseline), whose Read does nothing: what Terraform and the framework alone cost, for a
+// resource of two attributes and for one of reseller_instance's schema.
 func benchBaseline(ctx context.Context, env []string, dir string, n int) error {
+	// Logs off, as the reseller provider turns them off itself when Terraform drops them.
+	env = append(slices.Clone(env), "TF_LOG_SDK=off", "TF_LOG_SDK_PROTO=off", "TF_LOG_SDK_FRAMEWORK=off", "TF_LOG_PROVIDER_NULLRES=off")
+	for _, b := range []struct{ kind, body, what string }{
+		{"item", `name = "bench-${count.index}"`, "two attributes"},
+		{"instance", "plan_id     = 101\n  template_id = 1\n  name        = \"bench-${count.index}\"", "reseller_instance's schema"},
+	} {
+		wall, err := refreshBaseline(ctx, env, filepath.Join(dir, b.kind), b.kind, b.body, n)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("\nbaseline: plan -refresh-only of %d in-memory resources (minimal framework provider, %s): %s\n",
+			n, b.what, wall.Round(10*time.Millisecond))
+	}
+	return nil
+}
+
+// refreshBaseline applies n nullres_KIND resources with body in dir and times a refresh-only plan.
+func refreshBaseline(ctx context.Context, env []string, dir, kind, body string, n int) (time.Duration, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return 0, err
 	}
 	cfg := fmt.Sprintf(`terraform {
   required_providers {
@@ -140,25 +160,23 @@ func benchBaseline(ctx context.Context, env []string, dir string, n int) error {
   }
 }
 
-resource "nullres_item" "bench" {
+resource "nullres_%s" "bench" {
   count = %d
-  name  = "bench-${count.index}"
+  %s
 }
-`, n)
+`, kind, n, body)
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
-		return err
+		return 0, err
 	}
 	p := newProxy()
 	if _, err := terraform(ctx, env, dir, p, "apply", "-auto-approve"); err != nil {
-		return err
+		return 0, err
 	}
 	r, err := terraform(ctx, env, dir, p, "plan", "-refresh-only")
 	if err != nil {
-		return err
+		return 0, err
 	}
-	fmt.Printf("\nbaseline: plan -refresh-only of %d in-memory resources (minimal framework provider): %s\n",
-		n, r.wall.Round(10*time.Millisecond))
-	return nil
+	return r.wall, nil
 }
 
 // benchApply applies and destroys n servers at the real limits.
