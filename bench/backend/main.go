@@ -63,8 +63,9 @@ func main() {
 		o.sizes = append(o.sizes, n)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	if err := run(ctx, o); err != nil {
+	err := run(ctx, o)
+	cancel()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -135,8 +136,12 @@ func measure(ctx context.Context, o options, dir string, n int) (result, error) 
 	if err := c.waitUp(ctx); err != nil {
 		return result{}, err
 	}
-	if total, err := c.total(ctx); err != nil || total != n {
-		return result{}, fmt.Errorf("the API lists %d instances (%v), want %d", total, err, n)
+	total, err := c.total(ctx)
+	if err != nil {
+		return result{}, fmt.Errorf("counting the instances through the API: %w", err)
+	}
+	if total != n {
+		return result{}, fmt.Errorf("the API lists %d instances, want %d", total, n)
 	}
 	var r result
 	time.Sleep(2 * time.Second) // the first ticks weigh the filled wallet
@@ -204,6 +209,7 @@ func fill(ctx context.Context, path string, n int) error {
 	if err != nil {
 		return err
 	}
+	defer order.Close()
 	inst, err := tx.PrepareContext(ctx, `INSERT INTO instances (account_id, order_id, name, hostname, plan_id, template_id,
 		datacenter_id, location_id, status, active, renew, machine_ref, ipv4, username, password, port, credentials_at,
 		created_at, renewal_due) VALUES (1, ?, ?, ?, 101, 1, 1, 11, 'online', 1, 1, ?, '192.0.2.1', 'root', 'pw', 22, ?, ?, ?)
@@ -211,10 +217,12 @@ func fill(ctx context.Context, path string, n int) error {
 	if err != nil {
 		return err
 	}
+	defer inst.Close()
 	link, err := tx.PrepareContext(ctx, `UPDATE orders SET instance_id = ? WHERE id = ?`)
 	if err != nil {
 		return err
 	}
+	defer link.Close()
 	for i := range n {
 		var orderID, instanceID int64
 		if err := order.QueryRowContext(ctx, ts(now), ts(now)).Scan(&orderID); err != nil {
@@ -236,7 +244,7 @@ func fill(ctx context.Context, path string, n int) error {
 }
 
 func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
@@ -386,8 +394,12 @@ func (c *client) rate(ctx context.Context, d time.Duration, url string) (float64
 				if ctx.Err() != nil {
 					return
 				}
-				if err != nil || status != http.StatusOK {
-					failed.Store(fmt.Errorf("GET %s: %d, %v", url, status, err))
+				if err != nil {
+					failed.Store(fmt.Errorf("GET %s: %w", url, err))
+					return
+				}
+				if status != http.StatusOK {
+					failed.Store(fmt.Errorf("GET %s: status %d", url, status))
 					return
 				}
 				done.Add(1)
@@ -403,7 +415,7 @@ func (c *client) rate(ctx context.Context, d time.Duration, url string) (float64
 
 // bareRate serves body from a bare net/http handler in this process and measures it like rate.
 func bareRate(ctx context.Context, c *client, d time.Duration, body []byte) (float64, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}
