@@ -87,21 +87,21 @@ func run(ctx context.Context, o options) error {
 			return fmt.Errorf("build resellerd: %w", err)
 		}
 	}
-	fmt.Printf("%-8s %9s %8s %11s %11s %10s %6s %11s %11s %6s\n",
-		"N", "idle CPU", "RSS MB", "page 1 ms", "last pg ms", "POST/s", "5xx", "GET id/s", "bare/s", "ratio")
+	fmt.Printf("%-8s %9s %8s %11s %11s %11s %10s %6s %11s %11s %6s\n",
+		"N", "idle CPU", "RSS MB", "page 1 ms", "mid pg ms", "last pg ms", "POST/s", "5xx", "GET id/s", "bare/s", "ratio")
 	for _, n := range o.sizes {
 		r, err := measure(ctx, o, filepath.Join(dir, fmt.Sprintf("n%d", n)), n)
 		if err != nil {
 			return fmt.Errorf("n=%d: %w", n, err)
 		}
-		fmt.Printf("%-8d %8.1f%% %8.0f %11.2f %11.2f %10.0f %6d %11.0f %11.0f %5.0f%%\n",
-			n, r.idleCPU, r.rssMB, r.firstPage, r.lastPage, r.postsPerSec, r.post5xx, r.getPerSec, r.barePerSec, 100*r.getPerSec/r.barePerSec)
+		fmt.Printf("%-8d %8.1f%% %8.0f %11.2f %11.2f %11.2f %10.0f %6d %11.0f %11.0f %5.0f%%\n",
+			n, r.idleCPU, r.rssMB, r.firstPage, r.midPage, r.lastPage, r.postsPerSec, r.post5xx, r.getPerSec, r.barePerSec, 100*r.getPerSec/r.barePerSec)
 	}
 	return nil
 }
 
 type result struct {
-	idleCPU, rssMB, firstPage, lastPage float64
+	idleCPU, rssMB, firstPage, midPage, lastPage float64
 	postsPerSec, getPerSec, barePerSec  float64
 	post5xx                             int64
 }
@@ -152,6 +152,9 @@ func measure(ctx context.Context, o options, dir string, n int) (result, error) 
 		return result{}, err
 	}
 	if r.firstPage, err = c.pageMillis(ctx, 0); err != nil {
+		return result{}, err
+	}
+	if r.midPage, err = c.pageMillis(ctx, n/2); err != nil {
 		return result{}, err
 	}
 	if r.lastPage, err = c.pageMillis(ctx, n-100); err != nil {
