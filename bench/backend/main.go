@@ -1,7 +1,8 @@
 // Command backend measures a real `resellerd serve` process at several instance counts: idle CPU,
-// RSS, the latency of the first and the last page of GET /instances?limit=100, POST /instances per
-// second under 200 concurrent clients, and GET /instances/{id} per second beside a bare net/http
-// handler serving the same bytes. See bench/README.md.
+// RSS, the latency of the first, middle and last page of GET /instances?limit=100 (and of the
+// middle page of the whole list, only_active=false), POST /instances per second under 200
+// concurrent clients, and GET /instances/{id} per second beside a bare net/http handler serving
+// the same bytes. See bench/README.md.
 package main
 
 import (
@@ -87,23 +88,23 @@ func run(ctx context.Context, o options) error {
 			return fmt.Errorf("build resellerd: %w", err)
 		}
 	}
-	fmt.Printf("%-8s %9s %8s %11s %11s %11s %10s %6s %11s %11s %6s\n",
-		"N", "idle CPU", "RSS MB", "page 1 ms", "mid pg ms", "last pg ms", "POST/s", "5xx", "GET id/s", "bare/s", "ratio")
+	fmt.Printf("%-8s %9s %8s %11s %11s %11s %11s %10s %6s %11s %11s %6s\n",
+		"N", "idle CPU", "RSS MB", "page 1 ms", "mid pg ms", "mid all ms", "last pg ms", "POST/s", "5xx", "GET id/s", "bare/s", "ratio")
 	for _, n := range o.sizes {
 		r, err := measure(ctx, o, filepath.Join(dir, fmt.Sprintf("n%d", n)), n)
 		if err != nil {
 			return fmt.Errorf("n=%d: %w", n, err)
 		}
-		fmt.Printf("%-8d %8.1f%% %8.0f %11.2f %11.2f %11.2f %10.0f %6d %11.0f %11.0f %5.0f%%\n",
-			n, r.idleCPU, r.rssMB, r.firstPage, r.midPage, r.lastPage, r.postsPerSec, r.post5xx, r.getPerSec, r.barePerSec, 100*r.getPerSec/r.barePerSec)
+		fmt.Printf("%-8d %8.1f%% %8.0f %11.2f %11.2f %11.2f %11.2f %10.0f %6d %11.0f %11.0f %5.0f%%\n",
+			n, r.idleCPU, r.rssMB, r.firstPage, r.midPage, r.midAllPage, r.lastPage, r.postsPerSec, r.post5xx, r.getPerSec, r.barePerSec, 100*r.getPerSec/r.barePerSec)
 	}
 	return nil
 }
 
 type result struct {
-	idleCPU, rssMB, firstPage, midPage, lastPage float64
-	postsPerSec, getPerSec, barePerSec  float64
-	post5xx                             int64
+	idleCPU, rssMB, firstPage, midPage, midAllPage, lastPage float64
+	postsPerSec, getPerSec, barePerSec                       float64
+	post5xx                                                  int64
 }
 
 // measure fills a fresh database with n idle instances, starts resellerd serve on it and takes
@@ -151,13 +152,16 @@ func measure(ctx context.Context, o options, dir string, n int) (result, error) 
 	if r.rssMB, err = rssMB(serve.Process.Pid); err != nil {
 		return result{}, err
 	}
-	if r.firstPage, err = c.pageMillis(ctx, 0); err != nil {
+	if r.firstPage, err = c.pageMillis(ctx, 0, ""); err != nil {
 		return result{}, err
 	}
-	if r.midPage, err = c.pageMillis(ctx, n/2); err != nil {
+	if r.midPage, err = c.pageMillis(ctx, n/2, ""); err != nil {
 		return result{}, err
 	}
-	if r.lastPage, err = c.pageMillis(ctx, n-100); err != nil {
+	if r.midAllPage, err = c.pageMillis(ctx, n/2, "&only_active=false"); err != nil {
+		return result{}, err
+	}
+	if r.lastPage, err = c.pageMillis(ctx, n-100, ""); err != nil {
 		return result{}, err
 	}
 	id, body, err := c.oneInstance(ctx)
@@ -242,6 +246,13 @@ func fill(ctx context.Context, path string, n int) error {
 	_, err = tx.ExecContext(ctx, `UPDATE accounts SET instances_total = ?, instances_active = ?, wallet_seq = wallet_seq + 1 WHERE id = 1`, n, n)
 	if err != nil && !strings.Contains(err.Error(), "no such column") {
 		return fmt.Errorf("counts: %w", err)
+	}
+	// Each instance's place in the account's list (migration 0009), as the store numbers them.
+	_, err = tx.ExecContext(ctx, `UPDATE instances SET account_seq = ranked.seq
+		FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS seq FROM instances WHERE account_id = 1) AS ranked
+		WHERE ranked.id = instances.id`)
+	if err != nil && !strings.Contains(err.Error(), "no such column") {
+		return fmt.Errorf("places: %w", err)
 	}
 	return tx.Commit()
 }
@@ -346,9 +357,10 @@ func (c *client) total(ctx context.Context) (int, error) {
 	return page.Meta.Page.Total, err
 }
 
-// pageMillis is the median latency of GET /instances?limit=100 at offset, over 21 requests.
-func (c *client) pageMillis(ctx context.Context, offset int) (float64, error) {
-	url := fmt.Sprintf("%s/instances?limit=100&offset=%d", c.base, offset)
+// pageMillis is the median latency of GET /instances?limit=100 at offset (query adds to the
+// query string), over 21 requests.
+func (c *client) pageMillis(ctx context.Context, offset int, query string) (float64, error) {
+	url := fmt.Sprintf("%s/instances?limit=100&offset=%d%s", c.base, offset, query)
 	var ms []float64
 	for range 21 {
 		start := time.Now()

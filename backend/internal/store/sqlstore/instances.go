@@ -33,11 +33,14 @@ func (q queries) CreateInstance(ctx context.Context, in store.Instance) (store.I
 	if err := q.lockAccount(ctx, in.AccountID); err != nil {
 		return store.Instance{}, err
 	}
-	err = q.queryRow(ctx, `INSERT INTO instances (account_id, order_id, name, note, hostname, plan_id, template_id,
-		datacenter_id, location_id, features, status, next_status, next_status_at, active, renew, locked, lock_reason,
-		locked_at, machine_ref, ipv4, ipv6, username, password, port, credentials_at, created_at, renewal_due, paid_micros)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		in.AccountID, in.OrderID, in.Name, in.Note, in.Hostname, in.PlanID, in.TemplateID, in.DatacenterID, in.LocationID,
+	// The account is locked, so its count of instances is this one's place (account_seq) less one.
+	err = q.queryRow(ctx, `INSERT INTO instances (account_seq, account_id, order_id, name, note, hostname, plan_id,
+		template_id, datacenter_id, location_id, features, status, next_status, next_status_at, active, renew, locked,
+		lock_reason, locked_at, machine_ref, ipv4, ipv6, username, password, port, credentials_at, created_at, renewal_due,
+		paid_micros)
+		VALUES ((SELECT instances_total + 1 FROM accounts WHERE id = ?),
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		in.AccountID, in.AccountID, in.OrderID, in.Name, in.Note, in.Hostname, in.PlanID, in.TemplateID, in.DatacenterID, in.LocationID,
 		features, in.Status, in.Next.Status, nullTime(in.Next.At), in.Active, in.Renew, in.Locked, in.LockReason,
 		nullTime(in.LockedAt), in.MachineRef, in.IPv4, in.IPv6, in.Username, in.Password, in.Port,
 		in.CredentialsAt, in.CreatedAt, in.RenewalDue, in.Paid).Scan(&in.ID)
@@ -60,9 +63,10 @@ func (q queries) InstanceByID(ctx context.Context, id int64) (store.Instance, er
 	return one(ctx, q, tableInstances, id, scanInstance, `SELECT `+instanceColumns+` FROM instances WHERE id = ?`, id)
 }
 
-// Instances reads the total from the account's counts and the page through the index
-// (account_id, id), from whichever end is nearer: the first and the last page of a long list
-// cost the same, and no page counts rows.
+// Instances reads the total from the account's counts, and the page as a range of places
+// (account_seq) when it lists every instance, or otherwise through the index (account_id, id)
+// from whichever end is nearer. No page counts rows, and a page of the whole list costs the
+// same at any offset; the active ones are at most the account's server_limit.
 func (q queries) Instances(ctx context.Context, accountID int64, onlyActive bool, page store.Page) ([]store.Instance, int, error) {
 	total, err := q.instanceCount(ctx, accountID, onlyActive)
 	if err != nil {
@@ -75,11 +79,15 @@ func (q queries) Instances(ctx context.Context, accountID int64, onlyActive bool
 	if limit <= 0 {
 		return []store.Instance{}, total, nil
 	}
-	// Two texts rather than one with (active OR NOT ?), which no index can serve.
-	where := ` FROM instances WHERE account_id = ? ORDER BY id `
-	if onlyActive {
-		where = ` FROM instances WHERE account_id = ? AND active = TRUE ORDER BY id `
+	if !onlyActive {
+		// Newest first: offset 0 starts at the place total.
+		last := total - page.Offset
+		out, err := list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+` FROM instances
+			WHERE account_id = ? AND account_seq BETWEEN ? AND ? ORDER BY account_seq DESC`,
+			accountID, last-limit+1, last)
+		return out, total, err
 	}
+	where := ` FROM instances WHERE account_id = ? AND active = TRUE ORDER BY id `
 	fromOldest := total - page.Offset - limit
 	if page.Offset <= fromOldest {
 		out, err := list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+where+`DESC LIMIT ? OFFSET ?`,

@@ -12,7 +12,6 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
 )
 
 // orderCountsVersion is the migration that keeps the pending orders' count and price on the
@@ -45,19 +44,7 @@ func TestPostgresOrderCountsMigration(t *testing.T) {
 func testOrderCountsMigration(t *testing.T, db *sql.DB, d *dialect, reopen func() *Store) {
 	t.Helper()
 	ctx := context.Background()
-	all, err := d.migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before []migrations.Migration
-	for _, m := range all {
-		if m.Version < orderCountsVersion {
-			before = append(before, m)
-		}
-	}
-	if err := migrations.Apply(ctx, migrationTarget{db: db, d: d}, before); err != nil {
-		t.Fatal(err)
-	}
+	applyBefore(t, db, d, orderCountsVersion)
 	q := queries{q: db, d: d}
 	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	acct, err := q.CreateAccount(ctx, store.NewAccount{KeyHash: []byte("c"), KeyHint: "c", KeyCreatedAt: base,

@@ -353,8 +353,10 @@ func testEvents(t *testing.T, s store.Store) {
 func testInstancePages(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "pages-key")
+	other := newAccount(t, s, "pages-other-key") // its instances, in between, must not shift a's pages
 	var all, active []int64
 	for i := range 7 {
+		newInstance(t, s, other.ID, newOrder(t, s, other.ID, base).ID)
 		in := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
 		if i == 1 || i == 4 {
 			in.Active, in.Status = false, store.StatusCanceled
