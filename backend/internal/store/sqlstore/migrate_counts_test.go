@@ -3,12 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -20,22 +16,12 @@ const orderCountsVersion = 8
 
 func TestSQLiteOrderCountsMigration(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "v7.db")
-	db, err := sql.Open("sqlite", sqliteDSN(path, busyTimeout))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testOrderCountsMigration(t, db, newSQLiteDialect(), func() *Store { return mustOpen(t, OpenSQLite, path) })
+	onSQLite(t, testOrderCountsMigration)
 }
 
 func TestPostgresOrderCountsMigration(t *testing.T) {
 	t.Parallel()
-	url := pg.Database(t)
-	cfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testOrderCountsMigration(t, stdlib.OpenDB(*cfg), newPostgresDialect(), func() *Store { return openURL(t, url) })
+	onPostgres(t, testOrderCountsMigration)
 }
 
 // testOrderCountsMigration writes two pending orders and a deployed one on the schema before

@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
@@ -23,22 +20,12 @@ const instancePlacesVersion = 9
 
 func TestSQLiteInstancePlacesMigration(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "v8.db")
-	db, err := sql.Open("sqlite", sqliteDSN(path, busyTimeout))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testInstancePlacesMigration(t, db, newSQLiteDialect(), func() *Store { return mustOpen(t, OpenSQLite, path) })
+	onSQLite(t, testInstancePlacesMigration)
 }
 
 func TestPostgresInstancePlacesMigration(t *testing.T) {
 	t.Parallel()
-	url := pg.Database(t)
-	cfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testInstancePlacesMigration(t, stdlib.OpenDB(*cfg), newPostgresDialect(), func() *Store { return openURL(t, url) })
+	onPostgres(t, testInstancePlacesMigration)
 }
 
 // testInstancePlacesMigration writes instances of two accounts, interleaved, on the schema

@@ -32,24 +32,41 @@ func checkAllMigrated(t *testing.T, s *Store) {
 	}
 }
 
-func TestSQLiteSnapshotPendingMigration(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "v3.db")
+// migrationTest brings db, a raw handle on a fresh database of dialect d, to an older version,
+// writes rows in that version's columns and closes it; reopen then opens the store, which
+// applies the newer versions.
+type migrationTest func(t *testing.T, db *sql.DB, d *dialect, reopen func() *Store)
+
+// onSQLite runs test on a fresh SQLite file.
+func onSQLite(t *testing.T, test migrationTest) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
 	db, err := sql.Open("sqlite", sqliteDSN(path, busyTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
-	testSnapshotPendingMigration(t, db, newSQLiteDialect(), func() *Store { return mustOpen(t, OpenSQLite, path) })
+	test(t, db, newSQLiteDialect(), func() *Store { return mustOpen(t, OpenSQLite, path) })
 }
 
-func TestPostgresSnapshotPendingMigration(t *testing.T) {
-	t.Parallel()
+// onPostgres runs test on a fresh PostgreSQL database.
+func onPostgres(t *testing.T, test migrationTest) {
+	t.Helper()
 	url := pg.Database(t)
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testSnapshotPendingMigration(t, stdlib.OpenDB(*cfg), newPostgresDialect(), func() *Store { return openURL(t, url) })
+	test(t, stdlib.OpenDB(*cfg), newPostgresDialect(), func() *Store { return openURL(t, url) })
+}
+
+func TestSQLiteSnapshotPendingMigration(t *testing.T) {
+	t.Parallel()
+	onSQLite(t, testSnapshotPendingMigration)
+}
+
+func TestPostgresSnapshotPendingMigration(t *testing.T) {
+	t.Parallel()
+	onPostgres(t, testSnapshotPendingMigration)
 }
 
 // testSnapshotPendingMigration brings db to version 3, where a restore in progress kept only
