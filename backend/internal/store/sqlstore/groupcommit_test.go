@@ -168,3 +168,26 @@ func waitPrepared(t *testing.T, w *writerStmts) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestSQLiteGroupJobRunsToItsEnd: a job whose caller goes away after it started still runs its
+// statements (the group's transaction is not interrupted) and commits.
+func TestSQLiteGroupJobRunsToItsEnd(t *testing.T) {
+	t.Parallel()
+	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "end.db"))
+	a := newTestAccount(t, s, "end", 1_000)
+	ctx, cancel := context.WithCancel(context.Background())
+	var orderID int64
+	err := s.WithTx(ctx, func(tx store.Tx) error {
+		cancel() // the client went away after the job started
+		o, err := tx.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 1,
+			CreatedAt: time.Now(), PlanID: 101, TemplateID: 1, Hostname: "h"})
+		orderID = o.ID
+		return err
+	})
+	if err != nil {
+		t.Fatalf("a started job whose caller went away: %v; want it to run to its end", err)
+	}
+	if _, err := s.OrderByID(context.Background(), orderID); err != nil {
+		t.Fatalf("its order after the commit: %v", err)
+	}
+}

@@ -120,13 +120,17 @@ func (w *writerStmts) close() {
 }
 
 // preparedTx is a transaction of the group committer that runs every query it can through a
-// statement prepared on the writer connection.
+// statement prepared on the writer connection. Its statements ignore the caller's cancellation:
+// the transaction is shared by the whole group, and SQLite answers an interrupted write inside
+// a transaction by rolling all of it back, so one client going away would fail every job of
+// its group. A job that has started runs to its end, as the group committer promises.
 type preparedTx struct {
 	tx    *sql.Tx
 	stmts *writerStmts
 }
 
 func (p preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = context.WithoutCancel(ctx)
 	if st := p.stmts.get(query); st != nil {
 		return p.tx.StmtContext(ctx, st).ExecContext(ctx, args...) //nolint:sqlclosecheck // closed when the transaction ends
 	}
@@ -134,6 +138,7 @@ func (p preparedTx) ExecContext(ctx context.Context, query string, args ...any) 
 }
 
 func (p preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = context.WithoutCancel(ctx)
 	if st := p.stmts.get(query); st != nil {
 		return p.tx.StmtContext(ctx, st).QueryContext(ctx, args...) //nolint:sqlclosecheck // closed when the transaction ends
 	}
@@ -141,6 +146,7 @@ func (p preparedTx) QueryContext(ctx context.Context, query string, args ...any)
 }
 
 func (p preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = context.WithoutCancel(ctx)
 	if st := p.stmts.get(query); st != nil {
 		return p.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...) //nolint:sqlclosecheck // closed when the transaction ends
 	}
