@@ -140,7 +140,8 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 
 // StepGrace bounds how long Close waits for the worker steps running when it is called (a
 // webhook attempt may take 15 seconds); a step still running then is cancelled, and its
-// transaction rolls back.
+// transaction rolls back (on SQLite, one already running on the writer finishes first: it
+// shares its commit with other transactions).
 const StepGrace = 10 * time.Second
 
 // step is one worker: a name for the log and the service call that does its due work once.
