@@ -179,9 +179,12 @@ func (q queries) UnlockInstances(ctx context.Context, accountID int64, reason st
 	return nil
 }
 
+// machineUndeleted selects the ended instances whose machine the datacenter still keeps.
+const machineUndeleted = `NOT active AND NOT machine_deleted`
+
 func (q queries) UndeletedMachines(ctx context.Context, limit int) ([]store.Instance, error) {
 	return list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+` FROM instances
-		WHERE NOT active AND NOT machine_deleted ORDER BY id LIMIT ?`+q.workerLock(skipLocked), limit)
+		WHERE `+machineUndeleted+` ORDER BY id LIMIT ?`+q.workerLock(skipLocked), limit)
 }
 
 func (q queries) MarkMachineDeleted(ctx context.Context, id int64) error {

@@ -92,11 +92,14 @@ func (q queries) DueSnapshotRenewals(ctx context.Context, now time.Time, limit i
 		AND s.renewal_due <= ? ORDER BY s.renewal_due, s.id LIMIT ?`+q.workerLock(snapshotSkipLocked), now, limit)
 }
 
-// UndeletedImages names the ended statuses as literals: they are the partial index
-// snapshots_image_undeleted's own condition, which the planner can only match against constants.
+// imageUndeleted selects (alias s) the ended snapshots whose image the datacenter still keeps.
+// It names the ended statuses as literals: they are the partial index snapshots_image_undeleted's
+// own condition, which the planner can only match against constants.
+const imageUndeleted = `s.status IN ('deleted', 'expired', 'failed') AND s.image_ref != '' AND NOT s.image_deleted`
+
 func (q queries) UndeletedImages(ctx context.Context, limit int) ([]store.Snapshot, error) {
-	return list(ctx, q, "snapshots", scanSnapshot, selectSnapshots+`WHERE s.status IN ('deleted', 'expired', 'failed')
-		AND s.image_ref != '' AND NOT s.image_deleted ORDER BY s.id LIMIT ?`+q.workerLock(snapshotSkipLocked), limit)
+	return list(ctx, q, "snapshots", scanSnapshot, selectSnapshots+`WHERE `+imageUndeleted+`
+		ORDER BY s.id LIMIT ?`+q.workerLock(snapshotSkipLocked), limit)
 }
 
 func (q queries) UpdateSnapshot(ctx context.Context, s store.Snapshot) error {

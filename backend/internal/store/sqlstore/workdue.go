@@ -16,9 +16,8 @@ const workDueQuery = `SELECT
 	EXISTS (SELECT 1 FROM app_installs WHERE status IN ('` + store.InstallQueued + `', '` + store.InstallInstalling + `')),
 	EXISTS (SELECT 1 FROM snapshots WHERE status IN ('` + store.SnapshotCreating + `', '` + store.SnapshotRestoring + `')),
 	EXISTS (SELECT 1 FROM accounts WHERE wallet_seq <> wallet_checked),
-	EXISTS (SELECT 1 FROM instances WHERE NOT active AND NOT machine_deleted),
-	EXISTS (SELECT 1 FROM snapshots WHERE status IN ('deleted', 'expired', 'failed') AND image_ref != ''
-		AND NOT image_deleted),
+	EXISTS (SELECT 1 FROM instances WHERE ` + machineUndeleted + `),
+	EXISTS (SELECT 1 FROM snapshots s WHERE ` + imageUndeleted + `),
 	(SELECT MIN(renewal_due) FROM instances WHERE active),
 	(SELECT MIN(renewal_due) FROM snapshots WHERE status IN ` + billedSnapshot + `),
 	(SELECT MIN(next_at) FROM deliveries WHERE status = '` + store.DeliveryPending + `')`
