@@ -40,10 +40,11 @@ func main() {
 	apply := flag.Int("apply", 30, "servers to apply and destroy at the real limits (0: skip)")
 	baseline := flag.Int("baseline", 200, "resources of the minimal in-memory provider to refresh (0: skip)")
 	timeout := flag.Duration("timeout", 60*time.Minute, "bound on the whole run")
+	repeat := flag.Int("repeat", 1, "refresh-only plans to time in each refresh and baseline scenario")
 	keep := flag.Bool("keep", false, "keep the work directory")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-	err := run(ctx, *refresh, *apply, *baseline, *keep)
+	err := run(ctx, *refresh, *apply, *baseline, max(*repeat, 1), *keep)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -51,7 +52,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, refresh string, apply, baseline int, keep bool) error {
+func run(ctx context.Context, refresh string, apply, baseline, repeat int, keep bool) error {
 	work, err := os.MkdirTemp("", "reseller-scale-")
 	if err != nil {
 		return err
@@ -72,7 +73,7 @@ func run(ctx context.Context, refresh string, apply, baseline int, keep bool) er
 	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc,
 		"CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_INPUT=0")
 	if baseline > 0 {
-		if err := benchBaseline(ctx, env, filepath.Join(work, "baseline"), baseline); err != nil {
+		if err := benchBaseline(ctx, env, filepath.Join(work, "baseline"), baseline, repeat); err != nil {
 			return fmt.Errorf("baseline: %w", err)
 		}
 	}
@@ -84,7 +85,7 @@ func run(ctx context.Context, refresh string, apply, baseline int, keep bool) er
 		if err != nil || n < 1 {
 			return fmt.Errorf("-refresh: %q is not a positive integer", part)
 		}
-		if err := benchRefresh(ctx, bin, env, filepath.Join(work, fmt.Sprintf("refresh%d", n)), n); err != nil {
+		if err := benchRefresh(ctx, bin, env, filepath.Join(work, fmt.Sprintf("refresh%d", n)), n, repeat); err != nil {
 			return fmt.Errorf("refresh of %d: %w", n, err)
 		}
 	}
@@ -97,8 +98,8 @@ func run(ctx context.Context, refresh string, apply, baseline int, keep bool) er
 }
 
 // benchRefresh fills a backend with n servers quickly, restarts it at its real limits and
-// measures a refresh-only plan.
-func benchRefresh(ctx context.Context, bin string, env []string, dir string, n int) error {
+// measures repeat refresh-only plans.
+func benchRefresh(ctx context.Context, bin string, env []string, dir string, n, repeat int) error {
 	db, key, err := newAccount(ctx, bin, dir, n)
 	if err != nil {
 		return err
@@ -121,38 +122,41 @@ func benchRefresh(ctx context.Context, bin string, env []string, dir string, n i
 	}
 	defer real.stop()
 	writeConfig(dir, p.url(), key, n, "1")
-	r, err := terraform(ctx, env, dir, p, "plan", "-refresh-only")
-	if err != nil {
-		return err
+	for range repeat {
+		r, err := terraform(ctx, env, dir, p, "plan", "-refresh-only")
+		if err != nil {
+			return err
+		}
+		r.print(fmt.Sprintf("plan -refresh-only, %d servers, real limits", n))
 	}
-	r.print(fmt.Sprintf("plan -refresh-only, %d servers, real limits", n))
 	return nil
 }
 
 // benchBaseline measures refresh-only plans of n resources of the minimal provider
 // (bench/baseline), whose Read does nothing: what Terraform and the framework alone cost, for a
 // resource of two attributes and for one of reseller_instance's schema.
-func benchBaseline(ctx context.Context, env []string, dir string, n int) error {
+func benchBaseline(ctx context.Context, env []string, dir string, n, repeat int) error {
 	// Logs off, as the reseller provider turns them off itself when Terraform drops them.
 	env = append(slices.Clone(env), "TF_LOG_SDK=off", "TF_LOG_SDK_PROTO=off", "TF_LOG_SDK_FRAMEWORK=off", "TF_LOG_PROVIDER_NULLRES=off")
 	for _, b := range []struct{ kind, body, what string }{
 		{"item", `name = "bench-${count.index}"`, "two attributes"},
-		{"instance", "plan_id     = 101\n  template_id = 1\n  name        = \"bench-${count.index}\"", "reseller_instance's schema"},
+		{"instance", "plan_id     = 101\n  template_id = 1\n  name        = \"bench-${count.index}\"", "reseller_instance's schema, a real server's values"},
 	} {
-		wall, err := refreshBaseline(ctx, env, filepath.Join(dir, b.kind), b.kind, b.body, n)
+		walls, err := refreshBaseline(ctx, env, filepath.Join(dir, b.kind), b.kind, b.body, n, repeat)
 		if err != nil {
 			return err
 		}
 		fmt.Printf("\nbaseline: plan -refresh-only of %d in-memory resources (minimal framework provider, %s): %s\n",
-			n, b.what, wall.Round(10*time.Millisecond))
+			n, b.what, roundAll(walls))
 	}
 	return nil
 }
 
-// refreshBaseline applies n nullres_KIND resources with body in dir and times a refresh-only plan.
-func refreshBaseline(ctx context.Context, env []string, dir, kind, body string, n int) (time.Duration, error) {
+// refreshBaseline applies n nullres_KIND resources with body in dir and times repeat refresh-only
+// plans.
+func refreshBaseline(ctx context.Context, env []string, dir, kind, body string, n, repeat int) ([]time.Duration, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
+		return nil, err
 	}
 	cfg := fmt.Sprintf(`terraform {
   required_providers {
@@ -166,17 +170,21 @@ resource "nullres_%s" "bench" {
 }
 `, kind, n, body)
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
-		return 0, err
+		return nil, err
 	}
 	p := newProxy()
 	if _, err := terraform(ctx, env, dir, p, "apply", "-auto-approve"); err != nil {
-		return 0, err
+		return nil, err
 	}
-	r, err := terraform(ctx, env, dir, p, "plan", "-refresh-only")
-	if err != nil {
-		return 0, err
+	walls := make([]time.Duration, 0, repeat)
+	for range repeat {
+		r, err := terraform(ctx, env, dir, p, "plan", "-refresh-only")
+		if err != nil {
+			return nil, err
+		}
+		walls = append(walls, r.wall)
 	}
-	return r.wall, nil
+	return walls, nil
 }
 
 // benchApply applies and destroys n servers at the real limits.
@@ -203,6 +211,15 @@ func benchApply(ctx context.Context, bin string, env []string, dir string, n int
 	}
 	r.print(fmt.Sprintf("destroy, %d servers, real limits", n))
 	return nil
+}
+
+// roundAll lists walls rounded to 10 ms.
+func roundAll(walls []time.Duration) string {
+	out := make([]string, len(walls))
+	for i, w := range walls {
+		out[i] = w.Round(10 * time.Millisecond).String()
+	}
+	return strings.Join(out, ", ")
 }
 
 // result is one measured terraform command.
