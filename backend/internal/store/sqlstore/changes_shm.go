@@ -1,0 +1,120 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd
+
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// shmWatcher reads the version of a SQLite database in WAL mode from its wal-index header, in
+// the -shm file mapped read-only and shared, so a version costs two dozen atomic loads and no
+// query.
+//
+// The header (https://www.sqlite.org/walformat.html, "The WAL-Index Header") is two copies of
+// 48 bytes at offsets 0 and 48. Its format is frozen: processes of different SQLite versions
+// share it. Every commit rewrites it, whichever connection or process commits; in the SQLite
+// of modernc.org/sqlite v1.59.0 (lib/sqlite_g_000000000001fea8.go, the C of wal.c):
+//
+//   - walFrames, which appends a transaction's pages to the WAL, ends a commit with
+//     "if( isCommit ){ pWal->hdr.iChange++; pWal->hdr.nPage = nTruncate; }" and then
+//     "if( isCommit ){ walIndexWriteHdr(pWal); ... }", with mxFrame already set to the last
+//     frame; iChange only grows (a writer starts from the header in shared memory), so the
+//     header never comes back to an earlier value;
+//   - walIndexWriteHdr recomputes the checksum and writes copy 1, a memory barrier, then copy 0;
+//     walIndexTryHdr reads copy 0, a barrier, copy 1 and takes the header only if both are
+//     equal. version reads in the same order with atomic loads, and reports ok false on a
+//     mismatch (a writer is halfway): the caller then reads the database and keeps nothing;
+//   - walRestartHdr (a writer reusing the WAL after a full checkpoint) also rewrites it, with
+//     mxFrame 0 and a new salt: a change that changes no row, so only a needless miss.
+//
+// The mapping stays valid because conn keeps the database open: SQLite truncates the -shm file
+// only when the first connection of any process opens it (unixLockSharedMemory, when no other
+// process holds the DMS lock), and deletes it only when a closing connection gets an
+// EXCLUSIVE lock on the database (sqlite3WalClose), which a connection in WAL mode prevents by
+// keeping its SHARED lock (pager_unlock leaves it while the WAL is open).
+type shmWatcher struct {
+	conn *sql.Conn // keeps the database, its WAL and its -shm file open
+	mem  []byte    // the first walHeaderBytes of the -shm file
+}
+
+// walIndexVersion is the iVersion the wal-index header of every SQLite since 3.7.0 carries.
+const walIndexVersion = 3007000
+
+// openShmWatcher maps the -shm file of the database at path, after taking the connection that
+// keeps it in place, and checks that it holds an initialised wal-index header.
+func openShmWatcher(ctx context.Context, reads *sql.DB, path string) (changeWatcher, error) {
+	name, err := shmPath(path)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := openWALConn(ctx, reads)
+	if err != nil {
+		return nil, err
+	}
+	mem, err := mapHeader(name)
+	if err != nil {
+		return nil, errors.Join(err, conn.Close())
+	}
+	w := &shmWatcher{conn: conn, mem: mem}
+	if !initialised(mem) {
+		w.close()
+		return nil, fmt.Errorf("sqlite: %s holds no wal-index header", name)
+	}
+	return w, nil
+}
+
+// mapHeader maps the start of the file name read-only and shared.
+func mapHeader(name string) ([]byte, error) {
+	f, err := os.Open(name) //nolint:gosec // the database's own -shm file
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open wal-index: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: stat wal-index: %w", err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() < walHeaderBytes {
+		return nil, fmt.Errorf("sqlite: %s is not a wal-index (%s, %d bytes)", name, fi.Mode(), fi.Size())
+	}
+	mem, err := syscall.Mmap(int(f.Fd()), 0, walHeaderBytes, syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: map wal-index: %w", err)
+	}
+	return mem, nil
+}
+
+// initialised tells whether mem starts with a header SQLite wrote: iVersion, then isInit set.
+func initialised(mem []byte) bool {
+	return binary.NativeEndian.Uint32(mem[0:4]) == walIndexVersion && mem[12] == 1
+}
+
+// version reads copy 0 and then copy 1 of the header; ok is false when they differ.
+func (w *shmWatcher) version(context.Context) (dbVersion, bool) {
+	var first, second dbVersion
+	for i := range first {
+		first[i] = w.word(i)
+	}
+	for i := range second {
+		second[i] = w.word(walHeaderWords + i)
+	}
+	return first, first == second
+}
+
+// word loads the i-th 32-bit word of the mapping atomically.
+func (w *shmWatcher) word(i int) uint32 {
+	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&w.mem[4*i])))
+}
+
+func (w *shmWatcher) close() {
+	_ = syscall.Munmap(w.mem)
+	_ = w.conn.Close()
+}
