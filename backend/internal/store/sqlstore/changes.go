@@ -32,7 +32,7 @@ type changeWatcher interface {
 
 // newChangeWatcher watches the SQLite file at path through its wal-index in shared memory
 // (see shmWatcher), and falls back to PRAGMA data_version (see dataVersionWatcher) when the
-// shared memory cannot be mapped (a platform without mmap, a path that is not a plain file,
+// shared memory cannot be mapped (a system other than Linux, a path that is not a plain file,
 // any mapping error) or when noShm asks it to. Both hold a connection of reads for their life.
 func newChangeWatcher(ctx context.Context, reads *sql.DB, path string, noShm bool) changeWatcher {
 	if !noShm {

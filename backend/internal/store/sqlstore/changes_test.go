@@ -131,12 +131,20 @@ const updateByOther = `UPDATE accounts SET kyc_verified = 1 - kyc_verified WHERE
 // file at path and exits.
 func writeFromProcess(t *testing.T, path string, accountID int64) {
 	t.Helper()
+	runHelperProcess(t, "TestWriterProcess",
+		"SQLSTORE_WRITER_DB="+path, "SQLSTORE_WRITER_ACCOUNT="+strconv.FormatInt(accountID, 10))
+}
+
+// runHelperProcess runs the test named test in a new process of this test binary, with env
+// added to the environment, and fails t if it fails.
+func runHelperProcess(t *testing.T, test string, env ...string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestWriterProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "SQLSTORE_WRITER_DB="+path, "SQLSTORE_WRITER_ACCOUNT="+strconv.FormatInt(accountID, 10))
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("writer process: %v\n%s", err, out)
+		t.Fatalf("%s process: %v\n%s", test, err, out)
 	}
 }
 

@@ -1,5 +1,3 @@
-//go:build linux || darwin || freebsd || netbsd || openbsd
-
 package sqlstore
 
 import (
@@ -9,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -40,6 +39,13 @@ import (
 // process holds the DMS lock), and deletes it only when a closing connection gets an
 // EXCLUSIVE lock on the database (sqlite3WalClose), which a connection in WAL mode prevents by
 // keeping its SHARED lock (pager_unlock leaves it while the WAL is open).
+//
+// The store never opens the -shm file itself: closing any descriptor of a file drops every
+// POSIX lock the process holds on it, SQLite's DMS and reader locks included, after which
+// another process would take this one's wal-index for abandoned, truncate and rebuild it under
+// its readers (seen as "database disk image is malformed"). It maps SQLite's own descriptor
+// instead, found in /proc/self/fd, and closes nothing. Hence Linux only; elsewhere the store
+// watches PRAGMA data_version (changes_shm_other.go).
 type shmWatcher struct {
 	conn *sql.Conn // keeps the database, its WAL and its -shm file open
 	mem  []byte    // the first walHeaderBytes of the -shm file
@@ -49,7 +55,7 @@ type shmWatcher struct {
 const walIndexVersion = 3007000
 
 // openShmWatcher maps the -shm file of the database at path, after taking the connection that
-// keeps it in place, and checks that it holds an initialised wal-index header.
+// keeps it open, and checks that it holds an initialised wal-index header.
 func openShmWatcher(ctx context.Context, reads *sql.DB, path string) (changeWatcher, error) {
 	name, err := shmPath(path)
 	if err != nil {
@@ -71,25 +77,50 @@ func openShmWatcher(ctx context.Context, reads *sql.DB, path string) (changeWatc
 	return w, nil
 }
 
-// mapHeader maps the start of the file name read-only and shared.
+// mapHeader maps the start of the file name read-only and shared, through the descriptor
+// SQLite holds on it.
 func mapHeader(name string) ([]byte, error) {
-	f, err := os.Open(name) //nolint:gosec // the database's own -shm file
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: open wal-index: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
+	var want syscall.Stat_t
+	if err := syscall.Stat(name, &want); err != nil {
 		return nil, fmt.Errorf("sqlite: stat wal-index: %w", err)
 	}
-	if !fi.Mode().IsRegular() || fi.Size() < walHeaderBytes {
-		return nil, fmt.Errorf("sqlite: %s is not a wal-index (%s, %d bytes)", name, fi.Mode(), fi.Size())
+	if want.Mode&syscall.S_IFMT != syscall.S_IFREG || want.Size < walHeaderBytes {
+		return nil, fmt.Errorf("sqlite: %s is not a wal-index (mode %o, %d bytes)", name, want.Mode, want.Size)
 	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, walHeaderBytes, syscall.PROT_READ, syscall.MAP_SHARED)
+	fd, err := descriptorOf(want)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %s: %w", name, err)
+	}
+	mem, err := syscall.Mmap(fd, 0, walHeaderBytes, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: map wal-index: %w", err)
 	}
+	if !sameFile(fd, want) { // the descriptor was closed and reused meanwhile
+		_ = syscall.Munmap(mem)
+		return nil, fmt.Errorf("sqlite: %s: its descriptor changed while mapping", name)
+	}
 	return mem, nil
+}
+
+// descriptorOf finds an open descriptor of this process on the file want describes.
+func descriptorOf(want syscall.Stat_t) (int, error) {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0, fmt.Errorf("list descriptors: %w", err)
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err == nil && sameFile(fd, want) {
+			return fd, nil
+		}
+	}
+	return 0, errors.New("no open descriptor of the wal-index")
+}
+
+// sameFile tells whether fd is open on the file want describes.
+func sameFile(fd int, want syscall.Stat_t) bool {
+	var st syscall.Stat_t
+	return syscall.Fstat(fd, &st) == nil && st.Dev == want.Dev && st.Ino == want.Ino
 }
 
 // initialised tells whether mem starts with a header SQLite wrote: iVersion, then isInit set.
