@@ -38,6 +38,7 @@ type handler struct {
 	clock   Clock
 	limits  *limiter
 	openapi func() ([]byte, error)
+	bufs    bufferPool // what write encodes answers into
 }
 
 // NewHandler returns the whole API: /api/v1/... and /openapi.json.

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 )
@@ -61,17 +63,41 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func (h *handler) write(w http.ResponseWriter, r *http.Request, status int, body any) {
-	b, err := json.Marshal(body)
-	if err != nil {
+	buf := h.bufs.get()
+	defer h.bufs.put(buf)
+	if err := json.NewEncoder(buf).Encode(body); err != nil { // Encode ends the answer with '\n'
 		h.log.ErrorContext(r.Context(), "encode response", slog.String("request_id", requestID(r.Context())), slog.Any("error", err))
 		status = http.StatusInternalServerError
-		b, _ = json.Marshal(errorBody{Error: errorDetail{Code: service.CodeServerError,
+		buf.Reset()
+		_ = json.NewEncoder(buf).Encode(errorBody{Error: errorDetail{Code: service.CodeServerError,
 			Message: "internal error; quote the request id to support", RequestID: requestID(r.Context())}})
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(buf.Bytes())
+}
+
+// bufferPool keeps the buffers answers are encoded into, so a busy read path does not allocate
+// (and collect) a few kilobytes per answer.
+type bufferPool struct{ pool sync.Pool }
+
+// maxPooledBuffer is the largest buffer kept for reuse; a rare big answer's goes to the GC.
+const maxPooledBuffer = 64 << 10
+
+func (p *bufferPool) get() *bytes.Buffer {
+	if b, ok := p.pool.Get().(*bytes.Buffer); ok {
+		return b
+	}
+	return new(bytes.Buffer)
+}
+
+func (p *bufferPool) put(b *bytes.Buffer) {
+	if b.Cap() > maxPooledBuffer {
+		return
+	}
+	b.Reset()
+	p.pool.Put(b)
 }
 
 // listStream writes a success envelope whose data is an array, one element at a time, so a long

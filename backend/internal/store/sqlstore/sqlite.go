@@ -69,7 +69,12 @@ func OpenSQLite(ctx context.Context, path string, opts ...Option) (*Store, error
 		_ = writer.Close()
 		return nil, err
 	}
-	return open(ctx, writer, reads, newSQLiteDialect(), o)
+	s, err := open(ctx, writer, reads, newSQLiteDialect(), o)
+	if err != nil {
+		return nil, err
+	}
+	s.cache = newReadCache(newChangeWatcher(ctx, reads, path, o.noShm))
+	return s, nil
 }
 
 // openSQLitePool opens a pool of at most conns connections to dsn that keeps them all open

@@ -55,6 +55,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -71,7 +73,7 @@ const retryBackoff = 5 * time.Millisecond
 type Store struct {
 	db    *sql.DB         // every transaction and every write; SQLite's holds one connection
 	reads *sql.DB         // SQLite's reads outside transactions; nil when db serves them too
-	keys  *keyCache       // SQLite's authenticated keys; nil on PostgreSQL (see keyCache)
+	cache *readCache      // SQLite's cached rows; nil on PostgreSQL (see readCache)
 	group *groupCommitter // SQLite's write transactions; nil on PostgreSQL
 	queries
 }
@@ -84,7 +86,6 @@ func open(ctx context.Context, db, reads *sql.DB, d *dialect, o options) (*Store
 	s := &Store{db: db, reads: reads, queries: queries{q: db, d: d, hook: o.hook}}
 	if reads != nil {
 		s.q = preparedReads{read: newStmtCache(reads), write: db}
-		s.keys = newKeyCache(reads)
 		stmts := newWriterStmts(db)
 		s.group = newGroupCommitter(db, stmts, func(tx *sql.Tx) store.Tx {
 			return queries{q: preparedTx{tx: tx, stmts: stmts}, d: d, locks: d.newLocks(), hook: o.hook}
@@ -105,6 +106,7 @@ type options struct {
 	hook        ReadHook
 	commitHook  func(jobs int) // SQLite only: told about every group commit (tests)
 	busyTimeout time.Duration  // SQLite only
+	noShm       bool           // SQLite only: watch PRAGMA data_version, not the -shm file (tests)
 }
 
 // collect applies opts to the defaults.
@@ -165,12 +167,52 @@ func (s *Store) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 	return nil
 }
 
-// AccountByKeyHash authenticates a request, from the key cache on SQLite.
+// AccountByKeyHash authenticates a request, from the read cache on SQLite.
 func (s *Store) AccountByKeyHash(ctx context.Context, hash []byte) (store.Account, error) {
-	if s.keys == nil {
+	if s.cache == nil {
 		return s.queries.AccountByKeyHash(ctx, hash)
 	}
-	return s.keys.lookup(ctx, hash, func() (store.Account, error) { return s.queries.AccountByKeyHash(ctx, hash) })
+	return cachedRead(ctx, s.cache, cacheKey{kind: cachedAccount, hash: string(hash)}, func() (store.Account, error) {
+		return s.queries.AccountByKeyHash(ctx, hash)
+	})
+}
+
+// Instance reads an instance of the account, from the read cache on SQLite (GET
+// /instances/{id}). Transactions read theirs from the database (queries.Instance).
+func (s *Store) Instance(ctx context.Context, accountID, id int64) (store.Instance, error) {
+	if s.cache == nil {
+		return s.queries.Instance(ctx, accountID, id)
+	}
+	in, err := cachedRead(ctx, s.cache, cacheKey{kind: cachedInstance, accountID: accountID, id: id}, func() (store.Instance, error) {
+		return s.queries.Instance(ctx, accountID, id)
+	})
+	in.Features = slices.Clone(in.Features)
+	return in, err
+}
+
+// AppInstalls reads the app installs of an instance, from the read cache on SQLite.
+// Transactions read theirs from the database (queries.AppInstalls).
+func (s *Store) AppInstalls(ctx context.Context, instanceID int64) ([]store.AppInstall, error) {
+	if s.cache == nil {
+		return s.queries.AppInstalls(ctx, instanceID)
+	}
+	installs, err := cachedRead(ctx, s.cache, cacheKey{kind: cachedInstalls, id: instanceID}, func() ([]store.AppInstall, error) {
+		return s.queries.AppInstalls(ctx, instanceID)
+	})
+	return cloneInstalls(installs), err
+}
+
+// cloneInstalls copies installs and their maps, so a caller's changes stay out of the cache.
+func cloneInstalls(installs []store.AppInstall) []store.AppInstall {
+	if installs == nil {
+		return nil
+	}
+	out := make([]store.AppInstall, len(installs))
+	for i, a := range installs {
+		a.Inputs, a.Result = maps.Clone(a.Inputs), maps.Clone(a.Result)
+		out[i] = a
+	}
+	return out
 }
 
 // txQueries is the store's view of the transaction tx.
@@ -181,8 +223,8 @@ func (s *Store) txQueries(tx *sql.Tx) store.Tx {
 // Close closes every connection.
 func (s *Store) Close() error {
 	var readsErr error
-	if s.keys != nil {
-		s.keys.close()
+	if s.cache != nil {
+		s.cache.close()
 	}
 	if s.group != nil {
 		s.group.stop()

@@ -1,0 +1,197 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// sqlReads counts the reads a store makes (its ReadHook), in all and by the table they read.
+type sqlReads struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (r *sqlReads) hook(query string, _ int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.counts["any table"]++
+	for _, table := range []string{"accounts", "instances", "app_installs"} {
+		if strings.Contains(query, "FROM "+table+" ") || strings.Contains(query, "FROM "+table+"\n") {
+			r.counts[table]++
+		}
+	}
+}
+
+// take returns the counts so far and starts again from zero.
+func (r *sqlReads) take() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.counts
+	r.counts = map[string]int{}
+	return out
+}
+
+// getPath reads what GET /instances/{id} reads outside transactions: the account of the key,
+// the instance and its app installs.
+func getPath(t *testing.T, s *Store, a store.Account, id int64) (store.Instance, []store.AppInstall) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.AccountByKeyHash(ctx, a.KeyHash); err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.Instance(ctx, a.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	installs, err := s.AppInstalls(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, installs
+}
+
+// TestReadCacheServesUnchangedRowsWithoutSQL shows, for both watchers, that repeated reads of
+// an unchanged instance run no SQL, that the next read after a write (through the store, or by
+// another connection) returns the new row, and that a transaction always reads the database.
+func TestReadCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
+	t.Parallel()
+	for _, w := range watchers {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "cache.db")
+			reads := &sqlReads{counts: map[string]int{}}
+			s := openWatched(t, w.name, path, append([]Option{WithReadHook(reads.hook)}, w.opts...)...)
+			a := newTestAccount(t, s, "cache", 1)
+			made := newCachedInstance(t, s, a.ID)
+
+			in, installs := getPath(t, s, a, made.ID)
+			if !reflect.DeepEqual(in, made) || len(installs) != 1 {
+				t.Fatalf("first read: %+v with %d installs, want %+v with 1", in, len(installs), made)
+			}
+			reads.take()
+			for range 20 {
+				again, againInstalls := getPath(t, s, a, made.ID)
+				if !reflect.DeepEqual(again, in) || !reflect.DeepEqual(againInstalls, installs) {
+					t.Fatalf("a cached read returned %+v %+v, want %+v %+v", again, againInstalls, in, installs)
+				}
+			}
+			if n := reads.take(); len(n) != 0 {
+				t.Fatalf("20 reads of an unchanged instance ran SQL: %v, want none", n)
+			}
+
+			in.Features[0] = 99 // a caller's change stays out of the cache
+			installs[0].Inputs["K"] = "changed"
+			if again, againInstalls := getPath(t, s, a, made.ID); again.Features[0] != 1 || againInstalls[0].Inputs["K"] != "v" {
+				t.Fatalf("a caller's change reached the cache: features %v, inputs %v", again.Features, againInstalls[0].Inputs)
+			}
+
+			renamed := made
+			renamed.Name = "renamed-by-store"
+			if err := s.UpdateInstance(ctx, renamed); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := getPath(t, s, a, made.ID); got.Name != renamed.Name {
+				t.Fatalf("after a rename through the store: name %q, want %q", got.Name, renamed.Name)
+			}
+
+			other, err := sql.Open("sqlite", sqliteDSN(path, busyTimeout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			if _, err := other.ExecContext(ctx, `UPDATE instances SET name = 'renamed-by-other' WHERE id = ?`, made.ID); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := other.ExecContext(ctx, `UPDATE app_installs SET status = ? WHERE instance_id = ?`,
+				store.InstallFailed, made.ID); err != nil {
+				t.Fatal(err)
+			}
+			if got, gotInstalls := getPath(t, s, a, made.ID); got.Name != "renamed-by-other" || gotInstalls[0].Status != store.InstallFailed {
+				t.Fatalf("after another connection's write: name %q, install %s; want renamed-by-other, %s",
+					got.Name, gotInstalls[0].Status, store.InstallFailed)
+			}
+
+			getPath(t, s, a, made.ID) // cached again
+			reads.take()
+			err = s.WithTx(ctx, func(tx store.Tx) error {
+				if _, err := tx.Instance(ctx, a.ID, made.ID); err != nil {
+					return err
+				}
+				_, err := tx.AppInstalls(ctx, made.ID)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := reads.take(); n["instances"] != 1 || n["app_installs"] != 1 {
+				t.Fatalf("a transaction's reads ran %v, want 1 read of instances and 1 of app_installs", n)
+			}
+		})
+	}
+}
+
+// newCachedInstance creates an order, its instance and one app install of the account.
+func newCachedInstance(t *testing.T, s *Store, accountID int64) store.Instance {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	o, err := s.CreateOrder(ctx, store.Order{AccountID: accountID, Status: store.OrderPending, Price: 4_000,
+		CreatedAt: now, PlanID: 101, TemplateID: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.CreateInstance(ctx, store.Instance{AccountID: accountID, OrderID: o.ID, Name: "web-1", Hostname: "web-1",
+		PlanID: 101, TemplateID: 1, DatacenterID: 1, LocationID: 11, Features: []int64{1}, Status: datacenter.StatusOnline,
+		Active: true, Renew: true, MachineRef: "vm-1", CredentialsAt: now, CreatedAt: now, RenewalDue: now.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddAppInstall(ctx, store.AppInstall{InstanceID: in.ID, AppID: "mysql", Status: store.InstallQueued,
+		Stage: store.StageWaiting, Inputs: map[string]string{"K": "v"}, QueuedAt: now, NextAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// fixedWatcher is a watcher whose version a test sets.
+type fixedWatcher struct{ v dbVersion }
+
+func (w *fixedWatcher) version(context.Context) (dbVersion, bool) { return w.v, true }
+func (w *fixedWatcher) close()                                    {}
+
+// TestReadCacheIsBounded fills the cache past maxCacheEntries: it never holds more, and a
+// change of version empties it.
+func TestReadCacheIsBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := &fixedWatcher{}
+	c := newReadCache(w)
+	loads := 0
+	load := func() (int, error) { loads++; return loads, nil }
+	for id := range int64(maxCacheEntries + 10) {
+		if _, err := cachedRead(ctx, c, cacheKey{kind: cachedInstalls, id: id}, load); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.entries) > maxCacheEntries {
+			t.Fatalf("the cache holds %d entries, want at most %d", len(c.entries), maxCacheEntries)
+		}
+	}
+	last := cacheKey{kind: cachedInstalls, id: maxCacheEntries + 9}
+	if v, _ := cachedRead(ctx, c, last, load); v != loads {
+		t.Fatalf("the last entry read %d, want %d (from the cache)", v, loads)
+	}
+	w.v[0]++
+	if v, _ := cachedRead(ctx, c, last, load); v != loads || len(c.entries) != 1 {
+		t.Fatalf("after a change of version: read %d (want a new load, %d) with %d entries, want 1", v, loads, len(c.entries))
+	}
+}
