@@ -4,37 +4,14 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
 )
-
-// instanceRows counts the instance rows the store reads.
-type instanceRows struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (c *instanceRows) hook(query string, rows int) {
-	if strings.Contains(query, "FROM instances") {
-		c.mu.Lock()
-		c.n += rows
-		c.mu.Unlock()
-	}
-}
-
-func (c *instanceRows) take() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.n
-	c.n = 0
-	return n
-}
 
 // TestIdleTickReadsNoInstance fills an account with 10,000 renewing instances, none due for an
 // hour, and runs every worker: once the first tick has weighed the new wallet, a tick reads no
@@ -42,8 +19,8 @@ func (c *instanceRows) take() int {
 func TestIdleTickReadsNoInstance(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var counted instanceRows
-	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "idle.db"), sqlstore.WithReadHook(counted.hook))
+	var reads storetest.Reads
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "idle.db"), sqlstore.WithReadHook(reads.Hook))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +37,14 @@ func TestIdleTickReadsNoInstance(t *testing.T) {
 	if err := srv.RunDue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := counted.take(); n == 0 {
+	if n := reads.Take().Rows["instances"]; n == 0 {
 		t.Fatal("the first tick read no instance row; want the changed wallet weighed")
 	}
 	clock.Advance(time.Minute)
 	if err := srv.RunDue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := counted.take(); n != 0 {
+	if n := reads.Take().Rows["instances"]; n != 0 {
 		t.Fatalf("an idle tick read %d instance rows, want 0", n)
 	}
 }

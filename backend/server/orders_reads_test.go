@@ -6,36 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
 )
-
-// queryCounter counts the reads of the store whose text contains a table's FROM clause.
-type queryCounter struct {
-	mu     sync.Mutex
-	counts map[string]int
-}
-
-func (c *queryCounter) hook(query string, _ int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, table := range []string{"instances", "app_installs"} {
-		if strings.Contains(query, "FROM "+table+"\n") || strings.Contains(query, "FROM "+table+" ") {
-			c.counts[table]++
-		}
-	}
-}
-
-func (c *queryCounter) take(table string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.counts[table]
-	c.counts = map[string]int{}
-	return n
-}
 
 // TestOrdersReadServersInOneQuery lists 60 deployed orders through GET /orders and counts the
 // reads: one query for all their instances and one for all their app installs, not one of each
@@ -43,8 +18,8 @@ func (c *queryCounter) take(table string) int {
 func TestOrdersReadServersInOneQuery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	counted := &queryCounter{counts: map[string]int{}}
-	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "orders.db"), sqlstore.WithReadHook(counted.hook))
+	var reads storetest.Reads
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "orders.db"), sqlstore.WithReadHook(reads.Hook))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +35,7 @@ func TestOrdersReadServersInOneQuery(t *testing.T) {
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 
-	counted.take("")
+	reads.Take()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/api/v1/orders", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -89,9 +64,8 @@ func TestOrdersReadServersInOneQuery(t *testing.T) {
 			t.Fatalf("order %d has no server", i)
 		}
 	}
-	counted.mu.Lock()
-	instances, installs := counted.counts["instances"], counted.counts["app_installs"]
-	counted.mu.Unlock()
+	n := reads.Take().Queries
+	instances, installs := n["instances"], n["app_installs"]
 	if instances != 1 || installs != 1 {
 		t.Fatalf("GET /orders of %d deployed orders read instances %d times and app installs %d times, want 1 and 1",
 			orders, instances, installs)

@@ -13,6 +13,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
 )
 
 // TestInstanceReadsComeFromCacheUntilAWrite reads GET /instances/{id} from SQLite's read cache
@@ -23,8 +24,8 @@ func TestInstanceReadsComeFromCacheUntilAWrite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "reads.db")
-	counted := &queryCounter{counts: map[string]int{}}
-	st, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithReadHook(counted.hook))
+	var reads storetest.Reads
+	st, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithReadHook(reads.Hook))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestInstanceReadsComeFromCacheUntilAWrite(t *testing.T) {
 	if got := readInstance(t, e, a.APIKey, path1); !got.Credentials.Pending || got.Name != "cached" {
 		t.Fatalf("first read: %+v, want name cached and credentials pending", got)
 	}
-	counted.take("")
+	reads.Take()
 	clock.Advance(2 * time.Minute)
 	if got := readInstance(t, e, a.APIKey, path1); got.Credentials.Pending || got.Credentials.Password == nil {
 		t.Fatalf("a read after the credentials time: %+v, want them shown", got.Credentials)
@@ -52,9 +53,8 @@ func TestInstanceReadsComeFromCacheUntilAWrite(t *testing.T) {
 	for range 5 {
 		readInstance(t, e, a.APIKey, path1)
 	}
-	counted.mu.Lock()
-	instances, installs := counted.counts["instances"], counted.counts["app_installs"]
-	counted.mu.Unlock()
+	n := reads.Take().Queries
+	instances, installs := n["instances"], n["app_installs"]
 	if instances != 0 || installs != 0 {
 		t.Fatalf("6 reads of an unchanged instance read instances %d times and app installs %d times, want 0",
 			instances, installs)

@@ -5,40 +5,13 @@ import (
 	"database/sql"
 	"path/filepath"
 	"reflect"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
 )
-
-// sqlReads counts the reads a store makes (its ReadHook), in all and by the table they read.
-type sqlReads struct {
-	mu     sync.Mutex
-	counts map[string]int
-}
-
-func (r *sqlReads) hook(query string, _ int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.counts["any table"]++
-	for _, table := range []string{"accounts", "instances", "app_installs"} {
-		if strings.Contains(query, "FROM "+table+" ") || strings.Contains(query, "FROM "+table+"\n") {
-			r.counts[table]++
-		}
-	}
-}
-
-// take returns the counts so far and starts again from zero.
-func (r *sqlReads) take() map[string]int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.counts
-	r.counts = map[string]int{}
-	return out
-}
 
 // getPath reads what GET /instances/{id} reads outside transactions: the account of the key,
 // the instance and its app installs.
@@ -69,8 +42,8 @@ func TestReadCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			path := filepath.Join(t.TempDir(), "cache.db")
-			reads := &sqlReads{counts: map[string]int{}}
-			s := openWatched(t, w.name, path, append([]Option{WithReadHook(reads.hook)}, w.opts...)...)
+			var reads storetest.Reads
+			s := openWatched(t, w.name, path, append([]Option{WithReadHook(reads.Hook)}, w.opts...)...)
 			a := newTestAccount(t, s, "cache", 1)
 			made := newCachedInstance(t, s, a.ID)
 
@@ -78,14 +51,14 @@ func TestReadCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 			if !reflect.DeepEqual(in, made) || len(installs) != 1 {
 				t.Fatalf("first read: %+v with %d installs, want %+v with 1", in, len(installs), made)
 			}
-			reads.take()
+			reads.Take()
 			for range 20 {
 				again, againInstalls := getPath(t, s, a, made.ID)
 				if !reflect.DeepEqual(again, in) || !reflect.DeepEqual(againInstalls, installs) {
 					t.Fatalf("a cached read returned %+v %+v, want %+v %+v", again, againInstalls, in, installs)
 				}
 			}
-			if n := reads.take(); len(n) != 0 {
+			if n := reads.Take(); n.All != 0 {
 				t.Fatalf("20 reads of an unchanged instance ran SQL: %v, want none", n)
 			}
 
@@ -122,7 +95,7 @@ func TestReadCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 			}
 
 			getPath(t, s, a, made.ID) // cached again
-			reads.take()
+			reads.Take()
 			err = s.WithTx(ctx, func(tx store.Tx) error {
 				if _, err := tx.Instance(ctx, a.ID, made.ID); err != nil {
 					return err
@@ -133,7 +106,7 @@ func TestReadCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := reads.take(); n["instances"] != 1 || n["app_installs"] != 1 {
+			if n := reads.Take().Queries; n["instances"] != 1 || n["app_installs"] != 1 {
 				t.Fatalf("a transaction's reads ran %v, want 1 read of instances and 1 of app_installs", n)
 			}
 		})
