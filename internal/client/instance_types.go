@@ -212,8 +212,10 @@ type CanceledInstance struct {
 	Active bool   `json:"active"`
 }
 
-// Gone reports whether the answer says the instance is no longer active.
-func (c CanceledInstance) Gone() bool { return gone(c.Active, c.Status) }
+// Gone reports whether the answer says the instance is no longer active. An answer without a
+// status says nothing (a body the API did not send, or one missing its fields): it is not taken
+// for a cancellation, so the caller confirms with a read.
+func (c CanceledInstance) Gone() bool { return c.Status != "" && gone(c.Active, c.Status) }
 
 // ActionRequest is the body of POST /instances/{id}/actions. Only the fields the action uses
 // may be set; the API rejects the others.

@@ -46,3 +46,23 @@ func TestSnapshotBusy(t *testing.T) {
 		}
 	}
 }
+
+// TestCanceledInstanceGone shows that only an answer that says so counts as a cancellation: an
+// empty one (no status, so active false by default) leaves the caller to confirm with a read.
+func TestCanceledInstanceGone(t *testing.T) {
+	cases := []struct {
+		name string
+		in   client.CanceledInstance
+		want bool
+	}{
+		{"canceled", client.CanceledInstance{ID: 1, Status: client.StatusCanceled}, true},
+		{"still active", client.CanceledInstance{ID: 1, Status: client.StatusOnline, Active: true}, false},
+		{"inactive with a status", client.CanceledInstance{ID: 1, Status: client.StatusOffline}, true},
+		{"empty answer", client.CanceledInstance{}, false},
+	}
+	for _, c := range cases {
+		if got := c.in.Gone(); got != c.want {
+			t.Errorf("%s: Gone() = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
