@@ -1,7 +1,6 @@
 package acctest
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -12,15 +11,8 @@ import (
 
 // SkipWithoutQuery skips a test of list resources on a CLI without `terraform query`: Terraform
 // before 1.14, and OpenTofu (1.12 has no list resources; its versions are below 1.14 too).
-func SkipWithoutQuery() tfversion.TerraformVersionCheck { return skipWithoutQuery{} }
-
-type skipWithoutQuery struct{}
-
-func (skipWithoutQuery) CheckTerraformVersion(ctx context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
-	if req.TerraformVersion.LessThan(tfversion.Version1_14_0) {
-		resp.Skip = fmt.Sprintf("list resources need `terraform query`, which Terraform runs from 1.14 on "+
-			"(OpenTofu 1.12 has none); this CLI is %s", req.TerraformVersion)
-	}
+func SkipWithoutQuery() tfversion.TerraformVersionCheck {
+	return tfversion.SkipBelow(tfversion.Version1_14_0)
 }
 
 // ListBlock is a list block of a .tfquery.hcl for the list resource TYPE.NAME with the given

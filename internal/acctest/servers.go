@@ -46,20 +46,27 @@ func (b *Backend) CreateServer(t *testing.T, key string, req client.CreateInstan
 // returns it.
 func (b *Backend) WaitServer(t *testing.T, id int64) *client.Instance {
 	t.Helper()
+	return b.WaitServerUntil(t, id, "settle", (*client.Instance).Settled)
+}
+
+// WaitServerUntil reads server id until done holds of it, for at most outsideTimeout, and
+// returns it then; what names the wait in the failure.
+func (b *Backend) WaitServerUntil(t *testing.T, id int64, what string, done func(*client.Instance) bool) *client.Instance {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), outsideTimeout)
 	defer cancel()
 	c := b.Client(t, "en")
 	var in *client.Instance
-	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to settle", id)},
+	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to %s", id, what)},
 		func(ctx context.Context) (bool, string, error) {
 			var err error
 			if in, err = c.GetInstance(ctx, id, false); err != nil {
 				return false, "", err
 			}
-			return in.Settled(), in.StatusValue(), nil
+			return done(in), in.StatusValue(), nil
 		})
 	if err != nil {
-		t.Fatalf("waiting for server %d: %v", id, err)
+		t.Fatalf("waiting for server %d to %s: %v", id, what, err)
 	}
 	return in
 }
@@ -76,25 +83,18 @@ func (b *Backend) ServerAction(t *testing.T, id int64, action string) *client.In
 	return b.WaitServer(t, id)
 }
 
-// CancelServer cancels server id outside Terraform and waits until the API reports it gone.
+// CancelServer cancels server id outside Terraform and, unless the answer already says so,
+// waits until the API reports it gone.
 func (b *Backend) CancelServer(t *testing.T, id int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), outsideTimeout)
 	defer cancel()
-	c := b.Client(t, "en")
-	if _, err := c.CancelInstance(ctx, id); err != nil {
+	canceled, err := b.Client(t, "en").CancelInstance(ctx, id)
+	if err != nil {
 		t.Fatalf("canceling server %d outside Terraform: %v", id, err)
 	}
-	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to be canceled", id)},
-		func(ctx context.Context) (bool, string, error) {
-			in, err := c.GetInstance(ctx, id, false)
-			if err != nil {
-				return false, "", err
-			}
-			return in.Gone(), in.StatusValue(), nil
-		})
-	if err != nil {
-		t.Fatalf("waiting for server %d to be canceled: %v", id, err)
+	if !canceled.Gone() {
+		b.WaitServerUntil(t, id, "be canceled", (*client.Instance).Gone)
 	}
 }
 

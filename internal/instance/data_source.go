@@ -107,7 +107,7 @@ func (d *InstancesDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 	slices.Reverse(list) // newest first, as the API lists them: ids grow with creation
 	if onlyActive {
-		list = slices.DeleteFunc(list, func(in client.Instance) bool { return !in.Active })
+		list = slices.DeleteFunc(list, client.Instance.Gone) // the list resource's rule too
 	}
 	data.Instances = newInstanceItems(list)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)

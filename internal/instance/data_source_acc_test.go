@@ -2,6 +2,7 @@ package instance_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -11,10 +12,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/reseller/terraform-provider-reseller/internal/acctest"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 // TestAccInstances_dataSource lists the server the configuration creates, with its summary
-// fields, and includes it among the inactive ones once only_active is false.
+// fields; once only_active is false it also lists a server canceled earlier outside Terraform,
+// after it (newest first).
 func TestAccInstances_dataSource(t *testing.T) {
 	b := acctest.StartBackend(t)
 	config := b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("name", "listed")) + `
@@ -27,8 +30,13 @@ data "reseller_instances" "all" {
   depends_on  = [reseller_instance.test]
 }
 `
-	var id int64
+	var id, canceled int64
 	resource.ParallelTest(t, steps(t, b, resource.TestStep{
+		PreConfig: func() {
+			tmpl := int64(tmplUbuntu)
+			canceled = b.CreateServer(t, "early", client.CreateInstanceRequest{ServerID: planSmall, TemplateID: &tmpl}).ID
+			b.CancelServer(t, canceled)
+		},
 		Config: config,
 		Check: func(s *terraform.State) error {
 			id = instanceOf(t, b, s).ID
@@ -53,7 +61,21 @@ data "reseller_instances" "all" {
 					}
 					return nil
 				})),
-			statecheck.ExpectKnownValue("data.reseller_instances.all", tfjsonpath.New("instances"), knownvalue.ListSizeExact(1)),
+			statecheck.ExpectKnownValue("data.reseller_instances.all", tfjsonpath.New("instances"),
+				acctest.Objects("the created server, then the canceled one", func(items []map[string]any) error {
+					var got []int64
+					for _, item := range items {
+						n, err := acctest.Int64Of(item, "id")
+						if err != nil {
+							return err
+						}
+						got = append(got, n)
+					}
+					if !slices.Equal(got, []int64{id, canceled}) {
+						return fmt.Errorf("got ids %v, want %v", got, []int64{id, canceled})
+					}
+					return nil
+				})),
 			statecheck.ExpectKnownValue("data.reseller_instances.active", tfjsonpath.New("only_active"), knownvalue.Null()),
 		},
 	}))

@@ -2,6 +2,7 @@ package instance
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
@@ -86,11 +87,5 @@ func findInstances(ctx context.Context, c *client.Client, config ListConfigModel
 	if err != nil {
 		return nil, err
 	}
-	var found []client.Instance
-	for _, in := range all {
-		if f.matches(in) {
-			found = append(found, in)
-		}
-	}
-	return found, nil
+	return slices.DeleteFunc(all, func(in client.Instance) bool { return !f.matches(in) }), nil
 }

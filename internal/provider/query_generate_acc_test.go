@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/internal/acctest"
@@ -52,8 +51,8 @@ func TestAccQuery_generateConfig(t *testing.T) {
 		acctest.ListBlock("reseller_snapshot", "all", false))
 	cli.Run([]string{"query", "-generate-config-out=generated.tf"})
 	generated := cli.Read("generated.tf")
-	for _, want := range []string{`name                   = "Ops box"`, `note                   = "owned by ops"`, `power                  = "off"`, "renew                  = false"} {
-		if !strings.Contains(generated, want) {
+	for _, want := range []string{`name\s+= "Ops box"`, `note\s+= "owned by ops"`, `power\s+= "off"`, `renew\s+= false`} {
+		if !regexp.MustCompile(want).MatchString(generated) {
 			t.Errorf("the generated configuration lacks %s:\n%s", want, generated)
 		}
 	}

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
@@ -67,11 +68,5 @@ func findSnapshots(ctx context.Context, c *client.Client, config ListConfigModel
 	if err != nil {
 		return nil, err
 	}
-	var found []client.Snapshot
-	for _, s := range all {
-		if config.matches(s) {
-			found = append(found, s)
-		}
-	}
-	return found, nil
+	return slices.DeleteFunc(all, func(s client.Snapshot) bool { return !config.matches(s) }), nil
 }
