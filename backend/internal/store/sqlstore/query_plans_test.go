@@ -1,0 +1,59 @@
+package sqlstore
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSQLiteWholeListPageSeeksItsPlaces: a page of the whole list at any offset is found through
+// the index of places, not walked to.
+func TestSQLiteWholeListPageSeeksItsPlaces(t *testing.T) {
+	t.Parallel()
+	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "plan.db"))
+	got := queryPlan(t, s, `SELECT `+instanceColumns+` FROM instances
+		WHERE account_id = 1 AND account_seq BETWEEN 100 AND 199 ORDER BY account_seq DESC`)
+	if !strings.Contains(got, "USING INDEX instances_account_seq (account_id=? AND account_seq>? AND account_seq<?)") {
+		t.Fatalf("query plan %q: want a search of the index of places", got)
+	}
+}
+
+// queryPlan is SQLite's plan of query, its steps joined by "; ".
+func queryPlan(t *testing.T, s *Store, query string) string {
+	t.Helper()
+	rows, err := s.db.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "; ")
+}
+
+// TestSQLiteImageQueueSeeksItsIndex: the housekeeping queue of images to delete, and WorkDue's
+// look at it, go through the partial index of undeleted images (migration 0010), not through
+// every ended snapshot in history.
+func TestSQLiteImageQueueSeeksItsIndex(t *testing.T) {
+	t.Parallel()
+	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "plan.db"))
+	for name, query := range map[string]string{
+		"WorkDue":         workDueQuery,
+		"UndeletedImages": selectSnapshots + `WHERE ` + imageUndeleted + ` ORDER BY s.id LIMIT 10`,
+	} {
+		if got := queryPlan(t, s, query); !strings.Contains(got, "s USING INDEX snapshots_image_undeleted") {
+			t.Errorf("%s: query plan %q: want a search of snapshots_image_undeleted", name, got)
+		}
+	}
+}
