@@ -124,10 +124,12 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 		idle:     cfg.IdleInterval,
 		clock:    cfg.Clock,
 	}
+	// The other loops' steps write events, so each of their ticks wakes the deliveries.
+	deliveries := newWorkerLoop(s.deliverySteps(), func(d store.WorkDue) (bool, time.Time) { return false, d.Delivery })
 	s.loops = []workerLoop{
-		newWorkerLoop(s.provisioningSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Provisioning, time.Time{} }),
-		newWorkerLoop(s.accountSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Accounts, d.Renewal }),
-		newWorkerLoop(s.deliverySteps(), func(d store.WorkDue) (bool, time.Time) { return false, d.Delivery }),
+		newWorkerLoop(s.provisioningSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Provisioning, time.Time{} }, deliveries),
+		newWorkerLoop(s.accountSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Accounts, d.Renewal }, deliveries),
+		deliveries,
 	}
 	s.handler = wakingAfterWrites(api.NewHandler(api.Config{
 		Service: svc, Logger: cfg.Logger, Clock: cfg.Clock,
@@ -197,22 +199,32 @@ func (s *Server) startWorkers(ctx context.Context) {
 }
 
 // loop runs the steps of l with the context running, then sleeps until the store says work is
-// due or until l is woken, until stopping ends.
+// due or until l is woken, until stopping ends. A loop ticks at most once per interval: the
+// wakes of a burst of writes are one tick, not one each.
 func (s *Server) loop(stopping, running context.Context, l workerLoop) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	var last time.Time // when the last tick began
 	for {
 		select {
 		case <-stopping.Done():
 			return
 		case <-timer.C:
 		case <-l.wake:
+			if wait := s.interval - time.Since(last); wait > 0 {
+				timer.Reset(wait) // no later than the timer was set for: it is at least an interval
+				continue
+			}
 		}
+		last = time.Now()
 		if err := runStepsUntil(stopping, running, l.steps); err != nil && running.Err() == nil {
 			s.log.ErrorContext(running, "workers", slog.Any("error", err))
 		}
 		if stopping.Err() != nil {
 			return
+		}
+		for _, next := range l.feeds {
+			next.signal()
 		}
 		timer.Reset(s.sleep(running, l))
 	}
@@ -242,10 +254,7 @@ func (s *Server) sleep(ctx context.Context, l workerLoop) time.Duration {
 // wake has every loop run its steps at once: a write may have made work due.
 func (s *Server) wake() {
 	for _, l := range s.loops {
-		select {
-		case l.wake <- struct{}{}:
-		default: // already woken; the coming tick sees this write too
-		}
+		l.signal()
 	}
 }
 

@@ -14,10 +14,19 @@ type workerLoop struct {
 	steps []step
 	wake  chan struct{}
 	due   func(store.WorkDue) (poll bool, at time.Time)
+	feeds []workerLoop // loops woken after each tick: the work this loop's steps make for them
 }
 
-func newWorkerLoop(steps []step, due func(store.WorkDue) (bool, time.Time)) workerLoop {
-	return workerLoop{steps: steps, wake: make(chan struct{}, 1), due: due}
+func newWorkerLoop(steps []step, due func(store.WorkDue) (bool, time.Time), feeds ...workerLoop) workerLoop {
+	return workerLoop{steps: steps, wake: make(chan struct{}, 1), due: due, feeds: feeds}
+}
+
+// signal has l run its steps at its next chance; a signal already pending covers this one.
+func (l workerLoop) signal() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
 }
 
 // wakingAfterWrites calls wake after every request that may have written (any method but GET,
