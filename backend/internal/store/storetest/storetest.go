@@ -249,24 +249,35 @@ func testRollback(t *testing.T, s store.Store) {
 func testOrderTotals(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "order-key")
-	for _, o := range []store.Order{
+	var first store.Order
+	for i, o := range []store.Order{
 		{AccountID: a.ID, Status: store.OrderPending, Price: 8_000, CreatedAt: base},
 		{AccountID: a.ID, Status: store.OrderPending, Price: 500_000, CreatedAt: base},
 		{AccountID: a.ID, Status: "deployed", Price: 1_000_000, CreatedAt: base},
 	} {
-		if _, err := s.CreateOrder(ctx, o); err != nil {
+		created, err := s.CreateOrder(ctx, o)
+		if err != nil {
 			t.Fatal(err)
 		}
+		if i == 0 {
+			first = created
+		}
 	}
-	got, err := s.OrderTotals(ctx, a.ID)
+	wantOrderTotals(t, s, a.ID, store.OrderTotals{Pending: 2, Reserved: 508_000})
+	if err := s.FinishOrder(ctx, first.ID, store.OrderTimedOut, base, 0, "timeout"); err != nil {
+		t.Fatal(err)
+	}
+	wantOrderTotals(t, s, a.ID, store.OrderTotals{Pending: 1, Reserved: 500_000})
+	wantOrderTotals(t, s, newAccount(t, s, "no-orders").ID, store.OrderTotals{})
+}
+
+func wantOrderTotals(t *testing.T, s store.Store, accountID int64, want store.OrderTotals) {
+	t.Helper()
+	got, err := s.OrderTotals(context.Background(), accountID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Pending != 2 || got.Reserved != 508_000 {
-		t.Fatalf("got %+v, want 2 pending reserving 508000", got)
-	}
-	empty, _ := s.OrderTotals(ctx, a.ID+1000)
-	if empty.Pending != 0 || empty.Reserved != 0 {
-		t.Fatalf("no orders: got %+v", empty)
+	if got != want {
+		t.Fatalf("order totals of account %d: got %+v, want %+v", accountID, got, want)
 	}
 }

@@ -10,7 +10,9 @@ import (
 )
 
 // testWorkDue follows what the worker loops wait for: nothing on an empty store but the new
-// account's wallet, a pending order to poll, then, once it is deployed, the instance's renewal.
+// account's wallet, a pending order to poll, then, once it is deployed, the instance's renewal;
+// a snapshot being made to poll, then its renewal when it comes before the instance's; a
+// pending delivery's next attempt; an ended instance whose machine is still to delete.
 func testWorkDue(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "work-due")
@@ -33,6 +35,32 @@ func testWorkDue(t *testing.T, s store.Store) {
 	}
 	markWalletsChecked(t, s)
 	wantWorkDue(t, s, store.WorkDue{Renewal: renewal})
+
+	snap := newSnapshot(t, s, in)
+	wantWorkDue(t, s, store.WorkDue{Accounts: true, Renewal: renewal})
+	snap.Status, snap.RenewalDue = store.SnapshotAvailable, base.Add(30*time.Minute)
+	if err := s.UpdateSnapshot(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	markWalletsChecked(t, s)
+	wantWorkDue(t, s, store.WorkDue{Renewal: snap.RenewalDue})
+
+	next := base.Add(5 * time.Minute)
+	if err := s.AddEvent(ctx, store.Event{ID: "evt_due", AccountID: a.ID, Name: "ping", Data: []byte(`{}`), CreatedAt: base}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddDelivery(ctx, store.Delivery{ID: "dlv_due", EventID: "evt_due", AccountID: a.ID, Event: "ping",
+		Body: []byte(`{}`), Status: store.DeliveryPending, NextAt: next, CreatedAt: base}); err != nil {
+		t.Fatal(err)
+	}
+	wantWorkDue(t, s, store.WorkDue{Renewal: snap.RenewalDue, Delivery: next})
+
+	in.Active, in.Status = false, store.StatusCanceled
+	if err := s.UpdateInstance(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	markWalletsChecked(t, s)
+	wantWorkDue(t, s, store.WorkDue{Accounts: true, Renewal: snap.RenewalDue, Delivery: next})
 }
 
 // markWalletsChecked marks every changed wallet as weighed, as the low-balance worker does.
