@@ -224,7 +224,7 @@ func (s *Service) EachRecentOrder(ctx context.Context, acct store.Account, fn fu
 		if err != nil {
 			return Internal(fmt.Errorf("service: list orders: %w", err))
 		}
-		views, err := s.orderViews(ctx, acct.ID, orders, since, before)
+		views, err := s.orderViews(ctx, acct.ID, orders)
 		if err != nil {
 			return err
 		}
@@ -238,27 +238,26 @@ func (s *Service) EachRecentOrder(ctx context.Context, acct store.Account, fn fu
 	}
 }
 
-// orderViews joins a chunk of orders (read with since and before) to their servers, read in two
-// queries for the whole chunk. An order that was deployed between the queries (or pushed out
-// of the chunk's window by a new order) reads its server alone.
-func (s *Service) orderViews(ctx context.Context, accountID int64, orders []store.Order, since time.Time, before int64) ([]OrderView, error) {
-	instances, installs, err := s.store.RecentOrderServers(ctx, accountID, since, before, orderChunk)
+// orderViews joins a chunk of orders to their servers, read in two queries for the whole chunk.
+func (s *Service) orderViews(ctx context.Context, accountID int64, orders []store.Order) ([]OrderView, error) {
+	var ids []int64
+	for _, o := range orders {
+		if o.InstanceID != 0 {
+			ids = append(ids, o.InstanceID)
+		}
+	}
+	instances, installs, err := s.store.OrderServers(ctx, accountID, ids)
 	if err != nil {
 		return nil, Internal(fmt.Errorf("service: servers of orders: %w", err))
 	}
 	views := make([]OrderView, 0, len(orders))
 	for _, o := range orders {
-		in, ok := instances[o.InstanceID]
-		if o.InstanceID == 0 || !ok {
-			v, err := s.orderView(ctx, o)
-			if err != nil {
-				return nil, err
-			}
-			views = append(views, v)
-			continue
+		v := OrderView{Order: o}
+		if in, ok := instances[o.InstanceID]; ok {
+			d := s.describeWith(in, s.appRecordsOf(installs[in.ID]))
+			v.Server = &d
 		}
-		d := s.describeWith(in, s.appRecordsOf(installs[in.ID]))
-		views = append(views, OrderView{Order: o, Server: &d})
+		views = append(views, v)
 	}
 	return views, nil
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -72,42 +73,45 @@ func (q queries) OrderByID(ctx context.Context, id int64) (store.Order, error) {
 	return one(ctx, q, tableOrders, id, scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id = ?`, id)
 }
 
-// recentOrdersWhere selects the orders RecentOrders returns; its arguments are recentOrderArgs.
-const recentOrdersWhere = ` FROM orders
-		WHERE account_id = ? AND id < ? AND (status = ? OR finished_at > ?) ORDER BY id DESC LIMIT ?`
-
-func recentOrderArgs(accountID int64, since time.Time, beforeID int64, limit int) []any {
-	return []any{accountID, beforeID, store.OrderPending, since, limit}
-}
-
 func (q queries) RecentOrders(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) ([]store.Order, error) {
-	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+recentOrdersWhere,
-		recentOrderArgs(accountID, since, beforeID, limit)...)
+	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+` FROM orders
+		WHERE account_id = ? AND id < ? AND (status = ? OR finished_at > ?) ORDER BY id DESC LIMIT ?`,
+		accountID, beforeID, store.OrderPending, since, limit)
 }
 
-// RecentOrderServers selects the instances through the same order query as RecentOrders, as a
-// subquery, so a chunk of orders costs one query for its instances and one for their installs.
-func (q queries) RecentOrderServers(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) (map[int64]store.Instance, map[int64][]store.AppInstall, error) {
-	orderArgs := recentOrderArgs(accountID, since, beforeID, limit)
+func (q queries) OrderServers(ctx context.Context, accountID int64, ids []int64) (map[int64]store.Instance, map[int64][]store.AppInstall, error) {
+	byID := map[int64]store.Instance{}
+	byInstance := map[int64][]store.AppInstall{}
+	if len(ids) == 0 {
+		return byID, byInstance, nil
+	}
+	in, args := inList(ids)
 	instances, err := list(ctx, q, "instances of orders", scanInstance, `SELECT `+instanceColumns+` FROM instances
-		WHERE account_id = ? AND id IN (SELECT instance_id`+recentOrdersWhere+`)`, append([]any{accountID}, orderArgs...)...)
+		WHERE account_id = ? AND id IN `+in, append([]any{accountID}, args...)...)
 	if err != nil {
 		return nil, nil, err
 	}
 	installs, err := list(ctx, q, "app installs of orders", scanInstall, `SELECT `+installColumns+` FROM app_installs
-		WHERE instance_id IN (SELECT instance_id`+recentOrdersWhere+`) ORDER BY instance_id, position`, orderArgs...)
+		WHERE instance_id IN `+in+` ORDER BY instance_id, position`, args...)
 	if err != nil {
 		return nil, nil, err
 	}
-	byID := make(map[int64]store.Instance, len(instances))
 	for _, in := range instances {
 		byID[in.ID] = in
 	}
-	byInstance := map[int64][]store.AppInstall{}
 	for _, a := range installs {
 		byInstance[a.InstanceID] = append(byInstance[a.InstanceID], a)
 	}
 	return byID, byInstance, nil
+}
+
+// inList is "(?, ?, ...)" for ids, and ids as query arguments.
+func inList(ids []int64) (string, []any) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return "(" + strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ")", args
 }
 
 func (q queries) DueOrders(ctx context.Context, now time.Time, limit int) ([]store.Order, error) {

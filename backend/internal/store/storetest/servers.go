@@ -401,3 +401,33 @@ func testInstancePages(t *testing.T, s store.Store) {
 		}
 	}
 }
+
+// testOrderServers reads the servers of a chunk of orders: the account's instances of the ids
+// asked for, another account's left out, each with its installs in position order.
+func testOrderServers(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "order-servers")
+	other := newAccount(t, s, "order-servers-other")
+	first := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	second := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	foreign := newInstance(t, s, other.ID, newOrder(t, s, other.ID, base).ID)
+	for _, app := range []string{"mysql", "wordpress"} {
+		if _, err := s.AddAppInstall(ctx, store.AppInstall{InstanceID: second.ID, AppID: app, Status: store.InstallQueued,
+			Stage: store.StageWaiting, QueuedAt: base, NextAt: base}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	instances, installs, err := s.OrderServers(ctx, a.ID, []int64{first.ID, second.ID, foreign.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(instances) != 2 || instances[first.ID].ID != first.ID || instances[second.ID].ID != second.ID {
+		t.Fatalf("instances %v, want %d and %d only", instances, first.ID, second.ID)
+	}
+	if got := installs[second.ID]; len(got) != 2 || got[0].AppID != "mysql" || got[1].AppID != "wordpress" || len(installs) != 1 {
+		t.Fatalf("installs %+v, want mysql then wordpress of instance %d only", installs, second.ID)
+	}
+	if instances, installs, err := s.OrderServers(ctx, a.ID, nil); err != nil || len(instances) != 0 || len(installs) != 0 {
+		t.Fatalf("no ids: %v, %v, %v", instances, installs, err)
+	}
+}

@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"deliveries", testDeliveries},
 		{"low-balance alerts", testLowBalanceAlerts},
 		{"work due", testWorkDue},
+		{"order servers", testOrderServers},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
