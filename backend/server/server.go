@@ -4,7 +4,6 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
@@ -124,13 +122,7 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 		idle:     cfg.IdleInterval,
 		clock:    cfg.Clock,
 	}
-	// The other loops' steps write events, so each of their ticks wakes the deliveries.
-	deliveries := newWorkerLoop(s.deliverySteps(), func(d store.WorkDue) (bool, time.Time) { return false, d.Delivery })
-	s.loops = []workerLoop{
-		newWorkerLoop(s.provisioningSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Provisioning, time.Time{} }, deliveries),
-		newWorkerLoop(s.accountSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Accounts, d.Renewal }, deliveries),
-		deliveries,
-	}
+	s.loops = s.workerLoops()
 	s.handler = wakingAfterWrites(api.NewHandler(api.Config{
 		Service: svc, Logger: cfg.Logger, Clock: cfg.Clock,
 		RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON, RateWindows: rateWindows(cfg.DB, st),
@@ -138,162 +130,6 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 	// The workers outlive New's ctx (it only bounds opening) and stop when Close says so.
 	s.startWorkers(context.WithoutCancel(ctx))
 	return s
-}
-
-// StepGrace bounds how long Close waits for the worker steps running when it is called (a
-// webhook attempt may take 15 seconds); a step still running then is cancelled, and its
-// transaction rolls back (on SQLite, one already running on the writer finishes first: it
-// shares its commit with other transactions).
-const StepGrace = 10 * time.Second
-
-// step is one worker: a name for the log and the service call that does its due work once.
-type step struct {
-	name string
-	run  func(context.Context) error
-}
-
-// provisioningSteps turn orders into servers and install their apps. They have a loop of their
-// own, so a deploy never waits behind work that grows with the number of instances.
-func (s *Server) provisioningSteps() []step {
-	return []step{
-		{"provisioning", s.svc.ProvisionDue},
-		{"app installs", s.svc.InstallAppsDue},
-	}
-}
-
-// accountSteps bill, settle snapshots, alert low balances and clean up, in this order: each
-// later one sees what the earlier ones did at the same tick (a charge is weighed by the
-// low-balance alerts). Each reads only the rows that are due.
-func (s *Server) accountSteps() []step {
-	return []step{
-		{"billing", s.svc.BillDue},
-		{"snapshots", s.svc.SnapshotsDue},
-		{"low-balance alerts", s.svc.AlertLowBalanceDue},
-		{"housekeeping", s.svc.HousekeepDue},
-	}
-}
-
-// deliverySteps are the webhook deliveries. They run in a loop of their own: an attempt may
-// wait up to 15 seconds for a receiver, and that must never delay provisioning or billing.
-func (s *Server) deliverySteps() []step {
-	return []step{{"webhook deliveries", s.svc.DeliverDue}}
-}
-
-// startWorkers starts every loop of s.loops until stopWorkers, registered in s.workers so Close
-// waits for them. The steps run with a context of their own, so stopping lets a running step
-// finish (within stepGrace) instead of cutting it.
-func (s *Server) startWorkers(ctx context.Context) {
-	stopping, stop := context.WithCancel(ctx)
-	running, abort := context.WithCancel(ctx)
-	s.stop, s.abort = stop, abort
-	if s.interval < 0 {
-		return
-	}
-	for _, l := range s.loops {
-		s.workers.Add(1)
-		go func() {
-			defer s.workers.Done()
-			s.loop(stopping, running, l)
-		}()
-	}
-}
-
-// loop runs the steps of l with the context running, then sleeps until the store says work is
-// due or until l is woken, until stopping ends. A loop ticks at most once per interval: the
-// wakes of a burst of writes are one tick, not one each.
-func (s *Server) loop(stopping, running context.Context, l workerLoop) {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	var last time.Time // when the last tick began
-	for {
-		select {
-		case <-stopping.Done():
-			return
-		case <-timer.C:
-		case <-l.wake:
-			if wait := s.interval - time.Since(last); wait > 0 {
-				timer.Reset(wait) // no later than the timer was set for: it is at least an interval
-				continue
-			}
-		}
-		last = time.Now()
-		if err := runStepsUntil(stopping, running, l.steps); err != nil && running.Err() == nil {
-			s.log.ErrorContext(running, "workers", slog.Any("error", err))
-		}
-		if stopping.Err() != nil {
-			return
-		}
-		for _, next := range l.feeds {
-			next.signal()
-		}
-		timer.Reset(s.sleep(running, l))
-	}
-}
-
-// sleep is how long l may wait before its next tick: one interval while its work waits on the
-// datacenter (or when the store cannot say), else until its next due time, at most s.idle.
-func (s *Server) sleep(ctx context.Context, l workerLoop) time.Duration {
-	due, err := s.store.WorkDue(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.log.ErrorContext(ctx, "workers: work due", slog.Any("error", err))
-		}
-		return s.interval
-	}
-	poll, at := l.due(due)
-	if poll {
-		return s.interval
-	}
-	wait := s.idle
-	if !at.IsZero() {
-		wait = min(wait, at.Sub(s.clock.Now()))
-	}
-	return max(wait, s.interval)
-}
-
-// wake has every loop run its steps at once: a write may have made work due.
-func (s *Server) wake() {
-	for _, l := range s.loops {
-		l.signal()
-	}
-}
-
-// stopWorkers lets each worker finish the step it is running, starts no further one, and returns
-// once every worker has stopped; a step still running after stepGrace is cancelled.
-func (s *Server) stopWorkers() {
-	s.stop()
-	timer := time.AfterFunc(cmp.Or(s.stepGrace, StepGrace), s.abort)
-	defer timer.Stop()
-	s.workers.Wait()
-	s.abort()
-}
-
-// RunDue runs every worker once, at the clock's current time: provisioning (builds, deploys,
-// time-outs), app installs, billing, snapshots (images, restores, hourly accounting), low-balance
-// alerts, housekeeping, and last the webhook deliveries, so the events the others wrote are sent
-// at the same tick. It returns when every delivery attempt it started has finished. The
-// background loops call the same steps every WorkerInterval; tests with WorkerInterval < 0 call
-// RunDue after moving their clock. Each worker claims its work in the store, so RunDue may run
-// concurrently with the loops or with another backend on the same database without doing
-// anything twice.
-func (s *Server) RunDue(ctx context.Context) error {
-	steps := append(s.provisioningSteps(), s.accountSteps()...)
-	return runStepsUntil(ctx, ctx, append(steps, s.deliverySteps()...))
-}
-
-// runStepsUntil runs each step once with ctx, and none after stopping has ended; a failing step
-// does not stop the others.
-func runStepsUntil(stopping, ctx context.Context, steps []step) error {
-	var errs []error
-	for _, st := range steps {
-		if stopping.Err() != nil {
-			break
-		}
-		if err := st.run(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("server: %s: %w", st.name, err))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 func withDefaults(cfg Config) Config {
@@ -360,76 +196,6 @@ func (s *Server) Close() error {
 		s.closed = s.store.Close()
 	})
 	return s.closed
-}
-
-// NewAccount is what the operator chooses for a new account. Zero limits take 10 active servers
-// and 5 orders at once; an empty language takes "fa".
-type NewAccount struct {
-	BalanceMicros int64
-	ServerLimit   int
-	OrderLimit    int
-	Language      string
-}
-
-// CreatedAccount is shown once: only a SHA-256 hash of the key is stored.
-type CreatedAccount struct {
-	ID     int64  `json:"account_id"`
-	APIKey string `json:"api_key"`
-}
-
-// CreateAccount creates an account with a new API key. A non-zero initial balance is recorded
-// as a Payment of type "manual", so the ledger reconciles with the balance.
-func (s *Server) CreateAccount(ctx context.Context, a NewAccount) (CreatedAccount, error) {
-	created, err := s.svc.CreateAccount(ctx, service.NewAccount{
-		Balance: money.Micros(a.BalanceMicros), ServerLimit: a.ServerLimit, OrderLimit: a.OrderLimit, Language: a.Language,
-	})
-	if err != nil {
-		return CreatedAccount{}, fmt.Errorf("server: create account: %w", err)
-	}
-	return CreatedAccount{ID: created.ID, APIKey: created.APIKey}, nil
-}
-
-// RotateKey issues a new key for the account and returns it; the old key stops working at once.
-func (s *Server) RotateKey(ctx context.Context, accountID int64) (string, error) {
-	key, err := s.svc.RotateKey(ctx, accountID)
-	if err != nil {
-		return "", fmt.Errorf("server: rotate key of account %d: %w", accountID, err)
-	}
-	return key, nil
-}
-
-// TopUp credits amountMicros to the account's wallet as a Payment of paymentType ("" is
-// "manual"; see the README for the accepted types).
-func (s *Server) TopUp(ctx context.Context, accountID, amountMicros int64, paymentType string) error {
-	if err := s.svc.TopUp(ctx, accountID, money.Micros(amountMicros), paymentType); err != nil {
-		return fmt.Errorf("server: top up account %d: %w", accountID, err)
-	}
-	s.wake() // the wallet changed
-	return nil
-}
-
-// SetBlocked blocks or unblocks an account; a blocked account answers 403 to every request.
-func (s *Server) SetBlocked(ctx context.Context, accountID int64, blocked bool) error {
-	return s.setFlag(ctx, accountID, store.FlagBlocked, blocked)
-}
-
-// SetKYCVerified records whether the account passed the identity check that opens datacenters
-// with require_kyc.
-func (s *Server) SetKYCVerified(ctx context.Context, accountID int64, verified bool) error {
-	return s.setFlag(ctx, accountID, store.FlagKYCVerified, verified)
-}
-
-// SetAppsEnabled opens or closes one-click apps to the account (open by default).
-func (s *Server) SetAppsEnabled(ctx context.Context, accountID int64, enabled bool) error {
-	return s.setFlag(ctx, accountID, store.FlagAppsEnabled, enabled)
-}
-
-func (s *Server) setFlag(ctx context.Context, accountID int64, flag store.Flag, value bool) error {
-	if err := s.svc.SetFlag(ctx, accountID, flag, value); err != nil {
-		return fmt.Errorf("server: update account %d: %w", accountID, err)
-	}
-	s.wake()
-	return nil
 }
 
 type realClock struct{}

@@ -1,6 +1,11 @@
 package server
 
 import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -41,4 +46,172 @@ func wakingAfterWrites(next http.Handler, wake func()) http.Handler {
 			wake()
 		}
 	})
+}
+
+// workerLoops are the backend's three background loops: provisioning (and app installs), the
+// accounts (billing, snapshots, alerts, housekeeping) and the webhook deliveries. The other
+// loops' steps write events, so each of their ticks wakes the deliveries.
+func (s *Server) workerLoops() []workerLoop {
+	deliveries := newWorkerLoop(s.deliverySteps(), func(d store.WorkDue) (bool, time.Time) { return false, d.Delivery })
+	return []workerLoop{
+		newWorkerLoop(s.provisioningSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Provisioning, time.Time{} }, deliveries),
+		newWorkerLoop(s.accountSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Accounts, d.Renewal }, deliveries),
+		deliveries,
+	}
+}
+
+// StepGrace bounds how long Close waits for the worker steps running when it is called (a
+// webhook attempt may take 15 seconds); a step still running then is cancelled, and its
+// transaction rolls back (on SQLite, one already running on the writer finishes first: it
+// shares its commit with other transactions).
+const StepGrace = 10 * time.Second
+
+// step is one worker: a name for the log and the service call that does its due work once.
+type step struct {
+	name string
+	run  func(context.Context) error
+}
+
+// provisioningSteps turn orders into servers and install their apps. They have a loop of their
+// own, so a deploy never waits behind work that grows with the number of instances.
+func (s *Server) provisioningSteps() []step {
+	return []step{
+		{"provisioning", s.svc.ProvisionDue},
+		{"app installs", s.svc.InstallAppsDue},
+	}
+}
+
+// accountSteps bill, settle snapshots, alert low balances and clean up, in this order: each
+// later one sees what the earlier ones did at the same tick (a charge is weighed by the
+// low-balance alerts). Each reads only the rows that are due.
+func (s *Server) accountSteps() []step {
+	return []step{
+		{"billing", s.svc.BillDue},
+		{"snapshots", s.svc.SnapshotsDue},
+		{"low-balance alerts", s.svc.AlertLowBalanceDue},
+		{"housekeeping", s.svc.HousekeepDue},
+	}
+}
+
+// deliverySteps are the webhook deliveries. They run in a loop of their own: an attempt may
+// wait up to 15 seconds for a receiver, and that must never delay provisioning or billing.
+func (s *Server) deliverySteps() []step {
+	return []step{{"webhook deliveries", s.svc.DeliverDue}}
+}
+
+// startWorkers starts every loop of s.loops until stopWorkers, registered in s.workers so Close
+// waits for them. The steps run with a context of their own, so stopping lets a running step
+// finish (within stepGrace) instead of cutting it.
+func (s *Server) startWorkers(ctx context.Context) {
+	stopping, stop := context.WithCancel(ctx)
+	running, abort := context.WithCancel(ctx)
+	s.stop, s.abort = stop, abort
+	if s.interval < 0 {
+		return
+	}
+	for _, l := range s.loops {
+		s.workers.Add(1)
+		go func() {
+			defer s.workers.Done()
+			s.loop(stopping, running, l)
+		}()
+	}
+}
+
+// loop runs the steps of l with the context running, then sleeps until the store says work is
+// due or until l is woken, until stopping ends. A loop ticks at most once per interval: the
+// wakes of a burst of writes are one tick, not one each.
+func (s *Server) loop(stopping, running context.Context, l workerLoop) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	var last time.Time // when the last tick began
+	for {
+		select {
+		case <-stopping.Done():
+			return
+		case <-timer.C:
+		case <-l.wake:
+			if wait := s.interval - time.Since(last); wait > 0 {
+				timer.Reset(wait) // no later than the timer was set for: it is at least an interval
+				continue
+			}
+		}
+		last = time.Now()
+		if err := runStepsUntil(stopping, running, l.steps); err != nil && running.Err() == nil {
+			s.log.ErrorContext(running, "workers", slog.Any("error", err))
+		}
+		if stopping.Err() != nil {
+			return
+		}
+		for _, next := range l.feeds {
+			next.signal()
+		}
+		timer.Reset(s.sleep(running, l))
+	}
+}
+
+// sleep is how long l may wait before its next tick: one interval while its work waits on the
+// datacenter (or when the store cannot say), else until its next due time, at most s.idle.
+func (s *Server) sleep(ctx context.Context, l workerLoop) time.Duration {
+	due, err := s.store.WorkDue(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.ErrorContext(ctx, "workers: work due", slog.Any("error", err))
+		}
+		return s.interval
+	}
+	poll, at := l.due(due)
+	if poll {
+		return s.interval
+	}
+	wait := s.idle
+	if !at.IsZero() {
+		wait = min(wait, at.Sub(s.clock.Now()))
+	}
+	return max(wait, s.interval)
+}
+
+// wake has every loop run its steps at once: a write may have made work due.
+func (s *Server) wake() {
+	for _, l := range s.loops {
+		l.signal()
+	}
+}
+
+// stopWorkers lets each worker finish the step it is running, starts no further one, and returns
+// once every worker has stopped; a step still running after stepGrace is cancelled.
+func (s *Server) stopWorkers() {
+	s.stop()
+	timer := time.AfterFunc(cmp.Or(s.stepGrace, StepGrace), s.abort)
+	defer timer.Stop()
+	s.workers.Wait()
+	s.abort()
+}
+
+// RunDue runs every worker once, at the clock's current time: provisioning (builds, deploys,
+// time-outs), app installs, billing, snapshots (images, restores, hourly accounting), low-balance
+// alerts, housekeeping, and last the webhook deliveries, so the events the others wrote are sent
+// at the same tick. It returns when every delivery attempt it started has finished. The
+// background loops call the same steps every WorkerInterval; tests with WorkerInterval < 0 call
+// RunDue after moving their clock. Each worker claims its work in the store, so RunDue may run
+// concurrently with the loops or with another backend on the same database without doing
+// anything twice.
+func (s *Server) RunDue(ctx context.Context) error {
+	steps := append(s.provisioningSteps(), s.accountSteps()...)
+	return runStepsUntil(ctx, ctx, append(steps, s.deliverySteps()...))
+}
+
+// runStepsUntil runs each step once with ctx, and none after stopping has ended; a failing step
+// does not stop the others.
+func runStepsUntil(stopping, ctx context.Context, steps []step) error {
+	var errs []error
+	for _, st := range steps {
+		if stopping.Err() != nil {
+			break
+		}
+		if err := st.run(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("server: %s: %w", st.name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
