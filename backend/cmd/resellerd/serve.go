@@ -31,20 +31,36 @@ type serveOptions struct {
 func parseServe(args []string, env lookupEnv) (serveOptions, error) {
 	var o serveOptions
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.StringVar(&o.Listen, "listen", "127.0.0.1:8080", "address of the API")
-	fs.StringVar(&o.AltListen, "alt-listen", "", "second address serving the same API (the spec's {alt_base_url})")
-	fs.StringVar(&o.Config.DB, "db", defaultDB, "SQLite file path or postgres:// URL")
-	fs.DurationVar(&o.Config.DeployDelay, "deploy-delay", 3*time.Second, "time the simulated datacenter takes to build a server, and to make a snapshot image")
-	fs.DurationVar(&o.Config.CredentialsDelay, "credentials-delay", time.Second, "time credentials stay pending after a build; also the length of reboots, rebuilds, resizes, snapshot restores and each app install stage")
-	fs.DurationVar(&o.Config.OrderWindow, "order-window", 10*time.Minute, "time after which a pending order times out")
-	fs.Float64Var(&o.Config.FailRate, "fail-rate", 0, "share of simulated builds that never finish (orders time out), of snapshot images that fail and of datacenter operations that fail with 502, 0 to 1")
-	fs.BoolVar(&o.Config.AllowHTTPWebhooks, "allow-http-webhooks", false, "also accept http:// webhook URLs on a loopback host (local receivers)")
-	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", 1, "multiplies every rate limit; 0 disables them")
-	fs.StringVar(&o.Pprof, "pprof", "", "loopback address serving net/http/pprof (profiling; off when empty)")
+	addServeFlags(fs, &o, serveDefaults)
 	if err := parseFlags(fs, args, env); err != nil {
 		return serveOptions{}, err
 	}
 	return o, o.validate()
+}
+
+// serveDefaults are the defaults of `resellerd serve`; `resellerd dev` registers the same flags
+// with defaults of its own.
+var serveDefaults = serveOptions{
+	Listen: "127.0.0.1:8080",
+	Config: server.Config{
+		DB: defaultDB, DeployDelay: 3 * time.Second, CredentialsDelay: time.Second,
+		OrderWindow: 10 * time.Minute, RateLimitScale: 1,
+	},
+}
+
+// addServeFlags registers every flag of `resellerd serve` on fs, filling o, with the defaults
+// def. Every command that runs the API (serve, dev) takes all of them.
+func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
+	fs.StringVar(&o.Listen, "listen", def.Listen, "address of the API")
+	fs.StringVar(&o.AltListen, "alt-listen", def.AltListen, "second address serving the same API (the spec's {alt_base_url})")
+	fs.StringVar(&o.Config.DB, "db", def.Config.DB, "SQLite file path or postgres:// URL")
+	fs.DurationVar(&o.Config.DeployDelay, "deploy-delay", def.Config.DeployDelay, "time the simulated datacenter takes to build a server, and to make a snapshot image")
+	fs.DurationVar(&o.Config.CredentialsDelay, "credentials-delay", def.Config.CredentialsDelay, "time credentials stay pending after a build; also the length of reboots, rebuilds, resizes, snapshot restores and each app install stage")
+	fs.DurationVar(&o.Config.OrderWindow, "order-window", def.Config.OrderWindow, "time after which a pending order times out")
+	fs.Float64Var(&o.Config.FailRate, "fail-rate", def.Config.FailRate, "share of simulated builds that never finish (orders time out), of snapshot images that fail and of datacenter operations that fail with 502, 0 to 1")
+	fs.BoolVar(&o.Config.AllowHTTPWebhooks, "allow-http-webhooks", def.Config.AllowHTTPWebhooks, "also accept http:// webhook URLs on a loopback host (local receivers)")
+	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", def.Config.RateLimitScale, "multiplies every rate limit; 0 disables them")
+	fs.StringVar(&o.Pprof, "pprof", def.Pprof, "loopback address serving net/http/pprof (profiling; off when empty)")
 }
 
 func (o serveOptions) validate() error {
