@@ -1,13 +1,15 @@
-package sqlstore
+package sqlitefast
 
 import (
 	"context"
+	"database/sql"
 	"sync"
 )
 
-// readCache keeps, for SQLite, the rows the busiest requests read outside transactions, so a
-// repeated request runs no SQL: the account of each authenticated key (by key hash), instance
-// rows (by account and id) and the app installs of an instance (GET /instances/{id}).
+// ReadCache keeps, for SQLite, the rows the busiest requests read outside transactions, so a
+// repeated request runs no SQL. The store chooses what (see sqlstore's cache.go): the account
+// of each authenticated key (by key hash), instance rows (by account and id) and the app
+// installs of an instance (GET /instances/{id}); K is its key.
 //
 // An entry is used only while the database is unchanged: every read first asks the watcher
 // for the database's version (see changeWatcher; with the -shm file mapped, a few atomic loads)
@@ -23,48 +25,40 @@ import (
 // pending, the traffic cycle) is computed from them on every request. Transactions never read
 // from the cache (the store's Tx reads the database). The cache holds at most maxCacheEntries
 // entries and is emptied when full.
-type readCache struct {
+type ReadCache[K comparable] struct {
 	watch changeWatcher
 
 	mu      sync.Mutex
 	known   bool      // whether version has been read
 	version dbVersion // what every entry was read at, or after
-	entries map[cacheKey]any
+	entries map[K]any
 }
 
 // maxCacheEntries bounds the cache: an instance and its installs take about 1 KB, so a few MB.
 const maxCacheEntries = 4096
 
-// cacheKey names an entry: a kind, and the key hash or ids that find the row.
-type cacheKey struct {
-	kind      cacheKind
-	hash      string // cachedAccount
-	accountID int64  // cachedInstance
-	id        int64  // the instance's id (cachedInstance, cachedInstalls)
+// NewReadCache starts an empty cache of the SQLite file at path, whose read pool is reads,
+// watched through its mapped wal-index or, with noShm or where that cannot be mapped, through
+// PRAGMA data_version (see newChangeWatcher). The watcher holds a connection of reads until
+// Close.
+func NewReadCache[K comparable](ctx context.Context, reads *sql.DB, path string, noShm bool) *ReadCache[K] {
+	return newReadCache[K](newChangeWatcher(ctx, reads, path, noShm))
 }
 
-type cacheKind uint8
-
-const (
-	cachedAccount  cacheKind = iota + 1 // store.Account by key hash
-	cachedInstance                      // store.Instance by account and id
-	cachedInstalls                      // []store.AppInstall by instance id
-)
-
-func newReadCache(watch changeWatcher) *readCache {
-	return &readCache{watch: watch, entries: map[cacheKey]any{}}
+func newReadCache[K comparable](watch changeWatcher) *ReadCache[K] {
+	return &ReadCache[K]{watch: watch, entries: map[K]any{}}
 }
 
-// cachedRead returns the entry of key while the database is unchanged, and otherwise what load
-// reads, keeping it. Callers must not change what it returns (see the Store's methods, which
-// copy slices and maps).
-func cachedRead[V any](ctx context.Context, c *readCache, key cacheKey, load func() (V, error)) (V, error) {
+// Read returns the entry of key while the database is unchanged, and otherwise what load
+// reads, keeping it. Callers must not change what it returns (the store copies slices and
+// maps).
+func (c *ReadCache[K]) Read(ctx context.Context, key K, load func() (any, error)) (any, error) {
 	version, ok := c.watch.version(ctx)
 	if !ok {
 		return load()
 	}
 	if v, hit := c.get(version, key); hit {
-		return v.(V), nil
+		return v, nil
 	}
 	v, err := load()
 	if err != nil {
@@ -74,9 +68,15 @@ func cachedRead[V any](ctx context.Context, c *readCache, key cacheKey, load fun
 	return v, nil
 }
 
+// Mapped reports whether the cache watches the mapped wal-index (false: PRAGMA data_version).
+func (c *ReadCache[K]) Mapped() bool {
+	_, fallback := c.watch.(*dataVersionWatcher)
+	return !fallback
+}
+
 // get returns the entry of key if the cache is at version, and otherwise empties it and
 // moves it to version.
-func (c *readCache) get(version dbVersion, key cacheKey) (any, bool) {
+func (c *ReadCache[K]) get(version dbVersion, key K) (any, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.known || c.version != version {
@@ -89,7 +89,7 @@ func (c *readCache) get(version dbVersion, key cacheKey) (any, bool) {
 }
 
 // put keeps v, read after the database was at version, if the cache is still at version.
-func (c *readCache) put(version dbVersion, key cacheKey, v any) {
+func (c *ReadCache[K]) put(version dbVersion, key K, v any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.known || c.version != version {
@@ -101,7 +101,8 @@ func (c *readCache) put(version dbVersion, key cacheKey, v any) {
 	c.entries[key] = v
 }
 
-// close releases the watcher's connection (and mapping).
-func (c *readCache) close() {
+// Close releases the watcher's connection (and mapping).
+func (c *ReadCache[K]) Close() error {
 	c.watch.close()
+	return nil
 }
