@@ -10,7 +10,8 @@ import "context"
 // authenticated request), Store.Instance and Store.AppInstalls (GET /instances/{id}).
 // Transactions never read from it.
 type rowCache interface {
-	Read(ctx context.Context, key cacheKey, load func() (any, error)) (any, error)
+	// Lookup returns the entry of key, or on a miss keep, which files the row then read.
+	Lookup(ctx context.Context, key cacheKey) (v any, hit bool, keep func(any))
 }
 
 // cacheKey names an entry: a kind, and the key hash or ids that find the row.
@@ -32,17 +33,23 @@ const (
 // cached reads the entry of key from c, or with load. What it returns may be shared with other
 // readers: callers copy its slices and maps before handing it out.
 func cached[V any](ctx context.Context, c rowCache, key cacheKey, load func() (V, error)) (V, error) {
-	v, err := c.Read(ctx, key, func() (any, error) {
-		v, err := load()
-		return v, err
-	})
-	out, _ := v.(V)
+	v, hit, keep := c.Lookup(ctx, key)
+	if hit {
+		return v.(V), nil
+	}
+	out, err := load()
+	if err == nil {
+		keep(out)
+	}
 	return out, err
 }
 
 // noCache keeps nothing: every read runs its query.
 type noCache struct{}
 
-func (noCache) Read(_ context.Context, _ cacheKey, load func() (any, error)) (any, error) {
-	return load()
+func (noCache) Lookup(context.Context, cacheKey) (any, bool, func(any)) {
+	return nil, false, keepNothing
 }
+
+// keepNothing is noCache's keep.
+func keepNothing(any) {}

@@ -49,24 +49,25 @@ func newReadCache[K comparable](watch changeWatcher) *ReadCache[K] {
 	return &ReadCache[K]{watch: watch, entries: map[K]any{}}
 }
 
-// Read returns the entry of key while the database is unchanged, and otherwise what load
-// reads, keeping it. Callers must not change what it returns (the store copies slices and
-// maps).
-func (c *ReadCache[K]) Read(ctx context.Context, key K, load func() (any, error)) (any, error) {
+// Lookup returns the entry of key while the database is unchanged. On a miss it returns keep,
+// to which the caller hands what it then reads from the database (never an error's result):
+// it is filed under the version the miss was seen at, and only if the database is still at
+// that version, so an entry is never older than its version. When the watcher cannot tell the
+// version keep drops what it is given. Callers must not change what they get (the store copies
+// slices and maps).
+func (c *ReadCache[K]) Lookup(ctx context.Context, key K) (v any, hit bool, keep func(any)) {
 	version, ok := c.watch.version(ctx)
 	if !ok {
-		return load()
+		return nil, false, drop
 	}
 	if v, hit := c.get(version, key); hit {
-		return v, nil
+		return v, true, nil
 	}
-	v, err := load()
-	if err != nil {
-		return v, err
-	}
-	c.put(version, key, v)
-	return v, nil
+	return nil, false, func(v any) { c.put(version, key, v) }
 }
+
+// drop keeps nothing.
+func drop(any) {}
 
 // Mapped reports whether the cache watches the mapped wal-index (false: PRAGMA data_version).
 func (c *ReadCache[K]) Mapped() bool {

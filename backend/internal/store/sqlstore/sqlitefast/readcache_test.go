@@ -19,21 +19,27 @@ func TestReadCacheIsBounded(t *testing.T) {
 	w := &fixedWatcher{}
 	c := newReadCache[int64](w)
 	loads := 0
-	load := func() (any, error) { loads++; return loads, nil }
-	for id := range int64(maxCacheEntries + 10) {
-		if _, err := c.Read(ctx, id, load); err != nil {
-			t.Fatal(err)
+	read := func(key int64) any { // the entry of key, or a new load kept
+		v, hit, keep := c.Lookup(ctx, key)
+		if hit {
+			return v
 		}
+		loads++
+		keep(loads)
+		return loads
+	}
+	for id := range int64(maxCacheEntries + 10) {
+		read(id)
 		if len(c.entries) > maxCacheEntries {
 			t.Fatalf("the cache holds %d entries, want at most %d", len(c.entries), maxCacheEntries)
 		}
 	}
 	last := int64(maxCacheEntries + 9)
-	if v, _ := c.Read(ctx, last, load); v != loads {
+	if v := read(last); v != loads {
 		t.Fatalf("the last entry read %d, want %d (from the cache)", v, loads)
 	}
 	w.v[0]++
-	if v, _ := c.Read(ctx, last, load); v != loads || len(c.entries) != 1 {
+	if v := read(last); v != loads || len(c.entries) != 1 {
 		t.Fatalf("after a change of version: read %d (want a new load, %d) with %d entries, want 1", v, loads, len(c.entries))
 	}
 }
