@@ -107,7 +107,7 @@ func TestReadCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 				t.Fatalf("after a rename through the store: name %q, want %q", got.Name, renamed.Name)
 			}
 
-			other, err := sql.Open("sqlite", sqlitefast.DSN(path, busyTimeout))
+			other, err := sql.Open("sqlite", sqlitefast.DSN(path, sqlitefast.BusyTimeout))
 			if err != nil {
 				t.Fatal(err)
 			}

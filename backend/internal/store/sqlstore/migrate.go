@@ -26,11 +26,8 @@ func (s *Store) migrate(ctx context.Context) error {
 // Each migration commits together with its record, so a failure leaves the database at the
 // last version that was applied whole, and the next Open resumes from there.
 func applyMigrations(ctx context.Context, db *sql.DB, d *dialect, all []migrations.Migration) error {
-	err := migrationStep(ctx, db, d, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, d.migrationsTable)
-		return err
-	})
-	if err != nil {
+	createTable := func(tx *sql.Tx) error { _, err := tx.ExecContext(ctx, d.migrationsTable); return err }
+	if err := migrationStep(ctx, db, d, createTable); err != nil {
 		return fmt.Errorf("migrations: create schema_migrations: %w", err)
 	}
 	for _, m := range all {

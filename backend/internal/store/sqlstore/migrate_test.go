@@ -62,7 +62,7 @@ func TestApplyMigrations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			db, err := sql.Open("sqlite", sqlitefast.DSN(filepath.Join(t.TempDir(), "m.db"), busyTimeout))
+			db, err := sql.Open("sqlite", sqlitefast.DSN(filepath.Join(t.TempDir(), "m.db"), sqlitefast.BusyTimeout))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ type migrationTest func(t *testing.T, db *sql.DB, d *dialect, reopen func() *Sto
 func onSQLite(t *testing.T, test migrationTest) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", sqlitefast.DSN(path, busyTimeout))
+	db, err := sql.Open("sqlite", sqlitefast.DSN(path, sqlitefast.BusyTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}

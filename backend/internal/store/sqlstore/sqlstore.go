@@ -73,11 +73,8 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/sqlitefast"
 )
-
-// busyTimeout is how long a SQLite connection waits for a lock another process holds before
-// giving up; the writers of this process queue on the one writer connection instead.
-const busyTimeout = 10 * time.Second
 
 // Store is a store.Store on a SQLite file or a PostgreSQL database.
 type Store struct {
@@ -113,7 +110,7 @@ type options struct {
 
 // collect applies opts to the defaults.
 func collect(opts []Option) options {
-	o := options{busyTimeout: busyTimeout}
+	o := options{busyTimeout: sqlitefast.BusyTimeout}
 	for _, opt := range opts {
 		opt(&o)
 	}

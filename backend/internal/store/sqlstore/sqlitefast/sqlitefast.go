@@ -40,6 +40,11 @@ type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// BusyTimeout is how long a SQLite connection waits by default for a lock another process
+// holds before giving up; the writers of this process queue on the one writer connection
+// instead.
+const BusyTimeout = 10 * time.Second
+
 // readConns is how many connections the read pool opens at most, and keeps open when idle: a
 // busy read path then never reopens a connection and reruns its pragmas.
 const readConns = 16

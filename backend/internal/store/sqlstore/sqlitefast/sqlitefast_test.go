@@ -5,11 +5,10 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
-// testBusy is the busy timeout of the tests' pools, as the store's default.
-const testBusy = 10 * time.Second
+// testBusy is the busy timeout of the tests' pools.
+const testBusy = BusyTimeout
 
 // openTestPools opens the pools of a new SQLite file with a table of items, closed when the
 // test ends.
