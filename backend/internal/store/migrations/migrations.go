@@ -1,7 +1,7 @@
-// Package migrations embeds the versioned schema of every store dialect and applies it. A
-// migration file is named NNNN_description.sql and is applied once, in version order. Every
-// dialect has the same versions under the same names, so a SQLite and a PostgreSQL database at
-// one version have the same schema.
+// Package migrations embeds the versioned schema of every store dialect; sqlstore applies it
+// at Open (sqlstore/migrate.go). A migration file is named NNNN_description.sql and is applied
+// once, in version order. Every dialect has the same versions under the same names, so a
+// SQLite and a PostgreSQL database at one version have the same schema.
 package migrations
 
 import (

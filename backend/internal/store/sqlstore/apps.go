@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -46,6 +47,29 @@ func (q queries) AddAppInstall(ctx context.Context, a store.AppInstall) (store.A
 	return a, nil
 }
 
+// AppInstalls reads the app installs of an instance outside transactions, through the row
+// cache (see cache.go); what it returns is a copy the caller may change.
+func (s *Store) AppInstalls(ctx context.Context, instanceID int64) ([]store.AppInstall, error) {
+	installs, err := cached(ctx, s.cache, cacheKey{kind: cachedInstalls, id: instanceID}, func() ([]store.AppInstall, error) {
+		return s.queries.AppInstalls(ctx, instanceID)
+	})
+	return cloneInstalls(installs), err
+}
+
+// cloneInstalls copies installs and their maps, so a caller's changes stay out of the cache.
+func cloneInstalls(installs []store.AppInstall) []store.AppInstall {
+	if installs == nil {
+		return nil
+	}
+	out := make([]store.AppInstall, len(installs))
+	for i, a := range installs {
+		a.Inputs, a.Result = maps.Clone(a.Inputs), maps.Clone(a.Result)
+		out[i] = a
+	}
+	return out
+}
+
+// AppInstalls reads the app installs of an instance, in a transaction or for Store.AppInstalls.
 func (q queries) AppInstalls(ctx context.Context, instanceID int64) ([]store.AppInstall, error) {
 	return list(ctx, q, "app installs", scanInstall, `SELECT `+installColumns+` FROM app_installs
 		WHERE instance_id = ? ORDER BY position`, instanceID)
@@ -91,25 +115,4 @@ func (q queries) DeleteAppInstalls(ctx context.Context, instanceID int64) error 
 		return fmt.Errorf("sqlstore: delete app installs of instance %d: %w", instanceID, err)
 	}
 	return nil
-}
-
-func (q queries) AddEvent(ctx context.Context, e store.Event) error {
-	if err := q.lockAccount(ctx, e.AccountID); err != nil {
-		return err
-	}
-	_, err := q.exec(ctx, `INSERT INTO events (id, account_id, name, data, created_at) VALUES (?, ?, ?, ?, ?)`,
-		e.ID, e.AccountID, e.Name, string(e.Data), e.CreatedAt)
-	if err != nil {
-		return fmt.Errorf("sqlstore: add event: %w", err)
-	}
-	return nil
-}
-
-func (q queries) Events(ctx context.Context, accountID int64) ([]store.Event, error) {
-	return list(ctx, q, "events", func(r rowScanner) (store.Event, error) {
-		var e store.Event
-		err := r.Scan(&e.ID, &e.AccountID, &e.Name, &e.Data, at(&e.CreatedAt))
-		return e, err
-	}, `SELECT id, account_id, name, data, created_at FROM events WHERE account_id = ? ORDER BY created_at, `+seqToken,
-		accountID)
 }

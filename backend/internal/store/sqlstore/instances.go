@@ -54,6 +54,18 @@ func (q queries) CreateInstance(ctx context.Context, in store.Instance) (store.I
 	return in, nil
 }
 
+// Instance reads an instance of the account outside transactions (GET /instances/{id}),
+// through the row cache (see cache.go); what it returns is a copy the caller may change.
+func (s *Store) Instance(ctx context.Context, accountID, id int64) (store.Instance, error) {
+	in, err := cached(ctx, s.cache, cacheKey{kind: cachedInstance, accountID: accountID, id: id}, func() (store.Instance, error) {
+		return s.queries.Instance(ctx, accountID, id)
+	})
+	in.Features = slices.Clone(in.Features)
+	return in, err
+}
+
+// Instance reads an instance of the account, in a transaction (locking it) or for
+// Store.Instance.
 func (q queries) Instance(ctx context.Context, accountID, id int64) (store.Instance, error) {
 	return one(ctx, q, tableInstances, id, scanInstance,
 		`SELECT `+instanceColumns+` FROM instances WHERE id = ? AND account_id = ?`, id, accountID)

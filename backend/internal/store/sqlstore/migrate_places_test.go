@@ -119,7 +119,7 @@ func applyBefore(t *testing.T, db *sql.DB, d *dialect, version int) {
 			before = append(before, m)
 		}
 	}
-	if err := migrations.Apply(context.Background(), migrationTarget{db: db, d: d}, before); err != nil {
+	if err := applyMigrations(context.Background(), db, d, before); err != nil {
 		t.Fatal(err)
 	}
 }

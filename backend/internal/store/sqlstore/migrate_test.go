@@ -3,7 +3,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/sqlitefast"
 )
 
 // checkAllMigrated checks that schema_migrations records every migration of s's dialect once.
@@ -32,6 +36,84 @@ func checkAllMigrated(t *testing.T, s *Store) {
 	}
 }
 
+// TestApplyMigrations applies three migrations, each creating a table, to databases that
+// recorded some of them already: only the unrecorded ones run, and a failing one leaves the
+// database at the last one applied whole.
+func TestApplyMigrations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var all []migrations.Migration
+	for v, table := range []string{"a", "b", "c"} {
+		all = append(all, migrations.Migration{Version: v + 1, Name: fmt.Sprintf("%04d_%s.sql", v+1, table),
+			SQL: "CREATE TABLE " + table + " (x INTEGER)"})
+	}
+	tests := []struct {
+		name        string
+		recorded    []int
+		failOn      int
+		wantTables  string
+		wantApplied string
+	}{
+		{"fresh database", nil, 0, "a,b,c", "1,2,3"},
+		{"resumes after the last applied", []int{1, 2}, 0, "c", "1,2,3"},
+		{"up to date", []int{1, 2, 3}, 0, "", "1,2,3"},
+		{"a failure keeps what came before", nil, 2, "a", "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			db, err := sql.Open("sqlite", sqlitefast.DSN(filepath.Join(t.TempDir(), "m.db"), sqlitefast.BusyTimeout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			d := newSQLiteDialect()
+			if err := applyMigrations(ctx, db, d, nil); err != nil { // schema_migrations alone
+				t.Fatal(err)
+			}
+			for _, v := range tt.recorded {
+				if _, err := db.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, 'old', '')`, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			migs := slices.Clone(all)
+			if tt.failOn != 0 {
+				migs[tt.failOn-1].SQL = "NOT SQL"
+			}
+			if err := applyMigrations(ctx, db, d, migs); (err != nil) != (tt.failOn != 0) {
+				t.Fatalf("applyMigrations = %v, want an error %v", err, tt.failOn != 0)
+			}
+			tables := joined(t, db, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('a', 'b', 'c') ORDER BY name`)
+			applied := joined(t, db, `SELECT version FROM schema_migrations ORDER BY version`)
+			if tables != tt.wantTables || applied != tt.wantApplied {
+				t.Fatalf("tables %q, applied %q; want %q and %q", tables, applied, tt.wantTables, tt.wantApplied)
+			}
+		})
+	}
+}
+
+// joined reads the one column of query's rows, joined by commas.
+func joined(t *testing.T, db *sql.DB, query string) string {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, ",")
+}
+
 // migrationTest brings db, a raw handle on a fresh database of dialect d, to an older version,
 // writes rows in that version's columns and closes it; reopen then opens the store, which
 // applies the newer versions.
@@ -41,7 +123,7 @@ type migrationTest func(t *testing.T, db *sql.DB, d *dialect, reopen func() *Sto
 func onSQLite(t *testing.T, test migrationTest) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", sqliteDSN(path, busyTimeout))
+	db, err := sql.Open("sqlite", sqlitefast.DSN(path, sqlitefast.BusyTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +162,7 @@ func testSnapshotPendingMigration(t *testing.T, db *sql.DB, d *dialect, reopen f
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := migrations.Apply(ctx, migrationTarget{db: db, d: d}, all[:3]); err != nil {
+	if err := applyMigrations(ctx, db, d, all[:3]); err != nil {
 		t.Fatal(err)
 	}
 	q := queries{q: db, d: d}

@@ -50,6 +50,21 @@ func (q queries) CreateOrder(ctx context.Context, o store.Order) (store.Order, e
 	return o, nil
 }
 
+// OrderTotals reads the account's pending orders and the price they reserve, kept on the
+// account by orderCountsChanged and orderFinished.
+func (q queries) OrderTotals(ctx context.Context, accountID int64) (store.OrderTotals, error) {
+	var t store.OrderTotals
+	if err := q.lockAccount(ctx, accountID); err != nil {
+		return store.OrderTotals{}, err
+	}
+	err := q.queryRow(ctx, `SELECT orders_pending, orders_reserved_micros FROM accounts WHERE id = ?`, accountID).
+		Scan(&t.Pending, &t.Reserved)
+	if err != nil {
+		return store.OrderTotals{}, fmt.Errorf("sqlstore: order totals: %w", err)
+	}
+	return t, nil
+}
+
 // orderCountsChanged counts a new order on its account: a pending one in orders_pending and its
 // price in orders_reserved_micros, and as a change of the wallet (its price is now reserved).
 func (q queries) orderCountsChanged(ctx context.Context, o store.Order) error {

@@ -67,7 +67,9 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 		_ = db.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	return open(ctx, db, nil, newPostgresDialect(), collect(opts))
+	o, d := collect(opts), newPostgresDialect()
+	return open(ctx, &Store{db: db, tx: plainTx{db: db, d: d, hook: o.hook}, cache: noCache{},
+		queries: queries{q: db, d: d, hook: o.hook}})
 }
 
 // postgresError maps PostgreSQL's constraint violations to the store's errors.

@@ -2,10 +2,8 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -15,11 +13,8 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/sqlitefast"
 )
-
-// busyTimeout is how long a SQLite connection waits for a lock another process holds before
-// giving up; the writers of this process queue on the one writer connection instead.
-const busyTimeout = 10 * time.Second
 
 // timeLayout is how SQLite stores a time: TEXT of fixed width, so that text order is time order.
 const timeLayout = "2006-01-02T15:04:05.000000000Z"
@@ -40,19 +35,13 @@ func newSQLiteDialect() *dialect {
 	}
 }
 
-// readConns is how many connections SQLite's read pool opens at most, and keeps open when
-// idle: a busy read path then never reopens a connection and reruns its pragmas.
-const readConns = 16
-
 // OpenSQLite opens (creating it and its directory if missing) the SQLite database at path, in
 // WAL mode with foreign keys enforced, and applies every pending migration.
 //
-// SQLite runs one writer at a time. The store has two pools: every transaction and every write
-// go through a pool of one connection, so concurrent writers of this process queue in
-// database/sql (each wait bounded by its context) instead of meeting SQLite's lock and failing
-// with "database is locked" after the busy timeout; reads outside transactions go through a
-// pool of readConns connections that WAL lets run beside the writer. The busy timeout remains
-// for another process on the same file.
+// The store runs on sqlitefast's machinery: a writer connection that takes every transaction
+// and every write, the transactions queued at once sharing a commit (GroupCommitter); a pool
+// of readers for the reads outside transactions, on prepared statements (Reads); and a cache
+// of the busiest rows that any commit to the file empties (ReadCache).
 func OpenSQLite(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
@@ -60,70 +49,22 @@ func OpenSQLite(ctx context.Context, path string, opts ...Option) (*Store, error
 		}
 	}
 	o := collect(opts)
-	writer, err := openSQLitePool(ctx, sqliteDSN(path, o.busyTimeout), 1)
+	writer, reads, err := sqlitefast.OpenPools(ctx, path, o.busyTimeout)
 	if err != nil {
 		return nil, err
 	}
-	reads, err := openSQLitePool(ctx, sqliteDSN(path, o.busyTimeout), readConns)
+	d := newSQLiteDialect()
+	group := sqlitefast.NewGroupCommitter(writer, func(q sqlitefast.Querier) store.Tx { return txQueries(q, d, o.hook) },
+		o.commitHook)
+	s, err := open(ctx, &Store{db: writer, tx: group, cache: noCache{}, closers: []func() error{group.Close, reads.Close},
+		queries: queries{q: sqlitefast.NewReads(reads, writer), d: d, hook: o.hook}})
 	if err != nil {
-		_ = writer.Close()
 		return nil, err
 	}
-	s, err := open(ctx, writer, reads, newSQLiteDialect(), o)
-	if err != nil {
-		return nil, err
-	}
-	s.cache = newReadCache(newChangeWatcher(ctx, reads, path, o.noShm))
+	// The watcher opens once the migrations have written the file, its WAL and wal-index.
+	cache := sqlitefast.NewReadCache[cacheKey](ctx, reads, path, o.noShm)
+	s.cache, s.closers = cache, append([]func() error{cache.Close}, s.closers...)
 	return s, nil
-}
-
-// openSQLitePool opens a pool of at most conns connections to dsn that keeps them all open
-// when idle, and checks its pragmas.
-func openSQLitePool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: open: %w", err)
-	}
-	db.SetMaxOpenConns(conns)
-	db.SetMaxIdleConns(conns)
-	if err := checkPragmas(ctx, db); err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	return db, nil
-}
-
-// sqliteDSN asks the driver to set the per-connection pragmas on every new connection of the
-// pool and to start every transaction with BEGIN IMMEDIATE, so two writers queue on
-// busy_timeout instead of failing on a lock upgrade.
-func sqliteDSN(path string, busy time.Duration) string {
-	v := url.Values{}
-	v.Add("_pragma", "foreign_keys(1)")
-	v.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
-	v.Add("_pragma", "journal_mode(WAL)")
-	v.Add("_pragma", "synchronous(NORMAL)")
-	v.Set("_txlock", "immediate")
-	return "file:" + path + "?" + v.Encode()
-}
-
-// checkPragmas reads the pragmas back: a driver that silently ignored one would otherwise leave
-// foreign keys unenforced.
-func checkPragmas(ctx context.Context, db *sql.DB) error {
-	var fk int
-	if err := db.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
-		return fmt.Errorf("sqlite: read foreign_keys: %w", err)
-	}
-	if fk != 1 {
-		return errors.New("sqlite: foreign_keys is off")
-	}
-	var mode string
-	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return fmt.Errorf("sqlite: read journal_mode: %w", err)
-	}
-	if mode != "wal" {
-		return fmt.Errorf("sqlite: journal_mode is %q, want wal", mode)
-	}
-	return nil
 }
 
 // sqliteError maps SQLite's constraint violations to the store's errors.

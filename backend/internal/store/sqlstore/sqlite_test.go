@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -19,10 +18,11 @@ func TestStoreSQLite(t *testing.T) {
 	})
 }
 
-// mustOpen opens a store with open (OpenSQLite or OpenPostgres), closed when the test ends.
-func mustOpen(t *testing.T, open func(context.Context, string, ...Option) (*Store, error), dsn string) *Store {
+// mustOpen opens a store with open (OpenSQLite or OpenPostgres) and opts, closed when the test
+// ends.
+func mustOpen(t *testing.T, open func(context.Context, string, ...Option) (*Store, error), dsn string, opts ...Option) *Store {
 	t.Helper()
-	s, err := open(context.Background(), dsn)
+	s, err := open(context.Background(), dsn, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,33 +55,6 @@ func TestSQLiteMigrationsIdempotentOnReopen(t *testing.T) {
 		t.Fatalf("account after reopen: %v", err)
 	}
 	checkAllMigrated(t, s)
-}
-
-func TestSQLitePragmas(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "p.db"))
-	// Every pooled connection must enforce foreign keys: hold a reader busy and query on
-	// another reader, and on the writer.
-	conn, err := s.reads.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	for _, db := range []*sql.DB{s.reads, s.db} {
-		for name, want := range map[string]string{"foreign_keys": "1", "journal_mode": "wal", "busy_timeout": "10000"} {
-			var got string
-			if err := db.QueryRowContext(ctx, "PRAGMA "+name).Scan(&got); err != nil {
-				t.Fatal(err)
-			}
-			if got != want {
-				t.Errorf("PRAGMA %s = %s, want %s", name, got, want)
-			}
-		}
-	}
-	if _, err := s.db.ExecContext(ctx, "INSERT INTO payments (account_id, amount_micros, payment_type, paid_at) VALUES (42, 1, 'card', 'x')"); err == nil {
-		t.Fatal("insert with a dangling account_id succeeded; foreign keys are off")
-	}
 }
 
 // TestSQLiteConcurrentWriters checks that writers queue on the lock instead of failing with

@@ -46,8 +46,23 @@
 // # Migrations
 //
 // Each dialect has its own embedded migrations (store/migrations), with the same versions,
-// applied by the one runner at Open. On PostgreSQL each step first takes an advisory lock, so
+// applied at Open (migrate.go). On PostgreSQL each step first takes an advisory lock, so
 // replicas starting at once migrate one after the other; on SQLite BEGIN IMMEDIATE does the same.
+//
+// # Where things are
+//
+// One file per entity (accounts, instances, orders, snapshots, apps, events, webhooks,
+// wallets, rate limits, the simulator's state, the workers' WorkDue), each with its column
+// list, scan and queries. runner.go runs a query (placeholders, errors, the read hook, lists);
+// columns.go encodes and scans the column types; locks.go takes the row locks; dialect.go,
+// sqlite.go and postgres.go hold what differs between the databases.
+//
+// A Store always has two seams, set by its Open: a transaction runner (tx.go) and a row cache
+// (cache.go). On PostgreSQL they are plain transactions, retried after a deadlock, and no
+// cache. On SQLite they are sqlitefast's group committer and read cache, which with its
+// prepared statements is all that makes SQLite fast and is kept in that package. The reads
+// that go through the cache are written beside their SQL (Store.AccountByKeyHash,
+// Store.Instance, Store.AppInstalls); transactions never read from it.
 package sqlstore
 
 import (
@@ -55,42 +70,26 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/sqlitefast"
 )
-
-// txAttempts bounds how often WithTx runs a transaction the database aborted as a deadlock or
-// a serialization failure.
-const txAttempts = 5
-
-// retryBackoff is the wait before the second attempt; it doubles each time.
-const retryBackoff = 5 * time.Millisecond
 
 // Store is a store.Store on a SQLite file or a PostgreSQL database.
 type Store struct {
-	db    *sql.DB         // every transaction and every write; SQLite's holds one connection
-	reads *sql.DB         // SQLite's reads outside transactions; nil when db serves them too
-	cache *readCache      // SQLite's cached rows; nil on PostgreSQL (see readCache)
-	group *groupCommitter // SQLite's write transactions; nil on PostgreSQL
-	queries
+	db      *sql.DB        // every transaction and every write; SQLite's holds one connection
+	tx      txRunner       // runs WithTx (see tx.go)
+	cache   rowCache       // the rows read outside transactions that may be kept (see cache.go)
+	closers []func() error // what the dialect's Open started besides db, closed first in order
+	queries                // the reads and writes outside transactions
 }
 
 var _ store.Store = (*Store)(nil)
 
-// open wraps db in a Store and applies every pending migration; it closes the pools on
-// failure. reads, when not nil, serves the reads made outside transactions (see preparedReads).
-func open(ctx context.Context, db, reads *sql.DB, d *dialect, o options) (*Store, error) {
-	s := &Store{db: db, reads: reads, queries: queries{q: db, d: d, hook: o.hook}}
-	if reads != nil {
-		s.q = preparedReads{read: newStmtCache(reads), write: db}
-		stmts := newWriterStmts(db)
-		s.group = newGroupCommitter(db, stmts, func(tx *sql.Tx) store.Tx {
-			return queries{q: preparedTx{tx: tx, stmts: stmts}, d: d, locks: d.newLocks(), hook: o.hook}
-		}, o.commitHook)
-	}
+// open applies every pending migration to the store s of a dialect's Open; it closes s on
+// failure.
+func open(ctx context.Context, s *Store) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		_ = s.Close()
 		return nil, err
@@ -111,7 +110,7 @@ type options struct {
 
 // collect applies opts to the defaults.
 func collect(opts []Option) options {
-	o := options{busyTimeout: busyTimeout}
+	o := options{busyTimeout: sqlitefast.BusyTimeout}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -123,117 +122,22 @@ func WithReadHook(hook ReadHook) Option {
 	return func(o *options) { o.hook = hook }
 }
 
-// WithTx runs fn in one transaction. A transaction the database aborts as a deadlock or a
-// serialization failure (PostgreSQL only) is run again from the start, up to txAttempts times,
-// so fn must touch nothing but the transaction and its own results (every caller's fn is so).
-//
-// On SQLite the transaction may share its commit with others queued at the same time (see
-// groupCommitter); fn runs alone in a savepoint and, as everywhere, its error rolls back
-// exactly what it wrote.
+// WithTx runs fn in one transaction, through the store's transaction runner: on PostgreSQL a
+// transaction of its own, run again after a deadlock (see plainTx), so fn must touch nothing
+// but the transaction and its own results (every caller's fn is so); on SQLite a savepoint of
+// a transaction it may share with others (sqlitefast.GroupCommitter). Either way fn's error
+// rolls back exactly what it wrote.
 func (s *Store) WithTx(ctx context.Context, fn func(tx store.Tx) error) error {
-	if s.group != nil {
-		return s.group.withTx(ctx, fn)
-	}
-	backoff := retryBackoff
-	for attempt := 1; ; attempt++ {
-		err := s.runTx(ctx, fn)
-		if err == nil || !s.d.retryable(err) || attempt == txAttempts {
-			return err
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("sqlstore: retry transaction: %w (after %w)", ctx.Err(), err)
-		case <-t.C:
-		}
-		backoff *= 2
-	}
-}
-
-// runTx runs fn once in a transaction of its own.
-func (s *Store) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlstore: begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := fn(s.txQueries(tx)); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlstore: commit: %w", err)
-	}
-	return nil
-}
-
-// AccountByKeyHash authenticates a request, from the read cache on SQLite.
-func (s *Store) AccountByKeyHash(ctx context.Context, hash []byte) (store.Account, error) {
-	if s.cache == nil {
-		return s.queries.AccountByKeyHash(ctx, hash)
-	}
-	return cachedRead(ctx, s.cache, cacheKey{kind: cachedAccount, hash: string(hash)}, func() (store.Account, error) {
-		return s.queries.AccountByKeyHash(ctx, hash)
-	})
-}
-
-// Instance reads an instance of the account, from the read cache on SQLite (GET
-// /instances/{id}). Transactions read theirs from the database (queries.Instance).
-func (s *Store) Instance(ctx context.Context, accountID, id int64) (store.Instance, error) {
-	if s.cache == nil {
-		return s.queries.Instance(ctx, accountID, id)
-	}
-	in, err := cachedRead(ctx, s.cache, cacheKey{kind: cachedInstance, accountID: accountID, id: id}, func() (store.Instance, error) {
-		return s.queries.Instance(ctx, accountID, id)
-	})
-	in.Features = slices.Clone(in.Features)
-	return in, err
-}
-
-// AppInstalls reads the app installs of an instance, from the read cache on SQLite.
-// Transactions read theirs from the database (queries.AppInstalls).
-func (s *Store) AppInstalls(ctx context.Context, instanceID int64) ([]store.AppInstall, error) {
-	if s.cache == nil {
-		return s.queries.AppInstalls(ctx, instanceID)
-	}
-	installs, err := cachedRead(ctx, s.cache, cacheKey{kind: cachedInstalls, id: instanceID}, func() ([]store.AppInstall, error) {
-		return s.queries.AppInstalls(ctx, instanceID)
-	})
-	return cloneInstalls(installs), err
-}
-
-// cloneInstalls copies installs and their maps, so a caller's changes stay out of the cache.
-func cloneInstalls(installs []store.AppInstall) []store.AppInstall {
-	if installs == nil {
-		return nil
-	}
-	out := make([]store.AppInstall, len(installs))
-	for i, a := range installs {
-		a.Inputs, a.Result = maps.Clone(a.Inputs), maps.Clone(a.Result)
-		out[i] = a
-	}
-	return out
-}
-
-// txQueries is the store's view of the transaction tx.
-func (s *Store) txQueries(tx *sql.Tx) store.Tx {
-	return queries{q: tx, d: s.d, locks: s.d.newLocks(), hook: s.hook}
+	return s.tx.WithTx(ctx, fn)
 }
 
 // Close closes every connection.
 func (s *Store) Close() error {
-	var readsErr error
-	if s.cache != nil {
-		s.cache.close()
+	var errs []error
+	for _, c := range s.closers {
+		errs = append(errs, c())
 	}
-	if s.group != nil {
-		s.group.stop()
-		s.group.stmts.close()
-	}
-	if s.reads != nil {
-		readsErr = s.reads.Close()
-	}
-	if err := errors.Join(s.db.Close(), readsErr); err != nil {
+	if err := errors.Join(append(errs, s.db.Close())...); err != nil {
 		return fmt.Errorf("sqlstore: close: %w", err)
 	}
 	return nil

@@ -4,8 +4,80 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
+
+// An account's wallet: its payments, the ledger that moves its balance and debt, and the
+// watch that tells the low-balance worker which wallets changed.
+
+func (q queries) AddPayment(ctx context.Context, p store.Payment) (store.Payment, error) {
+	if err := q.lockAccount(ctx, p.AccountID); err != nil {
+		return store.Payment{}, err
+	}
+	err := q.queryRow(ctx, `INSERT INTO payments (account_id, amount_micros, payment_type, paid_at)
+		VALUES (?, ?, ?, ?) RETURNING id`, p.AccountID, p.Amount, p.Type, p.PaidAt).Scan(&p.ID)
+	if err != nil {
+		return store.Payment{}, fmt.Errorf("sqlstore: add payment: %w", err)
+	}
+	return p, nil
+}
+
+func (q queries) Payments(ctx context.Context, accountID int64, page store.Page) ([]store.Payment, int, error) {
+	var total int
+	if err := q.queryRow(ctx, `SELECT COUNT(*) FROM payments WHERE account_id = ?`, accountID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqlstore: count payments: %w", err)
+	}
+	out, err := list(ctx, q, "payments", func(r rowScanner) (store.Payment, error) {
+		var p store.Payment
+		err := r.Scan(&p.ID, &p.AccountID, &p.Amount, &p.Type, at(&p.PaidAt))
+		return p, err
+	}, `SELECT id, account_id, amount_micros, payment_type, paid_at FROM payments
+		WHERE account_id = ? ORDER BY paid_at DESC, id DESC LIMIT ? OFFSET ?`, accountID, limitArg(page.Limit), page.Offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+// AddLedgerEntry moves the balance and writes the entry, in the caller's transaction so both
+// land together (outside a transaction they are two statements; the service always calls it
+// in one).
+func (q queries) AddLedgerEntry(ctx context.Context, e store.LedgerEntry) (store.LedgerEntry, error) {
+	if err := q.lockAccount(ctx, e.AccountID); err != nil {
+		return store.LedgerEntry{}, err
+	}
+	res, err := q.exec(ctx, `UPDATE accounts SET balance_micros = balance_micros + ?, debt_micros = debt_micros + ?,
+		wallet_seq = wallet_seq + 1 WHERE id = ?`, e.Amount, e.Debt, e.AccountID)
+	if err := checkOneRow(res, err, "move balance of account", e.AccountID); err != nil {
+		return store.LedgerEntry{}, err
+	}
+	err = q.queryRow(ctx, `INSERT INTO ledger (account_id, amount_micros, debt_micros, kind, reference, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, e.AccountID, e.Amount, e.Debt, e.Kind, e.Reference, e.CreatedAt).Scan(&e.ID)
+	if err != nil {
+		return store.LedgerEntry{}, fmt.Errorf("sqlstore: add ledger entry: %w", err)
+	}
+	return e, nil
+}
+
+func (q queries) LedgerEntries(ctx context.Context, accountID int64) ([]store.LedgerEntry, error) {
+	return list(ctx, q, "ledger", func(r rowScanner) (store.LedgerEntry, error) {
+		var e store.LedgerEntry
+		err := r.Scan(&e.ID, &e.AccountID, &e.Amount, &e.Debt, &e.Kind, &e.Reference, at(&e.CreatedAt))
+		return e, err
+	}, `SELECT id, account_id, amount_micros, debt_micros, kind, reference, created_at
+		FROM ledger WHERE account_id = ? ORDER BY id`, accountID)
+}
+
+func (q queries) LedgerSum(ctx context.Context, accountID int64) (money.Micros, error) {
+	var sum money.Micros
+	err := q.queryRow(ctx, `SELECT CAST(COALESCE(SUM(amount_micros), 0) AS BIGINT) FROM ledger WHERE account_id = ?`,
+		accountID).Scan(&sum)
+	if err != nil {
+		return 0, fmt.Errorf("sqlstore: ledger sum: %w", err)
+	}
+	return sum, nil
+}
 
 // The wallet watch: every write that can move an account's hours_until_balance_zero (its
 // balance, its pending orders, an instance's renewing price, a snapshot's billing) adds one to
@@ -29,6 +101,16 @@ func (q queries) MarkWalletChecked(ctx context.Context, id, seq int64) error {
 		return fmt.Errorf("sqlstore: mark wallet of account %d checked: %w", id, err)
 	}
 	return nil
+}
+
+// SetLowBalanceAlert moves the account's low-balance alert level with a guarded UPDATE, so an
+// alert is never sent twice.
+func (q queries) SetLowBalanceAlert(ctx context.Context, id int64, from, to int) error {
+	if err := q.lockAccount(ctx, id); err != nil {
+		return err
+	}
+	res, err := q.exec(ctx, `UPDATE accounts SET low_balance_alert = ? WHERE id = ? AND low_balance_alert = ?`, to, id, from)
+	return guarded(res, err, "set low-balance alert of account", id)
 }
 
 // walletChanged records a change to the account's wallet.

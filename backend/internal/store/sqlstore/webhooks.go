@@ -93,11 +93,3 @@ func (q queries) Deliveries(ctx context.Context, accountID int64) ([]store.Deliv
 	return list(ctx, q, "deliveries", scanDelivery, `SELECT `+deliveryColumns+` FROM deliveries
 		WHERE account_id = ? ORDER BY created_at, `+seqToken, accountID)
 }
-
-func (q queries) SetLowBalanceAlert(ctx context.Context, id int64, from, to int) error {
-	if err := q.lockAccount(ctx, id); err != nil {
-		return err
-	}
-	res, err := q.exec(ctx, `UPDATE accounts SET low_balance_alert = ? WHERE id = ? AND low_balance_alert = ?`, to, id, from)
-	return guarded(res, err, "set low-balance alert of account", id)
-}

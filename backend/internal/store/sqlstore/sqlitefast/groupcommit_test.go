@@ -1,38 +1,45 @@
-package sqlstore
+package sqlitefast
 
 import (
 	"context"
+	"database/sql"
 	"errors"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-// TestSQLiteGroupCommit queues 40 orders behind a transaction that holds the writer: they
-// commit together, in fewer commits than transactions, every one answered only after it, and
-// the one that fails after writing its order rolls back alone.
+// startCommitter starts a GroupCommitter on writer whose transactions are the bare prepared
+// Querier, stopped when the test ends; commit, if not nil, is told about every commit.
+func startCommitter(t *testing.T, writer *sql.DB, commit func(int)) *GroupCommitter[Querier] {
+	t.Helper()
+	g := NewGroupCommitter(writer, func(q Querier) Querier { return q }, commit)
+	t.Cleanup(func() { _ = g.Close() })
+	return g
+}
+
+// insertItem adds an item named name in the transaction q.
+func insertItem(ctx context.Context, q Querier, name string) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO items (name) VALUES (?)`, name)
+	return err
+}
+
+// TestSQLiteGroupCommit queues 40 transactions behind one that holds the writer: they commit
+// together, in fewer commits than transactions, every one answered only after it, and the one
+// that fails after writing its row rolls back alone.
 func TestSQLiteGroupCommit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	writer, reads, _ := openTestPools(t)
 	var commits atomic.Int64
-	s, err := OpenSQLite(ctx, filepath.Join(t.TempDir(), "group.db"),
-		func(o *options) { o.commitHook = func(int) { commits.Add(1) } })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	a := newTestAccount(t, s, "group", 1_000)
-	commits.Store(0)
+	g := startCommitter(t, writer, func(int) { commits.Add(1) })
 
 	release := make(chan struct{})
 	holding := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		_ = s.WithTx(ctx, func(store.Tx) error {
+		_ = g.WithTx(ctx, func(Querier) error {
 			close(holding)
 			<-release
 			return nil
@@ -44,9 +51,8 @@ func TestSQLiteGroupCommit(t *testing.T) {
 	errs := make([]error, queued)
 	for i := range queued {
 		wg.Go(func() {
-			errs[i] = s.WithTx(ctx, func(tx store.Tx) error {
-				if _, err := tx.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 1,
-					CreatedAt: time.Now(), PlanID: 101, TemplateID: 1, Hostname: "h"}); err != nil {
+			errs[i] = g.WithTx(ctx, func(tx Querier) error {
+				if err := insertItem(ctx, tx, "queued"); err != nil {
 					return err
 				}
 				if i == 7 {
@@ -56,7 +62,7 @@ func TestSQLiteGroupCommit(t *testing.T) {
 			})
 		})
 	}
-	waitQueued(t, s.group, queued)
+	waitQueued(t, g, queued)
 	close(release)
 	wg.Wait()
 
@@ -71,21 +77,13 @@ func TestSQLiteGroupCommit(t *testing.T) {
 	if n := commits.Load(); n >= queued+1 {
 		t.Fatalf("%d transactions took %d commits, want fewer", queued+1, n)
 	}
-	totals, err := s.OrderTotals(ctx, a.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if totals.Pending != queued-1 {
-		t.Fatalf("%d orders pending, want %d: only the failing transaction's order rolled back", totals.Pending, queued-1)
-	}
-	recent, err := s.RecentOrders(ctx, a.ID, time.Time{}, 1<<62, 100)
-	if err != nil || len(recent) != queued-1 {
-		t.Fatalf("%d orders stored (%v), want %d", len(recent), err, queued-1)
+	if n := countItems(t, reads); n != 1+queued-1 {
+		t.Fatalf("%d items stored, want %d: only the failing transaction's row rolled back", n, 1+queued-1)
 	}
 }
 
 // waitQueued waits (at most 10 s) until n transactions are queued for the writer.
-func waitQueued(t *testing.T, g *groupCommitter, n int) {
+func waitQueued(t *testing.T, g *GroupCommitter[Querier], n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for len(g.jobs) < n {
@@ -101,26 +99,25 @@ func waitQueued(t *testing.T, g *groupCommitter, n int) {
 func TestSQLiteGroupCommitPanic(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "panic.db"))
-	a := newTestAccount(t, s, "panic", 1_000)
+	writer, reads, _ := openTestPools(t)
+	g := startCommitter(t, writer, nil)
 	func() {
 		defer func() {
 			if v := recover(); v != "boom" {
 				t.Fatalf("recovered %v, want the transaction's panic", v)
 			}
 		}()
-		_ = s.WithTx(ctx, func(tx store.Tx) error {
-			if _, err := tx.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 1,
-				CreatedAt: time.Now(), PlanID: 101, TemplateID: 1}); err != nil {
+		_ = g.WithTx(ctx, func(tx Querier) error {
+			if err := insertItem(ctx, tx, "panicking"); err != nil {
 				return err
 			}
 			panic("boom")
 		})
 	}()
-	if totals, err := s.OrderTotals(ctx, a.ID); err != nil || totals.Pending != 0 {
-		t.Fatalf("totals %+v, %v after a panicking transaction; want nothing pending", totals, err)
+	if n := countItems(t, reads); n != 1 {
+		t.Fatalf("%d items after a panicking transaction; want its row rolled back", n)
 	}
-	if err := s.WithTx(ctx, func(store.Tx) error { return nil }); err != nil {
+	if err := g.WithTx(ctx, func(Querier) error { return nil }); err != nil {
 		t.Fatalf("the writer after a panic: %v", err)
 	}
 }
@@ -130,24 +127,20 @@ func TestSQLiteGroupCommitPanic(t *testing.T) {
 func TestSQLiteTransactionsReusePreparedStatements(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "prepared.db"))
-	a := newTestAccount(t, s, "prepared", 1_000)
+	writer, reads, _ := openTestPools(t)
+	g := startCommitter(t, writer, nil)
 	place := func() error {
-		return s.WithTx(ctx, func(tx store.Tx) error {
-			_, err := tx.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 1,
-				CreatedAt: time.Now(), PlanID: 101, TemplateID: 1})
-			return err
-		})
+		return g.WithTx(ctx, func(tx Querier) error { return insertItem(ctx, tx, "prepared") })
 	}
 	if err := place(); err != nil {
 		t.Fatal(err)
 	}
-	waitPrepared(t, s.group.stmts)
+	waitPrepared(t, g.stmts)
 	if err := place(); err != nil {
 		t.Fatal(err)
 	}
-	if totals, err := s.OrderTotals(ctx, a.ID); err != nil || totals.Pending != 2 {
-		t.Fatalf("totals %+v, %v; want the two orders placed, the second through prepared statements", totals, err)
+	if n := countItems(t, reads); n != 3 {
+		t.Fatalf("%d items; want the two placed, the second through prepared statements, and the first", n)
 	}
 }
 
@@ -173,21 +166,20 @@ func waitPrepared(t *testing.T, w *writerStmts) {
 // statements (the group's transaction is not interrupted) and commits.
 func TestSQLiteGroupJobRunsToItsEnd(t *testing.T) {
 	t.Parallel()
-	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "end.db"))
-	a := newTestAccount(t, s, "end", 1_000)
+	writer, reads, _ := openTestPools(t)
+	g := startCommitter(t, writer, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	var orderID int64
-	err := s.WithTx(ctx, func(tx store.Tx) error {
+	err := g.WithTx(ctx, func(tx Querier) error {
 		cancel() // the client went away after the job started
-		o, err := tx.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 1,
-			CreatedAt: time.Now(), PlanID: 101, TemplateID: 1, Hostname: "h"})
-		orderID = o.ID
-		return err
+		if err := insertItem(ctx, tx, "abandoned"); err != nil {
+			return err
+		}
+		return insertItem(ctx, tx, "abandoned too")
 	})
 	if err != nil {
 		t.Fatalf("a started job whose caller went away: %v; want it to run to its end", err)
 	}
-	if _, err := s.OrderByID(context.Background(), orderID); err != nil {
-		t.Fatalf("its order after the commit: %v", err)
+	if n := countItems(t, reads); n != 3 {
+		t.Fatalf("%d items after the commit, want the job's two and the first", n)
 	}
 }

@@ -1,18 +1,16 @@
-package sqlstore
+package sqlitefast
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
 // maxGroup bounds how many queued transactions one commit takes.
 const maxGroup = 64
 
-// groupCommitter runs the write transactions of a SQLite store on its one writer connection,
+// GroupCommitter runs the write transactions of a SQLite store on its one writer connection,
 // several to a commit. SQLite runs one writer at a time anyway, and a commit (with its WAL
 // frames and locks) is a large part of a small transaction's cost, so the writer takes every
 // transaction queued behind the one it ran, up to maxGroup, and runs them in one database
@@ -27,20 +25,23 @@ const maxGroup = 64
 // A job waits in the queue for as long as its context allows; once started it runs to its end
 // (its statements are not interrupted, which would roll back the whole group), which the store
 // operations a transaction is made of bound.
-type groupCommitter struct {
+//
+// T is the store's view of a transaction, which begin makes of the group's transaction (a
+// Querier that runs the queries it can on the writer's prepared statements).
+type GroupCommitter[T any] struct {
 	db     *sql.DB
-	jobs   chan *txJob
-	begin  func(tx *sql.Tx) store.Tx // the store's view of a transaction
-	stmts  *writerStmts              // prepared between groups, used inside them
-	commit func(jobs int)            // told about every commit (tests); may be nil
-	done   chan struct{}             // closed by stop
-	exited chan struct{}             // closed when run returns
+	jobs   chan *txJob[T]
+	begin  func(Querier) T // the store's view of a transaction
+	stmts  *writerStmts    // prepared between groups, used inside them
+	commit func(jobs int)  // told about every commit (tests); may be nil
+	done   chan struct{}   // closed by Close
+	exited chan struct{}   // closed when run returns
 }
 
 // txJob is one WithTx call waiting for the writer.
-type txJob struct {
+type txJob[T any] struct {
 	ctx    context.Context
-	fn     func(store.Tx) error
+	fn     func(T) error
 	result chan txResult
 }
 
@@ -51,17 +52,20 @@ type txResult struct {
 	panic any
 }
 
-func newGroupCommitter(db *sql.DB, stmts *writerStmts, begin func(*sql.Tx) store.Tx, commit func(int)) *groupCommitter {
-	g := &groupCommitter{db: db, jobs: make(chan *txJob, 4*maxGroup), begin: begin, stmts: stmts, commit: commit,
-		done: make(chan struct{}), exited: make(chan struct{})}
+// NewGroupCommitter starts the writer of the pool db (of one connection). begin makes the
+// store's view of a transaction; commit, when not nil, is told about every commit (tests).
+func NewGroupCommitter[T any](db *sql.DB, begin func(Querier) T, commit func(jobs int)) *GroupCommitter[T] {
+	g := &GroupCommitter[T]{db: db, jobs: make(chan *txJob[T], 4*maxGroup), begin: begin, stmts: newWriterStmts(db),
+		commit: commit, done: make(chan struct{}), exited: make(chan struct{})}
 	go g.run()
 	return g
 }
 
-// withTx queues fn and waits for its outcome; a context that ends while fn is still queued
-// returns its error and fn never runs.
-func (g *groupCommitter) withTx(ctx context.Context, fn func(store.Tx) error) error {
-	job := &txJob{ctx: ctx, fn: fn, result: make(chan txResult, 1)}
+// WithTx queues fn and waits for its outcome; a context that ends while fn is still queued
+// returns its error and fn never runs. fn runs alone in a savepoint and, as everywhere, its
+// error rolls back exactly what it wrote; a panic of fn is raised again here.
+func (g *GroupCommitter[T]) WithTx(ctx context.Context, fn func(T) error) error {
+	job := &txJob[T]{ctx: ctx, fn: fn, result: make(chan txResult, 1)}
 	select {
 	case g.jobs <- job:
 	case <-ctx.Done():
@@ -85,8 +89,8 @@ func (g *groupCommitter) withTx(ctx context.Context, fn func(store.Tx) error) er
 	return r.err
 }
 
-// run takes the queued jobs a group at a time until stop.
-func (g *groupCommitter) run() {
+// run takes the queued jobs a group at a time until Close.
+func (g *GroupCommitter[T]) run() {
 	defer close(g.exited)
 	for {
 		select {
@@ -101,8 +105,8 @@ func (g *groupCommitter) run() {
 }
 
 // gather returns first and the jobs queued behind it, at most maxGroup in all.
-func (g *groupCommitter) gather(first *txJob) []*txJob {
-	group := []*txJob{first}
+func (g *GroupCommitter[T]) gather(first *txJob[T]) []*txJob[T] {
+	group := []*txJob[T]{first}
 	for len(group) < maxGroup {
 		select {
 		case j := <-g.jobs:
@@ -115,7 +119,7 @@ func (g *groupCommitter) gather(first *txJob) []*txJob {
 }
 
 // runGroup runs the jobs in one transaction and answers each after the commit.
-func (g *groupCommitter) runGroup(group []*txJob) {
+func (g *GroupCommitter[T]) runGroup(group []*txJob[T]) {
 	results := make([]txResult, len(group))
 	if err := g.runInTx(group, results); err != nil {
 		for i := range results {
@@ -131,7 +135,7 @@ func (g *groupCommitter) runGroup(group []*txJob) {
 
 // runInTx runs every job of the group in its own savepoint of one transaction and commits; its
 // error fails every job that had none of its own.
-func (g *groupCommitter) runInTx(group []*txJob, results []txResult) error {
+func (g *GroupCommitter[T]) runInTx(group []*txJob[T], results []txResult) error {
 	ctx := context.Background() // no job's end may cut the group; each job's wait was bounded
 	tx, err := g.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -158,11 +162,11 @@ func (g *groupCommitter) runInTx(group []*txJob, results []txResult) error {
 
 // runJob runs one job inside a savepoint, rolled back if the job fails or panics. Its error is
 // the savepoint's own failure, which ends the group.
-func (g *groupCommitter) runJob(ctx context.Context, tx *sql.Tx, j *txJob, result *txResult) error {
+func (g *GroupCommitter[T]) runJob(ctx context.Context, tx *sql.Tx, j *txJob[T], result *txResult) error {
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
 		return fmt.Errorf("sqlstore: savepoint: %w", err)
 	}
-	*result = callJob(j.fn, g.begin(tx))
+	*result = callJob(j.fn, g.begin(preparedTx{tx: tx, stmts: g.stmts}))
 	if result.err != nil || result.panic != nil {
 		if _, err := tx.ExecContext(ctx, "ROLLBACK TO job"); err != nil {
 			return fmt.Errorf("sqlstore: roll back to savepoint: %w", err)
@@ -175,7 +179,7 @@ func (g *groupCommitter) runJob(ctx context.Context, tx *sql.Tx, j *txJob, resul
 }
 
 // callJob calls fn, turning a panic into a result the caller re-raises.
-func callJob(fn func(store.Tx) error, tx store.Tx) (r txResult) {
+func callJob[T any](fn func(T) error, tx T) (r txResult) {
 	defer func() {
 		if v := recover(); v != nil {
 			r = txResult{panic: v}
@@ -185,7 +189,7 @@ func callJob(fn func(store.Tx) error, tx store.Tx) (r txResult) {
 }
 
 // failQueued answers the jobs still queued when the store closes.
-func (g *groupCommitter) failQueued() {
+func (g *GroupCommitter[T]) failQueued() {
 	for {
 		select {
 		case j := <-g.jobs:
@@ -196,8 +200,11 @@ func (g *groupCommitter) failQueued() {
 	}
 }
 
-// stop lets the group running finish, fails the queued jobs and waits for the writer to exit.
-func (g *groupCommitter) stop() {
+// Close lets the group running finish, fails the queued jobs, waits for the writer to exit and
+// closes its prepared statements. The pool is the caller's to close.
+func (g *GroupCommitter[T]) Close() error {
 	close(g.done)
 	<-g.exited
+	g.stmts.close()
+	return nil
 }

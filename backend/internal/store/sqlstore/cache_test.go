@@ -5,13 +5,42 @@ import (
 	"database/sql"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/sqlitefast"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
 )
+
+// withoutShm has a store watch PRAGMA data_version, the fallback of a store that cannot map
+// the -shm file.
+func withoutShm(o *options) { o.noShm = true }
+
+// watchers are the two ways a SQLite store watches its file, as options of OpenSQLite.
+var watchers = []struct {
+	name string
+	opts []Option
+}{
+	{"shm", nil},
+	{"data_version", []Option{withoutShm}},
+}
+
+// openWatched opens a SQLite store whose cache uses the named watcher; it skips the test where
+// the -shm file cannot be mapped (not on Linux, where it must be).
+func openWatched(t *testing.T, name, path string, opts ...Option) *Store {
+	t.Helper()
+	s := mustOpen(t, OpenSQLite, path, opts...)
+	if mapped := s.cache.(*sqlitefast.ReadCache[cacheKey]).Mapped(); mapped != (name == "shm") {
+		if runtime.GOOS != "linux" {
+			t.Skip("no -shm mapping on " + runtime.GOOS)
+		}
+		t.Fatalf("the store's cache watches the mapped -shm file: %v, want %v", mapped, name == "shm")
+	}
+	return s
+}
 
 // getPath reads what GET /instances/{id} reads outside transactions: the account of the key,
 // the instance and its app installs.
@@ -32,9 +61,10 @@ func getPath(t *testing.T, s *Store, a store.Account, id int64) (store.Instance,
 	return in, installs
 }
 
-// TestReadCacheServesUnchangedRowsWithoutSQL shows, for both watchers, that repeated reads of
-// an unchanged instance run no SQL, that the next read after a write (through the store, or by
-// another connection) returns the new row, and that a transaction always reads the database.
+// TestReadCacheServesUnchangedRowsWithoutSQL shows, for both watchers of sqlitefast's cache,
+// that the store's repeated reads of an unchanged instance run no SQL and hand out copies,
+// that the next read after a write (through the store, or by another connection) returns the
+// new row, and that a transaction always reads the database.
 func TestReadCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 	t.Parallel()
 	for _, w := range watchers {
@@ -77,7 +107,7 @@ func TestReadCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 				t.Fatalf("after a rename through the store: name %q, want %q", got.Name, renamed.Name)
 			}
 
-			other, err := sql.Open("sqlite", sqliteDSN(path, busyTimeout))
+			other, err := sql.Open("sqlite", sqlitefast.DSN(path, sqlitefast.BusyTimeout))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,37 +164,4 @@ func newCachedInstance(t *testing.T, s *Store, accountID int64) store.Instance {
 		t.Fatal(err)
 	}
 	return in
-}
-
-// fixedWatcher is a watcher whose version a test sets.
-type fixedWatcher struct{ v dbVersion }
-
-func (w *fixedWatcher) version(context.Context) (dbVersion, bool) { return w.v, true }
-func (w *fixedWatcher) close()                                    {}
-
-// TestReadCacheIsBounded fills the cache past maxCacheEntries: it never holds more, and a
-// change of version empties it.
-func TestReadCacheIsBounded(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	w := &fixedWatcher{}
-	c := newReadCache(w)
-	loads := 0
-	load := func() (int, error) { loads++; return loads, nil }
-	for id := range int64(maxCacheEntries + 10) {
-		if _, err := cachedRead(ctx, c, cacheKey{kind: cachedInstalls, id: id}, load); err != nil {
-			t.Fatal(err)
-		}
-		if len(c.entries) > maxCacheEntries {
-			t.Fatalf("the cache holds %d entries, want at most %d", len(c.entries), maxCacheEntries)
-		}
-	}
-	last := cacheKey{kind: cachedInstalls, id: maxCacheEntries + 9}
-	if v, _ := cachedRead(ctx, c, last, load); v != loads {
-		t.Fatalf("the last entry read %d, want %d (from the cache)", v, loads)
-	}
-	w.v[0]++
-	if v, _ := cachedRead(ctx, c, last, load); v != loads || len(c.entries) != 1 {
-		t.Fatalf("after a change of version: read %d (want a new load, %d) with %d entries, want 1", v, loads, len(c.entries))
-	}
 }

@@ -1,4 +1,4 @@
-package sqlstore
+package sqlitefast
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 )
 
 // stmtCache prepares each query text once on a pool and keeps the statement, so SQLite does not
-// parse the same SQL again on every request. The texts are the package's constants (with at
+// parse the same SQL again on every request. The texts are the store's constants (with at
 // most a lock clause appended), so the cache stays small.
 type stmtCache struct {
 	db    *sql.DB
@@ -34,20 +34,26 @@ func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
-// preparedReads is SQLite's querier outside transactions: reads (SELECT) through prepared
+// Reads is the store's Querier outside transactions: reads (SELECT) through prepared
 // statements of the read pool, everything else straight on the one writer connection.
 // Transactions and writes are not prepared here: preparing needs a connection, and the writer's
-// one connection may be held by the transaction that asks.
-type preparedReads struct {
+// one connection may be held by the transaction that asks. Its statements are closed with the
+// read pool.
+type Reads struct {
 	read  *stmtCache
 	write *sql.DB
 }
 
-func (p preparedReads) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+// NewReads runs reads on the pool reads and everything else on writer.
+func NewReads(reads, writer *sql.DB) Reads {
+	return Reads{read: newStmtCache(reads), write: writer}
+}
+
+func (p Reads) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	return p.write.ExecContext(ctx, query, args...)
 }
 
-func (p preparedReads) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (p Reads) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if !isRead(query) {
 		return p.write.QueryContext(ctx, query, args...)
 	}
@@ -58,7 +64,7 @@ func (p preparedReads) QueryContext(ctx context.Context, query string, args ...a
 	return st.QueryContext(ctx, args...)
 }
 
-func (p preparedReads) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+func (p Reads) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	if !isRead(query) {
 		return p.write.QueryRowContext(ctx, query, args...)
 	}
@@ -70,7 +76,7 @@ func (p preparedReads) QueryRowContext(ctx context.Context, query string, args .
 }
 
 // writerStmts are statements prepared on SQLite's one writer connection, for the transactions
-// of the group committer. A statement cannot be prepared while a transaction holds that
+// of the GroupCommitter. A statement cannot be prepared while a transaction holds that
 // connection (preparing waits for a free one), so a query first seen in a transaction runs
 // unprepared and is only noted; the committer prepares the noted ones between groups, when the
 // connection is free, and later transactions run them through tx.StmtContext.

@@ -1,8 +1,7 @@
-package sqlstore
+package sqlitefast
 
 import (
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 )
@@ -17,8 +16,7 @@ const dmsByte = (22+8)*4 + 8
 // a descriptor of the file would drop every lock the process holds on it.)
 func TestStoreKeepsSQLiteLocks(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "locks.db")
-	openWatched(t, "shm", path)
+	_, _, path := openWatched(t, "shm", false)
 	runHelperProcess(t, "TestDMSLockProbeProcess", "SQLSTORE_PROBE_SHM="+path+"-shm")
 }
 

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sqlstore
+package sqlitefast
 
 import (
 	"context"

@@ -1,0 +1,55 @@
+package sqlstore
+
+import "context"
+
+// rowCache keeps rows read outside transactions, for as long as the database is unchanged;
+// every Store has one. It is noCache on PostgreSQL, where replicas write the database beside
+// each other and nothing is cheaper than asking it, and sqlitefast.ReadCache on SQLite, which
+// sees any commit to the file at the cost of a few atomic loads. Only the reads of the busiest
+// requests go through it, each written beside its SQL: Store.AccountByKeyHash (every
+// authenticated request), Store.Instance and Store.AppInstalls (GET /instances/{id}).
+// Transactions never read from it.
+type rowCache interface {
+	// Lookup returns the entry of key, or on a miss keep, which files the row then read.
+	Lookup(ctx context.Context, key cacheKey) (v any, hit bool, keep func(any))
+}
+
+// cacheKey names an entry: a kind, and the key hash or ids that find the row.
+type cacheKey struct {
+	kind      cacheKind
+	hash      string // cachedAccount
+	accountID int64  // cachedInstance
+	id        int64  // the instance's id (cachedInstance, cachedInstalls)
+}
+
+type cacheKind uint8
+
+const (
+	cachedAccount  cacheKind = iota + 1 // store.Account by key hash
+	cachedInstance                      // store.Instance by account and id
+	cachedInstalls                      // []store.AppInstall by instance id
+)
+
+// cached reads the entry of key from c, or with load. What it returns may be shared with other
+// readers: callers copy its slices and maps before handing it out.
+func cached[V any](ctx context.Context, c rowCache, key cacheKey, load func() (V, error)) (V, error) {
+	v, hit, keep := c.Lookup(ctx, key)
+	if hit {
+		return v.(V), nil
+	}
+	out, err := load()
+	if err == nil {
+		keep(out)
+	}
+	return out, err
+}
+
+// noCache keeps nothing: every read runs its query.
+type noCache struct{}
+
+func (noCache) Lookup(context.Context, cacheKey) (any, bool, func(any)) {
+	return nil, false, keepNothing
+}
+
+// keepNothing is noCache's keep.
+func keepNothing(any) {}
