@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil/schemacheck"
 )
 
@@ -233,10 +234,7 @@ func TestMergeEnded(t *testing.T) {
 }
 
 func TestWaitErrorsRead(t *testing.T) {
-	if msg := (&failedError{ID: 5, InstanceID: 7}).Error(); msg == "" {
-		t.Error("failedError: empty message")
-	}
-	if !isGone(&endedError{ID: 5, Status: client.SnapshotDeleted}) {
+	if !isGone(&tfutil.SnapshotEndedError{ID: 5, Status: client.SnapshotDeleted}) {
 		t.Error("isGone(endedError): got false, want true")
 	}
 	if !available(&client.Snapshot{Status: client.SnapshotAvailable}) || available(&client.Snapshot{Status: client.SnapshotRestoring}) {

@@ -99,8 +99,8 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		return
 	}
 
-	last, err := waitForSnapshot(ctx, c, snap.ID, "to be available", available)
-	var failed *failedError
+	last, err := tfutil.WaitSnapshot(ctx, c, snap.ID, "to be available", available)
+	var failed *tfutil.SnapshotFailedError
 	switch {
 	case errors.As(err, &failed):
 		resp.State.RemoveResource(ctx)

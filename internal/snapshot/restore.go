@@ -95,7 +95,7 @@ func (r *Restore) Create(ctx context.Context, req resource.CreateRequest, resp *
 		return
 	}
 
-	if _, err := waitForSnapshot(ctx, c, id, "to be available again after the restore", available); err != nil {
+	if _, err := tfutil.WaitSnapshot(ctx, c, id, "to be available again after the restore", available); err != nil {
 		addRestoreWaitError(&resp.Diagnostics, id, instanceID, err)
 		return
 	}

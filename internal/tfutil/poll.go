@@ -111,7 +111,7 @@ func Poll(ctx context.Context, opts PollOptions, check PollFunc) error {
 			tflog.Info(ctx, "finished waiting for "+opts.What, map[string]any{"elapsed": elapsed.Round(time.Millisecond).String(), "checks": checks})
 			return nil
 		}
-		if err := sleep(ctx, interval); err != nil {
+		if err := client.Sleep(ctx, interval); err != nil {
 			return &WaitError{What: opts.What, Elapsed: time.Since(start), LastStatus: last, Err: err}
 		}
 		interval = min(interval*3/2, opts.MaxInterval)
@@ -140,16 +140,4 @@ func logProgress(ctx context.Context, what, status, last string, elapsed time.Du
 		return
 	}
 	tflog.Debug(ctx, "still waiting for "+what, fields)
-}
-
-// sleep waits d unless ctx ends first.
-func sleep(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
 }
