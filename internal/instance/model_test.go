@@ -45,37 +45,21 @@ func emptyModel() Model {
 
 func TestModelsMatchSchemas(t *testing.T) {
 	ctx := context.Background()
-	s := Schema(ctx)
-	if diags := s.ValidateImplementation(ctx); diags.HasError() {
-		t.Fatal(diags)
-	}
-	fields := map[string]any{}
-	for name, a := range s.Attributes {
-		fields[name] = a
-	}
-	for name, b := range s.Blocks {
-		fields[name] = b
-	}
-	schemacheck.Fields(t, ResourceType, Model{}, fields)
-
 	m := emptyModel()
 	m.PlanID = types.Int64Value(101)
 	if diags := m.setInstance(ctx, sampleInstance()); diags.HasError() {
 		t.Fatal(diags)
 	}
 	m.nullUnknowns()
-	schemacheck.RoundtripResource(t, s, m)
+	schemacheck.Resource(t, ResourceType, Schema(ctx), m)
 
 	ds := InstancesSchema()
-	schemacheck.Fields(t, DataSourceType, InstancesModel{}, ds.Attributes)
+	schemacheck.DataSource(t, DataSourceType, ds, InstancesModel{OnlyActive: types.BoolNull(), Instances: newInstanceItems([]client.Instance{*sampleInstance(), {ID: 8}})})
 	schemacheck.Fields(t, DataSourceType+".instances", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "instances"))
-	schemacheck.Roundtrip(t, ds, InstancesModel{OnlyActive: types.BoolNull(), Instances: newInstanceItems([]client.Instance{*sampleInstance(), {ID: 8}})})
 
-	cs := ConsoleSchema()
-	schemacheck.Fields(t, EphemeralResourceType, ConsoleModel{}, cs.Attributes)
 	cm := ConsoleModel{InstanceID: types.Int64Value(7)}
 	cm.setConsole(&client.ActionResult{ConsoleURL: ptr("https://console/x"), ConsolePassword: ptr("pw")})
-	schemacheck.RoundtripEphemeral(t, cs, cm)
+	schemacheck.Ephemeral(t, EphemeralResourceType, ConsoleSchema(), cm)
 }
 
 func TestEveryAttributeDescribed(t *testing.T) {

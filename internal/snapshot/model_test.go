@@ -37,51 +37,26 @@ func emptyModel() Model {
 
 func TestModelsMatchSchemas(t *testing.T) {
 	ctx := context.Background()
-	s := Schema(ctx)
-	if diags := s.ValidateImplementation(ctx); diags.HasError() {
-		t.Fatal(diags)
-	}
-	fields := map[string]any{}
-	for name, a := range s.Attributes {
-		fields[name] = a
-	}
-	for name, b := range s.Blocks {
-		fields[name] = b
-	}
-	schemacheck.Fields(t, ResourceType, Model{}, fields)
 	m := emptyModel()
 	if diags := m.setSnapshot(ctx, sampleSnapshot()); diags.HasError() {
 		t.Fatal(diags)
 	}
-	schemacheck.RoundtripResource(t, s, m)
+	schemacheck.Resource(t, ResourceType, Schema(ctx), m)
 
-	rs := RestoreSchema(ctx)
-	if diags := rs.ValidateImplementation(ctx); diags.HasError() {
-		t.Fatal(diags)
-	}
-	restoreFields := map[string]any{}
-	for name, a := range rs.Attributes {
-		restoreFields[name] = a
-	}
-	for name, b := range rs.Blocks {
-		restoreFields[name] = b
-	}
-	schemacheck.Fields(t, RestoreResourceType, RestoreModel{}, restoreFields)
 	rm := RestoreModel{
 		SnapshotID: types.Int64Value(5),
 		Triggers:   types.MapValueMust(types.StringType, map[string]attr.Value{"run": types.StringValue("1")}),
 		Timeouts:   timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType})},
 	}
 	rm.setRestore(5, 7, mustTime(t, "2025-06-01T10:00:00Z"))
-	schemacheck.RoundtripResource(t, rs, rm)
+	schemacheck.Resource(t, RestoreResourceType, RestoreSchema(ctx), rm)
 
 	ds := SnapshotsSchema()
-	schemacheck.Fields(t, DataSourceType, SnapshotsModel{}, ds.Attributes)
-	schemacheck.Fields(t, DataSourceType+".snapshots", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "snapshots"))
-	schemacheck.Roundtrip(t, ds, SnapshotsModel{
+	schemacheck.DataSource(t, DataSourceType, ds, SnapshotsModel{
 		IncludeInactive: types.BoolNull(), InstanceID: types.Int64Value(7),
 		Snapshots: newItems([]client.Snapshot{*sampleSnapshot(), {ID: 6, Status: client.SnapshotCreating}}),
 	})
+	schemacheck.Fields(t, DataSourceType+".snapshots", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "snapshots"))
 }
 
 func TestEveryAttributeDescribed(t *testing.T) {
