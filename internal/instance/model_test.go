@@ -14,19 +14,17 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil/schemacheck"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // sampleInstance is an instance detail as the API returns it.
 func sampleInstance() *client.Instance {
 	return &client.Instance{
-		ID: 7, Name: "web", Status: ptr("online"), Active: true, Hostname: ptr("web.example"),
-		ServerProductID: 101, IPv4: ptr("10.0.0.7"), IPv6: ptr("2001:db8::7"), RenewalDue: ptr("2025-06-01T11:00:00Z"),
-		Renew: true, CreatedAt: ptr("2025-06-01T10:00:00Z"), DatacenterID: ptr(int64(1)), LocationID: ptr(int64(11)),
-		TemplateID: ptr(int64(1)), Actions: []string{"power_on", "power_off"}, IPChangeCost: 0.5,
+		ID: 7, Name: "web", Status: new("online"), Active: true, Hostname: new("web.example"),
+		ServerProductID: 101, IPv4: new("10.0.0.7"), IPv6: new("2001:db8::7"), RenewalDue: new("2025-06-01T11:00:00Z"),
+		Renew: true, CreatedAt: new("2025-06-01T10:00:00Z"), DatacenterID: new(int64(1)), LocationID: new(int64(11)),
+		TemplateID: new(int64(1)), Actions: []string{"power_on", "power_off"}, IPChangeCost: 0.5,
 		Template: &client.Template{ID: 1, Name: "Ubuntu", OSType: "linux"},
-		Traffic:  &client.Traffic{Enabled: true, Included: 1000, Used: 3, CycleStartDate: ptr("2025-06-01T10:00:00Z")},
-		Credentials: &client.Credentials{Username: ptr("root"), Password: ptr("s3cret"), Port: ptr(int64(22)),
-			IPv4: ptr("10.0.0.7")},
+		Traffic:  &client.Traffic{Enabled: true, Included: 1000, Used: 3, CycleStartDate: new("2025-06-01T10:00:00Z")},
+		Credentials: &client.Credentials{Username: new("root"), Password: new("s3cret"), Port: new(int64(22)),
+			IPv4: new("10.0.0.7")},
 	}
 }
 
@@ -58,7 +56,7 @@ func TestModelsMatchSchemas(t *testing.T) {
 	schemacheck.Fields(t, DataSourceType+".instances", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "instances"))
 
 	cm := ConsoleModel{InstanceID: types.Int64Value(7)}
-	cm.setConsole(&client.ActionResult{ConsoleURL: ptr("https://console/x"), ConsolePassword: ptr("pw")})
+	cm.setConsole(&client.ActionResult{ConsoleURL: new("https://console/x"), ConsolePassword: new("pw")})
 	schemacheck.Ephemeral(t, EphemeralResourceType, ConsoleSchema(), cm)
 }
 
@@ -165,7 +163,7 @@ func TestSetInstance(t *testing.T) {
 	in := sampleInstance()
 	in.Credentials.Password = nil
 	in.Credentials.Pending = true
-	in.Status = ptr("rebooting")
+	in.Status = new("rebooting")
 	if diags := m.setInstance(ctx, in); diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -190,8 +188,8 @@ func TestSetInstance(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	in.Status = ptr("offline")
-	in.Note = ptr("")
+	in.Status = new("offline")
+	in.Note = new("")
 	_ = m.setInstance(ctx, in)
 	if m.Power.ValueString() != PowerOff || !m.Note.IsNull() {
 		t.Errorf("offline with empty note: got power %v note %v, want off and null", m.Power, m.Note)

@@ -13,10 +13,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil/schemacheck"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func sampleSettings() *client.WebhookSettings {
-	return &client.WebhookSettings{URL: ptr("https://hooks.example.com/r"), Configured: true, Events: []string{"ping", "order.deployed"}}
+	return &client.WebhookSettings{URL: new("https://hooks.example.com/r"), Configured: true, Events: []string{"ping", "order.deployed"}}
 }
 
 func TestModelMatchesSchema(t *testing.T) {
