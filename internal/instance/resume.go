@@ -116,13 +116,11 @@ func (r *Resource) planResume(plan *Model, state, config Model, resp *resource.M
 // resumeCreate finishes a create that an earlier apply left unfinished, within the create
 // timeout: the same order is waited for, nothing new is ordered.
 func (r *Resource) resumeCreate(ctx context.Context, c *client.Client, plan *Model, resp *resource.UpdateResponse) {
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
+	ctx, cancel := tfutil.WithTimeout(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	ctx = tflog.SetField(ctx, "order_id", plan.OrderID.ValueInt64())
 	tflog.Info(ctx, "resuming an unfinished create")
 	r.finishCreate(ctx, c, plan, 0, &resp.State, resp.Private, &resp.Diagnostics)
