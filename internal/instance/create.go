@@ -99,9 +99,9 @@ func snapshotBusy(ctx context.Context, c *client.Client, snapshotID *int64, err 
 // finishCreate waits for the order of m to be deployed, for the credentials and (with
 // wait_for_apps) for the apps, applies what a create cannot send (name, note, renew, power) and
 // saves the finished state. Create runs it, and so does the Update that resumes an interrupted
-// create. A wait cut short keeps the order in the state with a warning (the pending marker, resume.go); a
-// timed-out order removes the resource with an error quoting the support reference; any other
-// failure is an error, after which Terraform taints the resource.
+// create. A wait cut short keeps the order in the state with a warning (the pending marker,
+// resume.go); a timed-out order removes the resource with an error quoting the support
+// reference; any other failure is an error, after which Terraform taints the resource.
 //
 // m is the plan: its known values are what Terraform expects in the state, so only its unknown
 // values are filled from the API, in every state saved here.
