@@ -168,10 +168,10 @@ func TestPatchInstance(t *testing.T) {
 		wantRenew bool
 	}{
 		{"rename", `{"name": "web-1"}`, 200, "", "web-1", nil, true},
-		{"note", `{"note": "primary"}`, 200, "", "web-1", ptr("primary"), true},
-		{"renew off", `{"renew": false}`, 200, "", "web-1", ptr("primary"), false},
-		{"nulls change nothing", `{"name": null, "note": null, "renew": null}`, 200, "", "web-1", ptr("primary"), false},
-		{"empty body changes nothing", `{}`, 200, "", "web-1", ptr("primary"), false},
+		{"note", `{"note": "primary"}`, 200, "", "web-1", new("primary"), true},
+		{"renew off", `{"renew": false}`, 200, "", "web-1", new("primary"), false},
+		{"nulls change nothing", `{"name": null, "note": null, "renew": null}`, 200, "", "web-1", new("primary"), false},
+		{"empty body changes nothing", `{}`, 200, "", "web-1", new("primary"), false},
 		{"empty note clears it", `{"note": "", "renew": true}`, 200, "", "web-1", nil, true},
 		{"64 Persian characters", `{"name": "` + persian + `"}`, 200, "", persian, nil, true},
 		{"empty name", `{"name": ""}`, 400, "name", "", nil, false},
@@ -218,8 +218,6 @@ func TestPatchInstance(t *testing.T) {
 		e.do(t, request{Method: http.MethodPatch, Path: path, Key: a.APIKey, Body: `{"name": "x"}`}).wantStatus(t, http.StatusConflict, "instance_locked")
 	})
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func TestCancelInstance(t *testing.T) {
 	t.Parallel()

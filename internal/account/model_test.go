@@ -8,13 +8,10 @@ import (
 )
 
 func TestModelsMatchSchemas(t *testing.T) {
-	schemacheck.Fields(t, "reseller_account", Model{}, Schema().Attributes)
-	schemacheck.Fields(t, "reseller_balance", BalanceModel{}, BalanceSchema().Attributes)
-
 	hint := "rk_abc"
-	schemacheck.Roundtrip(t, Schema(), newAccount(client.Account{ID: 1, APIKeyHint: &hint, ServerLimit: 10, Language: "en"}))
+	schemacheck.DataSource(t, "reseller_account", Schema(), newAccount(client.Account{ID: 1, APIKeyHint: &hint, ServerLimit: 10, Language: "en"}))
 	hours := 12.5
-	schemacheck.Roundtrip(t, BalanceSchema(), newBalance(client.Balance{Balance: 100, Available: 100, HoursUntilBalanceZero: &hours}))
+	schemacheck.DataSource(t, "reseller_balance", BalanceSchema(), newBalance(client.Balance{Balance: 100, Available: 100, HoursUntilBalanceZero: &hours}))
 	if got := newBalance(client.Balance{}).HoursUntilBalanceZero; !got.IsNull() {
 		t.Errorf("hours_until_balance_zero without an estimate: got %v, want null", got)
 	}

@@ -2,7 +2,6 @@ package acctest
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -26,20 +25,11 @@ func (b *Backend) CreateServer(t *testing.T, key string, req client.CreateInstan
 	if err != nil {
 		t.Fatalf("ordering a server outside Terraform: %v", err)
 	}
-	var id int64
-	err = tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("order %d to be deployed", created.OrderID)},
-		func(ctx context.Context) (bool, string, error) {
-			o, err := c.GetOrder(ctx, created.OrderID)
-			if err != nil || o.Server == nil {
-				return false, "", err
-			}
-			id = o.Server.ID
-			return o.Status == client.OrderDeployed, o.Status, nil
-		})
+	built, err := tfutil.WaitOrder(ctx, c, created.OrderID)
 	if err != nil {
 		t.Fatalf("waiting for a server ordered outside Terraform: %v", err)
 	}
-	return b.WaitServer(t, id)
+	return b.WaitServer(t, built.ID)
 }
 
 // WaitServer waits until server id has settled (online or offline, credentials delivered) and
@@ -55,16 +45,7 @@ func (b *Backend) WaitServerUntil(t *testing.T, id int64, what string, done func
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), outsideTimeout)
 	defer cancel()
-	c := b.Client(t, "en")
-	var in *client.Instance
-	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to %s", id, what)},
-		func(ctx context.Context) (bool, string, error) {
-			var err error
-			if in, err = c.GetInstance(ctx, id, false); err != nil {
-				return false, "", err
-			}
-			return done(in), in.StatusValue(), nil
-		})
+	in, err := tfutil.WaitServer(ctx, b.Client(t, "en"), tfutil.ServerWait{ID: id, What: "to " + what, Done: done})
 	if err != nil {
 		t.Fatalf("waiting for server %d to %s: %v", id, what, err)
 	}
@@ -109,13 +90,9 @@ func (b *Backend) TakeSnapshot(t *testing.T, id int64, name string) *client.Snap
 	if err != nil {
 		t.Fatalf("taking a snapshot of server %d outside Terraform: %v", id, err)
 	}
-	err = tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("snapshot %d to be available", s.ID)},
-		func(ctx context.Context) (bool, string, error) {
-			if s, err = c.GetSnapshot(ctx, s.ID); err != nil {
-				return false, "", err
-			}
-			return s.Status == client.SnapshotAvailable, s.Status, nil
-		})
+	s, err = tfutil.WaitSnapshot(ctx, c, s.ID, "to be available", func(s *client.Snapshot) bool {
+		return s.Status == client.SnapshotAvailable
+	})
 	if err != nil {
 		t.Fatalf("waiting for snapshot of server %d: %v", id, err)
 	}

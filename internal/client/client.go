@@ -141,7 +141,7 @@ func New(cfg Config) (*Client, error) {
 		minBackoff: cfg.MinBackoff,
 		maxBackoff: cfg.MaxBackoff,
 		httpClient: cfg.HTTPClient,
-		wait:       waitContext,
+		wait:       Sleep,
 		jitter:     fullJitter,
 
 		detailedRefresh: cfg.DetailedRefresh,

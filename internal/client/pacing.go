@@ -47,7 +47,7 @@ type pacer struct {
 }
 
 func newPacer(scale float64) *pacer {
-	return &pacer{scale: scale, now: time.Now, sleep: waitContext,
+	return &pacer{scale: scale, now: time.Now, sleep: Sleep,
 		sent: map[string][]time.Time{}, waiting: map[string]int{}, announced: map[string]bool{}}
 }
 

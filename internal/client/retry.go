@@ -73,8 +73,10 @@ func fullJitter(d time.Duration) time.Duration {
 	return rand.N(d)
 }
 
-// waitContext waits for d unless ctx ends first, in which case it returns ctx.Err() at once.
-func waitContext(ctx context.Context, d time.Duration) error {
+// Sleep waits for d unless ctx ends first, in which case it returns ctx.Err() at once. It is the
+// one cancellable pause of the provider: the client's retries and pacing and tfutil.Poll's
+// intervals all wait with it.
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

@@ -106,9 +106,9 @@ func (a *PowerAction) Invoke(ctx context.Context, req action.InvokeRequest, resp
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("instance %d: %s accepted, waiting for it to be %s", id, want.action, want.status)})
-	_, err := waitForInstance(ctx, c, id, "to be "+want.status, func(in *client.Instance) bool {
+	_, err := tfutil.WaitServer(ctx, c, tfutil.ServerWait{ID: id, What: "to be " + want.status, Done: func(in *client.Instance) bool {
 		return in.Settled() && in.StatusValue() == want.status
-	})
+	}})
 	if err != nil {
 		addActionError(ctx, c, &resp.Diagnostics, id, summary, err)
 	}

@@ -68,7 +68,7 @@ func (a *ResetPasswordAction) Invoke(ctx context.Context, req action.InvokeReque
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("instance %d: password reset, waiting for it to settle", id)})
-	if _, err := waitForInstance(ctx, c, id, "to settle", (*client.Instance).Settled); err != nil {
+	if _, err := tfutil.WaitServer(ctx, c, tfutil.ServerWait{ID: id, What: "to settle", Done: (*client.Instance).Settled}); err != nil {
 		addActionError(ctx, c, &resp.Diagnostics, id, summary, err)
 	}
 }

@@ -1,17 +1,15 @@
 package instance
 
-// The create of reseller_instance, all of it: Create places the order and waits for the server
-// (finishCreate), and an interrupted create is adopted by the next apply (the pending marker,
-// planResume, resumeCreate) or by Read and Delete (readOrder, orderedInstance).
+// The create of reseller_instance: Create places the order (placeOrder) and waits for the server
+// (finishCreate). A create cut short is adopted later from the order it leaves in the state; that
+// adoption lives in resume.go, and it runs finishCreate again.
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -32,15 +30,13 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
 	body, diags := plan.createRequest(ctx)
 	resp.Diagnostics.Append(diags...)
+	ctx, cancel := tfutil.WithTimeout(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 
 	order, err := placeOrder(ctx, c, body)
 	if err != nil {
@@ -103,9 +99,9 @@ func snapshotBusy(ctx context.Context, c *client.Client, snapshotID *int64, err 
 // finishCreate waits for the order of m to be deployed, for the credentials and (with
 // wait_for_apps) for the apps, applies what a create cannot send (name, note, renew, power) and
 // saves the finished state. Create runs it, and so does the Update that resumes an interrupted
-// create. A wait cut short keeps the order in the state with a warning (see the pending marker below); a
-// timed-out order removes the resource with an error quoting the support reference; any other
-// failure is an error, after which Terraform taints the resource.
+// create. A wait cut short keeps the order in the state with a warning (the pending marker,
+// resume.go); a timed-out order removes the resource with an error quoting the support
+// reference; any other failure is an error, after which Terraform taints the resource.
 //
 // m is the plan: its known values are what Terraform expects in the state, so only its unknown
 // values are filled from the API, in every state saved here.
@@ -114,8 +110,8 @@ func (r *Resource) finishCreate(ctx context.Context, c *client.Client, m *Model,
 ) {
 	var last *client.Instance
 	if m.ID.IsNull() || m.ID.IsUnknown() {
-		built, err := waitForOrder(ctx, c, m.OrderID.ValueInt64())
-		var timedOut *orderTimedOutError
+		built, err := tfutil.WaitOrder(ctx, c, m.OrderID.ValueInt64())
+		var timedOut *tfutil.OrderTimedOutError
 		switch {
 		case errors.As(err, &timedOut):
 			state.RemoveResource(ctx)
@@ -223,216 +219,4 @@ func valueOrNone(v types.Int64) string {
 		return "not known yet"
 	}
 	return fmt.Sprint(v.ValueInt64())
-}
-
-// orderTimedOutError is an order the datacenter did not build within its window: nothing was
-// created or charged, and Reference is what support asks for.
-type orderTimedOutError struct {
-	OrderID   int64
-	Reference string
-}
-
-func (e *orderTimedOutError) Error() string {
-	return fmt.Sprintf("order %d timed out: the datacenter did not build the server in time; nothing was "+
-		"created or charged (support reference %s)", e.OrderID, e.Reference)
-}
-
-// waitForOrder polls the order (through the shared GET /orders list, so every create waiting at
-// once shares one poll) until it is deployed and returns the instance it built. A timed_out order is an *orderTimedOutError; a cut-short wait a *tfutil.WaitError.
-func waitForOrder(ctx context.Context, c *client.Client, orderID int64) (*client.Instance, error) {
-	var built *client.Instance
-	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("order %d to be deployed", orderID)},
-		func(ctx context.Context) (bool, string, error) {
-			o, err := c.OrderShared(ctx, orderID)
-			if err != nil {
-				return false, "", fmt.Errorf("reading order %d: %w", orderID, err)
-			}
-			switch o.Status {
-			case client.OrderDeployed:
-				if o.Server == nil {
-					return false, o.Status, fmt.Errorf("order %d is deployed but names no server", orderID)
-				}
-				built = o.Server
-				return true, o.Status, nil
-			case client.OrderTimedOut:
-				ref := ""
-				if o.Reference != nil {
-					ref = *o.Reference
-				}
-				return false, o.Status, &orderTimedOutError{OrderID: orderID, Reference: ref}
-			}
-			return false, o.Status, nil
-		})
-	return built, err
-}
-
-// A create that its timeout (or an interrupt) cut short is not an error: failing it would make
-// Terraform taint the resource, and the next apply would then destroy it and order a second
-// server. Instead the state keeps the order id, and this private marker records that the create
-// is unfinished. ModifyPlan turns the marker into a planned in-place update, and that Update
-// resumes waiting for the same order ("adoption").
-
-// privatePendingKey is the private state key of the marker.
-const privatePendingKey = "pending_create"
-
-// pendingCreate is the marker's JSON value.
-type pendingCreate struct {
-	OrderID int64 `json:"order_id"`
-}
-
-// privateReader and privateWriter are the parts of the framework's private state data the
-// marker needs (the framework's type lives in an internal package).
-type privateReader interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
-type privateWriter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
-// getPending returns the marker, or nil when the create finished (or the resource was imported).
-func getPending(ctx context.Context, p privateReader) (*pendingCreate, diag.Diagnostics) {
-	if p == nil {
-		return nil, nil
-	}
-	raw, diags := p.GetKey(ctx, privatePendingKey)
-	if diags.HasError() || len(raw) == 0 {
-		return nil, diags
-	}
-	var pc pendingCreate
-	if err := json.Unmarshal(raw, &pc); err != nil || pc.OrderID == 0 {
-		diags.AddError("Corrupt private state",
-			fmt.Sprintf("The private state of this instance holds an unreadable %q marker (%s). This is a bug "+
-				"in the provider; please report it.", privatePendingKey, raw))
-		return nil, diags
-	}
-	return &pc, diags
-}
-
-// setPending records that the create of orderID is unfinished.
-func setPending(ctx context.Context, p privateWriter, orderID int64) diag.Diagnostics {
-	raw, err := json.Marshal(pendingCreate{OrderID: orderID})
-	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddError("Unable to record the order in the private state", err.Error())
-		return diags
-	}
-	return p.SetKey(ctx, privatePendingKey, raw)
-}
-
-// clearPending records that the create finished.
-func clearPending(ctx context.Context, p privateWriter) diag.Diagnostics {
-	return p.SetKey(ctx, privatePendingKey, nil)
-}
-
-// planResume plans the update that finishes an unfinished create: everything the API has not
-// told yet is unknown. A plan_id or template_id change cannot be applied to a server that
-// does not exist yet, so it replaces it.
-func (r *Resource) planResume(plan *Model, state, config Model, resp *resource.ModifyPlanResponse) {
-	resp.Diagnostics.AddWarning("Unfinished create will be resumed",
-		fmt.Sprintf("The create of this server was cut short by its timeout or an interrupt while order %d was "+
-			"still being processed. This apply resumes waiting for the same order; nothing new is ordered.",
-			state.OrderID.ValueInt64()))
-	plan.markVolatileUnknown()
-	plan.markOutputsUnknown()
-	if state.ID.IsNull() {
-		plan.ID = types.Int64Unknown()
-	}
-	if config.Features.IsNull() {
-		plan.Features = types.SetUnknown(types.StringType)
-	}
-	if config.Apps.IsNull() {
-		plan.Apps = types.ListUnknown(types.StringType)
-	}
-	if config.AppInputs.IsNull() {
-		plan.AppInputs = types.MapUnknown(appInputsType)
-	}
-	for _, p := range []struct {
-		name          string
-		planned, have types.Int64
-	}{{"plan_id", plan.PlanID, state.PlanID}, {"template_id", plan.TemplateID, state.TemplateID}} {
-		if tfutil.IsSet(p.have) && !p.planned.Equal(p.have) {
-			resp.RequiresReplace = append(resp.RequiresReplace, path.Root(p.name))
-		}
-	}
-}
-
-// resumeCreate finishes a create that an earlier apply left unfinished, within the create
-// timeout: the same order is waited for, nothing new is ordered.
-func (r *Resource) resumeCreate(ctx context.Context, c *client.Client, plan *Model, resp *resource.UpdateResponse) {
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ctx = tflog.SetField(ctx, "order_id", plan.OrderID.ValueInt64())
-	tflog.Info(ctx, "resuming an unfinished create")
-	r.finishCreate(ctx, c, plan, 0, &resp.State, resp.Private, &resp.Diagnostics)
-	if resp.State.Raw.IsNull() {
-		// The order timed out. An update cannot remove the resource, so the state keeps it
-		// (with the error already reported) and the next refresh removes it: Read sees the
-		// timed-out order.
-		plan.Status = types.StringValue(client.OrderTimedOut)
-		resp.Diagnostics.Append(savePartialState(ctx, &resp.State, *plan, nil)...)
-	}
-}
-
-// readOrder refreshes an unfinished create whose instance id is not known yet from its order.
-func (r *Resource) readOrder(ctx context.Context, c *client.Client, state *Model, resp *resource.ReadResponse) {
-	if state.OrderID.IsNull() {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	orderID := state.OrderID.ValueInt64()
-	o, err := c.GetOrder(ctx, orderID)
-	switch {
-	case tfutil.IsNotFound(err):
-		resp.Diagnostics.AddWarning("Order no longer readable",
-			fmt.Sprintf("Order %d of an unfinished create is no longer readable (orders are kept 24 hours), so it "+
-				"is removed from the state. If it built a server, find it with the reseller_instances data source "+
-				"and import it (terraform import <address> <id>).", orderID))
-		resp.State.RemoveResource(ctx)
-		return
-	case err != nil:
-		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to read order %d", orderID), err)
-		return
-	}
-	switch o.Status {
-	case client.OrderTimedOut:
-		ref := ""
-		if o.Reference != nil {
-			ref = *o.Reference
-		}
-		resp.Diagnostics.AddWarning("Order timed out",
-			fmt.Sprintf("Order %d timed out: nothing was created or charged (support reference %s). It is removed "+
-				"from the state, so the next apply places a new order.", orderID, ref))
-		resp.State.RemoveResource(ctx)
-		return
-	case client.OrderDeployed:
-		if o.Server != nil {
-			resp.Diagnostics.Append(state.setInstance(ctx, o.Server)...)
-		}
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
-}
-
-// orderedInstance waits for the order of an unfinished create and returns the instance it built;
-// false when there is nothing to delete (the order timed out or is gone) or on error.
-func (r *Resource) orderedInstance(ctx context.Context, c *client.Client, orderID types.Int64, diags *diag.Diagnostics) (int64, bool) {
-	if orderID.IsNull() {
-		return 0, false
-	}
-	built, err := waitForOrder(ctx, c, orderID.ValueInt64())
-	var timedOut *orderTimedOutError
-	switch {
-	case errors.As(err, &timedOut), tfutil.IsNotFound(err):
-		tflog.Info(ctx, "the order built nothing; nothing to delete", map[string]any{"order_id": orderID.ValueInt64()})
-		return 0, false
-	case err != nil:
-		tfutil.AddAPIError(diags, fmt.Sprintf("Unable to wait for order %d before deleting its server", orderID.ValueInt64()), err)
-		return 0, false
-	}
-	return built.ID, true
 }

@@ -15,18 +15,16 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // TestAccInstanceList_filters: servers ordered outside Terraform (two web servers in two
 // datacenters, a database server switched off, a canceled one) are found by terraform query with
 // each filter of the list resource, a filter that matches nothing finds none, and a bad regex is
 // refused at plan time naming name_regex.
 func TestAccInstanceList_filters(t *testing.T) {
 	b := acctest.StartBackend(t)
-	web1 := b.CreateServer(t, "web-1", client.CreateInstanceRequest{ServerID: planSmall, TemplateID: ptr[int64](tmplUbuntu), Hostname: ptr("web-1")})
-	db1 := b.CreateServer(t, "db-1", client.CreateInstanceRequest{ServerID: planMedium, TemplateID: ptr[int64](tmplDebian), Hostname: ptr("db-1")})
-	web2 := b.CreateServer(t, "web-2", client.CreateInstanceRequest{ServerID: planPaidIP, TemplateID: ptr[int64](tmplUbuntu), Hostname: ptr("web-2")})
-	old := b.CreateServer(t, "old-1", client.CreateInstanceRequest{ServerID: planSmall, TemplateID: ptr[int64](tmplUbuntu), Hostname: ptr("old-1")})
+	web1 := b.CreateServer(t, "web-1", client.CreateInstanceRequest{ServerID: planSmall, TemplateID: new(int64(tmplUbuntu)), Hostname: new("web-1")})
+	db1 := b.CreateServer(t, "db-1", client.CreateInstanceRequest{ServerID: planMedium, TemplateID: new(int64(tmplDebian)), Hostname: new("db-1")})
+	web2 := b.CreateServer(t, "web-2", client.CreateInstanceRequest{ServerID: planPaidIP, TemplateID: new(int64(tmplUbuntu)), Hostname: new("web-2")})
+	old := b.CreateServer(t, "old-1", client.CreateInstanceRequest{ServerID: planSmall, TemplateID: new(int64(tmplUbuntu)), Hostname: new("old-1")})
 	b.ServerAction(t, db1.ID, client.ActionPowerOff)
 	b.CancelServer(t, old.ID)
 

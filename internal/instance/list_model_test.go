@@ -19,7 +19,7 @@ func emptyListConfig() ListConfigModel {
 func TestListFilter(t *testing.T) {
 	web := *sampleInstance() // online, plan 101, datacenter 1, location 11, "web" / "web.example"
 	gone := web
-	gone.Status = ptr(client.StatusCanceled)
+	gone.Status = new(client.StatusCanceled)
 	tests := []struct {
 		name string
 		set  func(c *ListConfigModel)
@@ -68,7 +68,7 @@ func TestListDisplayName(t *testing.T) {
 	if got := listDisplayName(in); got != "web (web.example)" {
 		t.Errorf("display name = %q", got)
 	}
-	in.Hostname = ptr("web")
+	in.Hostname = new("web")
 	if got := listDisplayName(in); got != "web" {
 		t.Errorf("display name with the hostname as name = %q", got)
 	}

@@ -14,19 +14,17 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil/schemacheck"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // sampleInstance is an instance detail as the API returns it.
 func sampleInstance() *client.Instance {
 	return &client.Instance{
-		ID: 7, Name: "web", Status: ptr("online"), Active: true, Hostname: ptr("web.example"),
-		ServerProductID: 101, IPv4: ptr("10.0.0.7"), IPv6: ptr("2001:db8::7"), RenewalDue: ptr("2025-06-01T11:00:00Z"),
-		Renew: true, CreatedAt: ptr("2025-06-01T10:00:00Z"), DatacenterID: ptr(int64(1)), LocationID: ptr(int64(11)),
-		TemplateID: ptr(int64(1)), Actions: []string{"power_on", "power_off"}, IPChangeCost: 0.5,
+		ID: 7, Name: "web", Status: new("online"), Active: true, Hostname: new("web.example"),
+		ServerProductID: 101, IPv4: new("10.0.0.7"), IPv6: new("2001:db8::7"), RenewalDue: new("2025-06-01T11:00:00Z"),
+		Renew: true, CreatedAt: new("2025-06-01T10:00:00Z"), DatacenterID: new(int64(1)), LocationID: new(int64(11)),
+		TemplateID: new(int64(1)), Actions: []string{"power_on", "power_off"}, IPChangeCost: 0.5,
 		Template: &client.Template{ID: 1, Name: "Ubuntu", OSType: "linux"},
-		Traffic:  &client.Traffic{Enabled: true, Included: 1000, Used: 3, CycleStartDate: ptr("2025-06-01T10:00:00Z")},
-		Credentials: &client.Credentials{Username: ptr("root"), Password: ptr("s3cret"), Port: ptr(int64(22)),
-			IPv4: ptr("10.0.0.7")},
+		Traffic:  &client.Traffic{Enabled: true, Included: 1000, Used: 3, CycleStartDate: new("2025-06-01T10:00:00Z")},
+		Credentials: &client.Credentials{Username: new("root"), Password: new("s3cret"), Port: new(int64(22)),
+			IPv4: new("10.0.0.7")},
 	}
 }
 
@@ -45,37 +43,21 @@ func emptyModel() Model {
 
 func TestModelsMatchSchemas(t *testing.T) {
 	ctx := context.Background()
-	s := Schema(ctx)
-	if diags := s.ValidateImplementation(ctx); diags.HasError() {
-		t.Fatal(diags)
-	}
-	fields := map[string]any{}
-	for name, a := range s.Attributes {
-		fields[name] = a
-	}
-	for name, b := range s.Blocks {
-		fields[name] = b
-	}
-	schemacheck.Fields(t, ResourceType, Model{}, fields)
-
 	m := emptyModel()
 	m.PlanID = types.Int64Value(101)
 	if diags := m.setInstance(ctx, sampleInstance()); diags.HasError() {
 		t.Fatal(diags)
 	}
 	m.nullUnknowns()
-	schemacheck.RoundtripResource(t, s, m)
+	schemacheck.Resource(t, ResourceType, Schema(ctx), m)
 
 	ds := InstancesSchema()
-	schemacheck.Fields(t, DataSourceType, InstancesModel{}, ds.Attributes)
+	schemacheck.DataSource(t, DataSourceType, ds, InstancesModel{OnlyActive: types.BoolNull(), Instances: newInstanceItems([]client.Instance{*sampleInstance(), {ID: 8}})})
 	schemacheck.Fields(t, DataSourceType+".instances", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "instances"))
-	schemacheck.Roundtrip(t, ds, InstancesModel{OnlyActive: types.BoolNull(), Instances: newInstanceItems([]client.Instance{*sampleInstance(), {ID: 8}})})
 
-	cs := ConsoleSchema()
-	schemacheck.Fields(t, EphemeralResourceType, ConsoleModel{}, cs.Attributes)
 	cm := ConsoleModel{InstanceID: types.Int64Value(7)}
-	cm.setConsole(&client.ActionResult{ConsoleURL: ptr("https://console/x"), ConsolePassword: ptr("pw")})
-	schemacheck.RoundtripEphemeral(t, cs, cm)
+	cm.setConsole(&client.ActionResult{ConsoleURL: new("https://console/x"), ConsolePassword: new("pw")})
+	schemacheck.Ephemeral(t, EphemeralResourceType, ConsoleSchema(), cm)
 }
 
 func TestEveryAttributeDescribed(t *testing.T) {
@@ -181,7 +163,7 @@ func TestSetInstance(t *testing.T) {
 	in := sampleInstance()
 	in.Credentials.Password = nil
 	in.Credentials.Pending = true
-	in.Status = ptr("rebooting")
+	in.Status = new("rebooting")
 	if diags := m.setInstance(ctx, in); diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -206,8 +188,8 @@ func TestSetInstance(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	in.Status = ptr("offline")
-	in.Note = ptr("")
+	in.Status = new("offline")
+	in.Note = new("")
 	_ = m.setInstance(ctx, in)
 	if m.Power.ValueString() != PowerOff || !m.Note.IsNull() {
 		t.Errorf("offline with empty note: got power %v note %v, want off and null", m.Power, m.Note)

@@ -160,13 +160,11 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	var state Model
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
+	ctx, cancel := tfutil.WithTimeout(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 
 	if state.ID.IsNull() {
 		id, ok := r.orderedInstance(ctx, c, state.OrderID, &resp.Diagnostics)

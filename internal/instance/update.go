@@ -35,13 +35,11 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
+	ctx, cancel := tfutil.WithTimeout(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	id := prior.ID.ValueInt64()
 	ctx = tflog.SetField(ctx, "instance_id", id)
 
@@ -86,9 +84,9 @@ func resize(ctx context.Context, c *client.Client, id int64, plan Model, done *M
 		return fmt.Errorf("resizing to plan %d: %w", target, err)
 	}
 	tflog.Info(ctx, "resize accepted", map[string]any{"plan_id": target, "charged": res.Charged})
-	if _, err := waitForInstance(ctx, c, id, fmt.Sprintf("to finish resizing to plan %d", target), func(in *client.Instance) bool {
+	if _, err := tfutil.WaitServer(ctx, c, tfutil.ServerWait{ID: id, What: fmt.Sprintf("to finish resizing to plan %d", target), Done: func(in *client.Instance) bool {
 		return in.ServerProductID == target && in.Settled()
-	}); err != nil {
+	}}); err != nil {
 		return err
 	}
 	done.PlanID = plan.PlanID
@@ -118,7 +116,7 @@ func rebuild(ctx context.Context, c *client.Client, id int64, plan Model, done *
 		return fmt.Errorf("rebuilding with template %d: %w", plan.TemplateID.ValueInt64(), err)
 	}
 	tflog.Info(ctx, "rebuild accepted", map[string]any{"template_id": plan.TemplateID.ValueInt64(), "queued_apps": res.QueuedApps})
-	if _, err := waitForInstance(ctx, c, id, "to finish rebuilding", (*client.Instance).Settled); err != nil {
+	if _, err := tfutil.WaitServer(ctx, c, tfutil.ServerWait{ID: id, What: "to finish rebuilding", Done: (*client.Instance).Settled}); err != nil {
 		return err
 	}
 	done.TemplateID = plan.TemplateID
@@ -165,7 +163,7 @@ func power(ctx context.Context, c *client.Client, id int64, plan Model, done *Mo
 func setPower(ctx context.Context, c *client.Client, id int64, want string, in *client.Instance) error {
 	if in == nil || !in.Settled() {
 		var err error
-		if in, err = waitForInstance(ctx, c, id, "to settle", (*client.Instance).Settled); err != nil {
+		if in, err = tfutil.WaitServer(ctx, c, tfutil.ServerWait{ID: id, What: "to settle", Done: (*client.Instance).Settled}); err != nil {
 			return err
 		}
 	}
@@ -179,7 +177,8 @@ func setPower(ctx context.Context, c *client.Client, id int64, want string, in *
 	if _, err := c.RunAction(ctx, id, client.ActionRequest{Action: action}); err != nil {
 		return fmt.Errorf("%s: %w", action, err)
 	}
-	_, err := waitForInstance(ctx, c, id, "to be "+want, func(in *client.Instance) bool { return in.StatusValue() == want })
+	_, err := tfutil.WaitServer(ctx, c, tfutil.ServerWait{ID: id, What: "to be " + want,
+		Done: func(in *client.Instance) bool { return in.StatusValue() == want }})
 	return err
 }
 

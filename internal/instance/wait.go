@@ -28,25 +28,6 @@ func (e *appFailedError) Error() string {
 	return msg
 }
 
-// waitForInstance polls the instance until ready says it is, and returns its last reading.
-func waitForInstance(ctx context.Context, c *client.Client, id int64, what string, ready func(*client.Instance) bool) (*client.Instance, error) {
-	var last *client.Instance
-	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d %s", id, what)},
-		func(ctx context.Context) (bool, string, error) {
-			in, err := c.GetInstance(ctx, id, false)
-			if err != nil {
-				return false, "", fmt.Errorf("reading instance %d: %w", id, err)
-			}
-			last = in
-			status := in.StatusValue()
-			if in.CredentialsPending() {
-				status += ", credentials pending"
-			}
-			return ready(in), status, nil
-		})
-	return last, err
-}
-
 // waitForApps polls the app installs until every one is installed, at least expect of them. A
 // failed install is an *appFailedError quoting its log.
 func waitForApps(ctx context.Context, c *client.Client, id int64, expect int) error {
@@ -94,28 +75,6 @@ func appsDone(installs []client.AppInstall, expect int) (bool, string, error) {
 // reading it from its order in the shared GET /orders list (the order carries the instance's
 // full detail), so many creates share one poll; without an order id it polls the instance.
 func waitForCredentials(ctx context.Context, c *client.Client, orderID types.Int64, id int64) (*client.Instance, error) {
-	if !tfutil.IsSet(orderID) {
-		return waitForInstance(ctx, c, id, "to deliver its credentials", (*client.Instance).Settled)
-	}
-	var last *client.Instance
-	err := tfutil.Poll(ctx, tfutil.PollOptions{What: fmt.Sprintf("instance %d to deliver its credentials", id)},
-		func(ctx context.Context) (bool, string, error) {
-			o, err := c.OrderShared(ctx, orderID.ValueInt64())
-			if err != nil {
-				return false, "", fmt.Errorf("reading order %d: %w", orderID.ValueInt64(), err)
-			}
-			if o.Server == nil {
-				return false, o.Status, nil // a list read before the order was deployed
-			}
-			if o.Server.ID != id {
-				return false, "", fmt.Errorf("order %d does not name instance %d", orderID.ValueInt64(), id)
-			}
-			last = o.Server
-			status := last.StatusValue()
-			if last.CredentialsPending() {
-				status += ", credentials pending"
-			}
-			return last.Settled(), status, nil
-		})
-	return last, err
+	return tfutil.WaitServer(ctx, c, tfutil.ServerWait{ID: id, OrderID: orderID.ValueInt64(),
+		What: "to deliver its credentials", Done: (*client.Instance).Settled})
 }

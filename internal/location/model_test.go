@@ -11,11 +11,10 @@ import (
 
 func TestModelsMatchSchemas(t *testing.T) {
 	s := Schema()
-	schemacheck.Fields(t, "reseller_locations", LocationsModel{}, s.Attributes)
 	schemacheck.Fields(t, "reseller_locations.locations", ItemModel{}, schemacheck.Nested(t, s.Attributes, "locations"))
 
 	flag := "DE"
-	schemacheck.Roundtrip(t, s, LocationsModel{
+	schemacheck.DataSource(t, "reseller_locations", s, LocationsModel{
 		DatacenterID: types.Int64Value(1),
 		Locations: newItems([]client.Location{
 			{ID: 1, DatacenterID: 1, Name: "Frankfurt", Country: "Germany", CountryCode: "DE", Flag: &flag, Active: true},

@@ -23,21 +23,19 @@ func samplePlan() client.Plan {
 
 func TestModelsMatchSchemas(t *testing.T) {
 	plans := PlansSchema()
-	schemacheck.Fields(t, "reseller_plans", PlansModel{}, plans.Attributes)
 	items := schemacheck.Nested(t, plans.Attributes, "plans")
 	schemacheck.Fields(t, "reseller_plans.plans", ItemModel{}, items)
 	schemacheck.Fields(t, "reseller_plans.plans.templates", TemplateModel{}, schemacheck.Nested(t, items, "templates"))
 	schemacheck.Fields(t, "reseller_plans.plans.features", FeatureModel{}, schemacheck.Nested(t, items, "features"))
 
 	single := Schema()
-	schemacheck.Fields(t, "reseller_plan", Model{}, single.Attributes)
 	schemacheck.Fields(t, "reseller_plan.templates", TemplateModel{}, schemacheck.Nested(t, single.Attributes, "templates"))
 	schemacheck.Fields(t, "reseller_plan.features", FeatureModel{}, schemacheck.Nested(t, single.Attributes, "features"))
 
-	schemacheck.Roundtrip(t, plans, PlansModel{Plans: newItems([]client.Plan{samplePlan(), {ID: 8}})})
+	schemacheck.DataSource(t, "reseller_plans", plans, PlansModel{Plans: newItems([]client.Plan{samplePlan(), {ID: 8}})})
 	var m Model
 	m.setPlan(samplePlan())
-	schemacheck.Roundtrip(t, single, m)
+	schemacheck.DataSource(t, "reseller_plan", single, m)
 }
 
 func TestSelectPlans(t *testing.T) {

@@ -31,15 +31,15 @@ func TestAccQuery_generateConfig(t *testing.T) {
 	cli := acctest.NewQueryCLI(t)
 	b := acctest.StartBackend(t)
 	ubuntu, debian, windows := int64(adoptUbuntu), int64(adoptDebian), int64(adoptWindows)
-	web := b.CreateServer(t, "web", client.CreateInstanceRequest{ServerID: adoptPlanSmall, TemplateID: &ubuntu, Hostname: ptr("web-1")})
+	web := b.CreateServer(t, "web", client.CreateInstanceRequest{ServerID: adoptPlanSmall, TemplateID: &ubuntu, Hostname: new("web-1")})
 	ops := b.CreateServer(t, "ops", client.CreateInstanceRequest{ServerID: adoptPlanSmall, TemplateID: &debian,
-		Hostname: ptr("ops-1"), ActiveFeatures: []string{"2"}})
+		Hostname: new("ops-1"), ActiveFeatures: []string{"2"}})
 	b.CreateServer(t, "win", client.CreateInstanceRequest{ServerID: adoptPlanMedium, TemplateID: &windows})
 	snap := b.TakeSnapshot(t, web.ID, "golden")
 	b.CreateServer(t, "clone", client.CreateInstanceRequest{ServerID: adoptPlanMedium, SnapshotID: &snap.ID})
 	renew := false
 	if _, err := b.Client(t, "en").UpdateInstance(t.Context(), ops.ID, client.UpdateInstanceRequest{
-		Name: ptr("Ops box"), Note: ptr("owned by ops"), Renew: &renew,
+		Name: new("Ops box"), Note: new("owned by ops"), Renew: &renew,
 	}); err != nil {
 		t.Fatalf("renaming server %d outside Terraform: %v", ops.ID, err)
 	}
@@ -90,5 +90,3 @@ func TestAccQuery_generateConfig(t *testing.T) {
 		t.Errorf("the example query did not find web-1:\n%s", out)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -88,7 +88,7 @@ func (a *CreateAction) Invoke(ctx context.Context, req action.InvokeRequest, res
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("snapshot %d of instance %d accepted, waiting for it to be available", snap.ID, instanceID)})
-	if _, err := waitForSnapshot(ctx, c, snap.ID, "to be available", available); err != nil {
+	if _, err := tfutil.WaitSnapshot(ctx, c, snap.ID, "to be available", available); err != nil {
 		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Snapshot %d of instance %d is not available", snap.ID, instanceID), err)
 		return
 	}

@@ -10,7 +10,7 @@ import (
 
 func TestListConfigMatches(t *testing.T) {
 	avail := *sampleSnapshot()
-	avail.InstanceID = ptr(int64(7))
+	avail.InstanceID = new(int64(7))
 	deleted := avail
 	deleted.Status = client.SnapshotDeleted
 	tests := []struct {

@@ -9,19 +9,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil/schemacheck"
 )
-
-func ptr[T any](v T) *T { return &v }
 
 // sampleSnapshot is a snapshot as the API returns it once available.
 func sampleSnapshot() *client.Snapshot {
 	return &client.Snapshot{
-		ID: 5, Name: "before upgrade", Status: client.SnapshotAvailable, Note: ptr("keep"), SizeGB: ptr(10.0),
-		Price: ptr(0.000274), PriceMonthly: ptr(0.2), Accrued: ptr(0.000274), InstanceID: ptr(int64(7)),
-		DatacenterID: ptr(int64(1)), LocationID: ptr(int64(11)), TemplateID: ptr(int64(1)), ServerProductID: ptr(int64(101)),
-		OSType: ptr("linux"), SourceName: ptr("web"), Features: []string{"Automatic backups"}, Restore: true,
-		CreatedAt: ptr("2025-06-01T10:00:00Z"), AvailableAt: ptr("2025-06-01T10:00:03Z"), PaidAmount: ptr(0.0),
+		ID: 5, Name: "before upgrade", Status: client.SnapshotAvailable, Note: new("keep"), SizeGB: new(10.0),
+		Price: new(0.000274), PriceMonthly: new(0.2), Accrued: new(0.000274), InstanceID: new(int64(7)),
+		DatacenterID: new(int64(1)), LocationID: new(int64(11)), TemplateID: new(int64(1)), ServerProductID: new(int64(101)),
+		OSType: new("linux"), SourceName: new("web"), Features: []string{"Automatic backups"}, Restore: true,
+		CreatedAt: new("2025-06-01T10:00:00Z"), AvailableAt: new("2025-06-01T10:00:03Z"), PaidAmount: new(0.0),
 	}
 }
 
@@ -36,51 +35,26 @@ func emptyModel() Model {
 
 func TestModelsMatchSchemas(t *testing.T) {
 	ctx := context.Background()
-	s := Schema(ctx)
-	if diags := s.ValidateImplementation(ctx); diags.HasError() {
-		t.Fatal(diags)
-	}
-	fields := map[string]any{}
-	for name, a := range s.Attributes {
-		fields[name] = a
-	}
-	for name, b := range s.Blocks {
-		fields[name] = b
-	}
-	schemacheck.Fields(t, ResourceType, Model{}, fields)
 	m := emptyModel()
 	if diags := m.setSnapshot(ctx, sampleSnapshot()); diags.HasError() {
 		t.Fatal(diags)
 	}
-	schemacheck.RoundtripResource(t, s, m)
+	schemacheck.Resource(t, ResourceType, Schema(ctx), m)
 
-	rs := RestoreSchema(ctx)
-	if diags := rs.ValidateImplementation(ctx); diags.HasError() {
-		t.Fatal(diags)
-	}
-	restoreFields := map[string]any{}
-	for name, a := range rs.Attributes {
-		restoreFields[name] = a
-	}
-	for name, b := range rs.Blocks {
-		restoreFields[name] = b
-	}
-	schemacheck.Fields(t, RestoreResourceType, RestoreModel{}, restoreFields)
 	rm := RestoreModel{
 		SnapshotID: types.Int64Value(5),
 		Triggers:   types.MapValueMust(types.StringType, map[string]attr.Value{"run": types.StringValue("1")}),
 		Timeouts:   timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType})},
 	}
 	rm.setRestore(5, 7, mustTime(t, "2025-06-01T10:00:00Z"))
-	schemacheck.RoundtripResource(t, rs, rm)
+	schemacheck.Resource(t, RestoreResourceType, RestoreSchema(ctx), rm)
 
 	ds := SnapshotsSchema()
-	schemacheck.Fields(t, DataSourceType, SnapshotsModel{}, ds.Attributes)
-	schemacheck.Fields(t, DataSourceType+".snapshots", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "snapshots"))
-	schemacheck.Roundtrip(t, ds, SnapshotsModel{
+	schemacheck.DataSource(t, DataSourceType, ds, SnapshotsModel{
 		IncludeInactive: types.BoolNull(), InstanceID: types.Int64Value(7),
 		Snapshots: newItems([]client.Snapshot{*sampleSnapshot(), {ID: 6, Status: client.SnapshotCreating}}),
 	})
+	schemacheck.Fields(t, DataSourceType+".snapshots", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "snapshots"))
 }
 
 func TestEveryAttributeDescribed(t *testing.T) {
@@ -132,7 +106,7 @@ func TestSetSnapshot(t *testing.T) {
 	// The source server is gone: the API shows no instance_id, the argument keeps its value.
 	gone := sampleSnapshot()
 	gone.InstanceID = nil
-	gone.Note = ptr("")
+	gone.Note = new("")
 	if diags := m.setSnapshot(ctx, gone); diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -151,10 +125,10 @@ func TestPatchRequest(t *testing.T) {
 		wantName, wantN *string
 	}{
 		{"nothing", types.StringValue("a"), types.StringValue("n"), nil, nil},
-		{"rename", types.StringValue("b"), types.StringValue("n"), ptr("b"), nil},
+		{"rename", types.StringValue("b"), types.StringValue("n"), new("b"), nil},
 		{"name removed keeps it", types.StringUnknown(), types.StringValue("n"), nil, nil},
-		{"new note", types.StringValue("a"), types.StringValue("m"), nil, ptr("m")},
-		{"note removed clears it", types.StringValue("a"), types.StringNull(), nil, ptr("")},
+		{"new note", types.StringValue("a"), types.StringValue("m"), nil, new("m")},
+		{"note removed clears it", types.StringValue("a"), types.StringNull(), nil, new("")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,9 +185,9 @@ func TestNullUnknownsLeavesNoUnknown(t *testing.T) {
 
 func TestMergeEnded(t *testing.T) {
 	at := func(id int64, status, created string, instance *int64) client.Snapshot {
-		return client.Snapshot{ID: id, Status: status, CreatedAt: ptr(created), InstanceID: instance}
+		return client.Snapshot{ID: id, Status: status, CreatedAt: new(created), InstanceID: instance}
 	}
-	seven, eight := ptr(int64(7)), ptr(int64(8))
+	seven, eight := new(int64(7)), new(int64(8))
 	active := []client.Snapshot{at(4, client.SnapshotAvailable, "2025-06-01T12:00:00Z", seven)}
 	all := []client.Snapshot{
 		at(9, client.SnapshotDeleted, "2025-06-01T13:00:00Z", seven),
@@ -233,10 +207,7 @@ func TestMergeEnded(t *testing.T) {
 }
 
 func TestWaitErrorsRead(t *testing.T) {
-	if msg := (&failedError{ID: 5, InstanceID: 7}).Error(); msg == "" {
-		t.Error("failedError: empty message")
-	}
-	if !isGone(&endedError{ID: 5, Status: client.SnapshotDeleted}) {
+	if !isGone(&tfutil.SnapshotEndedError{ID: 5, Status: client.SnapshotDeleted}) {
 		t.Error("isGone(endedError): got false, want true")
 	}
 	if !available(&client.Snapshot{Status: client.SnapshotAvailable}) || available(&client.Snapshot{Status: client.SnapshotRestoring}) {

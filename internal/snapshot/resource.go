@@ -72,13 +72,11 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
+	ctx, cancel := tfutil.WithTimeout(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 
 	instanceID := plan.InstanceID.ValueInt64()
 	snap, err := takeSnapshot(ctx, c, instanceID, plan.createRequest())
@@ -99,8 +97,8 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		return
 	}
 
-	last, err := waitForSnapshot(ctx, c, snap.ID, "to be available", available)
-	var failed *failedError
+	last, err := tfutil.WaitSnapshot(ctx, c, snap.ID, "to be available", available)
+	var failed *tfutil.SnapshotFailedError
 	switch {
 	case errors.As(err, &failed):
 		resp.State.RemoveResource(ctx)
@@ -239,13 +237,11 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	var state Model
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
+	ctx, cancel := tfutil.WithTimeout(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	id := state.ID.ValueInt64()
 	ctx = tflog.SetField(ctx, "snapshot_id", id)
 

@@ -56,13 +56,11 @@ func (r *Restore) Create(ctx context.Context, req resource.CreateRequest, resp *
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultRestoreTimeout)
-	resp.Diagnostics.Append(diags...)
+	ctx, cancel := tfutil.WithTimeout(ctx, plan.Timeouts.Create, defaultRestoreTimeout, &resp.Diagnostics)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	id := plan.SnapshotID.ValueInt64()
 	ctx = tflog.SetField(ctx, "snapshot_id", id)
 
@@ -95,7 +93,7 @@ func (r *Restore) Create(ctx context.Context, req resource.CreateRequest, resp *
 		return
 	}
 
-	if _, err := waitForSnapshot(ctx, c, id, "to be available again after the restore", available); err != nil {
+	if _, err := tfutil.WaitSnapshot(ctx, c, id, "to be available again after the restore", available); err != nil {
 		addRestoreWaitError(&resp.Diagnostics, id, instanceID, err)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
@@ -111,7 +112,7 @@ func Poll(ctx context.Context, opts PollOptions, check PollFunc) error {
 			tflog.Info(ctx, "finished waiting for "+opts.What, map[string]any{"elapsed": elapsed.Round(time.Millisecond).String(), "checks": checks})
 			return nil
 		}
-		if err := sleep(ctx, interval); err != nil {
+		if err := client.Sleep(ctx, interval); err != nil {
 			return &WaitError{What: opts.What, Elapsed: time.Since(start), LastStatus: last, Err: err}
 		}
 		interval = min(interval*3/2, opts.MaxInterval)
@@ -142,14 +143,19 @@ func logProgress(ctx context.Context, what, status, last string, elapsed time.Du
 	tflog.Debug(ctx, "still waiting for "+what, fields)
 }
 
-// sleep waits d unless ctx ends first.
-func sleep(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
+// TimeoutReader is how a timeouts block gives the timeout of one operation, e.g. the method
+// value plan.Timeouts.Create: the configured duration, or def when none is configured.
+type TimeoutReader func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics)
+
+// WithTimeout bounds ctx by the timeout of the running operation (read from its timeouts block,
+// def when unset), so every wait of the operation ends by then. A block that cannot be read adds
+// its diagnostics to diags and leaves ctx unbounded; the caller returns on diags.HasError().
+// cancel is never nil.
+func WithTimeout(ctx context.Context, read TimeoutReader, def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc) {
+	timeout, d := read(ctx, def)
+	diags.Append(d...)
+	if d.HasError() {
+		return ctx, func() {}
 	}
+	return context.WithTimeout(ctx, timeout)
 }

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	ephemeralschema "github.com/hashicorp/terraform-plugin-framework/ephemeral/schema"
 	resourceschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -85,33 +87,68 @@ func Nested(t testing.TB, attrs map[string]schema.Attribute, name string) map[st
 	}
 }
 
+// Resource checks a resource's model against its schema in one call: the schema is valid, the
+// `tfsdk` tags of model are exactly its attributes and blocks (the timeouts block is a field
+// too), and model, filled as Read fills it, round-trips through the schema.
+func Resource[M any](t testing.TB, name string, s resourceschema.Schema, model M) {
+	t.Helper()
+	validate(t, name, s)
+	fields := map[string]any{}
+	for n, a := range s.Attributes {
+		fields[n] = a
+	}
+	for n, b := range s.Blocks {
+		fields[n] = b
+	}
+	Fields(t, name, model, fields)
+	RoundtripResource(t, s, model)
+}
+
+// DataSource checks a data source's model against its schema in one call: the schema is valid,
+// the `tfsdk` tags of model are exactly its attributes, and model round-trips through the
+// schema. The objects of nested attributes are checked with Fields and Nested.
+func DataSource[M any](t testing.TB, name string, s schema.Schema, model M) {
+	t.Helper()
+	validate(t, name, s)
+	Fields(t, name, model, s.Attributes)
+	Roundtrip(t, s, model)
+}
+
+// Ephemeral is DataSource for an ephemeral resource.
+func Ephemeral[M any](t testing.TB, name string, s ephemeralschema.Schema, model M) {
+	t.Helper()
+	validate(t, name, s)
+	Fields(t, name, model, s.Attributes)
+	RoundtripEphemeral(t, s, model)
+}
+
+// validate fails t when the framework would reject schema s when the provider starts.
+func validate(t testing.TB, name string, s interface {
+	ValidateImplementation(context.Context) diag.Diagnostics
+}) {
+	t.Helper()
+	if diags := s.ValidateImplementation(context.Background()); diags.HasError() {
+		t.Fatalf("%s: invalid schema: %v", name, diags)
+	}
+}
+
 // Roundtrip writes model into an empty state of schema s and reads it back, failing t on any
 // conversion error. It proves that types match, including the element types of lists and the
 // attribute types of nested objects, which a tag comparison cannot see.
 func Roundtrip[M any](t testing.TB, s schema.Schema, model M) {
 	t.Helper()
-	ctx := context.Background()
-	state := tfsdk.State{
-		Schema: s,
-		Raw:    tftypes.NewValue(s.Type().TerraformType(ctx), nil),
-	}
-	if diags := state.Set(ctx, &model); diags.HasError() {
-		t.Fatalf("writing the model into the schema: %v", diags)
-	}
-	var back M
-	if diags := state.Get(ctx, &back); diags.HasError() {
-		t.Fatalf("reading the model back from the schema: %v", diags)
-	}
+	roundtripState(t, tfsdk.State{Schema: s, Raw: null(s.Type())}, model)
 }
 
 // RoundtripResource is Roundtrip for a resource schema.
 func RoundtripResource[M any](t testing.TB, s resourceschema.Schema, model M) {
 	t.Helper()
+	roundtripState(t, tfsdk.State{Schema: s, Raw: null(s.Type())}, model)
+}
+
+func roundtripState[M any](t testing.TB, state tfsdk.State, model M) {
+	t.Helper()
 	ctx := context.Background()
-	state := tfsdk.State{
-		Schema: s,
-		Raw:    tftypes.NewValue(s.Type().TerraformType(ctx), nil),
-	}
 	if diags := state.Set(ctx, &model); diags.HasError() {
 		t.Fatalf("writing the model into the schema: %v", diags)
 	}
@@ -125,10 +162,7 @@ func RoundtripResource[M any](t testing.TB, s resourceschema.Schema, model M) {
 func RoundtripEphemeral[M any](t testing.TB, s ephemeralschema.Schema, model M) {
 	t.Helper()
 	ctx := context.Background()
-	result := tfsdk.EphemeralResultData{
-		Schema: s,
-		Raw:    tftypes.NewValue(s.Type().TerraformType(ctx), nil),
-	}
+	result := tfsdk.EphemeralResultData{Schema: s, Raw: null(s.Type())}
 	if diags := result.Set(ctx, &model); diags.HasError() {
 		t.Fatalf("writing the model into the schema: %v", diags)
 	}
@@ -136,4 +170,9 @@ func RoundtripEphemeral[M any](t testing.TB, s ephemeralschema.Schema, model M) 
 	if diags := result.Get(ctx, &back); diags.HasError() {
 		t.Fatalf("reading the model back from the schema: %v", diags)
 	}
+}
+
+// null is the null value of type typ, an empty state.
+func null(typ attr.Type) tftypes.Value {
+	return tftypes.NewValue(typ.TerraformType(context.Background()), nil)
 }

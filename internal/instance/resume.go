@@ -1,0 +1,192 @@
+package instance
+
+// The adoption of an interrupted create. Create (create.go) keeps the order in the state as soon
+// as the API accepts it; when its timeout or an interrupt cuts the wait short, the next
+// operation picks the same order up again: ModifyPlan plans an in-place update (planResume),
+// that Update resumes waiting (resumeCreate), Read refreshes from the order while the server id
+// is unknown (readOrder) and Delete waits for the order to cancel what it built
+// (orderedInstance).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
+)
+
+// A create that its timeout (or an interrupt) cut short is not an error: failing it would make
+// Terraform taint the resource, and the next apply would then destroy it and order a second
+// server. Instead the state keeps the order id, and this private marker records that the create
+// is unfinished. ModifyPlan turns the marker into a planned in-place update, and that Update
+// resumes waiting for the same order ("adoption").
+
+// privatePendingKey is the private state key of the marker.
+const privatePendingKey = "pending_create"
+
+// pendingCreate is the marker's JSON value.
+type pendingCreate struct {
+	OrderID int64 `json:"order_id"`
+}
+
+// privateReader and privateWriter are the parts of the framework's private state data the
+// marker needs (the framework's type lives in an internal package).
+type privateReader interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+type privateWriter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// getPending returns the marker, or nil when the create finished (or the resource was imported).
+func getPending(ctx context.Context, p privateReader) (*pendingCreate, diag.Diagnostics) {
+	if p == nil {
+		return nil, nil
+	}
+	raw, diags := p.GetKey(ctx, privatePendingKey)
+	if diags.HasError() || len(raw) == 0 {
+		return nil, diags
+	}
+	var pc pendingCreate
+	if err := json.Unmarshal(raw, &pc); err != nil || pc.OrderID == 0 {
+		diags.AddError("Corrupt private state",
+			fmt.Sprintf("The private state of this instance holds an unreadable %q marker (%s). This is a bug "+
+				"in the provider; please report it.", privatePendingKey, raw))
+		return nil, diags
+	}
+	return &pc, diags
+}
+
+// setPending records that the create of orderID is unfinished.
+func setPending(ctx context.Context, p privateWriter, orderID int64) diag.Diagnostics {
+	raw, err := json.Marshal(pendingCreate{OrderID: orderID})
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Unable to record the order in the private state", err.Error())
+		return diags
+	}
+	return p.SetKey(ctx, privatePendingKey, raw)
+}
+
+// clearPending records that the create finished.
+func clearPending(ctx context.Context, p privateWriter) diag.Diagnostics {
+	return p.SetKey(ctx, privatePendingKey, nil)
+}
+
+// planResume plans the update that finishes an unfinished create: everything the API has not
+// told yet is unknown. A plan_id or template_id change cannot be applied to a server that
+// does not exist yet, so it replaces it.
+func (r *Resource) planResume(plan *Model, state, config Model, resp *resource.ModifyPlanResponse) {
+	resp.Diagnostics.AddWarning("Unfinished create will be resumed",
+		fmt.Sprintf("The create of this server was cut short by its timeout or an interrupt while order %d was "+
+			"still being processed. This apply resumes waiting for the same order; nothing new is ordered.",
+			state.OrderID.ValueInt64()))
+	plan.markVolatileUnknown()
+	plan.markOutputsUnknown()
+	if state.ID.IsNull() {
+		plan.ID = types.Int64Unknown()
+	}
+	if config.Features.IsNull() {
+		plan.Features = types.SetUnknown(types.StringType)
+	}
+	if config.Apps.IsNull() {
+		plan.Apps = types.ListUnknown(types.StringType)
+	}
+	if config.AppInputs.IsNull() {
+		plan.AppInputs = types.MapUnknown(appInputsType)
+	}
+	for _, p := range []struct {
+		name          string
+		planned, have types.Int64
+	}{{"plan_id", plan.PlanID, state.PlanID}, {"template_id", plan.TemplateID, state.TemplateID}} {
+		if tfutil.IsSet(p.have) && !p.planned.Equal(p.have) {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root(p.name))
+		}
+	}
+}
+
+// resumeCreate finishes a create that an earlier apply left unfinished, within the create
+// timeout: the same order is waited for, nothing new is ordered.
+func (r *Resource) resumeCreate(ctx context.Context, c *client.Client, plan *Model, resp *resource.UpdateResponse) {
+	ctx, cancel := tfutil.WithTimeout(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx = tflog.SetField(ctx, "order_id", plan.OrderID.ValueInt64())
+	tflog.Info(ctx, "resuming an unfinished create")
+	r.finishCreate(ctx, c, plan, 0, &resp.State, resp.Private, &resp.Diagnostics)
+	if resp.State.Raw.IsNull() {
+		// The order timed out. An update cannot remove the resource, so the state keeps it
+		// (with the error already reported) and the next refresh removes it: Read sees the
+		// timed-out order.
+		plan.Status = types.StringValue(client.OrderTimedOut)
+		resp.Diagnostics.Append(savePartialState(ctx, &resp.State, *plan, nil)...)
+	}
+}
+
+// readOrder refreshes an unfinished create whose instance id is not known yet from its order.
+func (r *Resource) readOrder(ctx context.Context, c *client.Client, state *Model, resp *resource.ReadResponse) {
+	if state.OrderID.IsNull() {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	orderID := state.OrderID.ValueInt64()
+	o, err := c.GetOrder(ctx, orderID)
+	switch {
+	case tfutil.IsNotFound(err):
+		resp.Diagnostics.AddWarning("Order no longer readable",
+			fmt.Sprintf("Order %d of an unfinished create is no longer readable (orders are kept 24 hours), so it "+
+				"is removed from the state. If it built a server, find it with the reseller_instances data source "+
+				"and import it (terraform import <address> <id>).", orderID))
+		resp.State.RemoveResource(ctx)
+		return
+	case err != nil:
+		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to read order %d", orderID), err)
+		return
+	}
+	switch o.Status {
+	case client.OrderTimedOut:
+		ref := ""
+		if o.Reference != nil {
+			ref = *o.Reference
+		}
+		resp.Diagnostics.AddWarning("Order timed out",
+			fmt.Sprintf("Order %d timed out: nothing was created or charged (support reference %s). It is removed "+
+				"from the state, so the next apply places a new order.", orderID, ref))
+		resp.State.RemoveResource(ctx)
+		return
+	case client.OrderDeployed:
+		if o.Server != nil {
+			resp.Diagnostics.Append(state.setInstance(ctx, o.Server)...)
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+// orderedInstance waits for the order of an unfinished create and returns the instance it built;
+// false when there is nothing to delete (the order timed out or is gone) or on error.
+func (r *Resource) orderedInstance(ctx context.Context, c *client.Client, orderID types.Int64, diags *diag.Diagnostics) (int64, bool) {
+	if orderID.IsNull() {
+		return 0, false
+	}
+	built, err := tfutil.WaitOrder(ctx, c, orderID.ValueInt64())
+	var timedOut *tfutil.OrderTimedOutError
+	switch {
+	case errors.As(err, &timedOut), tfutil.IsNotFound(err):
+		tflog.Info(ctx, "the order built nothing; nothing to delete", map[string]any{"order_id": orderID.ValueInt64()})
+		return 0, false
+	case err != nil:
+		tfutil.AddAPIError(diags, fmt.Sprintf("Unable to wait for order %d before deleting its server", orderID.ValueInt64()), err)
+		return 0, false
+	}
+	return built.ID, true
+}
