@@ -9,6 +9,8 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
+	"net"
+	"net/netip"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
@@ -37,7 +39,14 @@ type Config struct {
 	// AllowHTTPWebhooks accepts http:// webhook URLs on loopback hosts (tests); HTTPS only
 	// otherwise.
 	AllowHTTPWebhooks bool
-	// Sender makes webhook delivery attempts; nil sends them over HTTP.
+	// WebhookAllow are internal address ranges webhooks may reach all the same (an
+	// on-premises receiver); every other internal address is refused (see webhook.Targets).
+	WebhookAllow []netip.Prefix
+	// WebhookResolver resolves the webhook hosts when they are dialled; nil is the system's.
+	// Tests pass one whose answers they control.
+	WebhookResolver *net.Resolver
+	// Sender makes webhook delivery attempts; nil sends them over HTTP to the addresses the
+	// webhook rule permits.
 	Sender webhook.Sender
 }
 
@@ -54,6 +63,7 @@ type Service struct {
 	inflight     *inflight
 	purge        *purger
 	allowHTTP    bool
+	targets      webhook.Targets // where webhooks may point, checked at registration and when dialled
 	sender       webhook.Sender
 	pings        chan struct{} // a slot per test ping in flight (see TestWebhook)
 }
@@ -63,13 +73,14 @@ func New(cfg Config) *Service {
 	if cfg.OrderWindow <= 0 {
 		cfg.OrderWindow = DefaultOrderWindow
 	}
+	targets := webhook.Targets{AllowLoopback: cfg.AllowHTTPWebhooks, Allow: cfg.WebhookAllow}
 	if cfg.Sender == nil {
-		cfg.Sender = webhook.NewHTTPSender()
+		cfg.Sender = webhook.NewHTTPSender(targets, cfg.WebhookResolver)
 	}
 	return &Service{
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
 		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
-		inflight: newInflight(), purge: &purger{}, allowHTTP: cfg.AllowHTTPWebhooks, sender: cfg.Sender,
+		inflight: newInflight(), purge: &purger{}, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
 		pings: make(chan struct{}, maxPingsInFlight),
 	}
 }

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestParseSafeFlags: the flags of issue 17 parse from the command line and from their
+// RESELLER_ variables, and a bad value is an error naming the flag or the variable.
+func TestParseSafeFlags(t *testing.T) {
+	t.Parallel()
+	wantCIDRs := []netip.Prefix{netip.MustParsePrefix("10.20.0.0/16"), netip.MustParsePrefix("fd00:1::/64")}
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  map[string]string
+	}{
+		{"flag", []string{"--webhook-allow-cidr", "10.20.0.0/16, fd00:1::/64"}, nil},
+		{"environment", nil, map[string]string{"RESELLER_WEBHOOK_ALLOW_CIDR": "10.20.0.0/16,fd00:1::/64"}},
+	} {
+		o, err := parseServe(tt.args, mapEnv(tt.env))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if !slices.Equal(o.Config.WebhookAllowCIDRs, wantCIDRs) {
+			t.Fatalf("%s: allowed %v, want %v", tt.name, o.Config.WebhookAllowCIDRs, wantCIDRs)
+		}
+	}
+	if o, err := parseServe(nil, noEnv); err != nil || len(o.Config.WebhookAllowCIDRs) != 0 {
+		t.Fatalf("default: %v, %v; want no range admitted", o.Config.WebhookAllowCIDRs, err)
+	}
+	for _, tt := range []struct {
+		args    []string
+		env     map[string]string
+		wantErr string
+	}{
+		{[]string{"--webhook-allow-cidr", "10.20.0.0"}, nil, "webhook-allow-cidr"},
+		{nil, map[string]string{"RESELLER_WEBHOOK_ALLOW_CIDR": "intranet"}, "RESELLER_WEBHOOK_ALLOW_CIDR"},
+	} {
+		if _, err := parseServe(tt.args, mapEnv(tt.env)); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Fatalf("%v %v: got %v, want an error naming %s", tt.args, tt.env, err, tt.wantErr)
+		}
+	}
+}
