@@ -5,7 +5,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -161,18 +160,19 @@ func withDefaults(cfg Config) Config {
 	return cfg
 }
 
-// openStore picks the store by the form of dsn: a postgres:// or postgresql:// URL is a
-// PostgreSQL database that several replicas may share, anything else a SQLite file path.
+// openStore picks the store by the form of dsn (ParseDB): a postgres:// or postgresql:// URL is
+// a PostgreSQL database that several replicas may share, a path or sqlite:PATH a SQLite file,
+// anything else an error.
 func openStore(ctx context.Context, dsn string) (*sqlstore.Store, error) {
+	kind, target, err := ParseDB(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	var st *sqlstore.Store
-	var err error
-	switch {
-	case dsn == "":
-		return nil, errors.New("server: no database: set Config.DB to a SQLite path or a postgres:// URL")
-	case isPostgres(dsn):
-		st, err = sqlstore.OpenPostgres(ctx, dsn)
-	default:
-		st, err = sqlstore.OpenSQLite(ctx, dsn)
+	if kind == dbPostgres {
+		st, err = sqlstore.OpenPostgres(ctx, target)
+	} else {
+		st, err = sqlstore.OpenSQLite(ctx, target)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

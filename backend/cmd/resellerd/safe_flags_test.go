@@ -44,3 +44,20 @@ func TestParseSafeFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestDBIsStrict: serve and the account commands refuse a --db that is neither a path,
+// sqlite:PATH nor a postgres:// URL with a usage error naming --db, without echoing the value.
+func TestDBIsStrict(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"serve", "--db", "host=db dbname=reseller password=hunter2hunter2"},
+		{"serve", "--db", "postgress://u:hunter2hunter2@db/r"},
+		{"account", "create", "--db", "mysql://u:hunter2hunter2@db/r"},
+	} {
+		var stdout, stderr strings.Builder
+		code := run(t.Context(), args, &stdout, &stderr, noEnv)
+		if code != exitUsage || !strings.Contains(stderr.String(), "--db") || strings.Contains(stderr.String(), "hunter2") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming --db without the password", args, code, stderr.String())
+		}
+	}
+}

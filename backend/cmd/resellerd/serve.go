@@ -53,7 +53,7 @@ var serveDefaults = serveOptions{
 func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	fs.StringVar(&o.Listen, "listen", def.Listen, "address of the API")
 	fs.StringVar(&o.AltListen, "alt-listen", def.AltListen, "second address serving the same API (the spec's {alt_base_url})")
-	fs.StringVar(&o.Config.DB, "db", def.Config.DB, "SQLite file path or postgres:// URL")
+	fs.StringVar(&o.Config.DB, "db", def.Config.DB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
 	fs.DurationVar(&o.Config.DeployDelay, "deploy-delay", def.Config.DeployDelay, "time the simulated datacenter takes to build a server, and to make a snapshot image")
 	fs.DurationVar(&o.Config.CredentialsDelay, "credentials-delay", def.Config.CredentialsDelay, "time credentials stay pending after a build; also the length of reboots, rebuilds, resizes, snapshot restores and each app install stage")
 	fs.DurationVar(&o.Config.OrderWindow, "order-window", def.Config.OrderWindow, "time after which a pending order times out")
@@ -69,14 +69,15 @@ func (o serveOptions) validate() error {
 	switch {
 	case o.Listen == "":
 		return fmt.Errorf("%w: serve: --listen is required", errUsage)
-	case c.DB == "":
-		return fmt.Errorf("%w: serve: --db must not be empty", errUsage)
 	case c.FailRate < 0 || c.FailRate > 1:
 		return fmt.Errorf("%w: serve: --fail-rate must be from 0 to 1", errUsage)
 	case c.RateLimitScale < 0:
 		return fmt.Errorf("%w: serve: --rate-limit-scale must not be negative", errUsage)
 	case c.DeployDelay < 0 || c.CredentialsDelay < 0 || c.OrderWindow <= 0:
 		return fmt.Errorf("%w: serve: delays must not be negative and --order-window must be positive", errUsage)
+	}
+	if _, _, err := server.ParseDB(c.DB); err != nil {
+		return fmt.Errorf("%w: serve: %w", errUsage, err)
 	}
 	return nil
 }
@@ -115,7 +116,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	addrs := make([]net.Addr, 0, len(listeners))
 	for _, ln := range listeners {
 		addrs = append(addrs, ln.Addr())
-		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", o.Config.DB))
+		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", server.RedactDB(o.Config.DB)))
 		go func() { errs <- hs.Serve(ln) }()
 	}
 	if ready != nil {

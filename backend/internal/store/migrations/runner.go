@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -19,6 +20,8 @@ type Step interface {
 	EnsureTable(ctx context.Context) error
 	// Applied reports whether version is recorded in schema_migrations.
 	Applied(ctx context.Context, version int) (bool, error)
+	// Latest is the highest version recorded in schema_migrations; 0 for none.
+	Latest(ctx context.Context) (int, error)
 	// Exec runs the text of a migration, which may hold several statements.
 	Exec(ctx context.Context, sql string) error
 	// Record records m in schema_migrations.
@@ -34,10 +37,35 @@ func Apply(ctx context.Context, t Target, all []Migration) error {
 	if err := inStep(ctx, t, func(s Step) error { return s.EnsureTable(ctx) }); err != nil {
 		return fmt.Errorf("migrations: create schema_migrations: %w", err)
 	}
+	if err := inStep(ctx, t, func(s Step) error { return refuseNewer(ctx, s, all) }); err != nil {
+		return err
+	}
 	for _, m := range all {
 		if err := inStep(ctx, t, func(s Step) error { return applyOne(ctx, s, m) }); err != nil {
 			return fmt.Errorf("migrations: %s: %w", m.Name, err)
 		}
+	}
+	return nil
+}
+
+// ErrNewerDatabase is returned by Apply for a database migrated by a newer binary: its schema has
+// versions this binary does not know, and writing to it could corrupt what they added.
+var ErrNewerDatabase = errors.New("the database was migrated by a newer resellerd")
+
+// refuseNewer fails with ErrNewerDatabase, naming both versions, when the database records a
+// version above the last of all.
+func refuseNewer(ctx context.Context, s Step, all []Migration) error {
+	latest, err := s.Latest(ctx)
+	if err != nil {
+		return fmt.Errorf("migrations: read the database's version: %w", err)
+	}
+	known := 0
+	if len(all) > 0 {
+		known = all[len(all)-1].Version
+	}
+	if latest > known {
+		return fmt.Errorf("migrations: %w: the database is at schema version %d, this binary knows versions up to %d; "+
+			"run a resellerd at least as new as the one that migrated it", ErrNewerDatabase, latest, known)
 	}
 	return nil
 }
