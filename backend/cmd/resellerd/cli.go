@@ -44,6 +44,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env looku
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, new(helpRequest)):
+		var h helpRequest
+		errors.As(err, &h)
+		writeFlagHelp(stdout, h.fs)
+		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -86,7 +91,7 @@ func parseFlags(fs *flag.FlagSet, args []string, env lookupEnv) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err
+			return helpRequest{fs}
 		}
 		return fmt.Errorf("%w: %s: %w", errUsage, fs.Name(), err)
 	}

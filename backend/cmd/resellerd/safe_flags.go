@@ -12,7 +12,7 @@ import (
 func addSafeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	o.Config.WebhookAllowCIDRs = append(o.Config.WebhookAllowCIDRs[:0], def.Config.WebhookAllowCIDRs...)
 	fs.Var((*cidrList)(&o.Config.WebhookAllowCIDRs), "webhook-allow-cidr",
-		"internal address ranges webhooks may reach all the same, comma-separated (10.20.0.0/16,fd00:1::/64); every other loopback, private, link-local, CGNAT, multicast or broadcast address is refused")
+		"internal address ranges (`CIDR,...`) webhooks may reach all the same, such as 10.20.0.0/16,fd00:1::/64; every other loopback, private, link-local, CGNAT, multicast or broadcast address is refused")
 }
 
 // cidrList is a flag holding comma-separated address prefixes (CIDR notation).
