@@ -25,6 +25,8 @@ type serveOptions struct {
 	Listen    string
 	AltListen string
 	Pprof     string // loopback address serving net/http/pprof; empty: none
+	TLSCert   string // PEM certificate file; with TLSKey every listener serves HTTPS
+	TLSKey    string // PEM private key file of TLSCert
 	Config    server.Config
 }
 
@@ -62,6 +64,7 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", def.Config.RateLimitScale, "multiplies every rate limit; 0 disables them")
 	fs.StringVar(&o.Pprof, "pprof", def.Pprof, "loopback address serving net/http/pprof (profiling; off when empty)")
 	addSafeFlags(fs, o, def)
+	addTLSFlags(fs, o, def)
 }
 
 func (o serveOptions) validate() error {
@@ -79,13 +82,17 @@ func (o serveOptions) validate() error {
 	if _, _, err := server.ParseDB(c.DB); err != nil {
 		return fmt.Errorf("%w: serve: %w", errUsage, err)
 	}
-	return nil
+	return o.validateTLS()
 }
 
 // serve runs the API on --listen (and --alt-listen) until ctx ends, then shuts down gracefully.
 // ready, when not nil, is told the bound addresses once the listeners are open.
 func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func([]net.Addr)) error {
 	o.Config.Logger = logger
+	tlsConfig, err := o.tlsConfig()
+	if err != nil {
+		return err
+	}
 	srv, err := server.New(ctx, o.Config)
 	if err != nil {
 		return err
@@ -111,13 +118,15 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		// "OPTIONS *" reaches the handler, which answers it in the envelope, instead of
 		// net/http's bare 200.
 		DisableGeneralOptionsHandler: true,
+		TLSConfig:                    tlsConfig,
 	}
 	errs := make(chan error, len(listeners))
 	addrs := make([]net.Addr, 0, len(listeners))
 	for _, ln := range listeners {
 		addrs = append(addrs, ln.Addr())
-		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", server.RedactDB(o.Config.DB)))
-		go func() { errs <- hs.Serve(ln) }()
+		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("tls", tlsConfig != nil),
+			slog.String("db", server.RedactDB(o.Config.DB)))
+		go func() { errs <- serveOn(hs, ln) }()
 	}
 	if ready != nil {
 		ready(addrs)
