@@ -20,8 +20,8 @@ import (
 // spread over replicas still meets a limit on each.
 const authFailuresPerMinute = 20
 
-// maxTrackedClients bounds the addresses remembered; beyond it the oldest window is forgotten
-// first, so a flood of addresses cannot grow memory.
+// maxTrackedClients bounds the addresses remembered, so a flood of addresses cannot grow
+// memory (see evict).
 const maxTrackedClients = 4096
 
 // authFailures counts failed authentications per client address over a fixed one-minute window
@@ -79,21 +79,20 @@ func (a *authFailures) failed(ip string, now time.Time) {
 	a.clients[key] = w
 }
 
-// evict forgets every ended window, and when none has ended the oldest one.
+// evict forgets every ended window and, when that frees less than an eighth of the table, an
+// arbitrary eighth more (map order is random), so a flood of addresses costs one pass per
+// maxTrackedClients/8 new ones, not one per address.
 func (a *authFailures) evict(now time.Time) {
-	var oldest netip.Prefix
-	var oldestStart time.Time
 	for k, w := range a.clients {
 		if !now.Before(w.start.Add(rateWindow)) {
 			delete(a.clients, k)
-			continue
-		}
-		if oldestStart.IsZero() || w.start.Before(oldestStart) {
-			oldest, oldestStart = k, w.start
 		}
 	}
-	if len(a.clients) >= maxTrackedClients {
-		delete(a.clients, oldest)
+	for k := range a.clients {
+		if len(a.clients) <= maxTrackedClients-maxTrackedClients/8 {
+			break
+		}
+		delete(a.clients, k)
 	}
 }
 
