@@ -66,6 +66,7 @@ type Service struct {
 	targets      webhook.Targets // where webhooks may point, checked at registration and when dialled
 	sender       webhook.Sender
 	pings        chan struct{} // a slot per test ping in flight (see TestWebhook)
+	attempts     *attemptPool  // the delivery attempts in flight (see DeliverDue)
 }
 
 // New wires a Service. All time comes from the clock so tests control it.
@@ -81,7 +82,7 @@ func New(cfg Config) *Service {
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
 		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
 		inflight: newInflight(), purge: &purger{}, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
-		pings: make(chan struct{}, maxPingsInFlight),
+		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(),
 	}
 }
 
