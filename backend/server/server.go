@@ -38,6 +38,9 @@ type Config struct {
 	// receiver); every other loopback, private, link-local, CGNAT, multicast or broadcast
 	// address is refused at registration and when dialled.
 	WebhookAllowCIDRs []netip.Prefix
+	// RetainEvents is how long delivered and abandoned events and their deliveries are kept
+	// (--retain-events); 0 is 168 hours. Timed-out orders go 24 hours after they finished.
+	RetainEvents time.Duration
 	// WebhookResolver resolves webhook hosts when they are dialled; nil is the system's (tests
 	// pass one whose answers they control).
 	WebhookResolver *net.Resolver
@@ -120,7 +123,7 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 	svc := service.New(service.Config{
 		Store: st, Catalog: catalog.New(), Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
 		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks,
-		WebhookAllow: cfg.WebhookAllowCIDRs, WebhookResolver: cfg.WebhookResolver,
+		WebhookAllow: cfg.WebhookAllowCIDRs, WebhookResolver: cfg.WebhookResolver, EventRetention: cfg.RetainEvents,
 	})
 	s := &Server{
 		store:    st,

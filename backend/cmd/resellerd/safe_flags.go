@@ -13,6 +13,16 @@ func addSafeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	o.Config.WebhookAllowCIDRs = append(o.Config.WebhookAllowCIDRs[:0], def.Config.WebhookAllowCIDRs...)
 	fs.Var((*cidrList)(&o.Config.WebhookAllowCIDRs), "webhook-allow-cidr",
 		"internal address ranges (`CIDR,...`) webhooks may reach all the same, such as 10.20.0.0/16,fd00:1::/64; every other loopback, private, link-local, CGNAT, multicast or broadcast address is refused")
+	fs.DurationVar(&o.Config.RetainEvents, "retain-events", def.Config.RetainEvents,
+		"how long delivered and abandoned events and their deliveries are kept before housekeeping deletes them")
+}
+
+// validateSafe checks the values of the flags of addSafeFlags.
+func (o serveOptions) validateSafe() error {
+	if o.Config.RetainEvents < 0 {
+		return fmt.Errorf("%w: serve: --retain-events must not be negative (0 is 168h)", errUsage)
+	}
+	return nil
 }
 
 // cidrList is a flag holding comma-separated address prefixes (CIDR notation).

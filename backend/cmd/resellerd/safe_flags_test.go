@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestParseSafeFlags: the flags of issue 17 parse from the command line and from their
@@ -28,8 +29,11 @@ func TestParseSafeFlags(t *testing.T) {
 			t.Fatalf("%s: allowed %v, want %v", tt.name, o.Config.WebhookAllowCIDRs, wantCIDRs)
 		}
 	}
-	if o, err := parseServe(nil, noEnv); err != nil || len(o.Config.WebhookAllowCIDRs) != 0 {
-		t.Fatalf("default: %v, %v; want no range admitted", o.Config.WebhookAllowCIDRs, err)
+	if o, err := parseServe(nil, noEnv); err != nil || len(o.Config.WebhookAllowCIDRs) != 0 || o.Config.RetainEvents != 168*time.Hour {
+		t.Fatalf("default: %+v, %v; want no range admitted and 168h retention", o.Config, err)
+	}
+	if o, err := parseServe(nil, mapEnv(map[string]string{"RESELLER_RETAIN_EVENTS": "24h"})); err != nil || o.Config.RetainEvents != 24*time.Hour {
+		t.Fatalf("RESELLER_RETAIN_EVENTS=24h: %v, %v", o.Config.RetainEvents, err)
 	}
 	for _, tt := range []struct {
 		args    []string
@@ -37,6 +41,8 @@ func TestParseSafeFlags(t *testing.T) {
 		wantErr string
 	}{
 		{[]string{"--webhook-allow-cidr", "10.20.0.0"}, nil, "webhook-allow-cidr"},
+		{[]string{"--retain-events", "-1h"}, nil, "retain-events"},
+		{nil, map[string]string{"RESELLER_RETAIN_EVENTS": "a week"}, "RESELLER_RETAIN_EVENTS"},
 		{nil, map[string]string{"RESELLER_WEBHOOK_ALLOW_CIDR": "intranet"}, "RESELLER_WEBHOOK_ALLOW_CIDR"},
 	} {
 		if _, err := parseServe(tt.args, mapEnv(tt.env)); err == nil || !strings.Contains(err.Error(), tt.wantErr) {

@@ -46,7 +46,7 @@ var serveDefaults = serveOptions{
 	Listen: "127.0.0.1:8080",
 	Config: server.Config{
 		DB: defaultDB, DeployDelay: 3 * time.Second, CredentialsDelay: time.Second,
-		OrderWindow: 10 * time.Minute, RateLimitScale: 1,
+		OrderWindow: 10 * time.Minute, RateLimitScale: 1, RetainEvents: 168 * time.Hour,
 	},
 }
 
@@ -81,6 +81,9 @@ func (o serveOptions) validate() error {
 	}
 	if _, _, err := server.ParseDB(c.DB); err != nil {
 		return fmt.Errorf("%w: serve: %w", errUsage, err)
+	}
+	if err := o.validateSafe(); err != nil {
+		return err
 	}
 	return o.validateTLS()
 }

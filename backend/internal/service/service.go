@@ -45,6 +45,9 @@ type Config struct {
 	// WebhookResolver resolves the webhook hosts when they are dialled; nil is the system's.
 	// Tests pass one whose answers they control.
 	WebhookResolver *net.Resolver
+	// EventRetention is how long delivered and abandoned events and their deliveries are kept;
+	// 0 is DefaultEventRetention.
+	EventRetention time.Duration
 	// Sender makes webhook delivery attempts; nil sends them over HTTP to the addresses the
 	// webhook rule permits.
 	Sender webhook.Sender
@@ -52,21 +55,23 @@ type Config struct {
 
 // Service carries out the API's rules on a store, the seeded catalogue and a datacenter.
 type Service struct {
-	store        store.Store
-	catalog      *catalog.Catalog
-	dc           datacenter.Datacenter
-	clock        Clock
-	log          *slog.Logger
-	random       io.Reader
-	orderWindow  time.Duration
-	appStepDelay time.Duration
-	inflight     *inflight
-	purge        *purger
-	allowHTTP    bool
-	targets      webhook.Targets // where webhooks may point, checked at registration and when dialled
-	sender       webhook.Sender
-	pings        chan struct{} // a slot per test ping in flight (see TestWebhook)
-	attempts     *attemptPool  // the delivery attempts in flight (see DeliverDue)
+	store          store.Store
+	catalog        *catalog.Catalog
+	dc             datacenter.Datacenter
+	clock          Clock
+	log            *slog.Logger
+	random         io.Reader
+	orderWindow    time.Duration
+	appStepDelay   time.Duration
+	inflight       *inflight
+	purge          *purger
+	retention      *purger // when rows past their retention were last purged (retention.go)
+	eventRetention time.Duration
+	allowHTTP      bool
+	targets        webhook.Targets // where webhooks may point, checked at registration and when dialled
+	sender         webhook.Sender
+	pings          chan struct{} // a slot per test ping in flight (see TestWebhook)
+	attempts       *attemptPool  // the delivery attempts in flight (see DeliverDue)
 }
 
 // New wires a Service. All time comes from the clock so tests control it.
@@ -75,13 +80,16 @@ func New(cfg Config) *Service {
 		cfg.OrderWindow = DefaultOrderWindow
 	}
 	targets := webhook.Targets{AllowLoopback: cfg.AllowHTTPWebhooks, Allow: cfg.WebhookAllow}
+	if cfg.EventRetention <= 0 {
+		cfg.EventRetention = DefaultEventRetention
+	}
 	if cfg.Sender == nil {
 		cfg.Sender = webhook.NewHTTPSender(targets, cfg.WebhookResolver)
 	}
 	return &Service{
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
 		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
-		inflight: newInflight(), purge: &purger{}, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
+		inflight: newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
 		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(),
 	}
 }

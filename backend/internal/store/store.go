@@ -546,6 +546,7 @@ type Tx interface {
 // deadlock again), so it must touch nothing but tx and its own results.
 type Store interface {
 	Queries
+	Retention // retention.go
 	WithTx(ctx context.Context, fn func(tx Tx) error) error
 	Close() error
 }
