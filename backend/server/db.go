@@ -26,7 +26,7 @@ var schemeLike = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]+:`)
 func ParseDB(dsn string) (kind, target string, err error) {
 	switch {
 	case dsn == "":
-		return "", "", errors.New("--db is empty: give a SQLite path, sqlite:PATH or a postgres:// URL")
+		return "", "", errors.New("no database: --db is empty: give a SQLite path, sqlite:PATH or a postgres:// URL")
 	case isPostgres(dsn):
 		return dbPostgres, dsn, nil
 	case strings.HasPrefix(dsn, "sqlite:"):

@@ -129,7 +129,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		addrs = append(addrs, ln.Addr())
 		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("tls", tlsConfig != nil),
 			slog.String("db", server.RedactDB(o.Config.DB)))
-		go func() { errs <- serveOn(hs, ln) }()
+		go func() { errs <- serveOn(hs, ln, tlsConfig != nil) }()
 	}
 	if ready != nil {
 		ready(addrs)

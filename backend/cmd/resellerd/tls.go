@@ -36,9 +36,11 @@ func (o serveOptions) tlsConfig() (*tls.Config, error) {
 	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
 }
 
-// serveOn serves hs on ln: HTTPS when hs has a TLS configuration, plain HTTP otherwise.
-func serveOn(hs *http.Server, ln net.Listener) error {
-	if hs.TLSConfig != nil {
+// serveOn serves hs on ln: HTTPS with hs.TLSConfig when useTLS, plain HTTP otherwise. The
+// choice is the caller's, made before any listener serves: net/http's HTTP/2 set-up gives a
+// plain server a TLSConfig of its own on the first Serve, so hs.TLSConfig cannot tell.
+func serveOn(hs *http.Server, ln net.Listener, useTLS bool) error {
+	if useTLS {
 		return hs.ServeTLS(ln, "", "")
 	}
 	return hs.Serve(ln)
