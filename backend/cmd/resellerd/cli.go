@@ -26,13 +26,15 @@ const usage = `usage:
   resellerd serve --listen 127.0.0.1:8080 [--alt-listen 127.0.0.1:8081] [--db PATH_OR_URL]
                   [--deploy-delay 3s] [--credentials-delay 1s] [--order-window 10m]
                   [--fail-rate 0] [--allow-http-webhooks] [--rate-limit-scale 1]
+                  [--tls-cert FILE --tls-key FILE] [--webhook-allow-cidr CIDR,...] [--retain-events 168h]
   resellerd account create [--db ...] [--balance 100] [--server-limit 10] [--order-limit 5] [--language fa]
   resellerd account rotate-key [--db ...] --account N
   resellerd account topup [--db ...] --account N --amount 50 [--payment-type card]
   resellerd --version
 
 Every flag can also be set with RESELLER_<FLAG> (upper case, dashes as underscores);
-a flag on the command line wins.
+a flag on the command line wins. "resellerd COMMAND --help" lists a command's flags with
+their defaults and variables.
 `
 
 // errUsage marks mistakes in the command line, answered with exit code 2 and the usage text.
