@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook/webhooktest"
@@ -77,17 +74,7 @@ func TestPingToANameResolvingInside(t *testing.T) {
 		c.WebhookResolver = webhooktest.Resolver(netip.MustParseAddr("127.0.0.1"))
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
-	var conns atomic.Int32
-	listener := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusOK)
-	}))
-	listener.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	listener.StartTLS()
-	defer listener.Close()
+	listener, conns := webhooktest.CountingServer(t, true)
 
 	a := e.account(t, 0)
 	e.register(t, a.APIKey, webhooktest.HostPort(listener.URL, "hooks.rebound.test")+"/x")

@@ -2,12 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -38,18 +36,8 @@ func TestNoSecretInAnyLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	addrs, done := make(chan []net.Addr, 1), make(chan error, 1)
-	go func() { done <- serve(ctx, opts, logger, func(a []net.Addr) { addrs <- a }) }()
-	var base string
-	select {
-	case a := <-addrs:
-		base = "http://" + a[0].String() + "/api/v1"
-	case err := <-done:
-		t.Fatalf("serve: %v", err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not start")
-	}
+	bound, stop := startServe(t, opts, logger)
+	base := "http://" + bound[0].String() + "/api/v1"
 
 	code, out, errOut := cli(t, noEnv, "account", "create", "--db", db, "--balance", "50")
 	if code != exitOK {
@@ -101,10 +89,7 @@ func TestNoSecretInAnyLog(t *testing.T) {
 	}
 	callAPI(t, http.MethodGet, base+"/account", acct.APIKey[:32]+"0000000000000000000000000000000", "")
 	time.Sleep(200 * time.Millisecond) // let the deliveries of the events above be attempted
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
+	stop()
 
 	text := logs.String()
 	if !strings.Contains(text, "level=DEBUG") || !strings.Contains(text, "msg=listening") {

@@ -70,21 +70,7 @@ func TestServeTLS(t *testing.T) {
 	if cfg, err := o.tlsConfig(); err != nil || cfg.MinVersion != tls.VersionTLS12 {
 		t.Fatalf("tlsConfig = %+v, %v; want TLS 1.2 minimum", cfg, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	addrs := make(chan []net.Addr, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(ctx, o, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a []net.Addr) { addrs <- a })
-	}()
-	var bound []net.Addr
-	select {
-	case bound = <-addrs:
-	case err := <-done:
-		t.Fatalf("serve ended early: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not start")
-	}
+	bound, _ := startServe(t, o, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	modern := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	old := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool,
 		MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11}}}

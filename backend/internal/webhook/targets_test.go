@@ -3,11 +3,8 @@ package webhook
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,17 +84,7 @@ func TestTargetsCheckHost(t *testing.T) {
 // The same name and resolver with loopback admitted do connect, so the refusal is the rule's.
 func TestSenderRefusesANameResolvingInside(t *testing.T) {
 	t.Parallel()
-	var conns atomic.Int32
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
+	srv, conns := webhooktest.CountingServer(t, false)
 	resolver := webhooktest.Resolver(netip.MustParseAddr("127.0.0.1"))
 	m := Message{URL: webhooktest.HostPort(srv.URL, "hooks.rebound.test") + "/hook", Secret: "whsec_0123456789abcdef",
 		Event: "ping", DeliveryID: "dlv_1", Body: []byte(`{}`), At: time.Now()}

@@ -1,6 +1,7 @@
 // Package webhooktest gives tests a name resolver under their control, so they can show what
 // the webhook dialer does with a name that resolves to an address of their choosing (such as
-// loopback) without touching the machine's hosts file or DNS.
+// loopback) without touching the machine's hosts file or DNS, and a receiver that counts the
+// connections it gets. It is imported by test files only.
 package webhooktest
 
 import (
@@ -8,8 +9,12 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync/atomic"
+	"testing"
 )
 
 // Resolver returns a resolver that answers every name with addr: an A record for an IPv4 addr,
@@ -96,4 +101,27 @@ func HostPort(rawURL, name string) string {
 		out += "/" + path
 	}
 	return out
+}
+
+// CountingServer starts a receiver that answers 200 (204 for plain HTTP) and counts the
+// connections made to it, so a test can show that a refused attempt reached nothing; withTLS
+// serves HTTPS. The server is closed when the test ends.
+func CountingServer(t testing.TB, withTLS bool) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	conns := new(atomic.Int32)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	if withTLS {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	return srv, conns
 }
