@@ -25,7 +25,7 @@ func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 		"https://127.0.0.1/x", "https://127.9.9.9:8443/x", "https://[::1]/x", "https://localhost/x",
 		"https://LOCALHOST.:8443/x", "https://api.localhost/x", "https://10.0.0.1/x", "https://172.16.5.4/x",
 		"https://192.168.0.10/x", "https://[fd00::1]/x", "https://169.254.169.254/latest/meta-data",
-		"https://[fe80::1]/x", "https://100.64.1.1/x", "https://0.0.0.0/x", "https://[::]/x",
+		"https://[fe80::1]/x", "https://[fe80::1%25eth0]/x", "https://100.64.1.1/x", "https://0.0.0.0/x", "https://[::]/x",
 		"https://224.0.0.251/x", "https://[ff02::1]/x", "https://255.255.255.255/x", "https://[::ffff:10.0.0.1]/x",
 	}
 	for _, u := range refused {

@@ -47,7 +47,7 @@ type Targets struct {
 
 // Permits reports whether an attempt may connect to addr.
 func (t Targets) Permits(addr netip.Addr) bool {
-	addr = addr.Unmap()
+	addr = addr.Unmap().WithZone("") // a zoned address matches no prefix: fe80::1%eth0 would pass
 	if !addr.IsValid() {
 		return false
 	}

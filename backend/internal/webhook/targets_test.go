@@ -37,6 +37,8 @@ func TestTargetsRefuseInternalAddresses(t *testing.T) {
 		{"fd12:3456::1", false, false, false},
 		{"169.254.169.254", false, false, false},
 		{"fe80::1", false, false, false},
+		{"fe80::1%eth0", false, false, false},
+		{"::1%lo", false, true, false},
 		{"100.64.0.1", false, false, false},
 		{"100.127.255.254", false, false, false},
 		{"0.0.0.0", false, false, false},
@@ -64,7 +66,7 @@ func TestTargetsRefuseInternalAddresses(t *testing.T) {
 func TestTargetsCheckHost(t *testing.T) {
 	t.Parallel()
 	for _, host := range []string{"localhost", "LocalHost.", "api.localhost", "127.0.0.1", "[::1]", "::1",
-		"169.254.169.254", "10.1.2.3", "0.0.0.0"} {
+		"169.254.169.254", "10.1.2.3", "0.0.0.0", "fe80::1%eth0"} {
 		if err := (Targets{}).CheckHost(host); err == nil {
 			t.Errorf("CheckHost(%q) = nil, want refused", host)
 		}
