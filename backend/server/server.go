@@ -5,10 +5,11 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -32,10 +33,20 @@ type Config struct {
 	CredentialsDelay  time.Duration // credentials stay pending this long after a build; also reboots, rebuilds, resizes, snapshot restores and app install stages take this long
 	OrderWindow       time.Duration // after this a pending order becomes timed_out; 0 is 10 minutes
 	FailRate          float64       // share of simulated builds that never finish, snapshot images that fail and datacenter operations that fail, 0 to 1; shared by the replicas (see New)
-	AllowHTTPWebhooks bool          // also accept http:// webhook URLs on loopback hosts (tests); HTTPS only otherwise
-	RateLimitScale    float64       // multiplies every rate limit; 0 disables them
-	Clock             Clock         // nil: real time
-	Logger            *slog.Logger  // nil: discard
+	AllowHTTPWebhooks bool          // also accept http:// webhook URLs on loopback hosts, and let webhooks reach loopback (tests); HTTPS to public addresses only otherwise
+	// WebhookAllowCIDRs are internal ranges webhooks may reach all the same (an on-premises
+	// receiver); every other loopback, private, link-local, CGNAT, multicast or broadcast
+	// address is refused at registration and when dialled.
+	WebhookAllowCIDRs []netip.Prefix
+	// RetainEvents is how long delivered and abandoned events and their deliveries are kept
+	// (--retain-events); 0 is 168 hours. Timed-out orders go 24 hours after they finished.
+	RetainEvents time.Duration
+	// WebhookResolver resolves webhook hosts when they are dialled; nil is the system's (tests
+	// pass one whose answers they control).
+	WebhookResolver *net.Resolver
+	RateLimitScale  float64      // multiplies every rate limit; 0 disables them
+	Clock           Clock        // nil: real time
+	Logger          *slog.Logger // nil: discard
 	// WorkerInterval is how often the background workers (provisioning, app installs, billing,
 	// snapshots, low-balance alerts, housekeeping, webhook deliveries) tick while work waits on
 	// the datacenter (a build, an image, an install stage); with none they sleep until work is
@@ -112,6 +123,7 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 	svc := service.New(service.Config{
 		Store: st, Catalog: catalog.New(), Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
 		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks,
+		WebhookAllow: cfg.WebhookAllowCIDRs, WebhookResolver: cfg.WebhookResolver, EventRetention: cfg.RetainEvents,
 	})
 	s := &Server{
 		store:    st,
@@ -151,18 +163,19 @@ func withDefaults(cfg Config) Config {
 	return cfg
 }
 
-// openStore picks the store by the form of dsn: a postgres:// or postgresql:// URL is a
-// PostgreSQL database that several replicas may share, anything else a SQLite file path.
+// openStore picks the store by the form of dsn (ParseDB): a postgres:// or postgresql:// URL is
+// a PostgreSQL database that several replicas may share, a path or sqlite:PATH a SQLite file,
+// anything else an error.
 func openStore(ctx context.Context, dsn string) (*sqlstore.Store, error) {
+	kind, target, err := ParseDB(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	var st *sqlstore.Store
-	var err error
-	switch {
-	case dsn == "":
-		return nil, errors.New("server: no database: set Config.DB to a SQLite path or a postgres:// URL")
-	case isPostgres(dsn):
-		st, err = sqlstore.OpenPostgres(ctx, dsn)
-	default:
-		st, err = sqlstore.OpenSQLite(ctx, dsn)
+	if kind == dbPostgres {
+		st, err = sqlstore.OpenPostgres(ctx, target)
+	} else {
+		st, err = sqlstore.OpenSQLite(ctx, target)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)

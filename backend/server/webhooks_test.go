@@ -93,7 +93,7 @@ func TestWebhookURLAndSecretRules(t *testing.T) {
 		allowedHTTP string
 	}{
 		{"https", fmt.Sprintf(`{"url": "https://hooks.example.com/x", "secret": %q}`, good), "", ""},
-		{"https loopback", fmt.Sprintf(`{"url": "https://127.0.0.1:8443/x", "secret": %q}`, good), "", ""},
+		{"https loopback", fmt.Sprintf(`{"url": "https://127.0.0.1:8443/x", "secret": %q}`, good), "url", ""},
 		{"http loopback v4", fmt.Sprintf(`{"url": "http://127.0.0.1:9000/x", "secret": %q}`, good), "url", ""},
 		{"http localhost", fmt.Sprintf(`{"url": "http://localhost:9000/x", "secret": %q}`, good), "url", ""},
 		{"http loopback v6", fmt.Sprintf(`{"url": "http://[::1]:9000/x", "secret": %q}`, good), "url", ""},

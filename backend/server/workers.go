@@ -95,6 +95,9 @@ func (s *Server) accountSteps() []step {
 
 // deliverySteps are the webhook deliveries. They run in a loop of their own: an attempt may
 // wait up to 15 seconds for a receiver, and that must never delay provisioning or billing.
+//
+// The step starts the attempts and does not wait for them (see service.DeliverDue), so one
+// account's hanging receiver delays no tick; stopWorkers waits for the attempts.
 func (s *Server) deliverySteps() []step {
 	return []step{{"webhook deliveries", s.svc.DeliverDue}}
 }
@@ -185,6 +188,9 @@ func (s *Server) stopWorkers() {
 	timer := time.AfterFunc(cmp.Or(s.stepGrace, StepGrace), s.abort)
 	defer timer.Stop()
 	s.workers.Wait()
+	if s.svc != nil {
+		s.svc.WaitDeliveries() // the attempts the loops started, cancelled by abort after stepGrace
+	}
 	s.abort()
 }
 
@@ -198,7 +204,7 @@ func (s *Server) stopWorkers() {
 // anything twice.
 func (s *Server) RunDue(ctx context.Context) error {
 	steps := append(s.provisioningSteps(), s.accountSteps()...)
-	return runStepsUntil(ctx, ctx, append(steps, s.deliverySteps()...))
+	return runStepsUntil(ctx, ctx, append(steps, step{"webhook deliveries", s.svc.DeliverAllDue}))
 }
 
 // runStepsUntil runs each step once with ctx, and none after stopping has ended; a failing step

@@ -30,8 +30,8 @@ func account(ctx context.Context, args []string, stdout io.Writer, env lookupEnv
 
 // openServer opens the database for one administrative command.
 func openServer(ctx context.Context, db string) (*server.Server, error) {
-	if db == "" {
-		return nil, fmt.Errorf("%w: --db must not be empty", errUsage)
+	if _, _, err := server.ParseDB(db); err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	// No workers: the command only writes the account; a running serve does the rest. The fail
 	// rate stays as serve set it.
@@ -40,7 +40,7 @@ func openServer(ctx context.Context, db string) (*server.Server, error) {
 
 func accountCreate(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
 	fs := flag.NewFlagSet("account create", flag.ContinueOnError)
-	db := fs.String("db", defaultDB, "SQLite file path or postgres:// URL")
+	db := fs.String("db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
 	balance := &usdFlag{micros: money.USD(100)}
 	fs.Var(balance, "balance", "initial balance in USD, recorded as a manual payment")
 	var a server.NewAccount
@@ -71,7 +71,7 @@ func accountCreate(ctx context.Context, args []string, stdout io.Writer, env loo
 
 func accountRotateKey(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
 	fs := flag.NewFlagSet("account rotate-key", flag.ContinueOnError)
-	db := fs.String("db", defaultDB, "SQLite file path or postgres:// URL")
+	db := fs.String("db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
 	id := fs.Int64("account", 0, "account id")
 	if err := parseFlags(fs, args, env); err != nil {
 		return err
@@ -94,7 +94,7 @@ func accountRotateKey(ctx context.Context, args []string, stdout io.Writer, env 
 
 func accountTopUp(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
 	fs := flag.NewFlagSet("account topup", flag.ContinueOnError)
-	db := fs.String("db", defaultDB, "SQLite file path or postgres:// URL")
+	db := fs.String("db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
 	id := fs.Int64("account", 0, "account id")
 	amount := &usdFlag{}
 	fs.Var(amount, "amount", "USD to credit")

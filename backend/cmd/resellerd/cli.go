@@ -26,13 +26,15 @@ const usage = `usage:
   resellerd serve --listen 127.0.0.1:8080 [--alt-listen 127.0.0.1:8081] [--db PATH_OR_URL]
                   [--deploy-delay 3s] [--credentials-delay 1s] [--order-window 10m]
                   [--fail-rate 0] [--allow-http-webhooks] [--rate-limit-scale 1]
+                  [--tls-cert FILE --tls-key FILE] [--webhook-allow-cidr CIDR,...] [--retain-events 168h]
   resellerd account create [--db ...] [--balance 100] [--server-limit 10] [--order-limit 5] [--language fa]
   resellerd account rotate-key [--db ...] --account N
   resellerd account topup [--db ...] --account N --amount 50 [--payment-type card]
   resellerd --version
 
 Every flag can also be set with RESELLER_<FLAG> (upper case, dashes as underscores);
-a flag on the command line wins.
+a flag on the command line wins. "resellerd COMMAND --help" lists a command's flags with
+their defaults and variables.
 `
 
 // errUsage marks mistakes in the command line, answered with exit code 2 and the usage text.
@@ -43,6 +45,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env looku
 	err := dispatch(ctx, args, stdout, stderr, env)
 	switch {
 	case err == nil:
+		return exitOK
+	case errors.As(err, new(helpRequest)):
+		var h helpRequest
+		errors.As(err, &h)
+		writeFlagHelp(stdout, h.fs)
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, usage)
@@ -86,7 +93,7 @@ func parseFlags(fs *flag.FlagSet, args []string, env lookupEnv) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err
+			return helpRequest{fs}
 		}
 		return fmt.Errorf("%w: %s: %w", errUsage, fs.Name(), err)
 	}

@@ -25,6 +25,8 @@ type serveOptions struct {
 	Listen    string
 	AltListen string
 	Pprof     string // loopback address serving net/http/pprof; empty: none
+	TLSCert   string // PEM certificate file; with TLSKey every listener serves HTTPS
+	TLSKey    string // PEM private key file of TLSCert
 	Config    server.Config
 }
 
@@ -44,7 +46,7 @@ var serveDefaults = serveOptions{
 	Listen: "127.0.0.1:8080",
 	Config: server.Config{
 		DB: defaultDB, DeployDelay: 3 * time.Second, CredentialsDelay: time.Second,
-		OrderWindow: 10 * time.Minute, RateLimitScale: 1,
+		OrderWindow: 10 * time.Minute, RateLimitScale: 1, RetainEvents: 168 * time.Hour,
 	},
 }
 
@@ -53,14 +55,16 @@ var serveDefaults = serveOptions{
 func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	fs.StringVar(&o.Listen, "listen", def.Listen, "address of the API")
 	fs.StringVar(&o.AltListen, "alt-listen", def.AltListen, "second address serving the same API (the spec's {alt_base_url})")
-	fs.StringVar(&o.Config.DB, "db", def.Config.DB, "SQLite file path or postgres:// URL")
+	fs.StringVar(&o.Config.DB, "db", def.Config.DB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
 	fs.DurationVar(&o.Config.DeployDelay, "deploy-delay", def.Config.DeployDelay, "time the simulated datacenter takes to build a server, and to make a snapshot image")
 	fs.DurationVar(&o.Config.CredentialsDelay, "credentials-delay", def.Config.CredentialsDelay, "time credentials stay pending after a build; also the length of reboots, rebuilds, resizes, snapshot restores and each app install stage")
 	fs.DurationVar(&o.Config.OrderWindow, "order-window", def.Config.OrderWindow, "time after which a pending order times out")
 	fs.Float64Var(&o.Config.FailRate, "fail-rate", def.Config.FailRate, "share of simulated builds that never finish (orders time out), of snapshot images that fail and of datacenter operations that fail with 502, 0 to 1")
-	fs.BoolVar(&o.Config.AllowHTTPWebhooks, "allow-http-webhooks", def.Config.AllowHTTPWebhooks, "also accept http:// webhook URLs on a loopback host (local receivers)")
+	fs.BoolVar(&o.Config.AllowHTTPWebhooks, "allow-http-webhooks", def.Config.AllowHTTPWebhooks, "for tests only: also accept http:// webhook URLs on a loopback host and let webhooks reach loopback receivers on this machine")
 	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", def.Config.RateLimitScale, "multiplies every rate limit; 0 disables them")
 	fs.StringVar(&o.Pprof, "pprof", def.Pprof, "loopback address serving net/http/pprof (profiling; off when empty)")
+	addSafeFlags(fs, o, def)
+	addTLSFlags(fs, o, def)
 }
 
 func (o serveOptions) validate() error {
@@ -68,8 +72,6 @@ func (o serveOptions) validate() error {
 	switch {
 	case o.Listen == "":
 		return fmt.Errorf("%w: serve: --listen is required", errUsage)
-	case c.DB == "":
-		return fmt.Errorf("%w: serve: --db must not be empty", errUsage)
 	case c.FailRate < 0 || c.FailRate > 1:
 		return fmt.Errorf("%w: serve: --fail-rate must be from 0 to 1", errUsage)
 	case c.RateLimitScale < 0:
@@ -77,13 +79,23 @@ func (o serveOptions) validate() error {
 	case c.DeployDelay < 0 || c.CredentialsDelay < 0 || c.OrderWindow <= 0:
 		return fmt.Errorf("%w: serve: delays must not be negative and --order-window must be positive", errUsage)
 	}
-	return nil
+	if _, _, err := server.ParseDB(c.DB); err != nil {
+		return fmt.Errorf("%w: serve: %w", errUsage, err)
+	}
+	if err := o.validateSafe(); err != nil {
+		return err
+	}
+	return o.validateTLS()
 }
 
 // serve runs the API on --listen (and --alt-listen) until ctx ends, then shuts down gracefully.
 // ready, when not nil, is told the bound addresses once the listeners are open.
 func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func([]net.Addr)) error {
 	o.Config.Logger = logger
+	tlsConfig, err := o.tlsConfig()
+	if err != nil {
+		return err
+	}
 	srv, err := server.New(ctx, o.Config)
 	if err != nil {
 		return err
@@ -109,13 +121,15 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		// "OPTIONS *" reaches the handler, which answers it in the envelope, instead of
 		// net/http's bare 200.
 		DisableGeneralOptionsHandler: true,
+		TLSConfig:                    tlsConfig,
 	}
 	errs := make(chan error, len(listeners))
 	addrs := make([]net.Addr, 0, len(listeners))
 	for _, ln := range listeners {
 		addrs = append(addrs, ln.Addr())
-		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", o.Config.DB))
-		go func() { errs <- hs.Serve(ln) }()
+		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("tls", tlsConfig != nil),
+			slog.String("db", server.RedactDB(o.Config.DB)))
+		go func() { errs <- serveOn(hs, ln, tlsConfig != nil) }()
 	}
 	if ready != nil {
 		ready(addrs)

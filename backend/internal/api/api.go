@@ -33,12 +33,13 @@ type Config struct {
 
 // handler carries the dependencies of every route.
 type handler struct {
-	svc     *service.Service
-	log     *slog.Logger
-	clock   Clock
-	limits  *limiter
-	openapi func() ([]byte, error)
-	bufs    bufferPool // what write encodes answers into
+	svc       *service.Service
+	log       *slog.Logger
+	clock     Clock
+	limits    *limiter
+	authFails *authFailures // failed authentications per client address (authfail.go)
+	openapi   func() ([]byte, error)
+	bufs      bufferPool // what write encodes answers into
 }
 
 // NewHandler returns the whole API: /api/v1/... and /openapi.json.
@@ -51,11 +52,12 @@ func NewHandler(cfg Config) http.Handler {
 
 func newHandler(cfg Config) *handler {
 	return &handler{
-		svc:     cfg.Service,
-		log:     cfg.Logger,
-		clock:   cfg.Clock,
-		limits:  newLimiter(cfg.Clock, cfg.RateLimitScale, cfg.RateWindows, cfg.Logger),
-		openapi: cfg.OpenAPI,
+		svc:       cfg.Service,
+		log:       cfg.Logger,
+		clock:     cfg.Clock,
+		limits:    newLimiter(cfg.Clock, cfg.RateLimitScale, cfg.RateWindows, cfg.Logger),
+		authFails: newAuthFailures(cfg.RateLimitScale),
+		openapi:   cfg.OpenAPI,
 	}
 }
 

@@ -141,9 +141,8 @@ func (h *handler) authed(mux *http.ServeMux, pattern string, perMinute int, fn a
 // routes may share.
 func (h *handler) authedIn(mux *http.ServeMux, pattern, bucket string, perMinute int, fn authedFunc) {
 	mux.HandleFunc(prefixed(pattern), func(w http.ResponseWriter, r *http.Request) {
-		acct, err := h.svc.Authenticate(r.Context(), apiKey(r))
-		if err != nil {
-			h.fail(w, r, err)
+		acct, ok := h.authenticate(w, r)
+		if !ok {
 			return
 		}
 		if !h.allow(w, r, "account:"+strconv.FormatInt(acct.ID, 10)+" "+bucket, perMinute) {
@@ -180,10 +179,15 @@ func (h *handler) allow(w http.ResponseWriter, r *http.Request, key string, perM
 	if ok {
 		return true
 	}
+	h.tooMany(w, r, wait, "too many requests")
+	return false
+}
+
+// tooMany answers 429 rate_limited with Retry-After: wait seconds.
+func (h *handler) tooMany(w http.ResponseWriter, r *http.Request, wait int, what string) {
 	w.Header().Set("Retry-After", strconv.Itoa(wait))
 	h.fail(w, r, &service.Error{Status: http.StatusTooManyRequests, Code: service.CodeRateLimited,
-		Message: fmt.Sprintf("too many requests; retry in %d seconds", wait)})
-	return false
+		Message: fmt.Sprintf("%s; retry in %d seconds", what, wait)})
 }
 
 // apiKey reads the key from X-API-Token or, failing that, Authorization: Bearer.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -15,48 +14,81 @@ import (
 // more after 5 minutes, then never); a delivery gets len(retryDelays)+1 attempts.
 var retryDelays = [...]time.Duration{30 * time.Second, 5 * time.Minute}
 
-// deliveryWorkers bounds the attempts in flight at once, so a few slow receivers (each may take
-// the full 15 seconds) cannot hold every connection.
-const deliveryWorkers = 8
+// fillRounds bounds how often one tick reads due deliveries again after the accounts it
+// started attempts for became busy: enough for a backlog of a few accounts not to hide the
+// others, bounded so a tick's work stays bounded.
+const fillRounds = 4
 
-// DeliverDue makes every delivery attempt that is due: it claims each delivery with a lease (so
-// replicas never send one attempt twice), sends up to deliveryWorkers at once and waits for
-// them. It is the delivery worker's step; the server runs it in its own loop so a slow receiver
-// never delays the other workers. All state is in the store: deliveries pending when the
-// backend stopped are made by the next one.
+// DeliverDue starts every delivery attempt that is due and has a slot (attemptPool): it claims
+// each delivery with a lease (so replicas and later ticks never send one attempt twice) and
+// starts the attempt in the background without waiting for it, so the slowest receiver
+// delays no tick. Deliveries of accounts that have no slot left are not read, so one account's
+// backlog never hides another's. The attempts run with ctx, which cancels them at shutdown;
+// WaitDeliveries waits for them. All state is in the store: deliveries pending when the backend
+// stopped are made by the next one.
 func (s *Service) DeliverDue(ctx context.Context) error {
-	now := s.now()
-	due, err := s.store.DueDeliveries(ctx, now, workBatch)
-	if err != nil {
-		return fmt.Errorf("service: due deliveries: %w", err)
-	}
-	slots := make(chan struct{}, deliveryWorkers)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for _, d := range due {
-		ok, err := s.store.ClaimDelivery(ctx, d.ID, now, now.Add(leaseFor))
-		if err != nil {
-			return fmt.Errorf("service: claim delivery: %w", err)
+	_, err := s.startDue(ctx)
+	return err
+}
+
+// DeliverAllDue makes every delivery attempt due at the clock's time and returns once they have
+// all ended: as many rounds of DeliverDue as the slots need. It is RunDue's step (tests), where
+// deterministic outcomes matter more than a tick that does not wait.
+func (s *Service) DeliverAllDue(ctx context.Context) error {
+	for range workBatch { // bounded: a delivery the store cannot record is due again at once
+		started, err := s.startDue(ctx)
+		s.attempts.wait()
+		if err != nil || started == 0 || ctx.Err() != nil {
+			return err
 		}
-		if !ok {
-			continue
-		}
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
-			s.release(ctx, d)
-			return ctx.Err()
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-slots }()
-			if err := s.deliver(ctx, d); err != nil {
-				s.log.ErrorContext(ctx, "deliver event", slog.String("delivery_id", d.ID), slog.Any("error", err))
-			}
-		}()
 	}
 	return nil
+}
+
+// WaitDeliveries returns once every attempt started so far has ended (cancel their context to
+// end them sooner).
+func (s *Service) WaitDeliveries() { s.attempts.wait() }
+
+// startDue claims and starts the due deliveries that have a slot and returns how many it started.
+func (s *Service) startDue(ctx context.Context) (int, error) {
+	now := s.now()
+	started := 0
+	for range fillRounds {
+		busy, full := s.attempts.busy()
+		if full {
+			break
+		}
+		due, err := s.store.DueDeliveriesExcept(ctx, now, workBatch, busy)
+		if err != nil {
+			return started, fmt.Errorf("service: due deliveries: %w", err)
+		}
+		skipped := false
+		for _, d := range due {
+			if !s.attempts.take(d.AccountID) {
+				skipped = true
+				continue
+			}
+			ok, err := s.store.ClaimDelivery(ctx, d.ID, now, now.Add(leaseFor))
+			if err != nil || !ok {
+				s.attempts.give(d.AccountID)
+				if err != nil {
+					return started, fmt.Errorf("service: claim delivery: %w", err)
+				}
+				continue
+			}
+			started++
+			go func() {
+				defer s.attempts.give(d.AccountID)
+				if err := s.deliver(ctx, d); err != nil {
+					s.log.ErrorContext(ctx, "deliver event", slog.String("delivery_id", d.ID), slog.Any("error", err))
+				}
+			}()
+		}
+		if !skipped || len(due) < workBatch {
+			break // every due delivery of the accounts not busy was read
+		}
+	}
+	return started, nil
 }
 
 // deliver makes one attempt of a claimed delivery and records its outcome: delivered, due again

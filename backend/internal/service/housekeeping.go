@@ -19,6 +19,13 @@ type purger struct {
 	last time.Time
 }
 
+// again makes the next call of due report true: the last purge left work.
+func (p *purger) again() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = time.Time{}
+}
+
 // due reports whether a purge is due at now, and if so records it as done.
 func (p *purger) due(now time.Time) bool {
 	p.mu.Lock()
@@ -30,7 +37,8 @@ func (p *purger) due(now time.Time) bool {
 	return true
 }
 
-// HousekeepDue forgets expired idempotency keys and deletes, at the datacenter, the machines of
+// HousekeepDue forgets expired idempotency keys, purges what retention allows (purgeRetained),
+// and deletes, at the datacenter, the machines of
 // canceled and expired instances (the "provider-side deletion queued" of a cancel) and the
 // images of deleted, expired and failed snapshots. A deletion the datacenter refuses is retried
 // at the next tick.
@@ -39,6 +47,11 @@ func (s *Service) HousekeepDue(ctx context.Context) error {
 	if s.purge.due(now) {
 		if _, err := s.store.DeleteIdempotencyKeys(ctx, now.Add(-IdempotencyRetention)); err != nil {
 			return fmt.Errorf("service: forget idempotency keys: %w", err)
+		}
+	}
+	if s.retention.due(now) {
+		if err := s.purgeRetained(ctx, now); err != nil {
+			return err
 		}
 	}
 	gone, err := s.store.UndeletedMachines(ctx, workBatch)

@@ -9,6 +9,8 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
+	"net"
+	"net/netip"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
@@ -37,25 +39,39 @@ type Config struct {
 	// AllowHTTPWebhooks accepts http:// webhook URLs on loopback hosts (tests); HTTPS only
 	// otherwise.
 	AllowHTTPWebhooks bool
-	// Sender makes webhook delivery attempts; nil sends them over HTTP.
+	// WebhookAllow are internal address ranges webhooks may reach all the same (an
+	// on-premises receiver); every other internal address is refused (see webhook.Targets).
+	WebhookAllow []netip.Prefix
+	// WebhookResolver resolves the webhook hosts when they are dialled; nil is the system's.
+	// Tests pass one whose answers they control.
+	WebhookResolver *net.Resolver
+	// EventRetention is how long delivered and abandoned events and their deliveries are kept;
+	// 0 is DefaultEventRetention.
+	EventRetention time.Duration
+	// Sender makes webhook delivery attempts; nil sends them over HTTP to the addresses the
+	// webhook rule permits.
 	Sender webhook.Sender
 }
 
 // Service carries out the API's rules on a store, the seeded catalogue and a datacenter.
 type Service struct {
-	store        store.Store
-	catalog      *catalog.Catalog
-	dc           datacenter.Datacenter
-	clock        Clock
-	log          *slog.Logger
-	random       io.Reader
-	orderWindow  time.Duration
-	appStepDelay time.Duration
-	inflight     *inflight
-	purge        *purger
-	allowHTTP    bool
-	sender       webhook.Sender
-	pings        chan struct{} // a slot per test ping in flight (see TestWebhook)
+	store          store.Store
+	catalog        *catalog.Catalog
+	dc             datacenter.Datacenter
+	clock          Clock
+	log            *slog.Logger
+	random         io.Reader
+	orderWindow    time.Duration
+	appStepDelay   time.Duration
+	inflight       *inflight
+	purge          *purger
+	retention      *purger // when rows past their retention were last purged (retention.go)
+	eventRetention time.Duration
+	allowHTTP      bool
+	targets        webhook.Targets // where webhooks may point, checked at registration and when dialled
+	sender         webhook.Sender
+	pings          chan struct{} // a slot per test ping in flight (see TestWebhook)
+	attempts       *attemptPool  // the delivery attempts in flight (see DeliverDue)
 }
 
 // New wires a Service. All time comes from the clock so tests control it.
@@ -63,14 +79,18 @@ func New(cfg Config) *Service {
 	if cfg.OrderWindow <= 0 {
 		cfg.OrderWindow = DefaultOrderWindow
 	}
+	targets := webhook.Targets{AllowLoopback: cfg.AllowHTTPWebhooks, Allow: cfg.WebhookAllow}
+	if cfg.EventRetention <= 0 {
+		cfg.EventRetention = DefaultEventRetention
+	}
 	if cfg.Sender == nil {
-		cfg.Sender = webhook.NewHTTPSender()
+		cfg.Sender = webhook.NewHTTPSender(targets, cfg.WebhookResolver)
 	}
 	return &Service{
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
 		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
-		inflight: newInflight(), purge: &purger{}, allowHTTP: cfg.AllowHTTPWebhooks, sender: cfg.Sender,
-		pings: make(chan struct{}, maxPingsInFlight),
+		inflight: newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
+		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(),
 	}
 }
 

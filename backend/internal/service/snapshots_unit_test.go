@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook"
 )
 
 func TestSnapshotHourly(t *testing.T) {
@@ -92,7 +93,8 @@ func TestCheckWebhookURL(t *testing.T) {
 		{"mailto:a@example.com", false, false},
 	}
 	for _, tt := range tests {
-		if err := checkWebhookURL(tt.url, tt.allowHTTP); (err == nil) != tt.ok {
+		s := &Service{allowHTTP: tt.allowHTTP, targets: webhook.Targets{AllowLoopback: tt.allowHTTP}}
+		if err := s.checkWebhookURL(tt.url); (err == nil) != tt.ok {
 			t.Errorf("checkWebhookURL(%q, %v) = %v, want ok %v", tt.url, tt.allowHTTP, err, tt.ok)
 		}
 	}

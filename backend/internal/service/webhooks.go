@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/url"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook"
@@ -65,7 +67,7 @@ func (s *Service) SetWebhook(ctx context.Context, acct store.Account, req Webhoo
 	if req.URL == nil {
 		return WebhookSettings{}, Validation("url", "is required")
 	}
-	if err := checkWebhookURL(*req.URL, s.allowHTTP); err != nil {
+	if err := s.checkWebhookURL(*req.URL); err != nil {
 		return WebhookSettings{}, err
 	}
 	if req.Secret == nil {
@@ -91,9 +93,18 @@ func (s *Service) DeleteWebhook(ctx context.Context, acct store.Account) (Webhoo
 }
 
 // checkWebhookURL applies the webhook URL rule of the public webhook package (https://, and with
-// allowHTTP http:// on a loopback host) as a validation_error naming url.
-func checkWebhookURL(raw string, allowHTTP bool) error {
-	if err := webhookrule.CheckURL(raw, allowHTTP); err != nil {
+// allowHTTP http:// on a loopback host), then refuses a host that is a literal internal address
+// or localhost (webhook.Targets), as a validation_error naming url. A name is checked when it
+// is dialled, for every address it resolves to.
+func (s *Service) checkWebhookURL(raw string) error {
+	if err := webhookrule.CheckURL(raw, s.allowHTTP); err != nil {
+		return Validation("url", "%v", err)
+	}
+	u, err := url.Parse(raw)
+	if err != nil { // CheckURL parsed it already
+		return Validation("url", "%v", err)
+	}
+	if err := s.targets.CheckHost(u.Hostname()); err != nil {
 		return Validation("url", "%v", err)
 	}
 	return nil
@@ -152,6 +163,9 @@ func (s *Service) attemptOnce(ctx context.Context, w store.Webhook, d store.Deli
 	d.Attempts++
 	d.LastStatus, d.LastError = status, ""
 	switch {
+	case errors.Is(err, webhook.ErrRefusedTarget):
+		s.logRefusedTarget(ctx, d, w.URL, err)
+		d.LastError = err.Error()
 	case err != nil:
 		d.LastError = err.Error()
 	case webhook.Delivered(status):
@@ -160,4 +174,17 @@ func (s *Service) attemptOnce(ctx context.Context, w store.Webhook, d store.Deli
 		d.LastError = fmt.Sprintf("the endpoint answered %d", status)
 	}
 	return d
+}
+
+// logRefusedTarget tells the operator that an attempt was refused because its URL's host is, or
+// resolves to, an internal address: a tenant probing the network, or a receiver the operator
+// may admit with --webhook-allow-cidr. Only the host is logged: a URL's path and query are the
+// tenant's.
+func (s *Service) logRefusedTarget(ctx context.Context, d store.Delivery, rawURL string, err error) {
+	host := ""
+	if u, perr := url.Parse(rawURL); perr == nil {
+		host = u.Host
+	}
+	s.log.WarnContext(ctx, "webhook target refused", slog.Int64("account_id", d.AccountID),
+		slog.String("delivery_id", d.ID), slog.String("host", host), slog.Any("error", err))
 }

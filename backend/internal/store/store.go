@@ -507,6 +507,10 @@ type WebhookQueries interface {
 	// DueDeliveries lists up to limit pending deliveries due at now that no worker holds,
 	// earliest first.
 	DueDeliveries(ctx context.Context, now time.Time, limit int) ([]Delivery, error)
+	// DueDeliveriesExcept is DueDeliveries without the deliveries of the accounts in skip (those
+	// with as many attempts in flight as they may have), so one account's backlog cannot fill
+	// the batch and hide the others' deliveries.
+	DueDeliveriesExcept(ctx context.Context, now time.Time, limit int, skip []int64) ([]Delivery, error)
 	// ClaimDelivery takes the lease of a pending delivery due at now until the given time; it
 	// reports false when it is no longer pending or due, or another worker holds it.
 	ClaimDelivery(ctx context.Context, id string, now, until time.Time) (bool, error)
@@ -542,6 +546,7 @@ type Tx interface {
 // deadlock again), so it must touch nothing but tx and its own results.
 type Store interface {
 	Queries
+	Retention // retention.go
 	WithTx(ctx context.Context, fn func(tx Tx) error) error
 	Close() error
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -54,10 +55,24 @@ type HTTPSender struct {
 
 var _ Sender = (*HTTPSender)(nil)
 
-// NewHTTPSender returns a sender whose every attempt is bounded by Timeout.
-func NewHTTPSender() *HTTPSender {
+// NewHTTPSender returns a sender whose every attempt is bounded by Timeout and connects only
+// to the addresses targets permits, checked in the dialer for every address a name resolves to
+// (resolver; nil is the system's). No proxy is used: a proxy would dial on our behalf, past the
+// check.
+func NewHTTPSender(targets Targets, resolver *net.Resolver) *HTTPSender {
+	transport := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           targets.dialer(resolver).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   2,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
 	return &HTTPSender{
 		client: &http.Client{
+			Transport:     transport,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
 		timeout: Timeout,

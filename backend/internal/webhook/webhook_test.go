@@ -25,7 +25,7 @@ func TestHTTPSenderSendsHeadersAndDoesNotFollowRedirects(t *testing.T) {
 		w.WriteHeader(http.StatusAccepted)
 	}))
 	defer srv.Close()
-	s := NewHTTPSender()
+	s := NewHTTPSender(Targets{AllowLoopback: true}, nil)
 	m := Message{URL: srv.URL + "/hook", Secret: "whsec_0123456789abcdef", Event: "ping", DeliveryID: "dlv_1",
 		Body: []byte(`{"a":1}`), At: time.Unix(1_700_000_000, 0)}
 	status, err := s.Send(context.Background(), m)
@@ -49,7 +49,7 @@ func TestHTTPSenderSendsHeadersAndDoesNotFollowRedirects(t *testing.T) {
 // attempt ends at the limit with an error, whatever the receiver does later.
 func TestHTTPSenderGivesUpAtTheResponseLimit(t *testing.T) {
 	t.Parallel()
-	if got := NewHTTPSender().timeout; got != 15*time.Second {
+	if got := NewHTTPSender(Targets{}, nil).timeout; got != 15*time.Second {
 		t.Fatalf("response limit = %s, want the spec's 15s", got)
 	}
 	release := make(chan struct{})
@@ -63,7 +63,7 @@ func TestHTTPSenderGivesUpAtTheResponseLimit(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 
-	s := NewHTTPSender()
+	s := NewHTTPSender(Targets{AllowLoopback: true}, nil)
 	s.timeout = 50 * time.Millisecond
 	start := time.Now()
 	status, err := s.Send(context.Background(), Message{URL: srv.URL, Secret: "whsec_0123456789abcdef", Event: "ping",

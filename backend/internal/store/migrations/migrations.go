@@ -6,6 +6,7 @@ package migrations
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -72,4 +73,22 @@ func parse(fsys fs.FS, dir, name string) (Migration, error) {
 		return Migration{}, fmt.Errorf("migrations: %w", err)
 	}
 	return Migration{Version: version, Name: name, SQL: string(body)}, nil
+}
+
+// ErrNewerDatabase marks a database migrated by a newer binary: its schema has versions this
+// binary does not know, and writing to it could corrupt what they added.
+var ErrNewerDatabase = errors.New("the database was migrated by a newer resellerd")
+
+// CheckNotNewer fails with ErrNewerDatabase, naming both versions, when latest (the highest
+// version a database records) is above the last of all.
+func CheckNotNewer(latest int, all []Migration) error {
+	known := 0
+	if len(all) > 0 {
+		known = all[len(all)-1].Version
+	}
+	if latest > known {
+		return fmt.Errorf("migrations: %w: the database is at schema version %d, this binary knows versions up to %d; "+
+			"run a resellerd at least as new as the one that migrated it", ErrNewerDatabase, latest, known)
+	}
+	return nil
 }

@@ -22,13 +22,24 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// applyMigrations brings db up to the last of all (the dialect's migrations in version order).
+// applyMigrations brings db up to the last of all (the dialect's migrations in version order),
+// after refusing a database that a newer binary migrated beyond all.
 // Each migration commits together with its record, so a failure leaves the database at the
 // last version that was applied whole, and the next Open resumes from there.
 func applyMigrations(ctx context.Context, db *sql.DB, d *dialect, all []migrations.Migration) error {
 	createTable := func(tx *sql.Tx) error { _, err := tx.ExecContext(ctx, d.migrationsTable); return err }
 	if err := migrationStep(ctx, db, d, createTable); err != nil {
 		return fmt.Errorf("migrations: create schema_migrations: %w", err)
+	}
+	refuseNewer := func(tx *sql.Tx) error {
+		var latest int
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&latest); err != nil {
+			return fmt.Errorf("migrations: read the database's version: %w", err)
+		}
+		return migrations.CheckNotNewer(latest, all)
+	}
+	if err := migrationStep(ctx, db, d, refuseNewer); err != nil {
+		return err
 	}
 	for _, m := range all {
 		if err := migrationStep(ctx, db, d, func(tx *sql.Tx) error { return applyMigration(ctx, tx, d, m) }); err != nil {

@@ -42,6 +42,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"snapshot renewals", testSnapshotRenewals},
 		{"webhooks", testWebhooks},
 		{"deliveries", testDeliveries},
+		{"deliveries except busy accounts", testDueDeliveriesExcept},
+		{"retention", testRetention},
 		{"low-balance alerts", testLowBalanceAlerts},
 		{"work due", testWorkDue},
 		{"order servers", testOrderServers},

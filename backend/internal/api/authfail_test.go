@@ -1,0 +1,30 @@
+package api
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestAuthFailuresAreBounded: however many addresses fail, at most maxTrackedClients are
+// remembered; an IPv6 client is counted by its /64.
+func TestAuthFailuresAreBounded(t *testing.T) {
+	t.Parallel()
+	a := newAuthFailures(1)
+	now := time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
+	for i := range 3 * maxTrackedClients {
+		a.failed(fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255), now)
+	}
+	if n := len(a.clients); n > maxTrackedClients {
+		t.Fatalf("%d addresses remembered, want at most %d", n, maxTrackedClients)
+	}
+	for i := range authFailuresPerMinute {
+		a.failed(fmt.Sprintf("2001:db8:1:2::%x", i+1), now)
+	}
+	if wait := a.blocked("2001:db8:1:2:ffff::1", now.Add(10*time.Second)); wait != 50 {
+		t.Fatalf("another address of the same /64 waits %d s, want 50", wait)
+	}
+	if wait := a.blocked("2001:db8:1:3::1", now); wait != 0 {
+		t.Fatalf("another /64 waits %d s, want 0", wait)
+	}
+}

@@ -1,0 +1,96 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// TestHangingReceiverDelaysNoOtherAccount: account A's receiver accepts connections and never
+// answers, and A has a backlog of due events older than B's; with the background loops running
+// on the real clock, B's events all arrive within 2 s (before, a tick waited for A's attempts,
+// 15 s each, with every worker held by A). A holds no more connections than its bound.
+func TestHangingReceiverDelaysNoOtherAccount(t *testing.T) {
+	t.Parallel()
+	srv, err := New(context.Background(), Config{DB: testDB(t), WorkerInterval: 20 * time.Millisecond,
+		AllowHTTPWebhooks: true, RateLimitScale: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+
+	var hanging atomic.Int32
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hanging.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(slow.Close)
+	t.Cleanup(func() { close(release) }) // runs first: the attempts end before the backend closes
+	fast := newReceiver(t, http.StatusOK)
+
+	ctx := context.Background()
+	a, b := fundedAccount(t, srv), fundedAccount(t, srv)
+	now := time.Now().UTC()
+	for _, w := range []store.Webhook{{AccountID: a, URL: slow.URL + "/hook", Secret: hookSecret, UpdatedAt: now},
+		{AccountID: b, URL: fast.url(), Secret: hookSecret, UpdatedAt: now}} {
+		if err := srv.store.SetWebhook(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addDeliveries(t, srv, a, 20, now.Add(-time.Minute)) // A's backlog is due first
+	start := time.Now()
+	addDeliveries(t, srv, b, 3, now)
+	srv.wake()
+
+	deadline := time.Now().Add(2 * time.Second)
+	for len(fast.deliveries()) < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := len(fast.deliveries()); n != 3 {
+		t.Fatalf("B's receiver got %d of 3 events within 2 s while A's receiver hung (A held %d connections)", n, hanging.Load())
+	}
+	t.Logf("B's events arrived after %s; A's receiver holds %d connections", time.Since(start).Round(time.Millisecond), hanging.Load())
+	if n := hanging.Load(); n < 1 || n > 4 {
+		t.Fatalf("A's receiver holds %d connections, want 1 to 4 (the per-account bound)", n)
+	}
+}
+
+// fundedAccount creates an account through the operator call and returns its id.
+func fundedAccount(t *testing.T, srv *Server) int64 {
+	t.Helper()
+	acct, err := srv.CreateAccount(context.Background(), NewAccount{BalanceMicros: 1_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acct.ID
+}
+
+// addDeliveries writes n ping events of account with their pending deliveries, due at at.
+func addDeliveries(t *testing.T, srv *Server, account int64, n int, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	for i := range n {
+		id := fmt.Sprintf("%d_%d_%d", account, at.UnixNano(), i)
+		body := fmt.Sprintf(`{"id":"evt_%s","event":"ping","created_at":%q,"data":{}}`, id, at.Format(time.RFC3339))
+		err := srv.store.WithTx(ctx, func(tx store.Tx) error {
+			if err := tx.AddEvent(ctx, store.Event{ID: "evt_" + id, AccountID: account, Name: "ping", Data: []byte(`{}`), CreatedAt: at}); err != nil {
+				return err
+			}
+			return tx.AddDelivery(ctx, store.Delivery{ID: "dlv_" + id, EventID: "evt_" + id, AccountID: account, Event: "ping",
+				Body: []byte(body), Status: store.DeliveryPending, NextAt: at, CreatedAt: at})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
