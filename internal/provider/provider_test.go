@@ -21,7 +21,7 @@ func TestSchemaAndModelAgree(t *testing.T) {
 		t.Fatal(diags)
 	}
 	want := map[string]bool{}
-	for _, tag := range []string{"endpoint", "alt_endpoint", "api_key", "language", "max_retries", "rate_limit_scale", "detailed_refresh"} {
+	for _, tag := range []string{"endpoint", "alt_endpoint", "api_key", "language", "max_retries", "rate_limit_scale", "detailed_refresh", "plan_checks"} {
 		want[tag] = true
 	}
 	for name := range resp.Schema.Attributes {
