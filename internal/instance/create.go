@@ -29,6 +29,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	}
 	var plan Model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("app_inputs_wo"), &plan.AppInputsWO)...) // write-only: config only
 	if resp.Diagnostics.HasError() {
 		return
 	}

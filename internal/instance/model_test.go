@@ -36,6 +36,7 @@ func emptyModel() Model {
 		Features:       types.SetNull(types.StringType),
 		Apps:           types.ListNull(types.StringType),
 		AppInputs:      types.MapNull(appInputsType),
+		AppInputsWO:    types.MapNull(appInputsType),
 		Actions:        types.ListNull(types.StringType),
 		ActiveFeatures: types.SetNull(types.StringType),
 		Traffic:        types.ObjectNull(trafficAttrTypes),
@@ -76,6 +77,12 @@ func TestModelsMatchSchemas(t *testing.T) {
 	cm := ConsoleModel{InstanceID: types.Int64Value(7)}
 	cm.setConsole(&client.ActionResult{ConsoleURL: ptr("https://console/x"), ConsolePassword: ptr("pw")})
 	schemacheck.RoundtripEphemeral(t, cs, cm)
+
+	crs := CredentialsSchema()
+	schemacheck.Fields(t, CredentialsType, CredentialsModel{}, crs.Attributes)
+	crm := CredentialsModel{InstanceID: types.Int64Value(7)}
+	crm.setCredentials(sampleInstance())
+	schemacheck.RoundtripEphemeral(t, crs, crm)
 }
 
 func TestEveryAttributeDescribed(t *testing.T) {

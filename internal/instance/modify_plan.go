@@ -26,11 +26,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return // destroy
 	}
 	if req.State.Raw.IsNull() {
-		var plan Model
-		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-		if !resp.Diagnostics.HasError() {
-			r.planClone(ctx, plan, resp) // create
-		}
+		r.planCreate(ctx, req, resp)
 		return
 	}
 	var plan, state, config Model
@@ -53,6 +49,20 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan.planPassword(&state)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planCreate plans a new server: a build from a snapshot is checked against its plan, and the
+// password is planned as store_password asks.
+func (r *Resource) planCreate(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var plan Model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.planClone(ctx, plan, resp)
+	plan.planPassword(nil)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 

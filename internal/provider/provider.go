@@ -297,6 +297,7 @@ func (p *Provider) Resources(_ context.Context) []func() resource.Resource {
 func (p *Provider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
 	return []func() ephemeral.EphemeralResource{
 		instance.NewConsole,
+		instance.NewCredentials,
 	}
 }
 

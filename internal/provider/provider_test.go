@@ -105,7 +105,7 @@ func TestResourcesRegistered(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"reseller_instance", "reseller_snapshot", "reseller_snapshot_restore", "reseller_webhook", "reseller_console"} {
+	for _, want := range []string{"reseller_instance", "reseller_snapshot", "reseller_snapshot_restore", "reseller_webhook", "reseller_console", "reseller_instance_credentials"} {
 		if !seen[want] {
 			t.Errorf("%q: not registered", want)
 		}
