@@ -282,7 +282,7 @@ func computedAttributes() map[string]schema.Attribute {
 		"password": schema.StringAttribute{
 			MarkdownDescription: "Login password. Sensitive; stored in the state unless `store_password` is " +
 				"`false`, when it is null.",
-			Computed:            true, Sensitive: true, PlanModifiers: keepString,
+			Computed: true, Sensitive: true, PlanModifiers: keepString,
 		},
 		"port":          schema.Int64Attribute{MarkdownDescription: "SSH (or RDP) port.", Computed: true, PlanModifiers: keepInt},
 		"datacenter_id": schema.Int64Attribute{MarkdownDescription: "Id of the datacenter.", Computed: true, PlanModifiers: keepInt},
