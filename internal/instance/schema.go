@@ -59,6 +59,11 @@ var trafficAttrTypes = map[string]attr.Type{
 // appInputsType is the type of app_inputs: app id → input key → value.
 var appInputsType = types.MapType{ElemType: types.StringType}
 
+// SchemaVersion is the version of reseller_instance's schema, stored with every state. Move it (and add an
+// UpgradeState step from the version before) when an attribute is renamed, retyped or removed;
+// see "Changing a resource schema" in the README. TestSchemaVersions holds it to that.
+const SchemaVersion int64 = 0
+
 // Schema is the schema of reseller_instance.
 func Schema(ctx context.Context) schema.Schema {
 	attrs := argumentAttributes()
@@ -66,6 +71,7 @@ func Schema(ctx context.Context) schema.Schema {
 		attrs[name] = a
 	}
 	return schema.Schema{
+		Version: SchemaVersion,
 		MarkdownDescription: "An hourly-billed virtual server. Creating it places an order (with an " +
 			"`Idempotency-Key`, so retries never order twice), waits until the order is deployed, the " +
 			"credentials are delivered and, with `wait_for_apps`, every one-click app is installed.\n\n" +
