@@ -55,6 +55,9 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 			return
 		}
 	}
+	if plan.Price.IsUnknown() {
+		plan.Price = done.Price
+	}
 	if err := r.complete(ctx, c, &plan, nil); err != nil {
 		addOperationError(ctx, c, &resp.Diagnostics, id, fmt.Sprintf("Unable to read instance %d after the update", id), err)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &done)...)
@@ -94,6 +97,9 @@ func resize(ctx context.Context, c *client.Client, id int64, plan Model, done *M
 		return err
 	}
 	done.PlanID = plan.PlanID
+	if price, ok := resizePrice(opts, target); ok {
+		done.Price = types.Float64Value(price) // the new hourly cost, for a plan that could not know it
+	}
 	return nil
 }
 

@@ -27,9 +27,11 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/instance"
 	"github.com/reseller/terraform-provider-reseller/internal/location"
 	"github.com/reseller/terraform-provider-reseller/internal/plan"
+	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
 	"github.com/reseller/terraform-provider-reseller/internal/quote"
 	"github.com/reseller/terraform-provider-reseller/internal/snapshot"
 	"github.com/reseller/terraform-provider-reseller/internal/template"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 	"github.com/reseller/terraform-provider-reseller/internal/webhook"
 )
 
@@ -260,7 +262,7 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	})
 
 	resp.DataSourceData = c
-	resp.ResourceData = c
+	resp.ResourceData = &tfutil.ResourceData{Client: c, Checks: plancheck.New(c, planChecks)}
 	resp.EphemeralResourceData = c
 	resp.ActionData = c
 	resp.ListResourceData = c
