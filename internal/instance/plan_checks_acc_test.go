@@ -25,7 +25,9 @@ type plannedPrice struct {
 	value   *float64
 }
 
-func newPlannedPrice(address string) plannedPrice { return plannedPrice{address: address, value: new(float64)} }
+func newPlannedPrice(address string) plannedPrice {
+	return plannedPrice{address: address, value: new(float64)}
+}
 
 // CheckPlan fails unless the plan knows the resource's price, and remembers it.
 func (p plannedPrice) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
