@@ -295,7 +295,11 @@ func computedAttributes() map[string]schema.Attribute {
 		"location_id":   schema.Int64Attribute{MarkdownDescription: "Id of the location.", Computed: true, PlanModifiers: keepInt},
 		"price": schema.Float64Attribute{
 			MarkdownDescription: "USD charged when the order was deployed: the first hour with its features " +
-				"plus any creation fee. Null for an imported instance.",
+				"(those the OS forces included) plus any creation fee. Known in the plan of a new server (from " +
+				"`POST /quote`, asked once per distinct plan, template and features in the run; for a build from " +
+				"a snapshot, from the plan in the catalogue) and unknown only where the order cannot be priced " +
+				"yet (for example a `plan_id` known only after apply). A resize plans and records the new hourly " +
+				"cost, features included. Null for an imported instance.",
 			Computed: true, PlanModifiers: []planmodifier.Float64{float64planmodifier.UseStateForUnknown()},
 		},
 		"renewal_due": schema.StringAttribute{
