@@ -14,9 +14,12 @@ func (m Model) keepsPassword() bool {
 }
 
 // planPassword plans the password store_password asks for: null when it is not kept; unknown
-// when it is kept again after being left out (the update reads it).
+// when it is kept again after being left out (the update reads it), or while store_password
+// itself is unknown.
 func (m *Model) planPassword(state *Model) {
 	switch {
+	case m.StorePassword.IsUnknown():
+		m.Password = types.StringUnknown() // decided at apply
 	case !m.keepsPassword():
 		m.Password = types.StringNull()
 	case state != nil && !state.keepsPassword() && m.Password.IsNull():

@@ -49,6 +49,7 @@ func TestPlanPassword(t *testing.T) {
 		{"stored again", types.BoolValue(true), ptr(false), types.StringNull(), false, true},
 		{"stored", types.BoolValue(true), ptr(true), types.StringValue("pw"), false, false},
 		{"default", types.BoolNull(), nil, types.StringUnknown(), false, true},
+		{"store_password unknown", types.BoolUnknown(), ptr(true), types.StringValue("pw"), false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
