@@ -84,8 +84,11 @@ resource "echo" "login" {}
 `
 	apiPassword := func(s *terraform.State) (string, error) {
 		in, err := b.Client(t, "en").GetInstance(context.Background(), instanceOf(t, b, s).ID, false)
-		if err != nil || in.Credentials == nil || in.Credentials.Password == nil {
-			return "", fmt.Errorf("reading the password from the API: %v", err)
+		if err != nil {
+			return "", fmt.Errorf("reading the password from the API: %w", err)
+		}
+		if in.Credentials == nil || in.Credentials.Password == nil {
+			return "", fmt.Errorf("instance %d: the API has no password", in.ID)
 		}
 		return *in.Credentials.Password, nil
 	}
