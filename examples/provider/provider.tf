@@ -5,6 +5,7 @@ provider "reseller" {
   api_key      = var.reseller_api_key
   language     = "en"
   max_retries  = 8
+  plan_checks  = "warn" # "error" stops the plan before an order the account cannot take
 }
 
 variable "reseller_api_key" {

@@ -35,6 +35,25 @@ type CLI struct {
 // on a CLI without it: OpenTofu, or Terraform before 1.14. Without TF_ACC the test is skipped too.
 func NewQueryCLI(t *testing.T) *CLI {
 	t.Helper()
+	c := newCLI(t)
+	if reason := c.queryMissing(); reason != "" {
+		t.Skip(reason)
+	}
+	c.install()
+	return c
+}
+
+// NewCLI returns a CLI for any command of Terraform or OpenTofu (`terraform validate`, which
+// terraform-plugin-testing never runs on its own). Without TF_ACC the test is skipped.
+func NewCLI(t *testing.T) *CLI {
+	t.Helper()
+	c := newCLI(t)
+	c.install()
+	return c
+}
+
+func newCLI(t *testing.T) *CLI {
+	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance tests run only with TF_ACC=1")
 	}
@@ -42,11 +61,13 @@ func NewQueryCLI(t *testing.T) *CLI {
 	if bin == "" {
 		bin = "terraform"
 	}
-	c := &CLI{t: t, bin: bin, dir: t.TempDir()}
-	if reason := c.queryMissing(); reason != "" {
-		t.Skip(reason)
-	}
-	pluginDir := t.TempDir()
+	return &CLI{t: t, bin: bin, dir: t.TempDir()}
+}
+
+// install builds the provider and points the CLI at it through dev_overrides.
+func (c *CLI) install() {
+	c.t.Helper()
+	pluginDir := c.t.TempDir()
 	c.buildProvider(pluginDir)
 	cliConfig := filepath.Join(c.dir, "cli.tfrc")
 	c.Write("cli.tfrc", fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n",
@@ -57,7 +78,6 @@ func NewQueryCLI(t *testing.T) *CLI {
 		}
 	}
 	c.env = append(c.env, "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-	return c
 }
 
 // queryMissing says why the CLI cannot run `terraform query`, or "" when it can.

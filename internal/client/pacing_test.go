@@ -103,7 +103,8 @@ func TestRouteBudget(t *testing.T) {
 }
 
 // TestAccountView_pagesAndWrites: the instance view walks every page once for many readers,
-// and a write through the client makes the next read list again.
+// a quote (a POST that changes nothing) keeps the view, and a write through the client makes the
+// next read list again.
 func TestAccountView_pagesAndWrites(t *testing.T) {
 	const total = 1200
 	var mu sync.Mutex
@@ -141,6 +142,15 @@ func TestAccountView_pagesAndWrites(t *testing.T) {
 	}
 	if lists != 3 {
 		t.Errorf("list requests: got %d, want 3 (ceil(1200/500), shared by every read)", lists)
+	}
+	if _, err := c.Quote(ctx, QuoteRequest{ServerID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.InstanceSummary(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if lists != 3 {
+		t.Errorf("list requests after a quote: got %d, want 3 (a quote changes nothing, so the view stays)", lists)
 	}
 	name := "x"
 	if _, err := c.UpdateInstance(ctx, 1, UpdateInstanceRequest{Name: &name}); err != nil {

@@ -57,9 +57,10 @@ func (c *Client) doWithMeta(ctx context.Context, r request, out any) (Meta, erro
 		return Meta{}, fmt.Errorf("%s %s: encode request body: %w", r.method, r.path, err)
 	}
 	ctx = c.logContext(ctx, r)
-	if r.method != http.MethodGet {
+	if r.method != http.MethodGet && !r.retrySafe {
 		// The write may change what the lists show: drop them before it (so no read started
-		// now keeps an older copy) and after it (so no copy fetched meanwhile survives).
+		// now keeps an older copy) and after it (so no copy fetched meanwhile survives). A
+		// retrySafe POST (POST /quote, which every planned server asks) changes nothing.
 		c.view.invalidate()
 		defer c.view.invalidate()
 	}

@@ -17,14 +17,17 @@ import (
 // snapshot must be usable, in the plan's datacenter, no bigger than its disk and of its
 // architecture. What cannot be known yet (unknown ids, no client) is left to the API at apply
 // time; so is the location rule, which depends on datacenter settings the plan does not show.
-func (r *Resource) planClone(ctx context.Context, plan Model, resp *resource.ModifyPlanResponse) {
+//
+// It returns the snapshot and the plan it read (nil when it read none), from which the clone is
+// priced.
+func (r *Resource) planClone(ctx context.Context, plan Model, resp *resource.ModifyPlanResponse) (*client.Snapshot, *client.Plan) {
 	if !tfutil.IsSet(plan.SnapshotID) || !tfutil.IsSet(plan.PlanID) {
-		return
+		return nil, nil
 	}
 	var unconfigured diag.Diagnostics
 	c := r.Client(&unconfigured)
 	if c == nil {
-		return
+		return nil, nil
 	}
 	snapshotID, planID := plan.SnapshotID.ValueInt64(), plan.PlanID.ValueInt64()
 	snap, err := c.GetSnapshot(ctx, snapshotID)
@@ -32,19 +35,20 @@ func (r *Resource) planClone(ctx context.Context, plan Model, resp *resource.Mod
 		resp.Diagnostics.AddAttributeError(path.Root("snapshot_id"), "Snapshot not found",
 			fmt.Sprintf("Snapshot %d does not exist or does not belong to this account (see the reseller_snapshots "+
 				"data source).\n\n%s", snapshotID, tfutil.APIErrorDetail(err)))
-		return
+		return nil, nil
 	}
 	if err != nil {
-		return // the apply reports it
+		return nil, nil // the apply reports it
 	}
 	p, err := c.GetPlan(ctx, planID)
 	if err != nil {
-		return // the apply reports it
+		return nil, nil // the apply reports it
 	}
 	if problem := cloneProblem(snap, p); problem != "" {
 		resp.Diagnostics.AddAttributeError(path.Root("snapshot_id"), "Snapshot incompatible with the plan",
 			fmt.Sprintf("A server of plan %d cannot be built from snapshot %d: %s.", planID, snapshotID, problem))
 	}
+	return snap, p
 }
 
 // cloneProblem says why the plan p cannot be built from the snapshot s, or "" when nothing

@@ -2,6 +2,7 @@ package instance
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -29,6 +30,9 @@ type Model struct {
 	Features             types.Set      `tfsdk:"features"`
 	Apps                 types.List     `tfsdk:"apps"`
 	AppInputs            types.Map      `tfsdk:"app_inputs"`
+	AppInputsWO          types.Map      `tfsdk:"app_inputs_wo"`
+	AppInputsWOVersion   types.Int64    `tfsdk:"app_inputs_wo_version"`
+	StorePassword        types.Bool     `tfsdk:"store_password"`
 	Renew                types.Bool     `tfsdk:"renew"`
 	Power                types.String   `tfsdk:"power"`
 	PasswordResetTrigger types.String   `tfsdk:"password_reset_trigger"`
@@ -99,12 +103,25 @@ func (m Model) appIDs(ctx context.Context) ([]string, diag.Diagnostics) {
 }
 
 // appInputs returns the configured app inputs (nil when none or unknown).
+// The write-only app_inputs_wo (which Create and Update take from the configuration: Terraform
+// never puts a write-only value in the plan, and the framework nulls it in every state) is merged
+// in, its values winning.
 func (m Model) appInputs(ctx context.Context) (map[string]map[string]string, diag.Diagnostics) {
-	if !tfutil.IsSet(m.AppInputs) {
-		return nil, nil
+	var diags diag.Diagnostics
+	out := map[string]map[string]string{}
+	for _, v := range []types.Map{m.AppInputs, m.AppInputsWO} {
+		if !tfutil.IsSet(v) {
+			continue
+		}
+		var inputs map[string]map[string]string
+		diags.Append(v.ElementsAs(ctx, &inputs, false)...)
+		for app, kv := range inputs {
+			if out[app] == nil {
+				out[app] = map[string]string{}
+			}
+			maps.Copy(out[app], kv)
+		}
 	}
-	var out map[string]map[string]string
-	diags := m.AppInputs.ElementsAs(ctx, &out, false)
 	if len(out) == 0 {
 		return nil, diags
 	}
@@ -258,6 +275,9 @@ func (m *Model) setSummary(ctx context.Context, in *client.Instance) diag.Diagno
 	if m.WaitForApps.IsNull() || m.WaitForApps.IsUnknown() {
 		m.WaitForApps = types.BoolValue(true) // imported: the default
 	}
+	if m.StorePassword.IsNull() || m.StorePassword.IsUnknown() {
+		m.StorePassword = types.BoolValue(true) // imported: the default
+	}
 	if m.Price.IsUnknown() {
 		m.Price = types.Float64Null()
 	}
@@ -305,6 +325,9 @@ func (m *Model) setCredentials(c *client.Credentials) {
 	}
 	m.Username = keepIfNil(c.Username, m.Username)
 	m.Password = keepIfNil(c.Password, m.Password)
+	if !m.keepsPassword() {
+		m.Password = types.StringNull()
+	}
 	if c.Port != nil {
 		m.Port = types.Int64Value(*c.Port)
 	} else if m.Port.IsUnknown() {

@@ -34,6 +34,7 @@ func emptyModel() Model {
 		Features:       types.SetNull(types.StringType),
 		Apps:           types.ListNull(types.StringType),
 		AppInputs:      types.MapNull(appInputsType),
+		AppInputsWO:    types.MapNull(appInputsType),
 		Actions:        types.ListNull(types.StringType),
 		ActiveFeatures: types.SetNull(types.StringType),
 		Traffic:        types.ObjectNull(trafficAttrTypes),
@@ -58,6 +59,10 @@ func TestModelsMatchSchemas(t *testing.T) {
 	cm := ConsoleModel{InstanceID: types.Int64Value(7)}
 	cm.setConsole(&client.ActionResult{ConsoleURL: new("https://console/x"), ConsolePassword: new("pw")})
 	schemacheck.Ephemeral(t, EphemeralResourceType, ConsoleSchema(), cm)
+
+	crm := CredentialsModel{InstanceID: types.Int64Value(7)}
+	crm.setCredentials(sampleInstance())
+	schemacheck.Ephemeral(t, CredentialsType, CredentialsSchema(), crm)
 }
 
 func TestEveryAttributeDescribed(t *testing.T) {

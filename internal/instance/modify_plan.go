@@ -26,11 +26,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return // destroy
 	}
 	if req.State.Raw.IsNull() {
-		var plan Model
-		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-		if !resp.Diagnostics.HasError() {
-			r.planClone(ctx, plan, resp) // create
-		}
+		r.planCreate(ctx, req, resp)
 		return
 	}
 	var plan, state, config Model
@@ -42,6 +38,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	markReplaceable(ctx, resp, state)
 	switch {
 	case pending != nil:
 		r.planResume(&plan, state, config, resp)
@@ -53,6 +50,36 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan.planPassword(&state)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planCreate plans a new server: a build from a snapshot is checked against its plan, the
+// price is known where the order can be priced (plan_price.go), the create joins the run's
+// tally (plan_tally.go), and the password is planned as store_password asks.
+func (r *Resource) planCreate(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var plan, config Model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if tfutil.IsSet(plan.SnapshotID) {
+		snap, p := r.planClone(ctx, plan, resp)
+		features, known := configuredFeatures(ctx, config)
+		if snap != nil && p != nil && known {
+			if price, ok := clonePrice(p, snap, features, !config.Features.IsNull()); ok {
+				plan.Price = types.Float64Value(price)
+			}
+		}
+	} else {
+		r.planNewPrice(ctx, &plan, config)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.tallyCreate(ctx, req, plan, resp)
+	plan.planPassword(nil)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -89,6 +116,7 @@ func (r *Resource) planUpdate(ctx context.Context, plan *Model, state, config Mo
 func (r *Resource) planResize(ctx context.Context, plan *Model, state Model, resp *resource.ModifyPlanResponse) {
 	plan.Actions = types.ListUnknown(types.StringType)
 	plan.ActiveFeatures = types.SetUnknown(types.StringType) // a resize drops what the new plan lacks
+	plan.Price = types.Float64Unknown()                      // the new plan's, when known below
 	if plan.PlanID.IsUnknown() || state.ID.IsNull() {
 		return
 	}
@@ -108,6 +136,10 @@ func (r *Resource) planResize(ctx context.Context, plan *Model, state Model, res
 	}
 	if !opts.Has(target) {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("plan_id"))
+		return
+	}
+	if price, ok := resizePrice(opts, target); ok {
+		plan.Price = types.Float64Value(price)
 	}
 }
 

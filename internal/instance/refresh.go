@@ -53,7 +53,7 @@ func needsDetail(always bool, state Model, sum *client.Instance) string {
 		return "detailed_refresh is set"
 	case state.Status.IsNull() || state.Status.IsUnknown():
 		return "first read"
-	case state.Password.IsNull() || state.Username.IsNull():
+	case (state.Password.IsNull() && state.keepsPassword()) || state.Username.IsNull():
 		return "credentials were pending"
 	case state.PlanID.ValueInt64() != sum.ServerProductID:
 		return "the plan changed"

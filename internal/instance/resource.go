@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
@@ -36,6 +37,7 @@ var (
 // Resource is reseller_instance.
 type Resource struct {
 	tfutil.ResourceBase
+	checks *plancheck.Run // nil until configured
 }
 
 // NewResource returns reseller_instance.
@@ -181,6 +183,9 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		}
 		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Unable to cancel instance %d", id), err)
 		return
+	}
+	if r.checks != nil {
+		r.checks.Deleted() // room for a replacement planned after it
 	}
 	if canceled.Gone() {
 		// The answer already says canceled (spec: DELETE is synchronous): a destroy of N servers

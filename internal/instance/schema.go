@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -58,6 +59,11 @@ var trafficAttrTypes = map[string]attr.Type{
 // appInputsType is the type of app_inputs: app id → input key → value.
 var appInputsType = types.MapType{ElemType: types.StringType}
 
+// SchemaVersion is the version of reseller_instance's schema, stored with every state. Move it (and add an
+// UpgradeState step from the version before) when an attribute is renamed, retyped or removed;
+// see "Changing a resource schema" in the README. TestSchemaVersions holds it to that.
+const SchemaVersion int64 = 0
+
 // Schema is the schema of reseller_instance.
 func Schema(ctx context.Context) schema.Schema {
 	attrs := argumentAttributes()
@@ -65,6 +71,7 @@ func Schema(ctx context.Context) schema.Schema {
 		attrs[name] = a
 	}
 	return schema.Schema{
+		Version: SchemaVersion,
 		MarkdownDescription: "An hourly-billed virtual server. Creating it places an order (with an " +
 			"`Idempotency-Key`, so retries never order twice), waits until the order is deployed, the " +
 			"credentials are delivered and, with `wait_for_apps`, every one-click app is installed.\n\n" +
@@ -181,6 +188,38 @@ func argumentAttributes() map[string]schema.Attribute {
 			ElementType:   appInputsType,
 			PlanModifiers: []planmodifier.Map{mapplanmodifier.UseStateForUnknown(), replaceMapIfKnown()},
 		},
+		"app_inputs_wo": schema.MapAttribute{
+			MarkdownDescription: "Write-only inputs of the apps, in the shape of `app_inputs` (app id to a map of " +
+				"input key to value): sent with the order (and with a rebuild) but never stored in the plan or the " +
+				"state (Terraform 1.11 or later; the values may come from ephemeral resources or variables). " +
+				"Merged with `app_inputs`; a key given in both takes this value. Needs `app_inputs_wo_version`: " +
+				"Terraform cannot see a change of a write-only value, so change the version to send new inputs " +
+				"(which, like a change of `app_inputs`, replaces the server). Not with `snapshot_id`.",
+			Optional:    true,
+			Sensitive:   true,
+			WriteOnly:   true,
+			ElementType: appInputsType,
+			Validators: []validator.Map{
+				mapvalidator.AlsoRequires(path.MatchRoot("app_inputs_wo_version")),
+				mapvalidator.ConflictsWith(path.MatchRoot("snapshot_id")),
+			},
+		},
+		"app_inputs_wo_version": schema.Int64Attribute{
+			MarkdownDescription: "Version of `app_inputs_wo`, any number you choose: changing it sends the current " +
+				"`app_inputs_wo` to a new server (the server is replaced, as for a change of `app_inputs`). Only " +
+				"with `app_inputs_wo`.",
+			Optional:      true,
+			Validators:    []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("app_inputs_wo"))},
+			PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+		},
+		"store_password": schema.BoolAttribute{
+			MarkdownDescription: "Whether `password` is kept in the state. Defaults to `true`. With `false` the " +
+				"state's `password` stays null; read the login when it is needed with the ephemeral resource " +
+				"`reseller_instance_credentials`, which never stores it. Changes in place (no API call).",
+			Optional: true,
+			Computed: true,
+			Default:  booldefault.StaticBool(true),
+		},
 		"renew": schema.BoolAttribute{
 			MarkdownDescription: "Whether the server renews every hour. With `false` it expires at " +
 				"`renewal_due`. Defaults to `true`. Changes in place.",
@@ -247,15 +286,20 @@ func computedAttributes() map[string]schema.Attribute {
 		"ipv6":     schema.StringAttribute{MarkdownDescription: "Public IPv6 address.", Computed: true, PlanModifiers: keepString},
 		"username": schema.StringAttribute{MarkdownDescription: "Login user (`root`, or `Administrator` on Windows).", Computed: true, PlanModifiers: keepString},
 		"password": schema.StringAttribute{
-			MarkdownDescription: "Login password. Sensitive; stored in the state.",
-			Computed:            true, Sensitive: true, PlanModifiers: keepString,
+			MarkdownDescription: "Login password. Sensitive; stored in the state unless `store_password` is " +
+				"`false`, when it is null.",
+			Computed: true, Sensitive: true, PlanModifiers: keepString,
 		},
 		"port":          schema.Int64Attribute{MarkdownDescription: "SSH (or RDP) port.", Computed: true, PlanModifiers: keepInt},
 		"datacenter_id": schema.Int64Attribute{MarkdownDescription: "Id of the datacenter.", Computed: true, PlanModifiers: keepInt},
 		"location_id":   schema.Int64Attribute{MarkdownDescription: "Id of the location.", Computed: true, PlanModifiers: keepInt},
 		"price": schema.Float64Attribute{
 			MarkdownDescription: "USD charged when the order was deployed: the first hour with its features " +
-				"plus any creation fee. Null for an imported instance.",
+				"(those the OS forces included) plus any creation fee. Known in the plan of a new server (from " +
+				"`POST /quote`, asked once per distinct plan, template and features in the run; for a build from " +
+				"a snapshot, from the plan in the catalogue) and unknown only where the order cannot be priced " +
+				"yet (for example a `plan_id` known only after apply). A resize plans and records the new hourly " +
+				"cost, features included. Null for an imported instance.",
 			Computed: true, PlanModifiers: []planmodifier.Float64{float64planmodifier.UseStateForUnknown()},
 		},
 		"renewal_due": schema.StringAttribute{

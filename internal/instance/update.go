@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -25,6 +26,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	var plan, prior Model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("app_inputs_wo"), &plan.AppInputsWO)...) // write-only: for a rebuild
 	pending, diags := getPending(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -50,6 +52,9 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 			resp.Diagnostics.Append(resp.State.Set(ctx, &done)...)
 			return
 		}
+	}
+	if plan.Price.IsUnknown() {
+		plan.Price = done.Price
 	}
 	if err := r.complete(ctx, c, &plan, nil); err != nil {
 		addOperationError(ctx, c, &resp.Diagnostics, id, fmt.Sprintf("Unable to read instance %d after the update", id), err)
@@ -90,6 +95,9 @@ func resize(ctx context.Context, c *client.Client, id int64, plan Model, done *M
 		return err
 	}
 	done.PlanID = plan.PlanID
+	if price, ok := resizePrice(opts, target); ok {
+		done.Price = types.Float64Value(price) // the new hourly cost, for a plan that could not know it
+	}
 	return nil
 }
 
@@ -194,7 +202,7 @@ func resetPassword(ctx context.Context, c *client.Client, id int64, plan Model, 
 	}
 	tflog.Info(ctx, "password reset")
 	done.PasswordResetTrigger = plan.PasswordResetTrigger
-	if res.Password != nil {
+	if res.Password != nil && plan.keepsPassword() {
 		done.Password = types.StringValue(*res.Password)
 	}
 	return nil

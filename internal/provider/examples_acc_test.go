@@ -173,14 +173,20 @@ func TestAccExamples_resources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	credentials, err := os.ReadFile(filepath.Join(examplesDir, "ephemeral-resources", "reseller_instance_credentials", "ephemeral-resource.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: b.ProviderConfig() + withoutBlocks(string(instance)) + withoutBlocks(string(console)),
+			Config: b.ProviderConfig() + withoutBlocks(string(instance)) + withoutBlocks(string(console)) +
+				withoutBlocks(string(credentials)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("web_address", knownvalue.NotNull()),
+				statecheck.ExpectKnownValue("reseller_instance.web", tfjsonpath.New("password"), knownvalue.Null()),
 			},
 		}},
 	})

@@ -9,9 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
@@ -20,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -31,9 +27,11 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/instance"
 	"github.com/reseller/terraform-provider-reseller/internal/location"
 	"github.com/reseller/terraform-provider-reseller/internal/plan"
+	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
 	"github.com/reseller/terraform-provider-reseller/internal/quote"
 	"github.com/reseller/terraform-provider-reseller/internal/snapshot"
 	"github.com/reseller/terraform-provider-reseller/internal/template"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 	"github.com/reseller/terraform-provider-reseller/internal/webhook"
 )
 
@@ -47,6 +45,7 @@ const (
 	EnvEndpoint    = "RESELLER_ENDPOINT"
 	EnvAltEndpoint = "RESELLER_ALT_ENDPOINT"
 	EnvAPIKey      = "RESELLER_API_KEY"
+	EnvPlanChecks  = "RESELLER_PLAN_CHECKS"
 
 	// DefaultLanguage is the language of names and descriptions when language is not set.
 	DefaultLanguage = "en"
@@ -55,10 +54,15 @@ const (
 	// DefaultRateLimitScale is the pacing when rate_limit_scale is not set: the API's documented
 	// limits.
 	DefaultRateLimitScale = 1.0
+	// DefaultPlanChecks is what the run-wide plan checks do when plan_checks is not set.
+	DefaultPlanChecks = "warn"
 )
 
 // Languages are the values the language attribute accepts.
 var Languages = []string{"en", "fa"}
+
+// PlanChecksModes are the values the plan_checks attribute accepts.
+var PlanChecksModes = []string{"warn", "error", "off"}
 
 var (
 	_ provider.Provider                       = (*Provider)(nil)
@@ -82,6 +86,7 @@ type Model struct {
 
 	RateLimitScale  types.Float64 `tfsdk:"rate_limit_scale"`
 	DetailedRefresh types.Bool    `tfsdk:"detailed_refresh"`
+	PlanChecks      types.String  `tfsdk:"plan_checks"`
 }
 
 // New returns the constructor providerserver.Serve and the acceptance tests call.
@@ -108,15 +113,13 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 				MarkdownDescription: "Base URL of the API including the version prefix, for example " +
 					"`https://api.example.com/api/v1`. May also be set with the `" + EnvEndpoint + "` " +
 					"environment variable; the attribute wins.",
-				Optional:   true,
-				Validators: []validator.String{endpointURL()},
+				Optional: true,
 			},
 			"alt_endpoint": schema.StringAttribute{
 				MarkdownDescription: "Alternative base URL reaching the same API and account, used when " +
 					"`endpoint` fails at the network level. May also be set with the `" + EnvAltEndpoint +
 					"` environment variable; the attribute wins.",
-				Optional:   true,
-				Validators: []validator.String{endpointURL()},
+				Optional: true,
 			},
 			"api_key": schema.StringAttribute{
 				MarkdownDescription: "API key of the account. May also be set with the `" + EnvAPIKey +
@@ -127,15 +130,13 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 			"language": schema.StringAttribute{
 				MarkdownDescription: "Language of the names and descriptions the API returns: `en` " +
 					"(default) or `fa` (Persian).",
-				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(Languages...)},
+				Optional: true,
 			},
 			"max_retries": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("How many times a request is retried after a rate "+
 					"limit (429), a 502 or 503 answer, or a network error, with capped exponential "+
 					"backoff. Defaults to `%d`; `0` disables retries.", DefaultMaxRetries),
-				Optional:   true,
-				Validators: []validator.Int64{int64validator.AtLeast(0)},
+				Optional: true,
 			},
 			"rate_limit_scale": schema.Float64Attribute{
 				MarkdownDescription: "Multiplies the request budgets the provider keeps so that it never " +
@@ -147,8 +148,7 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 					"says so once at INFO with the expected wait). Defaults to `1`; use e.g. `2` for an account " +
 					"with doubled limits, or the `--rate-limit-scale` of a test backend; `0` turns pacing off " +
 					"(a 429 is then still retried after its `Retry-After`).",
-				Optional:   true,
-				Validators: []validator.Float64{float64validator.AtLeast(0)},
+				Optional: true,
 			},
 			"detailed_refresh": schema.BoolAttribute{
 				MarkdownDescription: "When `true`, refreshing a `reseller_instance` always reads its detail " +
@@ -156,6 +156,15 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 					"`ip_change_cost` and `active_features` are current. Defaults to `false`: the shared " +
 					"instance list refreshes everything else and the detail is read only where needed (see " +
 					"the resource's documentation).",
+				Optional: true,
+			},
+			"plan_checks": schema.StringAttribute{
+				MarkdownDescription: "What the run-wide checks of a plan do when the servers the run creates " +
+					"would exceed the account's `server_limit` or its wallet's `available` balance: `warn` " +
+					"(default) adds a warning to each create past a limit, `error` fails the plan there (so CI " +
+					"stops before anything is ordered), `off` skips the checks and their requests. May also be " +
+					"set with the `" + EnvPlanChecks + "` environment variable; the attribute wins. See " +
+					"\"Plan checks\" above for what the tally cannot see.",
 				Optional: true,
 			},
 		},
@@ -177,7 +186,7 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	// (or defers, where Terraform allows it) instead of failing the plan.
 	if cfg.Endpoint.IsUnknown() || cfg.AltEndpoint.IsUnknown() || cfg.APIKey.IsUnknown() ||
 		cfg.Language.IsUnknown() || cfg.MaxRetries.IsUnknown() || cfg.RateLimitScale.IsUnknown() ||
-		cfg.DetailedRefresh.IsUnknown() {
+		cfg.DetailedRefresh.IsUnknown() || cfg.PlanChecks.IsUnknown() {
 		if req.ClientCapabilities.DeferralAllowed {
 			resp.Deferred = &provider.Deferred{Reason: provider.DeferredReasonProviderConfigUnknown}
 		}
@@ -208,6 +217,7 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 					altEndpoint, altSource, err, EnvAltEndpoint))
 		}
 	}
+	planChecks := planChecksMode(cfg.PlanChecks, &resp.Diagnostics)
 	if apiKey == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing API key",
 			"The provider needs an API key. Set the \"api_key\" attribute in the provider block or "+
@@ -248,10 +258,11 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	tflog.Debug(ctx, "configured the reseller API client", map[string]any{
 		"endpoint": endpoint, "alt_endpoint": altEndpoint, "language": language, "max_retries": maxRetries,
 		"rate_limit_scale": rateLimitScale, "detailed_refresh": cfg.DetailedRefresh.ValueBool(),
+		"plan_checks": planChecks,
 	})
 
 	resp.DataSourceData = c
-	resp.ResourceData = c
+	resp.ResourceData = &tfutil.ResourceData{Client: c, Checks: plancheck.New(c, planChecks)}
 	resp.EphemeralResourceData = c
 	resp.ActionData = c
 	resp.ListResourceData = c
@@ -288,6 +299,7 @@ func (p *Provider) Resources(_ context.Context) []func() resource.Resource {
 func (p *Provider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
 	return []func() ephemeral.EphemeralResource{
 		instance.NewConsole,
+		instance.NewCredentials,
 	}
 }
 

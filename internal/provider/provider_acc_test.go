@@ -108,7 +108,7 @@ provider "reseller" {
   language = "de"
 }
 `,
-			want: acctest.ErrorRegexp(`Invalid Attribute Value Match.*language.*value must be one of.*"en".*"fa"`),
+			want: acctest.ErrorRegexp(`Invalid language.*language.*"de".*not supported.*"en" "fa"`),
 		},
 		{
 			name: "endpoint",
@@ -141,6 +141,17 @@ provider "reseller" {
 }
 `,
 			want: acctest.ErrorRegexp(`rate_limit_scale.*at least 0`),
+		},
+		{
+			name: "plan_checks",
+			block: `
+provider "reseller" {
+  endpoint    = "http://127.0.0.1:1/api/v1"
+  api_key     = "k"
+  plan_checks = "loud"
+}
+`,
+			want: acctest.ErrorRegexp(`Invalid plan_checks.*plan_checks.*"loud".*"warn" "error" "off"`),
 		},
 	}
 	for _, tc := range cases {

@@ -21,7 +21,7 @@ func TestSchemaAndModelAgree(t *testing.T) {
 		t.Fatal(diags)
 	}
 	want := map[string]bool{}
-	for _, tag := range []string{"endpoint", "alt_endpoint", "api_key", "language", "max_retries", "rate_limit_scale", "detailed_refresh"} {
+	for _, tag := range []string{"endpoint", "alt_endpoint", "api_key", "language", "max_retries", "rate_limit_scale", "detailed_refresh", "plan_checks"} {
 		want[tag] = true
 	}
 	for name := range resp.Schema.Attributes {
@@ -105,7 +105,7 @@ func TestResourcesRegistered(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"reseller_instance", "reseller_snapshot", "reseller_snapshot_restore", "reseller_webhook", "reseller_console"} {
+	for _, want := range []string{"reseller_instance", "reseller_snapshot", "reseller_snapshot_restore", "reseller_webhook", "reseller_console", "reseller_instance_credentials"} {
 		if !seen[want] {
 			t.Errorf("%q: not registered", want)
 		}

@@ -14,9 +14,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// RestoreSchemaVersion is the version of reseller_snapshot_restore's schema, stored with every state. Move it (and add an
+// UpgradeState step from the version before) when an attribute is renamed, retyped or removed;
+// see "Changing a resource schema" in the README. TestSchemaVersions holds it to that.
+const RestoreSchemaVersion int64 = 0
+
 // RestoreSchema is the schema of reseller_snapshot_restore.
 func RestoreSchema(ctx context.Context) schema.Schema {
 	return schema.Schema{
+		Version: RestoreSchemaVersion,
 		MarkdownDescription: "Restores a snapshot onto the server it was taken from, in place, once: when the " +
 			"resource is created, and again whenever `triggers` (or `snapshot_id`) changes. **Everything written to " +
 			"the server's disk since the snapshot is lost.** The server keeps its addresses; its disk, OS and " +

@@ -23,6 +23,11 @@ const (
 	maxNoteLength = 512
 )
 
+// SchemaVersion is the version of reseller_snapshot's schema, stored with every state. Move it (and add an
+// UpgradeState step from the version before) when an attribute is renamed, retyped or removed;
+// see "Changing a resource schema" in the README. TestSchemaVersions holds it to that.
+const SchemaVersion int64 = 0
+
 // Schema is the schema of reseller_snapshot.
 func Schema(ctx context.Context) schema.Schema {
 	keepInt := []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}
@@ -30,6 +35,7 @@ func Schema(ctx context.Context) schema.Schema {
 	keepFloat := []planmodifier.Float64{float64planmodifier.UseStateForUnknown()}
 	keepBool := []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()}
 	return schema.Schema{
+		Version: SchemaVersion,
 		MarkdownDescription: "A snapshot (disk image) of a server, billed hourly by its size from the moment it " +
 			"is available. Creating it waits until the image is `available`; the server keeps running meanwhile. " +
 			"An image that fails is an error and leaves nothing in the state (a failed snapshot is final and " +

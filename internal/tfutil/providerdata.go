@@ -6,15 +6,36 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
 )
 
+// ResourceData is what the provider's Configure hands its resources: the API client, and the
+// plan-time view of the run (prices, the tally of creates) that reseller_instance's ModifyPlan
+// shares across the whole run.
+type ResourceData struct {
+	Client *client.Client
+	Checks *plancheck.Run
+}
+
+// ChecksFromProviderData returns the run's plan checks handed to a resource, or nil (no client
+// yet, or provider data without them).
+func ChecksFromProviderData(providerData any) *plancheck.Run {
+	if d, ok := providerData.(*ResourceData); ok && d != nil {
+		return d.Checks
+	}
+	return nil
+}
+
 // ClientFromProviderData returns the API client the provider's Configure handed to a data source
-// or resource. It returns nil without a diagnostic when providerData is nil, which happens when
+// or resource (directly, or in a *ResourceData). It returns nil without a diagnostic when providerData is nil, which happens when
 // Terraform validates a configuration before the provider is configured; callers then do
 // nothing. Any other type is a bug in the provider and is reported as such.
 func ClientFromProviderData(providerData any, diags *diag.Diagnostics) *client.Client {
 	if providerData == nil {
 		return nil
+	}
+	if d, ok := providerData.(*ResourceData); ok && d != nil {
+		providerData = d.Client
 	}
 	c, ok := providerData.(*client.Client)
 	if !ok || c == nil {

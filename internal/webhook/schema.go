@@ -18,9 +18,15 @@ import (
 	hook "github.com/reseller/terraform-provider-reseller/webhook"
 )
 
+// SchemaVersion is the version of reseller_webhook's schema, stored with every state. Move it (and add an
+// UpgradeState step from the version before) when an attribute is renamed, retyped or removed;
+// see "Changing a resource schema" in the README. TestSchemaVersions holds it to that.
+const SchemaVersion int64 = 0
+
 // Schema is the schema of reseller_webhook.
 func Schema() schema.Schema {
 	return schema.Schema{
+		Version: SchemaVersion,
 		MarkdownDescription: "The account's webhook: the one HTTPS endpoint that receives every event of the " +
 			"account (orders, servers, snapshots, low balance), each delivery signed with HMAC-SHA256 and the " +
 			"secret (header `X-Service-Signature`). An account has one webhook, so a configuration has at most one " +

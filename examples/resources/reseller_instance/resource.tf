@@ -24,6 +24,10 @@ resource "reseller_instance" "web" {
     wordpress = { SITE_TITLE = "Example" }
   }
 
+  # Keep the root password out of the state; read it when needed with the ephemeral
+  # reseller_instance_credentials (see its example).
+  store_password = false
+
   # Change either value to rotate the password or get a new IPv4 address in place.
   password_reset_trigger = "2025-06"
   ip_change_trigger      = "1"
@@ -38,7 +42,6 @@ output "web_address" {
   value = reseller_instance.web.ipv4
 }
 
-output "web_login" {
-  value     = "${reseller_instance.web.username}:${reseller_instance.web.password}"
-  sensitive = true
+output "web_user" {
+  value = reseller_instance.web.username
 }

@@ -1,0 +1,66 @@
+package instance
+
+// The run-wide checks at plan time: every create of the run is tallied by the provider process
+// (plancheck.Run) against the account's server_limit and available balance.
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
+	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
+)
+
+// Configure keeps the client and the run's plan checks the provider handed over.
+func (r *Resource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.ResourceBase.Configure(ctx, req, resp)
+	r.checks = tfutil.ChecksFromProviderData(req.ProviderData)
+}
+
+// privateReplacesKey marks the plan of an existing server with its id. When the plan replaces
+// the server, Terraform plans the replacement with the marked private data as its prior private
+// data, so the create knows it replaces that server (the protocol names no resource address).
+const privateReplacesKey = "plan_replaces"
+
+type replacesMarker struct {
+	InstanceID int64 `json:"instance_id"`
+}
+
+// markReplaceable records the existing server's id in the planned private data.
+func markReplaceable(ctx context.Context, resp *resource.ModifyPlanResponse, state Model) {
+	if resp.Private == nil || !tfutil.IsSet(state.ID) {
+		return
+	}
+	raw, err := json.Marshal(replacesMarker{InstanceID: state.ID.ValueInt64()})
+	if err == nil {
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateReplacesKey, raw)...)
+	}
+}
+
+// replacedID returns the id of the server a create replaces, or 0 for a new server.
+func replacedID(ctx context.Context, req resource.ModifyPlanRequest) int64 {
+	if req.Private == nil {
+		return 0
+	}
+	raw, diags := req.Private.GetKey(ctx, privateReplacesKey)
+	var m replacesMarker
+	if diags.HasError() || len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return 0
+	}
+	return m.InstanceID
+}
+
+// tallyCreate adds the planned create to the run's tally, which warns (or errs) when the run
+// passes the account's server_limit or available balance with it.
+func (r *Resource) tallyCreate(ctx context.Context, req resource.ModifyPlanRequest, plan Model, resp *resource.ModifyPlanResponse) {
+	if r.checks == nil {
+		return
+	}
+	r.checks.Add(ctx, plancheck.Create{
+		Charge:      plan.Price.ValueFloat64(),
+		ChargeKnown: tfutil.IsSet(plan.Price),
+		Replaces:    replacedID(ctx, req),
+	}, &resp.Diagnostics)
+}
