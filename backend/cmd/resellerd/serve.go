@@ -25,6 +25,7 @@ type serveOptions struct {
 	Listen    string
 	AltListen string
 	Pprof     string // loopback address serving net/http/pprof; empty: none
+	Log       logOptions
 	Config    server.Config
 }
 
@@ -46,6 +47,7 @@ var serveDefaults = serveOptions{
 		DB: defaultDB, DeployDelay: 3 * time.Second, CredentialsDelay: time.Second,
 		OrderWindow: 10 * time.Minute, RateLimitScale: 1,
 	},
+	Log: defaultLog,
 }
 
 // addServeFlags registers every flag of `resellerd serve` on fs, filling o, with the defaults
@@ -61,6 +63,7 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	fs.BoolVar(&o.Config.AllowHTTPWebhooks, "allow-http-webhooks", def.Config.AllowHTTPWebhooks, "also accept http:// webhook URLs on a loopback host (local receivers)")
 	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", def.Config.RateLimitScale, "multiplies every rate limit; 0 disables them")
 	fs.StringVar(&o.Pprof, "pprof", def.Pprof, "loopback address serving net/http/pprof (profiling; off when empty)")
+	addLogFlags(fs, &o.Log, def.Log)
 }
 
 func (o serveOptions) validate() error {
@@ -77,7 +80,7 @@ func (o serveOptions) validate() error {
 	case c.DeployDelay < 0 || c.CredentialsDelay < 0 || c.OrderWindow <= 0:
 		return fmt.Errorf("%w: serve: delays must not be negative and --order-window must be positive", errUsage)
 	}
-	return nil
+	return o.Log.validate()
 }
 
 // serve runs the API on --listen (and --alt-listen) until ctx ends, then shuts down gracefully.

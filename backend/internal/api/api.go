@@ -4,6 +4,7 @@
 package api
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"time"
@@ -29,16 +30,19 @@ type Config struct {
 	OpenAPI        func() ([]byte, error) // the document served at /openapi.json
 	// RateWindows keeps the rate-limit windows; nil keeps them in this process's memory.
 	RateWindows RateWindows
+	// Observer is told about every request (metrics); nil: none.
+	Observer Observer
 }
 
 // handler carries the dependencies of every route.
 type handler struct {
-	svc     *service.Service
-	log     *slog.Logger
-	clock   Clock
-	limits  *limiter
-	openapi func() ([]byte, error)
-	bufs    bufferPool // what write encodes answers into
+	svc      *service.Service
+	log      *slog.Logger
+	clock    Clock
+	limits   *limiter
+	openapi  func() ([]byte, error)
+	bufs     bufferPool // what write encodes answers into
+	observer Observer
 }
 
 // NewHandler returns the whole API: /api/v1/... and /openapi.json.
@@ -51,11 +55,12 @@ func NewHandler(cfg Config) http.Handler {
 
 func newHandler(cfg Config) *handler {
 	return &handler{
-		svc:     cfg.Service,
-		log:     cfg.Logger,
-		clock:   cfg.Clock,
-		limits:  newLimiter(cfg.Clock, cfg.RateLimitScale, cfg.RateWindows, cfg.Logger),
-		openapi: cfg.OpenAPI,
+		svc:      cfg.Service,
+		log:      cfg.Logger,
+		clock:    cfg.Clock,
+		limits:   newLimiter(cfg.Clock, cfg.RateLimitScale, cfg.RateWindows, cfg.Logger),
+		openapi:  cfg.OpenAPI,
+		observer: cmp.Or[Observer](cfg.Observer, noObserver{}),
 	}
 }
 
@@ -123,10 +128,12 @@ func (h *handler) routes(mux *http.ServeMux) {
 // string or a body that is not JSON before any route sees them.
 func (h *handler) wrap(mux *http.ServeMux) http.Handler {
 	routed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, pattern := mux.Handler(r); pattern == "" {
+		_, pattern := mux.Handler(r)
+		if pattern == "" {
 			h.unmatched(w, r, mux)
 			return
 		}
+		accessOf(r.Context()).route = routeLabel(pattern)
 		if err := checkRequest(r); err != nil {
 			h.fail(w, r, err)
 			return
