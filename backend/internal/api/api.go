@@ -32,6 +32,8 @@ type Config struct {
 	RateWindows RateWindows
 	// Observer is told about every request (metrics); nil: none.
 	Observer Observer
+	// Ready answers GET /readyz; nil: always ready.
+	Ready ReadyFunc
 }
 
 // handler carries the dependencies of every route.
@@ -43,6 +45,7 @@ type handler struct {
 	openapi  func() ([]byte, error)
 	bufs     bufferPool // what write encodes answers into
 	observer Observer
+	ready    ReadyFunc
 }
 
 // NewHandler returns the whole API: /api/v1/... and /openapi.json.
@@ -61,6 +64,7 @@ func newHandler(cfg Config) *handler {
 		limits:   newLimiter(cfg.Clock, cfg.RateLimitScale, cfg.RateWindows, cfg.Logger),
 		openapi:  cfg.OpenAPI,
 		observer: cmp.Or[Observer](cfg.Observer, noObserver{}),
+		ready:    cfg.Ready,
 	}
 }
 
@@ -81,6 +85,7 @@ const webhookChanges = "webhook changes"
 // routes registers every endpoint of this version of the API.
 func (h *handler) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /openapi.json", h.openAPIDocument)
+	h.probes(mux)
 
 	h.public(mux, "GET /health", catalogueLimit, h.health)
 	h.authed(mux, "GET /api/dollar", catalogueLimit, h.dollar)

@@ -184,13 +184,21 @@ func (s *Server) initAndStart(ctx context.Context, initdb, pgctl string) error {
 	if err != nil {
 		return err
 	}
+	if err := s.start(ctx, pgctl, port); err != nil {
+		return err
+	}
+	s.admin = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	return nil
+}
+
+// start runs pg_ctl start on the cluster of s, listening on port.
+func (s *Server) start(ctx context.Context, pgctl string, port int) error {
 	opts := strings.Join(append([]string{"-p " + strconv.Itoa(port), "-k " + s.dir}, serverOptions()...), " ")
 	logFile := filepath.Join(s.dir, "server.log")
-	if err := s.run(ctx, pgctl, "-D", data, "-o", opts, "-l", logFile, "-w", "-t", "30", "start"); err != nil {
+	if err := s.run(ctx, pgctl, "-D", filepath.Join(s.dir, "data"), "-o", opts, "-l", logFile, "-w", "-t", "30", "start"); err != nil {
 		log, _ := os.ReadFile(logFile)
 		return fmt.Errorf("%w\nserver log:\n%s", err, log)
 	}
-	s.admin = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	return nil
 }
 
