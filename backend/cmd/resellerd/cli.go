@@ -26,6 +26,7 @@ const usage = `usage:
                   [--deploy-delay 3s] [--credentials-delay 1s] [--order-window 10m]
                   [--fail-rate 0] [--allow-http-webhooks] [--rate-limit-scale 1]
                   [--log-format text|json] [--log-level debug|info|warn|error]
+                  [--metrics-listen ADDR]
   resellerd account create [--db ...] [--balance 100] [--server-limit 10] [--order-limit 5] [--language fa]
   resellerd account rotate-key [--db ...] --account N
   resellerd account topup [--db ...] --account N --amount 50 [--payment-type card]

@@ -25,8 +25,10 @@ type serveOptions struct {
 	Listen    string
 	AltListen string
 	Pprof     string // loopback address serving net/http/pprof; empty: none
-	Log       logOptions
-	Config    server.Config
+	// MetricsListen is the address serving Prometheus /metrics; empty: none.
+	MetricsListen string
+	Log           logOptions
+	Config        server.Config
 }
 
 func parseServe(args []string, env lookupEnv) (serveOptions, error) {
@@ -64,6 +66,7 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", def.Config.RateLimitScale, "multiplies every rate limit; 0 disables them")
 	fs.StringVar(&o.Pprof, "pprof", def.Pprof, "loopback address serving net/http/pprof (profiling; off when empty)")
 	addLogFlags(fs, &o.Log, def.Log)
+	addMetricsFlags(fs, o, def)
 }
 
 func (o serveOptions) validate() error {
@@ -84,7 +87,8 @@ func (o serveOptions) validate() error {
 }
 
 // serve runs the API on --listen (and --alt-listen) until ctx ends, then shuts down gracefully.
-// ready, when not nil, is told the bound addresses once the listeners are open.
+// ready, when not nil, is told the bound addresses once the listeners are open: the API's, then
+// the metrics listener's when --metrics-listen is set.
 func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func([]net.Addr)) error {
 	o.Config.Logger = logger
 	srv, err := server.New(ctx, o.Config)
@@ -119,6 +123,14 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		addrs = append(addrs, ln.Addr())
 		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", o.Config.DB))
 		go func() { errs <- hs.Serve(ln) }()
+	}
+	if o.MetricsListen != "" {
+		metricsAddr, err := startMetrics(ctx, o.MetricsListen, srv, logger)
+		if err != nil {
+			_ = hs.Close()
+			return err
+		}
+		addrs = append(addrs, metricsAddr)
 	}
 	if ready != nil {
 		ready(addrs)

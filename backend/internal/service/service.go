@@ -39,6 +39,9 @@ type Config struct {
 	AllowHTTPWebhooks bool
 	// Sender makes webhook delivery attempts; nil sends them over HTTP.
 	Sender webhook.Sender
+	// OnDelivery is told the outcome of every recorded webhook delivery attempt (see
+	// deliveryOutcome), for the metrics; nil: nobody.
+	OnDelivery func(outcome string)
 }
 
 // Service carries out the API's rules on a store, the seeded catalogue and a datacenter.
@@ -55,6 +58,7 @@ type Service struct {
 	purge        *purger
 	allowHTTP    bool
 	sender       webhook.Sender
+	onDelivery   func(outcome string)
 	pings        chan struct{} // a slot per test ping in flight (see TestWebhook)
 }
 
@@ -66,11 +70,14 @@ func New(cfg Config) *Service {
 	if cfg.Sender == nil {
 		cfg.Sender = webhook.NewHTTPSender()
 	}
+	if cfg.OnDelivery == nil {
+		cfg.OnDelivery = func(string) {}
+	}
 	return &Service{
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
 		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
 		inflight: newInflight(), purge: &purger{}, allowHTTP: cfg.AllowHTTPWebhooks, sender: cfg.Sender,
-		pings: make(chan struct{}, maxPingsInFlight),
+		pings: make(chan struct{}, maxPingsInFlight), onDelivery: cfg.OnDelivery,
 	}
 }
 
