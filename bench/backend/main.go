@@ -42,6 +42,7 @@ type options struct {
 	concurrency int
 	readFor     time.Duration
 	keep        bool
+	drain       int
 }
 
 func main() {
@@ -54,6 +55,7 @@ func main() {
 	flag.IntVar(&o.concurrency, "c", 200, "concurrent clients of the POST figure")
 	flag.DurationVar(&o.readFor, "read-for", 3*time.Second, "how long each GET /instances/{id} figure runs")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
+	flag.IntVar(&o.drain, "drain", 50000, "pending orders the provisioning worker drains for the drain figure; 0 skips it")
 	flag.Parse()
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -97,6 +99,21 @@ func run(ctx context.Context, o options) error {
 		}
 		fmt.Printf("%-8d %8.1f%% %8.0f %11.2f %11.2f %11.2f %11.2f %10.0f %6d %11.0f %11.0f %5.0f%%\n",
 			n, r.idleCPU, r.rssMB, r.firstPage, r.midPage, r.midAllPage, r.lastPage, r.postsPerSec, r.post5xx, r.getPerSec, r.barePerSec, 100*r.getPerSec/r.barePerSec)
+	}
+	if o.drain > 0 {
+		sub := filepath.Join(dir, "drain")
+		if err := os.MkdirAll(sub, 0o750); err != nil {
+			return err
+		}
+		path := filepath.Join(sub, "reseller.db")
+		if _, err := createAccount(ctx, o.resellerd, path); err != nil {
+			return err
+		}
+		took, err := drainTime(ctx, o, database{serveDB: path, driver: "sqlite", dsn: "file:" + path + "?_pragma=busy_timeout(10000)"}, o.drain)
+		if err != nil {
+			return fmt.Errorf("drain: %w", err)
+		}
+		fmt.Printf("drain %d pending orders: %.1f s (%.0f orders/s)\n", o.drain, took.Seconds(), float64(o.drain)/took.Seconds())
 	}
 	return nil
 }
