@@ -69,10 +69,7 @@ func drainTime(ctx context.Context, o options, d database, n int) (time.Duration
 // fillPending writes n pending orders of account 1 in one statement and reserves their price on
 // the account, as n accepted POST /instances would have.
 func fillPending(ctx context.Context, db *sql.DB, d database, n int) error {
-	var created any = time.Now().UTC()
-	if !d.postgres() {
-		created = time.Now().UTC().Format("2006-01-02T15:04:05.000000000Z")
-	}
+	created := d.ts(time.Now())
 	_, err := db.ExecContext(ctx, `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < `+d.param(1)+`)
 		INSERT INTO orders (account_id, status, price_micros, created_at, plan_id, template_id)
 		SELECT 1, 'pending', 4000, `+d.param(2)+`, 101, 1 FROM s`, n, created)

@@ -57,3 +57,31 @@ func (s *Server) Resume(ctx context.Context) error {
 	s.mu.Unlock()
 	return nil
 }
+
+// StartDurable starts a throwaway server with PostgreSQL's default durability (fsync and
+// synchronous commits on), as a deployment runs it, for benchmarks; tests use Start.
+func StartDurable(ctx context.Context) (*Server, error) {
+	s, err := Start(ctx)
+	if err != nil || s.external {
+		return s, err
+	}
+	if err := s.Halt(ctx); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	s.durable = true
+	if err := s.Resume(ctx); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// options are the server's settings: serverOptions, or for a durable server only those that
+// keep it local and let every pool connect.
+func (s *Server) options() []string {
+	if s.durable {
+		return []string{"-c listen_addresses=127.0.0.1", "-c max_connections=300"}
+	}
+	return serverOptions()
+}
