@@ -155,6 +155,13 @@ func accessLines(t *testing.T, log *syncBuffer, n int) []map[string]any {
 // returns its base URL.
 func serveLogging(t *testing.T, opts serveOptions, w io.Writer) string {
 	t.Helper()
+	return "http://" + serveAddrs(t, opts, w)[0].String()
+}
+
+// serveAddrs runs serve with opts, logging as opts.Log says into w, until the test ends and
+// returns the addresses it bound (the API's, then the metrics listener's).
+func serveAddrs(t *testing.T, opts serveOptions, w io.Writer) []net.Addr {
+	t.Helper()
 	logger, err := newLogger(w, opts.Log)
 	if err != nil {
 		t.Fatal(err)
@@ -171,13 +178,13 @@ func serveLogging(t *testing.T, opts serveOptions, w io.Writer) string {
 	})
 	select {
 	case a := <-addrs:
-		return "http://" + a[0].String()
+		return a
 	case err := <-done:
 		t.Fatalf("serve: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not start")
 	}
-	return ""
+	return nil
 }
 
 // syncBuffer is a bytes.Buffer the server's goroutines may write while the test reads it.

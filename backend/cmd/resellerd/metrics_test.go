@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestMetricsListener serves with --metrics-listen: /metrics and the probes answer there, while
@@ -21,25 +17,11 @@ func TestMetricsListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan []net.Addr, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(ctx, opts, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a []net.Addr) { addrs <- a })
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	var api, metrics string
-	select {
-	case a := <-addrs:
-		if len(a) != 2 {
-			t.Fatalf("bound %v, want the API and the metrics listener", a)
-		}
-		api, metrics = "http://"+a[0].String(), "http://"+a[1].String()
-	case err := <-done:
-		t.Fatalf("serve: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not start")
+	a := serveAddrs(t, opts, io.Discard)
+	if len(a) != 2 {
+		t.Fatalf("bound %v, want the API and the metrics listener", a)
 	}
+	api, metrics := "http://"+a[0].String(), "http://"+a[1].String()
 
 	getStatus(t, api+"/api/v1/health", "") // counted on the metrics listener below
 	resp := get(t, metrics+"/metrics", "")
