@@ -79,3 +79,24 @@ func TestReadyzFollowsPostgres(t *testing.T) {
 	}
 	r.wantStatus(t, http.StatusOK, "")
 }
+
+// TestReadyzWantsTickingWorkers: a worker loop that has not begun or ended a tick for longer
+// than a minute (stuck in a step) makes /readyz 503 naming it; a fresh beat makes it 200 again.
+func TestReadyzWantsTickingWorkers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.srv.interval = time.Second // as if the loops ran (newEnv starts none)
+	for _, l := range e.srv.loops {
+		l.beat.beat()
+	}
+	e.do(t, request{Path: "//readyz", SkipContract: true}).wantStatus(t, http.StatusOK, "")
+	stuck := e.srv.loops[0].beat
+	stuck.unixNano.Store(time.Now().Add(-2 * time.Minute).UnixNano())
+	r := e.do(t, request{Path: "//readyz", SkipContract: true})
+	r.wantStatus(t, http.StatusServiceUnavailable, "service_unavailable")
+	if !strings.Contains(r.Body.Error.Message, "provisioning") {
+		t.Fatalf("503 message %q does not name the stuck loop", r.Body.Error.Message)
+	}
+	stuck.beat()
+	e.do(t, request{Path: "//readyz", SkipContract: true}).wantStatus(t, http.StatusOK, "")
+}
