@@ -205,3 +205,22 @@ func (r response) data(t *testing.T, v any) {
 		t.Fatalf("data: %v\n%s", err, r.Raw)
 	}
 }
+
+// lockedBuffer is a log destination safe for the concurrent writers of a backend, read by the
+// test while the workers write.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

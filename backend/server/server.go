@@ -84,6 +84,7 @@ type Server struct {
 	clock    Clock
 	loops    []workerLoop // the background loops, woken by wake
 	handler  http.Handler
+	metrics  *metrics
 	stop     context.CancelFunc // tells the workers to start no further step
 	workers  sync.WaitGroup     // the running workers, waited for by Close
 	closing  sync.Once
@@ -120,10 +121,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 	dc := sim.New(sim.Options{Clock: cfg.Clock, State: st, DeployDelay: cfg.DeployDelay, StepDelay: cfg.CredentialsDelay,
 		SnapshotDelay: cfg.SnapshotDelay})
+	m := newMetrics()
+	m.watchStore(st, cfg.Clock, cfg.Logger)
 	svc := service.New(service.Config{
 		Store: st, Catalog: catalog.New(), Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
 		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks,
 		WebhookAllow: cfg.WebhookAllowCIDRs, WebhookResolver: cfg.WebhookResolver, EventRetention: cfg.RetainEvents,
+		OnDelivery: m.delivery,
 	})
 	s := &Server{
 		store:    st,
@@ -133,11 +137,13 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 		interval: cfg.WorkerInterval,
 		idle:     cfg.IdleInterval,
 		clock:    cfg.Clock,
+		metrics:  m,
 	}
 	s.loops = s.workerLoops()
 	s.handler = wakingAfterWrites(api.NewHandler(api.Config{
 		Service: svc, Logger: cfg.Logger, Clock: cfg.Clock,
 		RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON, RateWindows: rateWindows(cfg.DB, st),
+		Ready: s.ready, Observer: m,
 	}), s.wake)
 	// The workers outlive New's ctx (it only bounds opening) and stop when Close says so.
 	s.startWorkers(context.WithoutCancel(ctx))
@@ -200,6 +206,10 @@ func rateWindows(dsn string, st store.Store) api.RateWindows {
 
 // Handler serves /api/v1/... and /openapi.json.
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// MetricsHandler serves this backend's Prometheus metrics (resellerd_*, go_sql_*, go_*,
+// process_*). It belongs on a listener of its own, never on the API's.
+func (s *Server) MetricsHandler() http.Handler { return s.metrics.handler() }
 
 // Close stops the workers between steps (see stopWorkers) and closes the store. It is safe to
 // call more than once.

@@ -1,13 +1,11 @@
 package server
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook/webhooktest"
@@ -43,24 +41,6 @@ func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 	r := strict.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: strict.account(t, 0).APIKey,
 		Body: fmt.Sprintf(`{"url": "https://10.20.30.40/x", "secret": %q}`, hookSecret)})
 	r.wantStatus(t, http.StatusBadRequest, "validation_error")
-}
-
-// lockedBuffer is a log destination safe for the concurrent writers of a backend.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestPingToANameResolvingInside: a public-looking name that the backend's resolver answers

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -20,10 +19,11 @@ type workerLoop struct {
 	wake  chan struct{}
 	due   func(store.WorkDue) (poll bool, at time.Time)
 	feeds []workerLoop // loops woken after each tick: the work this loop's steps make for them
+	beat  *heartbeat   // when the loop last began or ended a tick (readiness)
 }
 
 func newWorkerLoop(steps []step, due func(store.WorkDue) (bool, time.Time), feeds ...workerLoop) workerLoop {
-	return workerLoop{steps: steps, wake: make(chan struct{}, 1), due: due, feeds: feeds}
+	return workerLoop{steps: steps, wake: make(chan struct{}, 1), due: due, feeds: feeds, beat: &heartbeat{}}
 }
 
 // signal has l run its steps at its next chance; a signal already pending covers this one.
@@ -128,6 +128,8 @@ func (s *Server) loop(stopping, running context.Context, l workerLoop) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var last time.Time // when the last tick began
+	failures := newStreaks(s.log)
+	l.beat.beat()
 	for {
 		select {
 		case <-stopping.Done():
@@ -140,27 +142,31 @@ func (s *Server) loop(stopping, running context.Context, l workerLoop) {
 			}
 		}
 		last = time.Now()
-		if err := runStepsUntil(stopping, running, l.steps); err != nil && running.Err() == nil {
-			s.log.ErrorContext(running, "workers", slog.Any("error", err))
-		}
+		l.beat.beat()
+		_ = runStepsUntil(stopping, running, l.steps, func(name string, err error) {
+			if running.Err() == nil {
+				failures.record(running, name, err)
+			}
+		})
+		l.beat.beat()
 		if stopping.Err() != nil {
 			return
 		}
 		for _, next := range l.feeds {
 			next.signal()
 		}
-		timer.Reset(s.sleep(running, l))
+		timer.Reset(s.sleep(running, l, failures))
 	}
 }
 
 // sleep is how long l may wait before its next tick: one interval while its work waits on the
 // datacenter (or when the store cannot say), else until its next due time, at most s.idle.
-func (s *Server) sleep(ctx context.Context, l workerLoop) time.Duration {
+func (s *Server) sleep(ctx context.Context, l workerLoop, failures *streaks) time.Duration {
 	due, err := s.store.WorkDue(ctx)
+	if ctx.Err() == nil {
+		failures.record(ctx, "work due", err)
+	}
 	if err != nil {
-		if ctx.Err() == nil {
-			s.log.ErrorContext(ctx, "workers: work due", slog.Any("error", err))
-		}
 		return s.interval
 	}
 	poll, at := l.due(due)
@@ -204,18 +210,22 @@ func (s *Server) stopWorkers() {
 // anything twice.
 func (s *Server) RunDue(ctx context.Context) error {
 	steps := append(s.provisioningSteps(), s.accountSteps()...)
-	return runStepsUntil(ctx, ctx, append(steps, step{"webhook deliveries", s.svc.DeliverAllDue}))
+	return runStepsUntil(ctx, ctx, append(steps, step{"webhook deliveries", s.svc.DeliverAllDue}), nil)
 }
 
 // runStepsUntil runs each step once with ctx, and none after stopping has ended; a failing step
-// does not stop the others.
-func runStepsUntil(stopping, ctx context.Context, steps []step) error {
+// does not stop the others. report, when not nil, is told each step's outcome.
+func runStepsUntil(stopping, ctx context.Context, steps []step, report func(name string, err error)) error {
 	var errs []error
 	for _, st := range steps {
 		if stopping.Err() != nil {
 			break
 		}
-		if err := st.run(ctx); err != nil {
+		err := st.run(ctx)
+		if report != nil {
+			report(st.name, err)
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("server: %s: %w", st.name, err))
 		}
 	}

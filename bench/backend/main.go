@@ -8,7 +8,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -26,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, for the figures on it
 	_ "modernc.org/sqlite"
 )
 
@@ -42,6 +42,8 @@ type options struct {
 	concurrency int
 	readFor     time.Duration
 	keep        bool
+	drain       int
+	databases   []string
 }
 
 func main() {
@@ -54,7 +56,11 @@ func main() {
 	flag.IntVar(&o.concurrency, "c", 200, "concurrent clients of the POST figure")
 	flag.DurationVar(&o.readFor, "read-for", 3*time.Second, "how long each GET /instances/{id} figure runs")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
+	flag.IntVar(&o.drain, "drain", 50000, "pending orders the provisioning worker drains for the drain figure; 0 skips it")
+	var dbList string
+	flag.StringVar(&dbList, "db", "sqlite,postgres", "databases measured, comma-separated: sqlite, postgres (a local server started as the tests do)")
 	flag.Parse()
+	o.databases = strings.Split(dbList, ",")
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 100 {
@@ -88,37 +94,63 @@ func run(ctx context.Context, o options) error {
 			return fmt.Errorf("build resellerd: %w", err)
 		}
 	}
-	fmt.Printf("%-8s %9s %8s %11s %11s %11s %11s %10s %6s %11s %11s %6s\n",
-		"N", "idle CPU", "RSS MB", "page 1 ms", "mid pg ms", "mid all ms", "last pg ms", "POST/s", "5xx", "GET id/s", "bare/s", "ratio")
-	for _, n := range o.sizes {
-		r, err := measure(ctx, o, filepath.Join(dir, fmt.Sprintf("n%d", n)), n)
+	for _, dbName := range o.databases {
+		dbs, stop, err := databases(ctx, dbName, dir, len(o.sizes)+1)
+		if err != nil {
+			return err
+		}
+		err = measureAll(ctx, o, dbName, dbs)
+		stop()
+		if err != nil {
+			return fmt.Errorf("%s: %w", dbName, err)
+		}
+	}
+	return nil
+}
+
+// measureAll prints the table of one database, then its drain figure; dbs are fresh databases,
+// one per instance count and one for the drain.
+func measureAll(ctx context.Context, o options, dbName string, dbs []database) error {
+	fmt.Printf("%s\n%-8s %9s %8s %11s %11s %11s %11s %10s %6s %8s %11s %11s %6s\n", dbName,
+		"N", "idle CPU", "RSS MB", "page 1 ms", "mid pg ms", "mid all ms", "last pg ms", "POST/s", "5xx", "p99 ms", "GET id/s", "bare/s", "ratio")
+	for i, n := range o.sizes {
+		r, err := measure(ctx, o, dbs[i], n)
 		if err != nil {
 			return fmt.Errorf("n=%d: %w", n, err)
 		}
-		fmt.Printf("%-8d %8.1f%% %8.0f %11.2f %11.2f %11.2f %11.2f %10.0f %6d %11.0f %11.0f %5.0f%%\n",
-			n, r.idleCPU, r.rssMB, r.firstPage, r.midPage, r.midAllPage, r.lastPage, r.postsPerSec, r.post5xx, r.getPerSec, r.barePerSec, 100*r.getPerSec/r.barePerSec)
+		fmt.Printf("%-8d %8.1f%% %8.0f %11.2f %11.2f %11.2f %11.2f %10.0f %6d %8.0f %11.0f %11.0f %5.0f%%\n",
+			n, r.idleCPU, r.rssMB, r.firstPage, r.midPage, r.midAllPage, r.lastPage, r.postsPerSec, r.post5xx, r.postP99,
+			r.getPerSec, r.barePerSec, 100*r.getPerSec/r.barePerSec)
+	}
+	if o.drain > 0 {
+		d := dbs[len(o.sizes)]
+		if _, err := createAccount(ctx, o.resellerd, d.serveDB); err != nil {
+			return err
+		}
+		took, err := drainTime(ctx, o, d, o.drain)
+		if err != nil {
+			return fmt.Errorf("drain: %w", err)
+		}
+		fmt.Printf("drain %d pending orders: %.1f s (%.0f orders/s)\n", o.drain, took.Seconds(), float64(o.drain)/took.Seconds())
 	}
 	return nil
 }
 
 type result struct {
 	idleCPU, rssMB, firstPage, midPage, midAllPage, lastPage float64
-	postsPerSec, getPerSec, barePerSec                       float64
+	postsPerSec, postP99, getPerSec, barePerSec              float64
 	post5xx                                                  int64
 }
 
 // measure fills a fresh database with n idle instances, starts resellerd serve on it and takes
 // every figure.
-func measure(ctx context.Context, o options, dir string, n int) (result, error) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return result{}, err
-	}
-	db := filepath.Join(dir, "reseller.db")
+func measure(ctx context.Context, o options, d database, n int) (result, error) {
+	db := d.serveDB
 	key, err := createAccount(ctx, o.resellerd, db)
 	if err != nil {
 		return result{}, err
 	}
-	if err := fill(ctx, db, n); err != nil {
+	if err := fill(ctx, d, n); err != nil {
 		return result{}, fmt.Errorf("fill: %w", err)
 	}
 	addr, err := freeAddr()
@@ -175,7 +207,7 @@ func measure(ctx context.Context, o options, dir string, n int) (result, error) 
 	if r.barePerSec, err = bareRate(ctx, c, o.readFor, body); err != nil {
 		return result{}, err
 	}
-	r.postsPerSec, r.post5xx, err = c.postRate(ctx, o.posts, o.concurrency)
+	r.postsPerSec, r.postP99, r.post5xx, err = c.postRate(ctx, o.posts, o.concurrency)
 	return r, err
 }
 
@@ -193,68 +225,6 @@ func createAccount(ctx context.Context, resellerd, db string) (string, error) {
 		return "", fmt.Errorf("account create output %q: %w", out, err)
 	}
 	return created.APIKey, nil
-}
-
-// fill writes n deployed, renewing instances of account 1, due in an hour, straight into the
-// database in one transaction (through the API it would take hours at the real limits). It
-// keeps the account's counts where the schema has them.
-func fill(ctx context.Context, path string, n int) error {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	now := time.Now().UTC()
-	ts := func(t time.Time) string { return t.Format("2006-01-02T15:04:05.000000000Z") }
-	order, err := tx.PrepareContext(ctx, `INSERT INTO orders (account_id, status, price_micros, created_at, plan_id, template_id,
-		finished_at) VALUES (1, 'deployed', 4000, ?, 101, 1, ?) RETURNING id`)
-	if err != nil {
-		return err
-	}
-	defer order.Close()
-	inst, err := tx.PrepareContext(ctx, `INSERT INTO instances (account_id, order_id, name, hostname, plan_id, template_id,
-		datacenter_id, location_id, status, active, renew, machine_ref, ipv4, username, password, port, credentials_at,
-		created_at, renewal_due) VALUES (1, ?, ?, ?, 101, 1, 1, 11, 'online', 1, 1, ?, '192.0.2.1', 'root', 'pw', 22, ?, ?, ?)
-		RETURNING id`)
-	if err != nil {
-		return err
-	}
-	defer inst.Close()
-	link, err := tx.PrepareContext(ctx, `UPDATE orders SET instance_id = ? WHERE id = ?`)
-	if err != nil {
-		return err
-	}
-	defer link.Close()
-	for i := range n {
-		var orderID, instanceID int64
-		if err := order.QueryRowContext(ctx, ts(now), ts(now)).Scan(&orderID); err != nil {
-			return fmt.Errorf("order: %w", err)
-		}
-		name := fmt.Sprintf("bench-%d", i)
-		if err := inst.QueryRowContext(ctx, orderID, name, name, "vm-"+name, ts(now), ts(now), ts(now.Add(time.Hour))).Scan(&instanceID); err != nil {
-			return fmt.Errorf("instance: %w", err)
-		}
-		if _, err := link.ExecContext(ctx, instanceID, orderID); err != nil {
-			return fmt.Errorf("link: %w", err)
-		}
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE accounts SET instances_total = ?, instances_active = ?, wallet_seq = wallet_seq + 1 WHERE id = 1`, n, n)
-	if err != nil && !strings.Contains(err.Error(), "no such column") {
-		return fmt.Errorf("counts: %w", err)
-	}
-	// Each instance's place in the account's list (migration 0009), as the store numbers them.
-	_, err = tx.ExecContext(ctx, `UPDATE instances SET account_seq = ranked.seq
-		FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS seq FROM instances WHERE account_id = 1) AS ranked
-		WHERE ranked.id = instances.id`)
-	if err != nil && !strings.Contains(err.Error(), "no such column") {
-		return fmt.Errorf("places: %w", err)
-	}
-	return tx.Commit()
 }
 
 func freeAddr() (string, error) {
@@ -445,23 +415,30 @@ func bareRate(ctx context.Context, c *client, d time.Duration, body []byte) (flo
 
 // postRate sends posts POST /instances from concurrency clients and reports orders accepted per
 // second and the number of 5xx answers.
-func (c *client) postRate(ctx context.Context, posts, concurrency int) (float64, int64, error) {
-	var next, fivexx atomic.Int64
+func (c *client) postRate(ctx context.Context, posts, concurrency int) (perSec, p99ms float64, fivexx int64, err error) {
+	var next, errs5 atomic.Int64
 	var failed atomic.Value
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	latencies := make([]time.Duration, 0, posts)
 	start := time.Now()
 	for range concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for next.Add(1) <= int64(posts) {
+				sent := time.Now()
 				status, b, err := c.do(ctx, http.MethodPost, c.base+"/instances", orderBody)
+				took := time.Since(sent)
+				mu.Lock()
+				latencies = append(latencies, took)
+				mu.Unlock()
 				switch {
 				case err != nil:
 					failed.Store(err)
 					return
 				case status >= 500:
-					fivexx.Add(1)
+					errs5.Add(1)
 				case status != http.StatusCreated:
 					failed.Store(fmt.Errorf("POST /instances: %d %s", status, b))
 					return
@@ -471,7 +448,10 @@ func (c *client) postRate(ctx context.Context, posts, concurrency int) (float64,
 	}
 	wg.Wait()
 	if err, ok := failed.Load().(error); ok {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	return float64(posts) / time.Since(start).Seconds(), fivexx.Load(), nil
+	elapsed := time.Since(start)
+	slices.Sort(latencies)
+	p99 := latencies[len(latencies)*99/100]
+	return float64(posts) / elapsed.Seconds(), float64(p99.Microseconds()) / 1000, errs5.Load(), nil
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
@@ -27,6 +26,8 @@ const usage = `usage:
                   [--deploy-delay 3s] [--credentials-delay 1s] [--order-window 10m]
                   [--fail-rate 0] [--allow-http-webhooks] [--rate-limit-scale 1]
                   [--tls-cert FILE --tls-key FILE] [--webhook-allow-cidr CIDR,...] [--retain-events 168h]
+                  [--log-format text|json] [--log-level debug|info|warn|error]
+                  [--metrics-listen ADDR]
   resellerd account create [--db ...] [--balance 100] [--server-limit 10] [--order-limit 5] [--language fa]
   resellerd account rotate-key [--db ...] --account N
   resellerd account topup [--db ...] --account N --amount 50 [--payment-type card]
@@ -73,7 +74,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		if err != nil {
 			return err
 		}
-		logger := slog.New(slog.NewTextHandler(stderr, nil))
+		logger, err := newLogger(stderr, opts.Log)
+		if err != nil {
+			return err
+		}
 		return serve(ctx, opts, logger, nil)
 	case "account":
 		return account(ctx, args[1:], stdout, env)

@@ -263,27 +263,7 @@ func serveInBackground(t *testing.T, db string) string {
 // serveOptionsInBackground runs serve with opts until the test ends and returns its base URL.
 func serveOptionsInBackground(t *testing.T, opts serveOptions) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan []net.Addr, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(ctx, opts, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a []net.Addr) { addrs <- a })
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	select {
-	case a := <-addrs:
-		return "http://" + a[0].String()
-	case err := <-done:
-		t.Fatalf("serve: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not start")
-	}
-	return ""
+	return serveLogging(t, opts, io.Discard)
 }
 
 func getStatus(t *testing.T, url, key string) int {

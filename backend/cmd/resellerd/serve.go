@@ -27,7 +27,10 @@ type serveOptions struct {
 	Pprof     string // loopback address serving net/http/pprof; empty: none
 	TLSCert   string // PEM certificate file; with TLSKey every listener serves HTTPS
 	TLSKey    string // PEM private key file of TLSCert
-	Config    server.Config
+	// MetricsListen is the address serving Prometheus /metrics; empty: none.
+	MetricsListen string
+	Log           logOptions
+	Config        server.Config
 }
 
 func parseServe(args []string, env lookupEnv) (serveOptions, error) {
@@ -48,6 +51,7 @@ var serveDefaults = serveOptions{
 		DB: defaultDB, DeployDelay: 3 * time.Second, CredentialsDelay: time.Second,
 		OrderWindow: 10 * time.Minute, RateLimitScale: 1, RetainEvents: 168 * time.Hour,
 	},
+	Log: defaultLog,
 }
 
 // addServeFlags registers every flag of `resellerd serve` on fs, filling o, with the defaults
@@ -65,6 +69,8 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	fs.StringVar(&o.Pprof, "pprof", def.Pprof, "loopback address serving net/http/pprof (profiling; off when empty)")
 	addSafeFlags(fs, o, def)
 	addTLSFlags(fs, o, def)
+	addLogFlags(fs, &o.Log, def.Log)
+	addMetricsFlags(fs, o, def)
 }
 
 func (o serveOptions) validate() error {
@@ -85,11 +91,15 @@ func (o serveOptions) validate() error {
 	if err := o.validateSafe(); err != nil {
 		return err
 	}
-	return o.validateTLS()
+	if err := o.validateTLS(); err != nil {
+		return err
+	}
+	return o.Log.validate()
 }
 
 // serve runs the API on --listen (and --alt-listen) until ctx ends, then shuts down gracefully.
-// ready, when not nil, is told the bound addresses once the listeners are open.
+// ready, when not nil, is told the bound addresses once the listeners are open: the API's, then
+// the metrics listener's when --metrics-listen is set.
 func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func([]net.Addr)) error {
 	o.Config.Logger = logger
 	tlsConfig, err := o.tlsConfig()
@@ -130,6 +140,14 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("tls", tlsConfig != nil),
 			slog.String("db", server.RedactDB(o.Config.DB)))
 		go func() { errs <- serveOn(hs, ln, tlsConfig != nil) }()
+	}
+	if o.MetricsListen != "" {
+		metricsAddr, err := startMetrics(ctx, o.MetricsListen, srv, logger)
+		if err != nil {
+			_ = hs.Close()
+			return err
+		}
+		addrs = append(addrs, metricsAddr)
 	}
 	if ready != nil {
 		ready(addrs)

@@ -4,6 +4,7 @@
 package api
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"time"
@@ -29,6 +30,10 @@ type Config struct {
 	OpenAPI        func() ([]byte, error) // the document served at /openapi.json
 	// RateWindows keeps the rate-limit windows; nil keeps them in this process's memory.
 	RateWindows RateWindows
+	// Observer is told about every request (metrics); nil: none.
+	Observer Observer
+	// Ready answers GET /readyz; nil: always ready.
+	Ready ReadyFunc
 }
 
 // handler carries the dependencies of every route.
@@ -40,6 +45,8 @@ type handler struct {
 	authFails *authFailures // failed authentications per client address (authfail.go)
 	openapi   func() ([]byte, error)
 	bufs      bufferPool // what write encodes answers into
+	observer  Observer
+	ready     ReadyFunc
 }
 
 // NewHandler returns the whole API: /api/v1/... and /openapi.json.
@@ -58,6 +65,8 @@ func newHandler(cfg Config) *handler {
 		limits:    newLimiter(cfg.Clock, cfg.RateLimitScale, cfg.RateWindows, cfg.Logger),
 		authFails: newAuthFailures(cfg.RateLimitScale),
 		openapi:   cfg.OpenAPI,
+		observer:  cmp.Or[Observer](cfg.Observer, noObserver{}),
+		ready:     cfg.Ready,
 	}
 }
 
@@ -78,6 +87,7 @@ const webhookChanges = "webhook changes"
 // routes registers every endpoint of this version of the API.
 func (h *handler) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /openapi.json", h.openAPIDocument)
+	h.probes(mux)
 
 	h.public(mux, "GET /health", catalogueLimit, h.health)
 	h.authed(mux, "GET /api/dollar", catalogueLimit, h.dollar)
@@ -125,10 +135,12 @@ func (h *handler) routes(mux *http.ServeMux) {
 // string or a body that is not JSON before any route sees them.
 func (h *handler) wrap(mux *http.ServeMux) http.Handler {
 	routed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, pattern := mux.Handler(r); pattern == "" {
+		_, pattern := mux.Handler(r)
+		if pattern == "" {
 			h.unmatched(w, r, mux)
 			return
 		}
+		accessOf(r.Context()).route = routeLabel(pattern)
 		if err := checkRequest(r); err != nil {
 			h.fail(w, r, err)
 			return

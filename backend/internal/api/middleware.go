@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -40,10 +41,11 @@ func (h *handler) withRequestID(next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		w.Header().Set("X-Request-ID", id)
+		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
-		h.log.DebugContext(r.Context(), "request", slog.String("request_id", id), slog.String("method", r.Method),
-			slog.String("path", r.URL.Path), slog.Int("status", sw.status))
+		rec := &accessRecord{route: unmatchedRoute}
+		next.ServeHTTP(sw, r.WithContext(withAccessRecord(context.WithValue(r.Context(), requestIDKey, id), rec)))
+		h.logAccess(r, id, rec, sw, time.Since(start))
 	})
 }
 
@@ -68,10 +70,12 @@ func newRequestID() string {
 	return hex.EncodeToString(b)
 }
 
-// statusWriter remembers whether and with which status the answer was started.
+// statusWriter remembers whether and with which status the answer was started, and how many
+// bytes of body were written.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	bytes  int64
 }
 
 func (w *statusWriter) WriteHeader(status int) {
@@ -85,7 +89,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer.
@@ -145,6 +151,7 @@ func (h *handler) authedIn(mux *http.ServeMux, pattern, bucket string, perMinute
 		if !ok {
 			return
 		}
+		accessOf(r.Context()).accountID = acct.ID
 		if !h.allow(w, r, "account:"+strconv.FormatInt(acct.ID, 10)+" "+bucket, perMinute) {
 			return
 		}
@@ -185,6 +192,7 @@ func (h *handler) allow(w http.ResponseWriter, r *http.Request, key string, perM
 
 // tooMany answers 429 rate_limited with Retry-After: wait seconds.
 func (h *handler) tooMany(w http.ResponseWriter, r *http.Request, wait int, what string) {
+	h.observer.RateLimited(accessOf(r.Context()).route)
 	w.Header().Set("Retry-After", strconv.Itoa(wait))
 	h.fail(w, r, &service.Error{Status: http.StatusTooManyRequests, Code: service.CodeRateLimited,
 		Message: fmt.Sprintf("%s; retry in %d seconds", what, wait)})

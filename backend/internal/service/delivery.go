@@ -100,7 +100,11 @@ func (s *Service) deliver(ctx context.Context, d store.Delivery) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		d.Status, d.FinishedAt = store.DeliverySkipped, s.now()
-		return s.store.UpdateDelivery(context.WithoutCancel(ctx), d)
+		if err := s.store.UpdateDelivery(context.WithoutCancel(ctx), d); err != nil {
+			return err
+		}
+		s.onDelivery(deliveryOutcome(d))
+		return nil
 	case err != nil:
 		s.release(ctx, d)
 		return err
@@ -121,6 +125,7 @@ func (s *Service) deliver(ctx context.Context, d store.Delivery) error {
 	if err := s.store.UpdateDelivery(context.WithoutCancel(ctx), attempted); err != nil {
 		return fmt.Errorf("service: record delivery attempt: %w", err)
 	}
+	s.onDelivery(deliveryOutcome(attempted))
 	return nil
 }
 

@@ -19,26 +19,6 @@ const leaseFor = time.Minute
 // workBatch is how many items a worker takes from the store at once.
 const workBatch = 100
 
-// ProvisionDue moves every pending order forward once: submit its build, poll the build,
-// deploy a finished one, or time out one whose window has passed. It is the provisioning
-// worker's step; all its state is in the store, so a restarted backend picks up where the last
-// one stopped.
-func (s *Service) ProvisionDue(ctx context.Context) error {
-	orders, err := s.store.DueOrders(ctx, s.now(), workBatch)
-	if err != nil {
-		return fmt.Errorf("service: due orders: %w", err)
-	}
-	for _, o := range orders {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := s.provision(ctx, o); err != nil {
-			s.log.ErrorContext(ctx, "provision order", slog.Int64("order_id", o.ID), slog.Any("error", err))
-		}
-	}
-	return nil
-}
-
 // provision claims one order and moves it on. The claim (a lease taken with a guarded UPDATE)
 // keeps two workers from building one order twice; FinishOrder's guard keeps them from
 // finishing it twice.
@@ -75,15 +55,7 @@ func (s *Service) provision(ctx context.Context, o store.Order) error {
 
 // submitBuild asks the datacenter for the order's machine and records the ticket.
 func (s *Service) submitBuild(ctx context.Context, o store.Order) (string, error) {
-	plan, ok := s.catalog.Plan(o.PlanID)
-	if !ok {
-		return "", fmt.Errorf("service: order %d: unknown plan %d", o.ID, o.PlanID)
-	}
-	tmpl, _ := s.catalog.Template(o.TemplateID)
-	ticket, err := s.dc.Build(ctx, datacenter.BuildSpec{
-		OrderID: o.ID, DatacenterID: plan.DatacenterID, LocationID: plan.LocationID, PlanID: plan.ID,
-		TemplateID: o.TemplateID, OSType: tmpl.OSType, SnapshotID: o.SnapshotID, Hostname: o.Hostname,
-	})
+	ticket, err := s.build(ctx, o)
 	if err != nil {
 		return "", err
 	}
@@ -93,49 +65,26 @@ func (s *Service) submitBuild(ctx context.Context, o store.Order) (string, error
 	return ticket, nil
 }
 
+// build asks the datacenter for the order's machine and returns its ticket, unrecorded.
+func (s *Service) build(ctx context.Context, o store.Order) (string, error) {
+	plan, ok := s.catalog.Plan(o.PlanID)
+	if !ok {
+		return "", fmt.Errorf("service: order %d: unknown plan %d", o.ID, o.PlanID)
+	}
+	tmpl, _ := s.catalog.Template(o.TemplateID)
+	return s.dc.Build(ctx, datacenter.BuildSpec{
+		OrderID: o.ID, DatacenterID: plan.DatacenterID, LocationID: plan.LocationID, PlanID: plan.ID,
+		TemplateID: o.TemplateID, OSType: tmpl.OSType, SnapshotID: o.SnapshotID, Hostname: o.Hostname,
+	})
+}
+
 // deploy records a finished build in one transaction: the instance, the order's end, the first
 // charge with its ledger entry, the queued app installs and the order.deployed event. The price
 // was reserved when the order was accepted; if other charges have eaten into the balance since,
 // the shortfall is booked as debt and the new instance is locked for it, like a short renewal.
 func (s *Service) deploy(ctx context.Context, o store.Order, m datacenter.Machine) error {
-	plan, _ := s.catalog.Plan(o.PlanID)
 	now := s.now()
-	err := s.store.WithTx(ctx, func(tx store.Tx) error {
-		in := store.Instance{
-			AccountID: o.AccountID, OrderID: o.ID, Name: o.Hostname, Hostname: o.Hostname,
-			PlanID: plan.ID, TemplateID: o.TemplateID, DatacenterID: plan.DatacenterID, LocationID: plan.LocationID,
-			Features: o.Features, Status: m.Status, Active: true, Renew: true, MachineRef: m.Ref,
-			IPv4: m.IPv4, IPv6: m.IPv6, Username: m.Username, Password: m.Password, Port: m.Port,
-			CredentialsAt: m.CredentialsAt, CreatedAt: now, RenewalDue: now.Add(catalog.BillingHour), Paid: o.Price,
-		}
-		if in.Status == "" {
-			in.Status = datacenter.StatusOnline
-		}
-		if o.SnapshotID != 0 {
-			// The disk is the snapshot's, and so are the credentials it holds.
-			snap, err := tx.SnapshotByID(ctx, o.SnapshotID)
-			if err != nil {
-				return err
-			}
-			in.Username, in.Password, in.Port = snap.Username, snap.Password, snap.Port
-		}
-		debt, err := s.charge(ctx, tx, o.AccountID, o.Price, store.LedgerOrder, orderRef(o.ID))
-		if err != nil {
-			return err
-		}
-		lockForDebt(&in, debt, now)
-		if in, err = tx.CreateInstance(ctx, in); err != nil {
-			return err
-		}
-		if err := tx.FinishOrder(ctx, o.ID, store.OrderDeployed, now, in.ID, ""); err != nil {
-			return err
-		}
-		if err := s.queueInstalls(ctx, tx, in.ID, s.orderApps(o), o.AppInputs); err != nil {
-			return err
-		}
-		return s.emit(ctx, tx, o.AccountID, EventOrderDeployed, orderDeployedData{
-			OrderID: o.ID, Status: store.OrderDeployed, InstanceID: in.ID, ServerID: plan.ID, Price: o.Price})
-	})
+	err := s.store.WithTx(ctx, func(tx store.Tx) error { return s.deployIn(ctx, tx, o, m, now) })
 	if errors.Is(err, store.ErrConflict) {
 		return nil // another worker finished the order first
 	}
@@ -143,6 +92,46 @@ func (s *Service) deploy(ctx context.Context, o store.Order, m datacenter.Machin
 		return fmt.Errorf("service: deploy order %d: %w", o.ID, err)
 	}
 	return nil
+}
+
+// deployIn writes the deploy of o in tx (see deploy); ErrConflict when the order is no longer
+// pending.
+func (s *Service) deployIn(ctx context.Context, tx store.Tx, o store.Order, m datacenter.Machine, now time.Time) error {
+	plan, _ := s.catalog.Plan(o.PlanID)
+	in := store.Instance{
+		AccountID: o.AccountID, OrderID: o.ID, Name: o.Hostname, Hostname: o.Hostname,
+		PlanID: plan.ID, TemplateID: o.TemplateID, DatacenterID: plan.DatacenterID, LocationID: plan.LocationID,
+		Features: o.Features, Status: m.Status, Active: true, Renew: true, MachineRef: m.Ref,
+		IPv4: m.IPv4, IPv6: m.IPv6, Username: m.Username, Password: m.Password, Port: m.Port,
+		CredentialsAt: m.CredentialsAt, CreatedAt: now, RenewalDue: now.Add(catalog.BillingHour), Paid: o.Price,
+	}
+	if in.Status == "" {
+		in.Status = datacenter.StatusOnline
+	}
+	if o.SnapshotID != 0 {
+		// The disk is the snapshot's, and so are the credentials it holds.
+		snap, err := tx.SnapshotByID(ctx, o.SnapshotID)
+		if err != nil {
+			return err
+		}
+		in.Username, in.Password, in.Port = snap.Username, snap.Password, snap.Port
+	}
+	debt, err := s.charge(ctx, tx, o.AccountID, o.Price, store.LedgerOrder, orderRef(o.ID))
+	if err != nil {
+		return err
+	}
+	lockForDebt(&in, debt, now)
+	if in, err = tx.CreateInstance(ctx, in); err != nil {
+		return err
+	}
+	if err := tx.FinishOrder(ctx, o.ID, store.OrderDeployed, now, in.ID, ""); err != nil {
+		return err
+	}
+	if err := s.queueInstalls(ctx, tx, in.ID, s.orderApps(o), o.AppInputs); err != nil {
+		return err
+	}
+	return s.emit(ctx, tx, o.AccountID, EventOrderDeployed, orderDeployedData{
+		OrderID: o.ID, Status: store.OrderDeployed, InstanceID: in.ID, ServerID: plan.ID, Price: o.Price})
 }
 
 // timeOut ends an order the datacenter did not finish in its window: nothing is created or
@@ -153,13 +142,7 @@ func (s *Service) timeOut(ctx context.Context, o store.Order) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.WithTx(ctx, func(tx store.Tx) error {
-		if err := tx.FinishOrder(ctx, o.ID, store.OrderTimedOut, s.now(), 0, ref); err != nil {
-			return err
-		}
-		return s.emit(ctx, tx, o.AccountID, EventOrderTimedOut, orderTimedOutData{
-			OrderID: o.ID, Status: store.OrderTimedOut, ServerID: o.PlanID, Price: o.Price, Reference: ref})
-	})
+	err = s.store.WithTx(ctx, func(tx store.Tx) error { return s.timeOutIn(ctx, tx, o, ref, s.now()) })
 	if errors.Is(err, store.ErrConflict) {
 		return nil
 	}
@@ -168,6 +151,16 @@ func (s *Service) timeOut(ctx context.Context, o store.Order) error {
 	}
 	s.log.InfoContext(ctx, "order timed out", slog.Int64("order_id", o.ID), slog.String("reference", ref))
 	return nil
+}
+
+// timeOutIn writes the time-out of o in tx (see timeOut); ErrConflict when the order is no
+// longer pending.
+func (s *Service) timeOutIn(ctx context.Context, tx store.Tx, o store.Order, ref string, now time.Time) error {
+	if err := tx.FinishOrder(ctx, o.ID, store.OrderTimedOut, now, 0, ref); err != nil {
+		return err
+	}
+	return s.emit(ctx, tx, o.AccountID, EventOrderTimedOut, orderTimedOutData{
+		OrderID: o.ID, Status: store.OrderTimedOut, ServerID: o.PlanID, Price: o.Price, Reference: ref})
 }
 
 // TimeOutOrder ends a pending order at once as if its window had passed (an operator action and

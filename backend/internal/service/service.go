@@ -51,6 +51,9 @@ type Config struct {
 	// Sender makes webhook delivery attempts; nil sends them over HTTP to the addresses the
 	// webhook rule permits.
 	Sender webhook.Sender
+	// OnDelivery is told the outcome of every recorded webhook delivery attempt (see
+	// deliveryOutcome), for the metrics; nil: nobody.
+	OnDelivery func(outcome string)
 }
 
 // Service carries out the API's rules on a store, the seeded catalogue and a datacenter.
@@ -70,6 +73,7 @@ type Service struct {
 	allowHTTP      bool
 	targets        webhook.Targets // where webhooks may point, checked at registration and when dialled
 	sender         webhook.Sender
+	onDelivery     func(outcome string)
 	pings          chan struct{} // a slot per test ping in flight (see TestWebhook)
 	attempts       *attemptPool  // the delivery attempts in flight (see DeliverDue)
 }
@@ -86,11 +90,14 @@ func New(cfg Config) *Service {
 	if cfg.Sender == nil {
 		cfg.Sender = webhook.NewHTTPSender(targets, cfg.WebhookResolver)
 	}
+	if cfg.OnDelivery == nil {
+		cfg.OnDelivery = func(string) {}
+	}
 	return &Service{
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
 		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
 		inflight: newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
-		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(),
+		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(), onDelivery: cfg.OnDelivery,
 	}
 }
 

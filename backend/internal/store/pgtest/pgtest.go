@@ -99,6 +99,7 @@ type Server struct {
 	conn     *pgx.Conn // to admin; CREATE DATABASE cannot run in a transaction, so not a pool
 	next     int
 	fileCopy bool // the server knows CREATE DATABASE ... STRATEGY FILE_COPY (PostgreSQL 15)
+	durable  bool // run with PostgreSQL's own durability settings (benchmarks; see StartDurable)
 }
 
 // Start starts a throwaway server, or connects to the one EnvURL names.
@@ -184,13 +185,21 @@ func (s *Server) initAndStart(ctx context.Context, initdb, pgctl string) error {
 	if err != nil {
 		return err
 	}
-	opts := strings.Join(append([]string{"-p " + strconv.Itoa(port), "-k " + s.dir}, serverOptions()...), " ")
+	if err := s.start(ctx, pgctl, port); err != nil {
+		return err
+	}
+	s.admin = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	return nil
+}
+
+// start runs pg_ctl start on the cluster of s, listening on port.
+func (s *Server) start(ctx context.Context, pgctl string, port int) error {
+	opts := strings.Join(append([]string{"-p " + strconv.Itoa(port), "-k " + s.dir}, s.options()...), " ")
 	logFile := filepath.Join(s.dir, "server.log")
-	if err := s.run(ctx, pgctl, "-D", data, "-o", opts, "-l", logFile, "-w", "-t", "30", "start"); err != nil {
+	if err := s.run(ctx, pgctl, "-D", filepath.Join(s.dir, "data"), "-o", opts, "-l", logFile, "-w", "-t", "30", "start"); err != nil {
 		log, _ := os.ReadFile(logFile)
 		return fmt.Errorf("%w\nserver log:\n%s", err, log)
 	}
-	s.admin = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	return nil
 }
 

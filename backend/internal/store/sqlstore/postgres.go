@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -68,7 +69,7 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	o, d := collect(opts), newPostgresDialect()
-	return open(ctx, &Store{db: db, tx: plainTx{db: db, d: d, hook: o.hook}, cache: noCache{},
+	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db, tx: plainTx{db: db, d: d, hook: o.hook}, cache: noCache{},
 		queries: queries{q: db, d: d, hook: o.hook}})
 }
 

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -56,7 +57,7 @@ func OpenSQLite(ctx context.Context, path string, opts ...Option) (*Store, error
 	d := newSQLiteDialect()
 	group := sqlitefast.NewGroupCommitter(writer, func(q sqlitefast.Querier) store.Tx { return txQueries(q, d, o.hook) },
 		o.commitHook)
-	s, err := open(ctx, &Store{db: writer, tx: group, cache: noCache{}, closers: []func() error{group.Close, reads.Close},
+	s, err := open(ctx, &Store{db: writer, pools: map[string]*sql.DB{"main": writer, "reads": reads}, probe: reads, tx: group, cache: noCache{}, closers: []func() error{group.Close, reads.Close},
 		queries: queries{q: sqlitefast.NewReads(reads, writer), d: d, hook: o.hook}})
 	if err != nil {
 		return nil, err

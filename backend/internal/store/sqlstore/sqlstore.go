@@ -78,11 +78,13 @@ import (
 
 // Store is a store.Store on a SQLite file or a PostgreSQL database.
 type Store struct {
-	db      *sql.DB        // every transaction and every write; SQLite's holds one connection
-	tx      txRunner       // runs WithTx (see tx.go)
-	cache   rowCache       // the rows read outside transactions that may be kept (see cache.go)
-	closers []func() error // what the dialect's Open started besides db, closed first in order
-	queries                // the reads and writes outside transactions
+	db      *sql.DB            // every transaction and every write; SQLite's holds one connection
+	pools   map[string]*sql.DB // every pool by name, for the metrics: "main" (db) and SQLite's "reads"
+	probe   *sql.DB            // the pool the readiness probe asks: one that never queues behind writes
+	tx      txRunner           // runs WithTx (see tx.go)
+	cache   rowCache           // the rows read outside transactions that may be kept (see cache.go)
+	closers []func() error     // what the dialect's Open started besides db, closed first in order
+	queries                    // the reads and writes outside transactions
 }
 
 var _ store.Store = (*Store)(nil)

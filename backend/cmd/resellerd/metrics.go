@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/server"
+)
+
+// addMetricsFlags registers --metrics-listen on fs.
+func addMetricsFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
+	fs.StringVar(&o.MetricsListen, "metrics-listen", def.MetricsListen,
+		"address serving Prometheus /metrics (and /livez, /readyz), apart from the API; off when empty")
+}
+
+// startMetrics serves srv's /metrics, with the probes, on a listener of its own until ctx ends,
+// and returns its address. The API listeners never serve /metrics: whoever reaches the API
+// should not see its internals, and a scrape must not share the API's rate limits.
+func startMetrics(ctx context.Context, addr string, srv *server.Server, logger *slog.Logger) (net.Addr, error) {
+	listeners, err := listen(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	ln := listeners[0]
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", srv.MetricsHandler())
+	mux.Handle("GET /livez", srv.Handler())
+	mux.Handle("GET /readyz", srv.Handler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	go func() {
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("metrics listener", slog.Any("error", err))
+		}
+	}()
+	logger.Info("metrics listening", slog.String("addr", ln.Addr().String()))
+	return ln.Addr(), nil
+}

@@ -1,0 +1,91 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Observer is told about every answered request and every request a rate limit refused; the
+// server counts them for its metrics. Config.Observer nil observes nothing.
+type Observer interface {
+	// Request is one answered request: its route (see routeLabel), method, status and how long
+	// the handler took.
+	Request(route, method string, status int, elapsed time.Duration)
+	// RateLimited is one request refused with 429 on route.
+	RateLimited(route string)
+}
+
+// noObserver is the Observer of a handler configured without one.
+type noObserver struct{}
+
+func (noObserver) Request(string, string, int, time.Duration) {}
+func (noObserver) RateLimited(string)                         {}
+
+// unmatchedRoute is the route of a request no pattern matches, so a scan of random paths adds
+// one label value, not one per path.
+const unmatchedRoute = "unmatched"
+
+// accessRecord is what the layers inside withRequestID learn about a request for its access
+// line and its metrics: the route the mux matched and the account the key authenticated. The
+// layers share it by pointer, because each one passes on a copy of the request.
+type accessRecord struct {
+	route     string
+	accountID int64 // 0: not authenticated
+}
+
+type accessKey struct{}
+
+func withAccessRecord(ctx context.Context, rec *accessRecord) context.Context {
+	return context.WithValue(ctx, accessKey{}, rec)
+}
+
+// accessOf is the record of the request of ctx; a throwaway one outside withRequestID (tests
+// calling a handler directly).
+func accessOf(ctx context.Context) *accessRecord {
+	if rec, ok := ctx.Value(accessKey{}).(*accessRecord); ok {
+		return rec
+	}
+	return &accessRecord{}
+}
+
+// routeLabel is a mux pattern without the version prefix, as the routes are written:
+// "GET /api/v1/instances/{instance_id}" is "GET /instances/{instance_id}". It names the route
+// in access lines and metrics without the ids of the path.
+func routeLabel(pattern string) string {
+	if pattern == "" {
+		return unmatchedRoute
+	}
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		return pattern
+	}
+	if rest, found := strings.CutPrefix(path, Prefix+"/"); found {
+		path = "/" + rest
+	}
+	return method + " " + path
+}
+
+// logAccess writes the access line of a request at info and tells the observer about it.
+// status 0 means the handler wrote nothing, which net/http answers with 200.
+func (h *handler) logAccess(r *http.Request, id string, rec *accessRecord, sw *statusWriter, elapsed time.Duration) {
+	status := sw.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	h.observer.Request(rec.route, r.Method, status, elapsed)
+	if !h.log.Enabled(r.Context(), slog.LevelInfo) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", rec.route),
+		slog.String("path", r.URL.Path), slog.Int("status", status),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.Int64("bytes", sw.bytes),
+	}
+	if rec.accountID != 0 {
+		attrs = append(attrs, slog.Int64("account_id", rec.accountID))
+	}
+	h.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+}

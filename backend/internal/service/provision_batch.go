@@ -1,0 +1,222 @@
+package service
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// Deploys move in batches: one transaction claims a batch of due orders, the datacenter is asked
+// about all of them at once, and one more transaction records what became of each: its ticket,
+// or its deploy (instance, charge, finished order, queued installs, order.deployed event), or
+// its time-out (finished order, order.timed_out event), and the end of every claim. Moving the
+// orders one at a time took four or five commits each (about 73 orders a second on SQLite);
+// a batch takes two, so the worker keeps up with admission.
+const (
+	// provisionPerTick bounds the due orders one ProvisionDue reads, so a tick of a long queue
+	// still ends and lets the loop's other steps run.
+	provisionPerTick = 2000
+	// provisionBatchSize is how many orders one batch moves: one transaction's worth. On
+	// SQLite a batch holds the single writer while it runs, and POST /instances waits behind
+	// it: batches of 50, one after the other, drained 1,100 to 1,200 orders a second while
+	// admitting 1,500 to 1,760 a second (p99 about 0.2 s); four batches of 100 at once drained
+	// as fast but cut admission to 630 to 740 a second (p99 0.7 s).
+	provisionBatchSize = 50
+	// provisionPollers is how many datacenter calls a batch makes at once.
+	provisionPollers = 16
+)
+
+// orderMove is what a batch found out about one claimed order and will record.
+type orderMove struct {
+	order   store.Order
+	ticket  string              // a build submitted in this batch, to record
+	machine *datacenter.Machine // the finished build: deploy it
+	timeOut string              // the support reference of an order whose window has passed
+}
+
+// ProvisionDue moves every due pending order forward once, in batches (see provisionBatch):
+// submit its build, poll the build, deploy a finished one, or time out one whose window has
+// passed. It is the provisioning worker's step; all its state is in the store, so a restarted
+// backend picks up where the last one stopped.
+func (s *Service) ProvisionDue(ctx context.Context) error {
+	orders, err := s.store.DueOrders(ctx, s.now(), provisionPerTick)
+	if err != nil {
+		return fmt.Errorf("service: due orders: %w", err)
+	}
+	for batch := range slices.Chunk(orders, provisionBatchSize) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.provisionBatch(ctx, batch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// provisionBatch claims the due orders, asks the datacenter about each and records the outcome
+// of all of them in one transaction. If that transaction fails (an order finished by another
+// worker after its claim ran out, or a bad row), the claims are dropped and the orders moved one
+// by one, so one order cannot hold up the others. A crash anywhere leaves each order either as it
+// was, claimed until its lease runs out, or moved with everything its move writes.
+func (s *Service) provisionBatch(ctx context.Context, due []store.Order) error {
+	now := s.now()
+	claimed, err := s.claimOrders(ctx, due, now)
+	if err != nil || len(claimed) == 0 {
+		return err
+	}
+	moves := s.pollBuilds(ctx, claimed, now)
+	err = s.store.WithTx(ctx, func(tx store.Tx) error { return s.recordMoves(ctx, tx, moves, now) })
+	if err == nil {
+		for _, m := range moves {
+			if m.timeOut != "" {
+				s.log.InfoContext(ctx, "order timed out", slog.Int64("order_id", m.order.ID), slog.String("reference", m.timeOut))
+			}
+		}
+		return nil
+	}
+	s.log.WarnContext(ctx, "provision batch failed; moving its orders one by one", slog.Int("orders", len(moves)), slog.Any("error", err))
+	if err := s.releaseOrders(context.WithoutCancel(ctx), claimed); err != nil {
+		return err
+	}
+	for _, o := range claimed {
+		if err := s.provision(ctx, o); err != nil {
+			s.log.ErrorContext(ctx, "provision order", slog.Int64("order_id", o.ID), slog.Any("error", err))
+		}
+	}
+	return nil
+}
+
+// claimOrders takes the lease of each due order in one transaction and returns those it got,
+// sorted by account then id: every batch transaction then locks accounts in the same order, so
+// two replicas' batches cannot deadlock on PostgreSQL.
+func (s *Service) claimOrders(ctx context.Context, due []store.Order, now time.Time) ([]store.Order, error) {
+	due = slices.Clone(due)
+	slices.SortFunc(due, func(a, b store.Order) int {
+		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.ID, b.ID))
+	})
+	var claimed []store.Order
+	err := s.store.WithTx(ctx, func(tx store.Tx) error {
+		claimed = claimed[:0]
+		for _, o := range due {
+			ok, err := tx.ClaimOrder(ctx, o.ID, now, now.Add(leaseFor))
+			if err != nil {
+				return err
+			}
+			if ok {
+				claimed = append(claimed, o)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("service: claim orders: %w", err)
+	}
+	return claimed, nil
+}
+
+// releaseOrders drops the claims of orders in one transaction.
+func (s *Service) releaseOrders(ctx context.Context, orders []store.Order) error {
+	err := s.store.WithTx(ctx, func(tx store.Tx) error {
+		for _, o := range orders {
+			if err := tx.ReleaseOrder(ctx, o.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("service: release orders: %w", err)
+	}
+	return nil
+}
+
+// pollBuilds asks the datacenter about every claimed order, provisionPollers at a time: submit
+// the build of an order without one, poll it, and note a finished build or a passed window. A
+// datacenter error leaves the order as it is, to be asked again at the next tick.
+func (s *Service) pollBuilds(ctx context.Context, orders []store.Order, now time.Time) []orderMove {
+	moves := make([]orderMove, len(orders))
+	slots := make(chan struct{}, provisionPollers)
+	var wg sync.WaitGroup
+	for i, o := range orders {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			moves[i] = s.pollBuild(ctx, o, now)
+		}()
+	}
+	wg.Wait()
+	for i := range moves { // references after the calls: s.random is read by one goroutine
+		if moves[i].timeOut != "" {
+			ref, err := datacenter.NewReference(s.random)
+			if err != nil {
+				moves[i].timeOut = "" // asked again at the next tick
+				s.log.ErrorContext(ctx, "order reference", slog.Any("error", err))
+				continue
+			}
+			moves[i].timeOut = ref
+		}
+	}
+	return moves
+}
+
+// pollBuild is what provision does for one order, without writing: the move to record.
+func (s *Service) pollBuild(ctx context.Context, o store.Order, now time.Time) orderMove {
+	m := orderMove{order: o}
+	deadline := o.CreatedAt.Add(s.orderWindow)
+	if o.Ticket == "" && now.Before(deadline) {
+		ticket, err := s.build(ctx, o)
+		if err != nil {
+			s.log.WarnContext(ctx, "submit build; retrying", slog.Int64("order_id", o.ID), slog.Any("error", err))
+		} else {
+			m.ticket, m.order.Ticket = ticket, ticket
+		}
+	}
+	if m.order.Ticket != "" {
+		b, err := s.dc.Poll(ctx, m.order.Ticket)
+		if err != nil {
+			s.log.WarnContext(ctx, "poll build", slog.Int64("order_id", o.ID), slog.Any("error", err))
+		} else if b.Done {
+			m.machine = &b.Machine
+			return m
+		}
+	}
+	if !now.Before(deadline) {
+		m.timeOut = "pending" // the reference is drawn by pollBuilds
+	}
+	return m
+}
+
+// recordMoves writes every move of a batch in tx: deploys and time-outs with their charges and
+// events, the tickets of builds still running, and the end of every other claim.
+func (s *Service) recordMoves(ctx context.Context, tx store.Tx, moves []orderMove, now time.Time) error {
+	for _, m := range moves {
+		var err error
+		switch {
+		case m.machine != nil:
+			err = s.deployIn(ctx, tx, m.order, *m.machine, now)
+		case m.timeOut != "":
+			err = s.timeOutIn(ctx, tx, m.order, m.timeOut, now)
+		default:
+			if m.ticket != "" {
+				if err = tx.SetOrderTicket(ctx, m.order.ID, m.ticket); err != nil {
+					break
+				}
+			}
+			err = tx.ReleaseOrder(ctx, m.order.ID)
+		}
+		if err != nil {
+			return fmt.Errorf("order %d: %w", m.order.ID, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+// Command pgserve starts a throwaway PostgreSQL server as the tests do (package pgtest), with
+// PostgreSQL's default durability, creates -databases fresh databases, prints their URLs one a
+// line, and stops the server and removes its files when its standard input closes or it is
+// signalled. bench/backend runs it for its PostgreSQL figures.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
+)
+
+func main() {
+	n := flag.Int("databases", 1, "fresh databases to create")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *n); err != nil {
+		fmt.Fprintln(os.Stderr, "pgserve:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, n int) error {
+	srv, err := pgtest.StartDurable(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = srv.Stop() }()
+	for range n {
+		dsn, err := srv.CreateDatabase(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Println(dsn)
+	}
+	closed := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, os.Stdin); close(closed) }()
+	select {
+	case <-closed:
+	case <-ctx.Done():
+	}
+	return nil
+}
