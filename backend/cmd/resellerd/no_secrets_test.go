@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -30,9 +29,12 @@ func TestNoSecretInAnyLog(t *testing.T) {
 	db := u.String()
 
 	var logs bytes.Buffer // written by serve's one handler (which serialises writes), read after serve ended
-	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opts, err := parseServe([]string{"--listen", "127.0.0.1:0", "--db", db, "--deploy-delay", "20ms",
-		"--credentials-delay", "0s", "--allow-http-webhooks", "--rate-limit-scale", "0"}, noEnv)
+		"--credentials-delay", "0s", "--allow-http-webhooks", "--rate-limit-scale", "0", "--log-level", "debug"}, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger, err := newLogger(&logs, opts.Log)
 	if err != nil {
 		t.Fatal(err)
 	}

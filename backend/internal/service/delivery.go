@@ -125,7 +125,12 @@ func (s *Service) deliver(ctx context.Context, d store.Delivery) error {
 	if err := s.store.UpdateDelivery(context.WithoutCancel(ctx), attempted); err != nil {
 		return fmt.Errorf("service: record delivery attempt: %w", err)
 	}
-	s.onDelivery(deliveryOutcome(attempted))
+	outcome := deliveryOutcome(attempted)
+	s.onDelivery(outcome)
+	// The operator's trace of each attempt: ids and the outcome, never the URL (it may carry a
+	// token), the body or the signature.
+	s.log.DebugContext(ctx, "webhook delivery attempt", slog.String("delivery_id", attempted.ID),
+		slog.Int64("account_id", attempted.AccountID), slog.Int("attempt", attempted.Attempts), slog.String("outcome", outcome))
 	return nil
 }
 
