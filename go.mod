@@ -11,6 +11,7 @@ require (
 	github.com/hashicorp/terraform-plugin-log v0.11.0
 	github.com/hashicorp/terraform-plugin-testing v1.16.0
 	github.com/jackc/pgx/v5 v5.12.0
+	go.yaml.in/yaml/v3 v3.0.6
 	modernc.org/sqlite v1.59.0
 )
 

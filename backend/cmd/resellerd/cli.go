@@ -26,6 +26,9 @@ const usage = `usage:
   resellerd serve --listen 127.0.0.1:8080 [--alt-listen 127.0.0.1:8081] [--db PATH_OR_URL]
                   [--deploy-delay 3s] [--credentials-delay 1s] [--order-window 10m]
                   [--fail-rate 0] [--allow-http-webhooks] [--rate-limit-scale 1]
+  resellerd dev [--listen 127.0.0.1:8080] [--env-file FILE] [--seed FILE] [--db PATH] [serve's flags]
+      # a fresh temporary database with one account; prints the export lines to use it
+  resellerd seed [--db ...] FILE
   resellerd account create [--db ...] [--balance 100] [--server-limit 10] [--order-limit 5] [--language fa]
   resellerd account rotate-key [--db ...] --account N
   resellerd account topup [--db ...] --account N --amount 50 [--payment-type card]
@@ -68,6 +71,14 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		}
 		logger := slog.New(slog.NewTextHandler(stderr, nil))
 		return serve(ctx, opts, logger, nil)
+	case "dev":
+		opts, err := parseDev(args[1:], env)
+		if err != nil {
+			return err
+		}
+		return dev(ctx, opts, stdout, slog.New(slog.NewTextHandler(stderr, nil)))
+	case "seed":
+		return seed(ctx, args[1:], stdout, env)
 	case "account":
 		return account(ctx, args[1:], stdout, env)
 	case "version", "--version", "-version":

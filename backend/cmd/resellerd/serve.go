@@ -89,6 +89,12 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		return err
 	}
 	defer srv.Close()
+	return serveHandler(ctx, o, srv.Handler(), logger, ready)
+}
+
+// serveHandler serves h on --listen (and --alt-listen), with --pprof, until ctx ends, then shuts
+// down gracefully. `resellerd dev` serves its own handler through it.
+func serveHandler(ctx context.Context, o serveOptions, h http.Handler, logger *slog.Logger, ready func([]net.Addr)) error {
 	if o.Pprof != "" {
 		if err := startPprof(ctx, o.Pprof); err != nil {
 			return err
@@ -100,7 +106,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		return err
 	}
 	hs := &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
