@@ -129,6 +129,9 @@ func (s *Server) seedAccount(ctx context.Context, i int, a SeedAccount) error {
 
 // seedServer orders one hourly server, waits for its deploy, names it and powers it off if asked.
 func (s *Server) seedServer(ctx context.Context, acct store.Account, sv SeedServer) (int64, error) {
+	if _, err := s.svc.Plan(ctx, acct, sv.PlanID); err != nil {
+		return 0, service.Validation("plan_id", "no plan %d in the catalogue (GET /catalog/servers)", sv.PlanID)
+	}
 	term := "hourly"
 	created, err := s.svc.CreateOrder(ctx, acct, service.OrderRequest{ServerID: &sv.PlanID, TemplateID: &sv.TemplateID, Term: &term},
 		service.Idempotency{})

@@ -141,7 +141,6 @@ func (d *devAPI) balance(t *testing.T) float64 {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-
 // TestDevClockRenewsHourlyAndExpiresOrders: moving the clock renews a server hour by hour (the
 // balance drops by the hourly price per hour) and a finished order is 404 24 hours after it ended.
 func TestDevClockRenewsHourlyAndExpiresOrders(t *testing.T) {
