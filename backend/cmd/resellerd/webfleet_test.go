@@ -93,3 +93,42 @@ func runCLI(t *testing.T, cli testCLI, dir string, env []string, args ...string)
 	}
 	return string(out)
 }
+
+// TestWebFleetTofuTestInSync: unit.tofutest.hcl is unit.tftest.hcl for OpenTofu, which takes no
+// `source` in mock_provider: its mock blocks must be tests/mocks/reseller.tfmock.hcl's and its
+// runs unit.tftest.hcl's, so the two CLIs test the same thing.
+func TestWebFleetTofuTestInSync(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(moduleDir, "tests", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	tofu, tf, mocks := read("unit.tofutest.hcl"), read("unit.tftest.hcl"), read(filepath.Join("mocks", "reseller.tfmock.hcl"))
+	if runs := fromFirst(tf, "run \""); runs == "" || fromFirst(tofu, "run \"") != runs {
+		t.Error("the run blocks of unit.tofutest.hcl differ from unit.tftest.hcl's")
+	}
+	var inline []string
+	for _, l := range strings.Split(strings.TrimSpace(fromFirst(mocks, "mock_")), "\n") {
+		if l != "" {
+			l = "  " + l
+		}
+		inline = append(inline, l)
+	}
+	want := "mock_provider \"reseller\" {\n" + strings.Join(inline, "\n") + "\n}\n"
+	if !strings.Contains(tofu, want) {
+		t.Errorf("unit.tofutest.hcl does not hold the mocks of reseller.tfmock.hcl inline; want:\n%s", want)
+	}
+}
+
+// fromFirst is s from the first line that begins with prefix, or "".
+func fromFirst(s, prefix string) string {
+	if strings.HasPrefix(s, prefix) {
+		return s
+	}
+	if i := strings.Index(s, "\n"+prefix); i >= 0 {
+		return s[i+1:]
+	}
+	return ""
+}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
@@ -137,7 +138,7 @@ func (h handler) instance(hook instanceHook) http.HandlerFunc {
 			return
 		}
 		err := h.cfg.Do(func(s *server.Server) error {
-			if err := s.AuthorizeInstance(r.Context(), apiKey(r), id); err != nil {
+			if err := s.AuthorizeInstance(r.Context(), api.APIKey(r), id); err != nil {
 				return err
 			}
 			return hook(r.Context(), s, id, body)
@@ -156,7 +157,7 @@ func (h handler) timeOut(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err := h.cfg.Do(func(s *server.Server) error {
-		if err := s.AuthorizeOrder(r.Context(), apiKey(r), id); err != nil {
+		if err := s.AuthorizeOrder(r.Context(), api.APIKey(r), id); err != nil {
 			return err
 		}
 		return s.TimeOutOrder(r.Context(), id)
@@ -217,18 +218,6 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
-}
-
-// apiKey reads the key as the API does: X-API-Token, or Authorization: Bearer.
-func apiKey(r *http.Request) string {
-	if k := strings.TrimSpace(r.Header.Get("X-API-Token")); k != "" {
-		return k
-	}
-	scheme, token, found := strings.Cut(r.Header.Get("Authorization"), " ")
-	if found && strings.EqualFold(scheme, "Bearer") {
-		return strings.TrimSpace(token)
-	}
-	return ""
 }
 
 // envelope is the spec's answer: success and data, or success false and error.

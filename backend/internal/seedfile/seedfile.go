@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -99,7 +100,7 @@ func (p parser) mapping(n *yaml.Node, path string, allowed []string) (map[string
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		field := join(path, k.Value)
-		if !contains(allowed, k.Value) {
+		if !slices.Contains(allowed, k.Value) {
 			return nil, p.fail(k, field, "unknown field; the fields here are %s", strings.Join(allowed, ", "))
 		}
 		if _, dup := out[k.Value]; dup {
@@ -229,7 +230,7 @@ func (p parser) snapshots(n *yaml.Node, path string, a *server.SeedAccount, line
 		if s.Server, err = p.str(item, fields, at, "server", true); err != nil {
 			return err
 		}
-		if !hasServer(a.Servers, s.Server) {
+		if !slices.ContainsFunc(a.Servers, func(sv server.SeedServer) bool { return sv.Name == s.Server }) {
 			return p.fail(fields["server"], join(at, "server"), "no server named %q in this account's servers", s.Server)
 		}
 		a.Snapshots = append(a.Snapshots, s)
@@ -355,24 +356,6 @@ func linesOf(item *yaml.Node, fields map[string]*yaml.Node) fieldLines {
 		out[k] = v.Line
 	}
 	return out
-}
-
-func hasServer(servers []server.SeedServer, name string) bool {
-	for _, s := range servers {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func join(path, field string) string {
