@@ -61,8 +61,15 @@ type answer struct {
 	} `json:"error"`
 }
 
-// call sends method path (under the listener's root) with key ("" for none) and body.
+// call sends method path (under the listener's root) with key ("" for none) and body; a body
+// goes with an Idempotency-Key of its own.
 func (d *devAPI) call(t *testing.T, method, path, key, body string) answer {
+	t.Helper()
+	return d.callIdem(t, method, path, key, body, "k-"+time.Now().Format(time.RFC3339Nano))
+}
+
+// callIdem is call with the Idempotency-Key idem.
+func (d *devAPI) callIdem(t *testing.T, method, path, key, body, idem string) answer {
 	t.Helper()
 	req, err := http.NewRequest(method, d.base+path, strings.NewReader(body))
 	if err != nil {
@@ -73,7 +80,7 @@ func (d *devAPI) call(t *testing.T, method, path, key, body string) answer {
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", "k-"+time.Now().Format(time.RFC3339Nano))
+		req.Header.Set("Idempotency-Key", idem)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -175,6 +182,17 @@ func TestDevClockRenewsHourlyAndExpiresOrders(t *testing.T) {
 }
 
 // near compares amounts of USD read as JSON numbers (micro-USD exact in the service).
+// TestDevClockExpiresIdempotencyKeys: 24 hours on, an Idempotency-Key may carry another order.
+func TestDevClockExpiresIdempotencyKeys(t *testing.T) {
+	d := startDevInProcess(t, "--deploy-delay", "0s")
+	first, second := `{"server_id": 101, "template_id": 1, "term": "hourly"}`, `{"server_id": 101, "template_id": 2, "term": "hourly"}`
+	d.callIdem(t, "POST", "/api/v1/instances", d.key, first, "same-key").want(t, 201, "")
+	d.call(t, "POST", "/_dev/clock", "", `{"advance": "1h"}`).want(t, 200, "") // the order is no longer pending
+	d.callIdem(t, "POST", "/api/v1/instances", d.key, second, "same-key").want(t, 422, "idempotency_key_reused")
+	d.call(t, "POST", "/_dev/clock", "", `{"advance": "24h"}`).want(t, 200, "")
+	d.callIdem(t, "POST", "/api/v1/instances", d.key, second, "same-key").want(t, 201, "")
+}
+
 func near(a, b float64) bool { return a-b < 1e-7 && b-a < 1e-7 }
 
 // TestDevLockUnlock: lock and unlock act on the key's own instance; a bad key is 401.
