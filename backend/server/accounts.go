@@ -16,6 +16,7 @@ type NewAccount struct {
 	ServerLimit   int
 	OrderLimit    int
 	Language      string
+	APIKey        string // empty: a fresh key; else at least 32 visible characters (seed files, dev)
 }
 
 // CreatedAccount is shown once: only a SHA-256 hash of the key is stored.
@@ -29,6 +30,7 @@ type CreatedAccount struct {
 func (s *Server) CreateAccount(ctx context.Context, a NewAccount) (CreatedAccount, error) {
 	created, err := s.svc.CreateAccount(ctx, service.NewAccount{
 		Balance: money.Micros(a.BalanceMicros), ServerLimit: a.ServerLimit, OrderLimit: a.OrderLimit, Language: a.Language,
+		APIKey: a.APIKey,
 	})
 	if err != nil {
 		return CreatedAccount{}, fmt.Errorf("server: create account: %w", err)

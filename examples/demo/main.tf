@@ -3,14 +3,15 @@
 # of it, print its address, price and the wallet, and (with `make demo`) destroy it all again. The
 # order and the snapshot are charged to the wallet; the server's events reach the webhook signed.
 #
+#   resellerd dev                      # prints the two lines to export:
 #   export RESELLER_ENDPOINT=http://127.0.0.1:8080/api/v1
-#   export RESELLER_API_KEY=...        # from `resellerd account create`
+#   export RESELLER_API_KEY=...
 #   export TF_VAR_webhook_url=...      # a receiver, e.g. examples/webhook-receiver
 #   export TF_VAR_webhook_secret=...   # the receiver's WEBHOOK_SECRET
 #   terraform init && terraform apply
 #
-# `make demo` (examples/demo/run.sh) does all of it: it starts resellerd with
-# --allow-http-webhooks and the example receiver on loopback, then prints the verified events.
+# `make demo` (examples/demo/run.sh) does all of it: it starts `resellerd dev` and the example
+# receiver on loopback, then prints the verified events.
 
 terraform {
   required_version = ">= 1.11" # write-only arguments

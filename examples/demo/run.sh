@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# make demo: start resellerd on a fresh embedded SQLite store (accepting http:// webhooks on
-# loopback) and the example webhook receiver with a generated secret, create a funded account,
-# apply the demo configuration through a dev_overrides CLI config (never the registry), print the
+# make demo: start `resellerd dev` (a temporary SQLite store with one funded account, accepting
+# http:// webhooks on loopback; it prints the endpoint and key to export) and the example webhook
+# receiver with a generated secret, apply the demo configuration through a dev_overrides CLI config (never the registry), print the
 # outputs and the events the receiver verified, destroy, and stop both. Usage: run.sh BIN_DIR
 # (holding resellerd, webhook-receiver and the provider).
 set -euo pipefail
@@ -29,28 +29,24 @@ cleanup() {
 trap cleanup EXIT
 
 port=$(free_port 18080)
-base="http://127.0.0.1:$port/api/v1"
-db="$work/reseller.db"
 
 if [ ! -x "$bin_dir/webhook-receiver" ]; then
 	echo "==> building the example webhook receiver"
 	(cd "$root" && go build -o "$bin_dir/webhook-receiver" ./examples/webhook-receiver)
 fi
 
-echo "==> creating a funded account"
-account=$("$bin_dir/resellerd" account create --db "$db" --balance 100 --language en)
-api_key=$(printf '%s' "$account" | sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p')
-[ -n "$api_key" ] || { echo "could not read the api key from: $account" >&2; exit 1; }
-
-echo "==> starting resellerd on $base"
-"$bin_dir/resellerd" serve --listen "127.0.0.1:$port" --db "$db" \
-	--deploy-delay 2s --credentials-delay 1s --allow-http-webhooks >"$work/resellerd.log" 2>&1 &
+echo "==> starting resellerd dev on 127.0.0.1:$port (a temporary database with one funded account)"
+"$bin_dir/resellerd" dev --listen "127.0.0.1:$port" --env-file "$work/reseller.env" \
+	--deploy-delay 2s --credentials-delay 1s >"$work/resellerd.out" 2>"$work/resellerd.log" &
 server_pid=$!
-for _ in $(seq 1 100); do
-	curl -fsS "$base/health" >/dev/null 2>&1 && break
+for _ in $(seq 1 300); do
+	[ -s "$work/reseller.env" ] && break
 	kill -0 "$server_pid" 2>/dev/null || { cat "$work/resellerd.log" >&2; exit 1; }
 	sleep 0.1
 done
+[ -s "$work/reseller.env" ] || { echo "resellerd dev did not start" >&2; cat "$work/resellerd.log" >&2; exit 1; }
+# shellcheck source=/dev/null
+. "$work/reseller.env" # RESELLER_ENDPOINT and RESELLER_API_KEY
 
 # The receiver verifies every delivery with this secret; Terraform sends it as the write-only
 # secret_wo, so it is never written to the plan or the state.
@@ -78,7 +74,6 @@ RC
 cp "$here"/*.tf "$work/tf/"
 
 export TF_CLI_CONFIG_FILE="$work/terraform.rc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
-export RESELLER_ENDPOINT="$base" RESELLER_API_KEY="$api_key"
 export TF_VAR_webhook_url="$webhook_url" TF_VAR_webhook_secret="$webhook_secret"
 tf() { terraform -chdir="$work/tf" "$@"; }
 

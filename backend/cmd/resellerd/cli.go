@@ -28,6 +28,9 @@ const usage = `usage:
                   [--tls-cert FILE --tls-key FILE] [--webhook-allow-cidr CIDR,...] [--retain-events 168h]
                   [--log-format text|json] [--log-level debug|info|warn|error]
                   [--metrics-listen ADDR]
+  resellerd dev [--listen 127.0.0.1:8080] [--env-file FILE] [--seed FILE] [--db PATH] [serve's flags]
+      # a fresh temporary database with one account; prints the export lines to use it
+  resellerd seed [--db ...] FILE
   resellerd account create [--db ...] [--balance 100] [--server-limit 10] [--order-limit 5] [--language fa]
   resellerd account rotate-key [--db ...] --account N
   resellerd account topup [--db ...] --account N --amount 50 [--payment-type card]
@@ -79,6 +82,18 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 			return err
 		}
 		return serve(ctx, opts, logger, nil)
+	case "dev":
+		opts, err := parseDev(args[1:], env)
+		if err != nil {
+			return err
+		}
+		logger, err := newLogger(stderr, opts.Log)
+		if err != nil {
+			return err
+		}
+		return dev(ctx, opts, stdout, logger)
+	case "seed":
+		return seed(ctx, args[1:], stdout, env)
 	case "account":
 		return account(ctx, args[1:], stdout, env)
 	case "version", "--version", "-version":

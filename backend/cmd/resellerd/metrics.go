@@ -8,8 +8,6 @@ import (
 	"net"
 	"net/http"
 	"time"
-
-	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // addMetricsFlags registers --metrics-listen on fs.
@@ -18,19 +16,19 @@ func addMetricsFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 		"address serving Prometheus /metrics (and /livez, /readyz), apart from the API; off when empty")
 }
 
-// startMetrics serves srv's /metrics, with the probes, on a listener of its own until ctx ends,
-// and returns its address. The API listeners never serve /metrics: whoever reaches the API
+// startMetrics serves metrics at /metrics, and the probes of api, on a listener of its own until
+// ctx ends, and returns its address. The API listeners never serve /metrics: whoever reaches the API
 // should not see its internals, and a scrape must not share the API's rate limits.
-func startMetrics(ctx context.Context, addr string, srv *server.Server, logger *slog.Logger) (net.Addr, error) {
+func startMetrics(ctx context.Context, addr string, metrics, api http.Handler, logger *slog.Logger) (net.Addr, error) {
 	listeners, err := listen(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
 	ln := listeners[0]
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", srv.MetricsHandler())
-	mux.Handle("GET /livez", srv.Handler())
-	mux.Handle("GET /readyz", srv.Handler())
+	mux.Handle("GET /metrics", metrics)
+	mux.Handle("GET /livez", api)
+	mux.Handle("GET /readyz", api)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	go func() {

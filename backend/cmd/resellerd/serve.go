@@ -102,15 +102,25 @@ func (o serveOptions) validate() error {
 // the metrics listener's when --metrics-listen is set.
 func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func([]net.Addr)) error {
 	o.Config.Logger = logger
-	tlsConfig, err := o.tlsConfig()
-	if err != nil {
-		return err
+	if _, err := o.tlsConfig(); err != nil {
+		return err // before opening the database: a bad certificate changes nothing
 	}
 	srv, err := server.New(ctx, o.Config)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
+	return serveHandler(ctx, o, srv.Handler(), srv.MetricsHandler(), logger, ready)
+}
+
+// serveHandler serves h on --listen (and --alt-listen), with --pprof and metrics on
+// --metrics-listen, until ctx ends, then shuts down gracefully. `resellerd dev` serves its own
+// handler through it.
+func serveHandler(ctx context.Context, o serveOptions, h, metrics http.Handler, logger *slog.Logger, ready func([]net.Addr)) error {
+	tlsConfig, err := o.tlsConfig()
+	if err != nil {
+		return err
+	}
 	if o.Pprof != "" {
 		if err := startPprof(ctx, o.Pprof); err != nil {
 			return err
@@ -122,7 +132,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		return err
 	}
 	hs := &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -142,7 +152,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		go func() { errs <- serveOn(hs, ln, tlsConfig != nil) }()
 	}
 	if o.MetricsListen != "" {
-		metricsAddr, err := startMetrics(ctx, o.MetricsListen, srv, logger)
+		metricsAddr, err := startMetrics(ctx, o.MetricsListen, metrics, h, logger)
 		if err != nil {
 			_ = hs.Close()
 			return err

@@ -41,6 +41,9 @@ type NewAccount struct {
 	ServerLimit int
 	OrderLimit  int
 	Language    string
+	// APIKey, when set, is the account's key instead of a fresh one: seed files and
+	// `resellerd dev` fix keys so CI configurations can hold them (see checkChosenKey).
+	APIKey string
 }
 
 // CreatedAccount is returned once: the key is never stored, only its hash.
@@ -49,19 +52,22 @@ type CreatedAccount struct {
 	APIKey string
 }
 
-// CreateAccount creates an account with a fresh key. An initial balance is booked as a manual
+// CreateAccount creates an account with a fresh key (or the one the operator chose). An initial balance is booked as a manual
 // payment in the same transaction, so the ledger reconciles from the first moment.
 func (s *Service) CreateAccount(ctx context.Context, in NewAccount) (CreatedAccount, error) {
 	if err := in.normalise(); err != nil {
 		return CreatedAccount{}, err
 	}
-	key, err := s.newKey()
-	if err != nil {
-		return CreatedAccount{}, err
+	key := in.APIKey
+	if key == "" {
+		var err error
+		if key, err = s.newKey(); err != nil {
+			return CreatedAccount{}, err
+		}
 	}
 	now := s.now()
 	var created store.Account
-	err = s.store.WithTx(ctx, func(tx store.Tx) error {
+	err := s.store.WithTx(ctx, func(tx store.Tx) error {
 		var err error
 		created, err = tx.CreateAccount(ctx, store.NewAccount{
 			KeyHash: hashKey(key), KeyHint: key[:keyHintLength], KeyCreatedAt: now,
@@ -105,6 +111,9 @@ func (in *NewAccount) normalise() error {
 	}
 	if in.Language != "fa" && in.Language != "en" {
 		return Validation("language", "must be fa or en")
+	}
+	if in.APIKey != "" {
+		return checkChosenKey(in.APIKey)
 	}
 	return nil
 }

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/seedfile"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
+)
+
+// devOptions is the parsed command line of `resellerd dev`: every serve flag, and its own.
+type devOptions struct {
+	serveOptions
+	EnvFile string // written with the two export lines once the API listens
+	Seed    string // YAML seed file; empty: one fresh account
+}
+
+// devDefaults are serve's flags as `resellerd dev` starts them: a temporary database (DB empty),
+// builds in about a second, plain-HTTP loopback webhooks, the spec's rate limits.
+var devDefaults = serveOptions{
+	Listen: "127.0.0.1:8080",
+	Config: server.Config{
+		DeployDelay: 500 * time.Millisecond, CredentialsDelay: 200 * time.Millisecond,
+		OrderWindow: 10 * time.Minute, RateLimitScale: 1, AllowHTTPWebhooks: true, RetainEvents: serveDefaults.Config.RetainEvents,
+	},
+	Log: defaultLog,
+}
+
+// devAccount is the account `resellerd dev` creates when no seed file is given.
+var devAccount = server.NewAccount{BalanceMicros: int64(money.USD(1000)), ServerLimit: 50, OrderLimit: 10, Language: "en"}
+
+func parseDev(args []string, env lookupEnv) (devOptions, error) {
+	var o devOptions
+	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+	addServeFlags(fs, &o.serveOptions, devDefaults)
+	fs.StringVar(&o.EnvFile, "env-file", "", "file the two export lines are written to once the API is ready")
+	fs.StringVar(&o.Seed, "seed", "", "YAML seed file with the accounts, servers, snapshots and webhooks to start with")
+	if err := parseFlags(fs, args, env); err != nil {
+		return devOptions{}, err
+	}
+	if o.Config.DB == "" {
+		o.Config.DB = "-" // a temporary database, chosen by dev; validate only wants it not empty
+	}
+	if err := o.validate(); err != nil {
+		return devOptions{}, err
+	}
+	return o, nil
+}
+
+// dev runs `resellerd dev`: a backend for tests and demos on a fresh database, with the
+// test-control API under /_dev/, until ctx ends; the temporary database is removed then.
+func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logger) error {
+	accounts, seed, err := devAccounts(o.Seed)
+	if err != nil {
+		return err
+	}
+	if o.Config.DB == "-" {
+		dir, err := os.MkdirTemp("", "resellerd-dev-")
+		if err != nil {
+			return fmt.Errorf("dev: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		o.Config.DB = filepath.Join(dir, "reseller.db")
+	}
+	clock := &server.OffsetClock{}
+	o.Config.Clock, o.Config.Logger = clock, logger
+	b := &devBackend{cfg: o.Config, accounts: accounts}
+	if err := b.open(ctx); err != nil {
+		if seed != nil {
+			err = seed.Explain(err)
+		}
+		return err
+	}
+	defer b.close()
+	mux := http.NewServeMux()
+	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock}))
+	mux.Handle("/", b)
+	return serveHandler(ctx, o.serveOptions, mux, http.HandlerFunc(b.serveMetrics), logger, func(addrs []net.Addr) {
+		b.announce(stdout, logger, o.EnvFile, addrs[0])
+	})
+}
+
+// devAccounts are the accounts dev starts with: the seed file's, or one fresh account with a
+// random key. Either way their keys stay the same across POST /_dev/reset.
+func devAccounts(path string) ([]server.SeedAccount, *seedfile.File, error) {
+	if path != "" {
+		f, err := seedfile.Read(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f.Accounts, f, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, nil, fmt.Errorf("dev: %w", err)
+	}
+	a := devAccount
+	a.APIKey = hex.EncodeToString(b)
+	return []server.SeedAccount{{NewAccount: a}}, nil, nil
+}
+
+// devBackend is the backend dev serves; POST /_dev/reset replaces it with a fresh one.
+type devBackend struct {
+	cfg      server.Config
+	accounts []server.SeedAccount
+	mu       sync.RWMutex // held for reading while a request uses srv, for writing by reset
+	srv      *server.Server
+}
+
+// open seeds the database and starts the backend on it.
+func (b *devBackend) open(ctx context.Context) error {
+	cfg := b.cfg
+	cfg.KeepFailRate, cfg.FailRate = false, 0 // seeded builds must all finish; New then sets --fail-rate
+	if err := server.Seed(ctx, cfg, b.accounts); err != nil {
+		return fmt.Errorf("dev: seed: %w", err)
+	}
+	srv, err := server.New(ctx, b.cfg)
+	if err != nil {
+		return err
+	}
+	b.srv = srv
+	return nil
+}
+
+func (b *devBackend) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_ = b.srv.Close()
+}
+
+func (b *devBackend) do(fn func(*server.Server) error) error {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return fn(b.srv)
+}
+
+// ServeHTTP serves the API of the backend now running.
+func (b *devBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	b.srv.Handler().ServeHTTP(w, r)
+}
+
+// serveMetrics serves the metrics of the backend now running (each reset starts a new one).
+func (b *devBackend) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	b.srv.MetricsHandler().ServeHTTP(w, r)
+}
+
+// reset closes the backend, removes its SQLite database and starts again from the seed, so
+// every key stays valid and everything else is gone.
+func (b *devBackend) reset(ctx context.Context) error {
+	path, ok := sqlitePath(b.cfg.DB)
+	if !ok {
+		return errors.New("dev: reset needs a SQLite database; drop and recreate a PostgreSQL one yourself")
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.srv.Close(); err != nil {
+		return fmt.Errorf("dev: reset: %w", err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("dev: reset: %w", err)
+		}
+	}
+	return b.open(ctx)
+}
+
+// sqlitePath is the file of a SQLite --db (a path or sqlite:PATH).
+func sqlitePath(db string) (string, bool) {
+	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
+		return "", false
+	}
+	return strings.TrimPrefix(db, "sqlite:"), true
+}
+
+// announce prints the two export lines first on stdout and writes them to envFile, once the API
+// listens on addr.
+func (b *devBackend) announce(stdout io.Writer, logger *slog.Logger, envFile string, addr net.Addr) {
+	lines := exportLines(addr, b.accounts[0].APIKey)
+	fmt.Fprint(stdout, lines)
+	if envFile == "" {
+		return
+	}
+	if err := writeFileAtomic(envFile, []byte(lines)); err != nil {
+		logger.Error("dev: env file", slog.Any("error", err))
+	}
+}
+
+// exportLines are the shell lines naming the endpoint and the first account's key. An
+// unspecified listen address (0.0.0.0, [::]) is named as loopback, which reaches it.
+func exportLines(addr net.Addr, key string) string {
+	host := addr.String()
+	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
+		host = net.JoinHostPort("127.0.0.1", fmt.Sprint(ta.Port))
+	}
+	return fmt.Sprintf("export RESELLER_ENDPOINT=http://%s/api/v1\nexport RESELLER_API_KEY=%s\n", host, key)
+}
+
+// writeFileAtomic writes data to path through a temporary file renamed over it, so a job
+// waiting for path never reads half of it; the file holds a key, so only its owner reads it.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".resellerd-env-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,254 @@
+// Package devapi is the test-control API of `resellerd dev`: under /_dev/ at the root of the
+// listener, it lets a test in any language do what the provider's Go acceptance tests do through
+// the server's operator hooks: reset the service, move its clock, lock servers, time out orders,
+// change a root password behind the API's back and set the datacenter's fail rate. `resellerd
+// serve` never mounts it, so there /_dev/ is the API's plain 404.
+package devapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
+)
+
+// Prefix is where the test-control API is mounted.
+const Prefix = "/_dev/"
+
+// MaxAdvance bounds one clock move, so a single request's work stays bounded (about a year).
+const MaxAdvance = 366 * 24 * time.Hour
+
+// clockStep is the largest step of a clock move: the workers run after each step, so hourly
+// renewals, snapshot hours and low-balance alerts happen hour by hour as they would in real time.
+const clockStep = time.Hour
+
+// Config is what the handler acts on.
+type Config struct {
+	// Do runs fn with the backend now serving, holding it against a concurrent reset.
+	Do func(fn func(*server.Server) error) error
+	// Reset brings the service back to its seed (or its fresh account) with the same keys.
+	Reset func(ctx context.Context) error
+	// Clock is the service's clock, moved by POST /_dev/clock.
+	Clock *server.OffsetClock
+}
+
+// New returns the handler of every /_dev/ route; anything else under /_dev/ is 404 in the
+// spec's envelope.
+func New(cfg Config) http.Handler {
+	h := handler{cfg: cfg}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /_dev/reset", h.reset)
+	mux.HandleFunc("POST /_dev/clock", h.clock)
+	mux.HandleFunc("POST /_dev/instances/{id}/lock", h.instance(lockInstance))
+	mux.HandleFunc("POST /_dev/instances/{id}/unlock", h.instance(unlockInstance))
+	mux.HandleFunc("POST /_dev/instances/{id}/password-changed", h.instance(passwordChanged))
+	mux.HandleFunc("POST /_dev/orders/{id}/time-out", h.timeOut)
+	mux.HandleFunc("PUT /_dev/fail-rate", h.failRate)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fail(w, service.NotFound("path "+r.URL.Path))
+	})
+	return mux
+}
+
+type handler struct{ cfg Config }
+
+func (h handler) reset(w http.ResponseWriter, r *http.Request) {
+	if err := h.cfg.Reset(r.Context()); err != nil {
+		fail(w, err)
+		return
+	}
+	ok(w, map[string]any{"reset": true})
+}
+
+// clock moves the service's clock forward by "advance" (a Go duration such as "25h" or "90m")
+// in steps of at most clockStep, running every worker after each step.
+func (h handler) clock(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Advance *string `json:"advance"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if in.Advance == nil {
+		fail(w, service.Validation("advance", "is required, a duration such as \"25h\" or \"90m\""))
+		return
+	}
+	d, err := time.ParseDuration(*in.Advance)
+	if err != nil || d <= 0 || d > MaxAdvance {
+		fail(w, service.Validation("advance", "must be a positive duration such as \"25h\", at most %s", MaxAdvance))
+		return
+	}
+	err = h.cfg.Do(func(s *server.Server) error { return advance(r.Context(), s, h.cfg.Clock, d) })
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	ok(w, map[string]any{"advanced": d.String(), "now": h.cfg.Clock.Now().UTC().Format(time.RFC3339)})
+}
+
+// advance moves clock by d, step by step, running the workers after each step.
+func advance(ctx context.Context, s *server.Server, clock *server.OffsetClock, d time.Duration) error {
+	for d > 0 {
+		step := min(d, clockStep)
+		clock.Advance(step)
+		d -= step
+		if err := s.RunDue(ctx); err != nil {
+			return service.Internal(err)
+		}
+	}
+	return nil
+}
+
+// instanceHook is an operator hook on one instance, its request body already read.
+type instanceHook func(ctx context.Context, s *server.Server, id int64, body instanceBody) error
+
+type instanceBody struct {
+	Reason *string `json:"reason"`
+}
+
+func lockInstance(ctx context.Context, s *server.Server, id int64, body instanceBody) error {
+	if body.Reason == nil || strings.TrimSpace(*body.Reason) == "" {
+		return service.Validation("reason", "is required, such as \"debt\", \"traffic\" or \"abuse\"")
+	}
+	return s.LockInstance(ctx, id, *body.Reason)
+}
+
+func unlockInstance(ctx context.Context, s *server.Server, id int64, _ instanceBody) error {
+	return s.UnlockInstance(ctx, id)
+}
+
+func passwordChanged(ctx context.Context, s *server.Server, id int64, _ instanceBody) error {
+	return s.ChangeRootPasswordOutOfBand(ctx, id)
+}
+
+// instance serves a hook on an instance of the account whose key the request carries.
+func (h handler) instance(hook instanceHook) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, okID := pathID(w, r)
+		var body instanceBody
+		if !okID || !decode(w, r, &body) {
+			return
+		}
+		err := h.cfg.Do(func(s *server.Server) error {
+			if err := s.AuthorizeInstance(r.Context(), api.APIKey(r), id); err != nil {
+				return err
+			}
+			return hook(r.Context(), s, id, body)
+		})
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		ok(w, map[string]any{"instance_id": id})
+	}
+}
+
+func (h handler) timeOut(w http.ResponseWriter, r *http.Request) {
+	id, okID := pathID(w, r)
+	if !okID || !decode(w, r, &struct{}{}) {
+		return
+	}
+	err := h.cfg.Do(func(s *server.Server) error {
+		if err := s.AuthorizeOrder(r.Context(), api.APIKey(r), id); err != nil {
+			return err
+		}
+		return s.TimeOutOrder(r.Context(), id)
+	})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	ok(w, map[string]any{"order_id": id})
+}
+
+func (h handler) failRate(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Rate *float64 `json:"rate"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	if in.Rate == nil || *in.Rate < 0 || *in.Rate > 1 {
+		fail(w, service.Validation("rate", "is required, from 0 to 1"))
+		return
+	}
+	if err := h.cfg.Do(func(s *server.Server) error { return s.SetFailRate(r.Context(), *in.Rate) }); err != nil {
+		fail(w, err)
+		return
+	}
+	ok(w, map[string]any{"rate": *in.Rate})
+}
+
+// pathID reads the {id} of the path, answering 404 for one that is not a positive integer.
+func pathID(w http.ResponseWriter, r *http.Request) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id < 1 {
+		fail(w, service.NotFound("path "+r.URL.Path))
+		return 0, false
+	}
+	return id, true
+}
+
+// maxBody bounds a request body: every body here is a few bytes.
+const maxBody = 4 << 10
+
+// decode reads a JSON object body into v; an empty body is an empty object. Unknown fields
+// and malformed JSON are 400 validation_error.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil || len(b) > maxBody {
+		fail(w, service.Validation("body", "could not be read, or is larger than %d bytes", maxBody))
+		return false
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		return true
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		fail(w, service.Validation("body", "is not the expected JSON object: %v", err))
+		return false
+	}
+	return true
+}
+
+// envelope is the spec's answer: success and data, or success false and error.
+type envelope struct {
+	Success bool         `json:"success"`
+	Data    any          `json:"data,omitempty"`
+	Error   *errorDetail `json:"error,omitempty"`
+}
+
+type errorDetail struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Reference string `json:"reference,omitempty"`
+}
+
+func ok(w http.ResponseWriter, data any) {
+	write(w, http.StatusOK, envelope{Success: true, Data: data})
+}
+
+// fail answers err in the spec's error envelope; an error that is not a service error is 500.
+func fail(w http.ResponseWriter, err error) {
+	e := service.AsError(err)
+	detail := &errorDetail{Code: e.Code, Message: e.Message, Reference: e.Reference}
+	if e.Status >= http.StatusInternalServerError {
+		detail.Message = fmt.Sprintf("internal error: %v", err) // a local test tool: say what failed
+	}
+	write(w, e.Status, envelope{Error: detail})
+}
+
+func write(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}
