@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -66,9 +67,23 @@ func (q queries) AddDelivery(ctx context.Context, d store.Delivery) error {
 }
 
 func (q queries) DueDeliveries(ctx context.Context, now time.Time, limit int) ([]store.Delivery, error) {
+	return q.DueDeliveriesExcept(ctx, now, limit, nil)
+}
+
+// DueDeliveriesExcept is DueDeliveries without the accounts in skip (a handful: those whose
+// attempts in flight are at their bound, see service.DeliverDue).
+func (q queries) DueDeliveriesExcept(ctx context.Context, now time.Time, limit int, skip []int64) ([]store.Delivery, error) {
+	args := []any{store.DeliveryPending, now, now}
+	notIn := ""
+	if len(skip) > 0 {
+		notIn = ` AND account_id NOT IN (?` + strings.Repeat(", ?", len(skip)-1) + `)`
+		for _, id := range skip {
+			args = append(args, id)
+		}
+	}
 	return list(ctx, q, "deliveries", scanDelivery, `SELECT `+deliveryColumns+` FROM deliveries
-		WHERE status = ? AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_at, `+seqToken+
-		` LIMIT ?`+q.workerLock(skipLocked), store.DeliveryPending, now, now, limit)
+		WHERE status = ? AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`+notIn+` ORDER BY next_at, `+seqToken+
+		` LIMIT ?`+q.workerLock(skipLocked), append(args, limit)...)
 }
 
 // ClaimDelivery takes the lease with a guarded UPDATE, like ClaimOrder.
