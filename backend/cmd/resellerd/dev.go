@@ -59,6 +59,10 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 	if err := o.validate(); err != nil {
 		return devOptions{}, err
 	}
+	if _, ok := sqlitePath(o.Config.DB); !ok {
+		// POST /_dev/reset starts again from a new file; a shared PostgreSQL database is serve's.
+		return devOptions{}, fmt.Errorf("%w: dev: --db must be a SQLite path (sqlite:PATH or a file); run serve on PostgreSQL", errUsage)
+	}
 	return o, nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -231,6 +232,9 @@ func TestDevTakesServeFlags(t *testing.T) {
 		c.FailRate != 0.25 || c.AllowHTTPWebhooks || c.RateLimitScale != 0 || o.AltListen != "127.0.0.1:9" ||
 		o.Pprof != "127.0.0.1:8" || c.DB != "kept.db" || o.Listen != "127.0.0.1:7" || o.Seed != "s.yaml" || o.EnvFile != "e" {
 		t.Fatalf("flags not all read: %+v", o)
+	}
+	if _, err := parseDev([]string{"--db", "postgres://u@127.0.0.1/db"}, func(string) (string, bool) { return "", false }); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--db") {
+		t.Fatalf("dev on PostgreSQL: %v, want a usage error naming --db", err)
 	}
 	d, err := parseDev(nil, func(k string) (string, bool) { return "0.5", k == "RESELLER_FAIL_RATE" })
 	if err != nil {
