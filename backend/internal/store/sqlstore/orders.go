@@ -206,20 +206,30 @@ func (q queries) IdempotencyKey(ctx context.Context, accountID int64, key string
 	return k, nil
 }
 
-func (q queries) AddIdempotencyKey(ctx context.Context, k store.IdempotencyKey) error {
+// AddIdempotencyKey inserts k, or overwrites the expired record of the same key in the same
+// statement, so an order transaction never has to purge expired keys first (housekeeping does,
+// see service.HousekeepDue). An unexpired record is left alone and reported as ErrConflict.
+func (q queries) AddIdempotencyKey(ctx context.Context, k store.IdempotencyKey, expiredBefore time.Time) error {
 	if err := q.lockAccount(ctx, k.AccountID); err != nil {
 		return err
 	}
-	_, err := q.exec(ctx, `INSERT INTO idempotency_keys (account_id, key, request_hash, order_id, created_at)
-		VALUES (?, ?, ?, ?, ?)`, k.AccountID, k.Key, k.RequestHash, k.OrderID, k.CreatedAt)
+	n, err := rowsAffected(q.exec(ctx, `INSERT INTO idempotency_keys (account_id, key, request_hash, order_id, created_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (account_id, key) DO UPDATE SET request_hash = excluded.request_hash, order_id = excluded.order_id,
+			created_at = excluded.created_at
+		WHERE idempotency_keys.created_at <= ?`, k.AccountID, k.Key, k.RequestHash, k.OrderID, k.CreatedAt, expiredBefore))
 	if err != nil {
 		return fmt.Errorf("sqlstore: add idempotency key: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("sqlstore: add idempotency key: %w: the account has it unexpired", store.ErrConflict)
 	}
 	return nil
 }
 
-// DeleteIdempotencyKeys purges expired keys of every account; it locks no account, so on
-// PostgreSQL it is the one write that may meet another purge in a deadlock, which WithTx retries.
+// DeleteIdempotencyKeys purges expired keys of every account, from housekeeping; it locks no
+// account, so on PostgreSQL it may meet another replica's purge in a deadlock, which WithTx
+// retries when it runs in a transaction.
 func (q queries) DeleteIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
 	n, err := rowsAffected(q.exec(ctx, `DELETE FROM idempotency_keys WHERE created_at <= ?`, before))
 	if err != nil {

@@ -243,7 +243,7 @@ func TestIdempotencyKeyAcrossReplicas(t *testing.T) {
 			}
 			orderIDs[i] = o.ID
 			return tx.AddIdempotencyKey(ctx, store.IdempotencyKey{AccountID: a.ID, Key: "same-key", RequestHash: "h",
-				OrderID: o.ID, CreatedAt: time.Now()})
+				OrderID: o.ID, CreatedAt: time.Now()}, time.Now().Add(-24*time.Hour))
 		})
 	})
 	for i, err := range errs {

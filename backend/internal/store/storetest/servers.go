@@ -152,10 +152,11 @@ func testIdempotencyKeys(t *testing.T, s store.Store) {
 	a := newAccount(t, s, "idem-key")
 	o := newOrder(t, s, a.ID, base)
 	k := store.IdempotencyKey{AccountID: a.ID, Key: "k-1", RequestHash: "abc", OrderID: o.ID, CreatedAt: base}
-	if err := s.AddIdempotencyKey(ctx, k); err != nil {
+	expiredBefore := base.Add(-time.Second)
+	if err := s.AddIdempotencyKey(ctx, k, expiredBefore); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddIdempotencyKey(ctx, k); !errors.Is(err, store.ErrConflict) {
+	if err := s.AddIdempotencyKey(ctx, k, expiredBefore); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("duplicate key: %v, want ErrConflict", err)
 	}
 	got, err := s.IdempotencyKey(ctx, a.ID, "k-1")
@@ -170,6 +171,37 @@ func testIdempotencyKeys(t *testing.T, s store.Store) {
 	}
 	if n, err := s.DeleteIdempotencyKeys(ctx, base); err != nil || n != 1 {
 		t.Fatalf("deleted %d, %v at its creation time, want 1", n, err)
+	}
+	testExpiredIdempotencyKeyTaken(t, s, a.ID, o.ID)
+}
+
+// testExpiredIdempotencyKeyTaken shows that AddIdempotencyKey takes over an expired record of
+// the same key, not yet purged, and leaves another account's key and an unexpired one alone.
+func testExpiredIdempotencyKeyTaken(t *testing.T, s store.Store, accountID, orderID int64) {
+	ctx := context.Background()
+	other := newAccount(t, s, "idem-key-other")
+	otherOrder := newOrder(t, s, other.ID, base)
+	old := store.IdempotencyKey{AccountID: accountID, Key: "k-2", RequestHash: "old", OrderID: orderID, CreatedAt: base}
+	theirs := store.IdempotencyKey{AccountID: other.ID, Key: "k-2", RequestHash: "theirs", OrderID: otherOrder.ID, CreatedAt: base}
+	for _, k := range []store.IdempotencyKey{old, theirs} {
+		if err := s.AddIdempotencyKey(ctx, k, base.Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	later := base.Add(24 * time.Hour)
+	next := newOrder(t, s, accountID, later)
+	renewed := store.IdempotencyKey{AccountID: accountID, Key: "k-2", RequestHash: "new", OrderID: next.ID, CreatedAt: later}
+	if err := s.AddIdempotencyKey(ctx, renewed, base.Add(-time.Second)); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("key not yet expired taken: %v, want ErrConflict", err)
+	}
+	if err := s.AddIdempotencyKey(ctx, renewed, base); err != nil {
+		t.Fatalf("expired key: %v, want it taken", err)
+	}
+	if got, err := s.IdempotencyKey(ctx, accountID, "k-2"); err != nil || got != renewed {
+		t.Fatalf("got %+v, %v; want %+v", got, err, renewed)
+	}
+	if got, err := s.IdempotencyKey(ctx, other.ID, "k-2"); err != nil || got != theirs {
+		t.Fatalf("another account's key: %+v, %v; want %+v, untouched", got, err, theirs)
 	}
 }
 
