@@ -45,6 +45,7 @@ type options struct {
 	drain       int
 	databases   []string
 	accounts    int
+	pgParams    string
 }
 
 func main() {
@@ -58,6 +59,7 @@ func main() {
 	flag.DurationVar(&o.readFor, "read-for", 3*time.Second, "how long each GET /instances/{id} figure runs")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.IntVar(&o.accounts, "accounts", 50, "accounts the POST clients are spread over, round-robin (a second figure puts them all on one)")
+	flag.StringVar(&o.pgParams, "pg-params", "", "parameters added to the URL serve gets on PostgreSQL, e.g. pool_max_conns=8")
 	flag.IntVar(&o.drain, "drain", 50000, "pending orders the provisioning worker drains for the drain figure; 0 skips it")
 	var dbList string
 	flag.StringVar(&dbList, "db", "sqlite,postgres", "databases measured, comma-separated: sqlite, postgres (a local server started as the tests do)")
@@ -101,7 +103,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	for _, dbName := range o.databases {
-		dbs, stop, err := databases(ctx, dbName, dir, len(o.sizes)+1)
+		dbs, stop, err := databases(ctx, dbName, dir, len(o.sizes)+1, o.pgParams)
 		if err != nil {
 			return err
 		}

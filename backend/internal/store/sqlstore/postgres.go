@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -53,11 +55,15 @@ func newPostgresDialect() *dialect {
 // every pending migration. Several processes may open one database at once: the migrations
 // are serialised by an advisory lock.
 func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, error) {
-	// pgxpool's parser, so the URL's pool_* parameters (pool_max_conns: 4 or the number of CPUs
-	// by default) size database/sql's pool; every connection is kept open when idle, as pgxpool did.
+	// pgxpool's parser, so the URL's pool_* parameters size database/sql's pool; every
+	// connection is kept open when idle, as pgxpool did. Without pool_max_conns the pool holds
+	// defaultPoolSize connections.
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse URL: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = defaultPoolSize(runtime.GOMAXPROCS(0))
 	}
 	db := stdlib.OpenDB(*cfg.ConnConfig)
 	db.SetMaxOpenConns(int(cfg.MaxConns))
@@ -72,6 +78,21 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db, tx: plainTx{db: db, d: d, hook: o.hook}, cache: noCache{},
 		queries: queries{q: db, d: d, hook: o.hook}})
 }
+
+// defaultPoolSize is the pool of a process on procs CPUs when the URL does not set
+// pool_max_conns: poolPerProc connections a CPU, at least minPool. A request holds its
+// connection while PostgreSQL works and while its commit waits for the WAL flush, which uses no
+// CPU of either side, so a pool of one or two per CPU (pgxpool's default, 4 here) leaves both
+// idle under load; bench/README.md has the figures that chose the numbers.
+func defaultPoolSize(procs int) int32 {
+	return int32(max(minPool, poolPerProc*procs))
+}
+
+// The default pool: see defaultPoolSize.
+const (
+	poolPerProc = 8
+	minPool     = 16
+)
 
 // postgresError maps PostgreSQL's constraint violations to the store's errors.
 func postgresError(err error) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -107,6 +108,20 @@ func TestOpenPostgresPoolParameters(t *testing.T) {
 	}
 	if _, err := s.Account(context.Background(), 1); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("read on the pool: %v, want ErrNotFound", err)
+	}
+}
+
+// TestOpenPostgresDefaultPool checks the pool of a URL without pool_max_conns: sized from the
+// CPUs, not pgxpool's 4.
+func TestOpenPostgresDefaultPool(t *testing.T) {
+	t.Parallel()
+	s := openURL(t, pg.Database(t))
+	want := defaultPoolSize(runtime.GOMAXPROCS(0))
+	if got := s.db.Stats().MaxOpenConnections; got != int(want) || want < minPool {
+		t.Fatalf("MaxOpenConnections = %d, want %d (at least %d)", got, want, minPool)
+	}
+	if got := defaultPoolSize(4); got != 4*poolPerProc {
+		t.Fatalf("defaultPoolSize(4) = %d, want %d", got, 4*poolPerProc)
 	}
 }
 
