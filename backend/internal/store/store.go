@@ -560,6 +560,9 @@ type Tx interface {
 type Store interface {
 	Queries
 	Retention // retention.go
+	// InstanceWithInstalls is Instance and the AppInstalls of that instance, for
+	// GET /instances/{id}: one statement when the instance has no installs, two when it has.
+	InstanceWithInstalls(ctx context.Context, accountID, id int64) (Instance, []AppInstall, error)
 	WithTx(ctx context.Context, fn func(tx Tx) error) error
 	Close() error
 }

@@ -313,10 +313,32 @@ func testRenewals(t *testing.T, s store.Store) {
 	}
 }
 
+// wantInstanceWithInstalls checks that InstanceWithInstalls reads what Instance and AppInstalls
+// read, and returns the installs.
+func wantInstanceWithInstalls(t *testing.T, s store.Store, accountID, id int64) []store.AppInstall {
+	t.Helper()
+	ctx := context.Background()
+	in, installs, err := s.InstanceWithInstalls(ctx, accountID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn, err1 := s.Instance(ctx, accountID, id)
+	wantInstalls, err2 := s.AppInstalls(ctx, id)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if !reflect.DeepEqual(in, wantIn) || len(installs) != len(wantInstalls) ||
+		(len(installs) > 0 && !reflect.DeepEqual(installs, wantInstalls)) {
+		t.Fatalf("InstanceWithInstalls = %+v, %+v; want %+v, %+v", in, installs, wantIn, wantInstalls)
+	}
+	return installs
+}
+
 func testAppInstalls(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "apps-key")
 	in := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	wantInstanceWithInstalls(t, s, a.ID, in.ID)
 	var made []store.AppInstall
 	for _, app := range []string{"mysql", "wordpress"} {
 		ai, err := s.AddAppInstall(ctx, store.AppInstall{InstanceID: in.ID, AppID: app, Status: store.InstallQueued,
@@ -328,6 +350,12 @@ func testAppInstalls(t *testing.T, s store.Store) {
 	}
 	if made[0].Position != 1 || made[1].Position != 2 {
 		t.Fatalf("positions %d, %d; want 1, 2", made[0].Position, made[1].Position)
+	}
+	if installs := wantInstanceWithInstalls(t, s, a.ID, in.ID); len(installs) != 2 {
+		t.Fatalf("InstanceWithInstalls read %d installs, want 2", len(installs))
+	}
+	if _, _, err := s.InstanceWithInstalls(ctx, a.ID+1, in.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("another account's instance: %v, want ErrNotFound", err)
 	}
 	open, err := s.OpenAppInstalls(ctx, 10)
 	if err != nil || len(open) != 2 || open[0].AppID != "mysql" || open[0].Inputs["K"] != "v" {
