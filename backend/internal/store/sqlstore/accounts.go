@@ -51,7 +51,7 @@ func (q queries) Account(ctx context.Context, id int64) (store.Account, error) {
 }
 
 // AccountCounts reads the account with its order totals and active instances, kept on its row
-// (orderCountsChanged, activeCountChanged), in one statement: a new order is checked with one
+// (countOrder, activeCountChanged), in one statement: a new order is checked with one
 // round trip instead of three, inside the account's lock. In a transaction it locks the row as
 // Account does.
 func (q queries) AccountCounts(ctx context.Context, id int64) (store.AccountCounts, error) {

@@ -40,6 +40,7 @@ func newPostgresDialect() *dialect {
 		numbered:      true,
 		seqColumn:     "seq",
 		rowLocks:      true,
+		writableCTEs:  true,
 		encodeTime:    func(t time.Time) any { return t.UTC() },
 		mapError:      postgresError,
 		retryable:     postgresRetryable,
