@@ -135,14 +135,18 @@ func measureAll(ctx context.Context, o options, dbName string, dbs []database) e
 	}
 	if o.drain > 0 {
 		d := dbs[len(o.sizes)]
-		if _, err := createAccount(ctx, o.resellerd, d.serveDB); err != nil {
+		first, err := createAccount(ctx, o.resellerd, d.serveDB)
+		if err != nil {
 			return err
 		}
-		took, err := drainTime(ctx, o, d, o.drain)
+		if _, err := moreAccounts(ctx, o.resellerd, d.serveDB, first, o.accounts); err != nil {
+			return err
+		}
+		took, err := drainTime(ctx, o, d, o.drain, o.accounts)
 		if err != nil {
 			return fmt.Errorf("drain: %w", err)
 		}
-		fmt.Printf("drain %d pending orders: %.1f s (%.0f orders/s)\n", o.drain, took.Seconds(), float64(o.drain)/took.Seconds())
+		fmt.Printf("drain %d pending orders of %d accounts: %.1f s (%.0f orders/s)\n", o.drain, o.accounts, took.Seconds(), float64(o.drain)/took.Seconds())
 	}
 	return nil
 }
