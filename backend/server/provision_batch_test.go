@@ -109,7 +109,7 @@ func deployCounts(t *testing.T, db *sql.DB) deployCount {
 		t.Fatal(err)
 	}
 	var twice int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM (SELECT 1 FROM ledger WHERE kind = 'order' GROUP BY reference HAVING COUNT(*) > 1) AS twice`).Scan(&twice); err != nil || twice != 0 {
+	if err := db.QueryRow(`SELECT COUNT(*) FROM (SELECT 1 FROM ledger WHERE kind = 'order' GROUP BY reference HAVING COUNT(*) > 1)`).Scan(&twice); err != nil || twice != 0 {
 		t.Fatalf("orders charged twice: %d, %v", twice, err)
 	}
 	return c

@@ -55,23 +55,7 @@ func (s *Service) ProvisionDue(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("service: due orders: %w", err)
 	}
-	if s.batchesAtOnce == 1 {
-		for batch := range slices.Chunk(orders, provisionBatchSize) {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := s.provisionBatch(ctx, batch); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return s.provisionAtOnce(ctx, slices.Collect(slices.Chunk(orders, provisionBatchSize)))
-}
-
-// provisionAtOnce runs provisionBatch on batches, s.batchesAtOnce at a time; the first failure
-// starts no more of them.
-func (s *Service) provisionAtOnce(ctx context.Context, batches [][]store.Order) error {
+	batches := slices.Collect(slices.Chunk(orders, provisionBatchSize))
 	errs := make([]error, len(batches))
 	slots := make(chan struct{}, s.batchesAtOnce)
 	var wg sync.WaitGroup
