@@ -127,7 +127,7 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 		Store: st, Catalog: catalog.New(), Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
 		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks,
 		WebhookAllow: cfg.WebhookAllowCIDRs, WebhookResolver: cfg.WebhookResolver, EventRetention: cfg.RetainEvents,
-		OnDelivery: m.delivery, ProvisionBatches: provisionBatches(cfg.DB),
+		OnDelivery: m.delivery,
 	})
 	s := &Server{
 		store:    st,
@@ -197,19 +197,6 @@ func isPostgres(dsn string) bool {
 // replica shares, so a key has one limit whichever replica it reaches; nil (this process's
 // memory) on SQLite, which one process serves and whose single writer need not take a write
 // transaction per request.
-// provisionBatches is how many batches of orders the provisioning worker moves at once: several
-// on PostgreSQL, where they run side by side (bench/README.md has the drain figures), and one on
-// SQLite, where a batch holds the one writer and more at once only make POST /instances wait.
-func provisionBatches(dsn string) int {
-	if isPostgres(dsn) {
-		return postgresProvisionBatches
-	}
-	return 1
-}
-
-// postgresProvisionBatches is provisionBatches on PostgreSQL.
-const postgresProvisionBatches = 4
-
 func rateWindows(dsn string, st store.Store) api.RateWindows {
 	if w, ok := st.(api.RateWindows); ok && isPostgres(dsn) {
 		return w

@@ -3,12 +3,10 @@ package service
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
@@ -43,10 +41,7 @@ type orderMove struct {
 	timeOut string              // the support reference of an order whose window has passed
 }
 
-// ProvisionDue moves every due pending order forward once, in batches (see provisionBatch),
-// Config.ProvisionBatches of them at once (on PostgreSQL, whose transactions run side by side,
-// a batch's round trips and commit overlap another's work; a batch claims its orders, so no
-// two batches move one order):
+// ProvisionDue moves every due pending order forward once, in batches (see provisionBatch):
 // submit its build, poll the build, deploy a finished one, or time out one whose window has
 // passed. It is the provisioning worker's step; all its state is in the store, so a restarted
 // backend picks up where the last one stopped.
@@ -55,28 +50,15 @@ func (s *Service) ProvisionDue(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("service: due orders: %w", err)
 	}
-	batches := slices.Collect(slices.Chunk(orders, provisionBatchSize))
-	errs := make([]error, len(batches))
-	slots := make(chan struct{}, s.batchesAtOnce)
-	var wg sync.WaitGroup
-	var failed atomic.Bool // a failed batch stops the tick: no new batch starts
-	for i, batch := range batches {
-		slots <- struct{}{}
-		if errs[i] = ctx.Err(); errs[i] != nil || failed.Load() {
-			<-slots
-			break
+	for batch := range slices.Chunk(orders, provisionBatchSize) {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-slots }()
-			if errs[i] = s.provisionBatch(ctx, batch); errs[i] != nil {
-				failed.Store(true)
-			}
-		}()
+		if err := s.provisionBatch(ctx, batch); err != nil {
+			return err
+		}
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return nil
 }
 
 // provisionBatch claims the due orders, asks the datacenter about each and records the outcome

@@ -54,9 +54,6 @@ type Config struct {
 	// OnDelivery is told the outcome of every recorded webhook delivery attempt (see
 	// deliveryOutcome), for the metrics; nil: nobody.
 	OnDelivery func(outcome string)
-	// ProvisionBatches is how many batches of due orders the provisioning worker moves at once
-	// (see ProvisionDue); 0 is 1, one after the other, as SQLite's one writer wants.
-	ProvisionBatches int
 }
 
 // Service carries out the API's rules on a store, the seeded catalogue and a datacenter.
@@ -69,7 +66,6 @@ type Service struct {
 	random         io.Reader
 	orderWindow    time.Duration
 	appStepDelay   time.Duration
-	batchesAtOnce  int // Config.ProvisionBatches, at least 1
 	inflight       *inflight
 	purge          *purger
 	retention      *purger // when rows past their retention were last purged (retention.go)
@@ -99,7 +95,7 @@ func New(cfg Config) *Service {
 	}
 	return &Service{
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
-		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay, batchesAtOnce: max(1, cfg.ProvisionBatches),
+		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
 		inflight: newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
 		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(), onDelivery: cfg.OnDelivery,
 	}
