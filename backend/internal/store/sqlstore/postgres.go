@@ -85,7 +85,7 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 // connection while PostgreSQL works and while its commit waits for the WAL flush, and
 // database/sql hands a freed connection to a random waiter, so a pool much smaller than the
 // requests in flight (pgxpool's default, 4 or one per CPU) gives a long tail: 200 clients
-// ordering on 2 CPUs had a p99 of 480-610 ms with 4 connections, 440-450 ms with 32, at the same
+// ordering on 2 CPUs had a p99 of 480-612 ms with 4 connections, 440-450 ms with 32, at the same
 // rate. maxPool keeps three replicas within PostgreSQL's default max_connections (100).
 // bench/README.md has the figures.
 func defaultPoolSize(procs int) int32 {
