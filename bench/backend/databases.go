@@ -15,8 +15,8 @@ import (
 
 // databases returns k fresh databases of kind (sqlite: files under dir; postgres: databases on
 // a local server started by backend/internal/store/pgtest/pgserve, with PostgreSQL's default
-// durability) and the function that stops what it started.
-func databases(ctx context.Context, kind, dir string, k int) ([]database, func(), error) {
+// durability, serve's URL with pgParams added) and the function that stops what it started.
+func databases(ctx context.Context, kind, dir string, k int, pgParams string) ([]database, func(), error) {
 	switch kind {
 	case "sqlite":
 		var dbs []database
@@ -30,14 +30,14 @@ func databases(ctx context.Context, kind, dir string, k int) ([]database, func()
 		}
 		return dbs, func() {}, nil
 	case "postgres":
-		return postgresDatabases(ctx, k)
+		return postgresDatabases(ctx, k, pgParams)
 	default:
 		return nil, nil, fmt.Errorf("unknown database %q: want sqlite or postgres", kind)
 	}
 }
 
 // postgresDatabases runs pgserve for k databases; closing its standard input stops the server.
-func postgresDatabases(ctx context.Context, k int) ([]database, func(), error) {
+func postgresDatabases(ctx context.Context, k int, params string) ([]database, func(), error) {
 	cmd := exec.CommandContext(ctx, "go", "run", "./backend/internal/store/pgtest/pgserve", "-databases", fmt.Sprint(k))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -65,7 +65,15 @@ func postgresDatabases(ctx context.Context, k int) ([]database, func(), error) {
 	lines := bufio.NewScanner(stdout)
 	for len(dbs) < k && lines.Scan() {
 		url := strings.TrimSpace(lines.Text())
-		dbs = append(dbs, database{serveDB: url, driver: "pgx", dsn: url})
+		serveURL := url
+		if params != "" {
+			sep := "?"
+			if strings.Contains(url, "?") {
+				sep = "&"
+			}
+			serveURL += sep + params
+		}
+		dbs = append(dbs, database{serveDB: serveURL, driver: "pgx", dsn: url})
 	}
 	if len(dbs) < k {
 		stop()

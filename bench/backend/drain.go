@@ -27,16 +27,16 @@ func (d database) param(n int) string {
 	return "?"
 }
 
-// drainTime fills d with n pending orders of account 1 (the account createAccount made), starts
-// resellerd serve on it with no deploy delay and measures how long its provisioning worker takes
-// to deploy them all, each with its instance, charge and event.
-func drainTime(ctx context.Context, o options, d database, n int) (time.Duration, error) {
+// drainTime fills d, whose accounts 1 to accounts exist, with n pending orders spread over them
+// round-robin, starts resellerd serve on it with no deploy delay and measures how long its
+// provisioning worker takes to deploy them all, each with its instance, charge and event.
+func drainTime(ctx context.Context, o options, d database, n, accounts int) (time.Duration, error) {
 	db, err := sql.Open(d.driver, d.dsn)
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
-	if err := fillPending(ctx, db, d, n); err != nil {
+	if err := fillPending(ctx, db, d, n, accounts); err != nil {
 		return 0, fmt.Errorf("fill pending orders: %w", err)
 	}
 	addr, err := freeAddr()
@@ -66,18 +66,19 @@ func drainTime(ctx context.Context, o options, d database, n int) (time.Duration
 	return 0, fmt.Errorf("%d orders not drained in 10 minutes", n)
 }
 
-// fillPending writes n pending orders of account 1 in one statement and reserves their price on
-// the account, as n accepted POST /instances would have.
-func fillPending(ctx context.Context, db *sql.DB, d database, n int) error {
+// fillPending writes n pending orders of accounts 1 to accounts, round-robin, in one statement
+// and reserves their price on each account, as n accepted POST /instances would have.
+func fillPending(ctx context.Context, db *sql.DB, d database, n, accounts int) error {
 	created := d.ts(time.Now())
-	_, err := db.ExecContext(ctx, `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < `+d.param(1)+`)
+	_, err := db.ExecContext(ctx, `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < `+d.param(1)+`)
 		INSERT INTO orders (account_id, status, price_micros, created_at, plan_id, template_id)
-		SELECT 1, 'pending', 4000, `+d.param(2)+`, 101, 1 FROM s`, n, created)
+		SELECT 1 + i % `+d.param(2)+`, 'pending', 4000, `+d.param(3)+`, 101, 1 FROM s`, n-1, accounts, created)
 	if err != nil {
 		return err
 	}
-	_, err = db.ExecContext(ctx, `UPDATE accounts SET orders_pending = orders_pending + `+d.param(1)+`,
-		orders_reserved_micros = orders_reserved_micros + `+d.param(2)+`, wallet_seq = wallet_seq + 1 WHERE id = 1`,
-		n, int64(n)*4000)
+	_, err = db.ExecContext(ctx, `UPDATE accounts SET
+		orders_pending = orders_pending + (SELECT COUNT(*) FROM orders o WHERE o.account_id = accounts.id),
+		orders_reserved_micros = orders_reserved_micros + 4000 * (SELECT COUNT(*) FROM orders o WHERE o.account_id = accounts.id),
+		wallet_seq = wallet_seq + 1`)
 	return err
 }

@@ -44,6 +44,8 @@ type options struct {
 	keep        bool
 	drain       int
 	databases   []string
+	accounts    int
+	pgParams    string
 }
 
 func main() {
@@ -56,10 +58,16 @@ func main() {
 	flag.IntVar(&o.concurrency, "c", 200, "concurrent clients of the POST figure")
 	flag.DurationVar(&o.readFor, "read-for", 3*time.Second, "how long each GET /instances/{id} figure runs")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
+	flag.IntVar(&o.accounts, "accounts", 50, "accounts the POST clients are spread over, round-robin (a second figure puts them all on one)")
+	flag.StringVar(&o.pgParams, "pg-params", "", "parameters added to the URL serve gets on PostgreSQL, e.g. pool_max_conns=8")
 	flag.IntVar(&o.drain, "drain", 50000, "pending orders the provisioning worker drains for the drain figure; 0 skips it")
 	var dbList string
 	flag.StringVar(&dbList, "db", "sqlite,postgres", "databases measured, comma-separated: sqlite, postgres (a local server started as the tests do)")
 	flag.Parse()
+	if o.accounts < 1 {
+		fmt.Fprintln(os.Stderr, "bad -accounts: want at least 1")
+		os.Exit(2)
+	}
 	o.databases = strings.Split(dbList, ",")
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -95,7 +103,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	for _, dbName := range o.databases {
-		dbs, stop, err := databases(ctx, dbName, dir, len(o.sizes)+1)
+		dbs, stop, err := databases(ctx, dbName, dir, len(o.sizes)+1, o.pgParams)
 		if err != nil {
 			return err
 		}
@@ -111,35 +119,49 @@ func run(ctx context.Context, o options) error {
 // measureAll prints the table of one database, then its drain figure; dbs are fresh databases,
 // one per instance count and one for the drain.
 func measureAll(ctx context.Context, o options, dbName string, dbs []database) error {
-	fmt.Printf("%s\n%-8s %9s %8s %11s %11s %11s %11s %10s %6s %8s %11s %11s %6s\n", dbName,
-		"N", "idle CPU", "RSS MB", "page 1 ms", "mid pg ms", "mid all ms", "last pg ms", "POST/s", "5xx", "p99 ms", "GET id/s", "bare/s", "ratio")
+	fmt.Printf("%s (POST from %d clients over %d accounts, then over 1)\n%-8s %9s %8s %11s %11s %11s %11s %10s %6s %8s %10s %6s %8s %11s %11s %6s\n",
+		dbName, o.concurrency, o.accounts,
+		"N", "idle CPU", "RSS MB", "page 1 ms", "mid pg ms", "mid all ms", "last pg ms", "POST/s", "5xx", "p99 ms",
+		"1 acct/s", "5xx", "p99 ms", "GET id/s", "bare/s", "ratio")
 	for i, n := range o.sizes {
 		r, err := measure(ctx, o, dbs[i], n)
 		if err != nil {
 			return fmt.Errorf("n=%d: %w", n, err)
 		}
-		fmt.Printf("%-8d %8.1f%% %8.0f %11.2f %11.2f %11.2f %11.2f %10.0f %6d %8.0f %11.0f %11.0f %5.0f%%\n",
-			n, r.idleCPU, r.rssMB, r.firstPage, r.midPage, r.midAllPage, r.lastPage, r.postsPerSec, r.post5xx, r.postP99,
+		fmt.Printf("%-8d %8.1f%% %8.0f %11.2f %11.2f %11.2f %11.2f %10.0f %6d %8.0f %10.0f %6d %8.0f %11.0f %11.0f %5.0f%%\n",
+			n, r.idleCPU, r.rssMB, r.firstPage, r.midPage, r.midAllPage, r.lastPage,
+			r.spread.perSec, r.spread.fivexx, r.spread.p99ms, r.single.perSec, r.single.fivexx, r.single.p99ms,
 			r.getPerSec, r.barePerSec, 100*r.getPerSec/r.barePerSec)
 	}
 	if o.drain > 0 {
 		d := dbs[len(o.sizes)]
-		if _, err := createAccount(ctx, o.resellerd, d.serveDB); err != nil {
+		first, err := createAccount(ctx, o.resellerd, d.serveDB)
+		if err != nil {
 			return err
 		}
-		took, err := drainTime(ctx, o, d, o.drain)
+		if _, err := moreAccounts(ctx, o.resellerd, d.serveDB, first, o.accounts); err != nil {
+			return err
+		}
+		took, err := drainTime(ctx, o, d, o.drain, o.accounts)
 		if err != nil {
 			return fmt.Errorf("drain: %w", err)
 		}
-		fmt.Printf("drain %d pending orders: %.1f s (%.0f orders/s)\n", o.drain, took.Seconds(), float64(o.drain)/took.Seconds())
+		fmt.Printf("drain %d pending orders of %d accounts: %.1f s (%.0f orders/s)\n", o.drain, o.accounts, took.Seconds(), float64(o.drain)/took.Seconds())
 	}
 	return nil
 }
 
 type result struct {
 	idleCPU, rssMB, firstPage, midPage, midAllPage, lastPage float64
-	postsPerSec, postP99, getPerSec, barePerSec              float64
-	post5xx                                                  int64
+	getPerSec, barePerSec                                    float64
+	spread, single                                           postFigure // POSTs over -accounts accounts, and over one
+}
+
+// postFigure is one POST /instances phase: orders accepted per second, the p99 latency and the
+// count of 5xx answers.
+type postFigure struct {
+	perSec, p99ms float64
+	fivexx        int64
 }
 
 // measure fills a fresh database with n idle instances, starts resellerd serve on it and takes
@@ -152,6 +174,10 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 	}
 	if err := fill(ctx, d, n); err != nil {
 		return result{}, fmt.Errorf("fill: %w", err)
+	}
+	keys, err := moreAccounts(ctx, o.resellerd, db, key, o.accounts)
+	if err != nil {
+		return result{}, err
 	}
 	addr, err := freeAddr()
 	if err != nil {
@@ -207,8 +233,27 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 	if r.barePerSec, err = bareRate(ctx, c, o.readFor, body); err != nil {
 		return result{}, err
 	}
-	r.postsPerSec, r.postP99, r.post5xx, err = c.postRate(ctx, o.posts, o.concurrency)
+	if r.spread, err = c.postRate(ctx, o.posts, o.concurrency, keys); err != nil {
+		return result{}, err
+	}
+	r.single, err = c.postRate(ctx, o.posts, o.concurrency, keys[:1])
 	return r, err
+}
+
+// moreAccounts creates accounts up to k in all beside the first one (whose key is first) and
+// returns every key, first first. A shared resellerd serves many accounts, and each account's
+// api_order_limit (5 to 10 in the catalogue) caps its orders in flight, so the POST figure
+// spreads its clients over them; see bench/README.md.
+func moreAccounts(ctx context.Context, resellerd, db, first string, k int) ([]string, error) {
+	keys := []string{first}
+	for len(keys) < k {
+		key, err := createAccount(ctx, resellerd, db)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, key)
+	}
+	return keys, nil
 }
 
 // createAccount makes the account through the CLI (which also migrates the new database).
@@ -283,11 +328,16 @@ type client struct {
 }
 
 func (c *client) do(ctx context.Context, method, url, body string) (int, []byte, error) {
+	return c.doAs(ctx, c.key, method, url, body)
+}
+
+// doAs is do with the API key key.
+func (c *client) doAs(ctx context.Context, key, method, url, body string) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("X-API-Token", c.key)
+	req.Header.Set("X-API-Token", key)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -413,22 +463,24 @@ func bareRate(ctx context.Context, c *client, d time.Duration, body []byte) (flo
 	return c.rate(ctx, d, "http://"+l.Addr().String()+"/")
 }
 
-// postRate sends posts POST /instances from concurrency clients and reports orders accepted per
-// second and the number of 5xx answers.
-func (c *client) postRate(ctx context.Context, posts, concurrency int) (perSec, p99ms float64, fivexx int64, err error) {
+// postRate sends posts POST /instances from concurrency clients, client i as the account of
+// keys[i % len(keys)], and reports orders accepted per second, the p99 latency and the number of
+// 5xx answers.
+func (c *client) postRate(ctx context.Context, posts, concurrency int, keys []string) (postFigure, error) {
 	var next, errs5 atomic.Int64
 	var failed atomic.Value
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	latencies := make([]time.Duration, 0, posts)
 	start := time.Now()
-	for range concurrency {
+	for i := range concurrency {
+		key := keys[i%len(keys)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for next.Add(1) <= int64(posts) {
 				sent := time.Now()
-				status, b, err := c.do(ctx, http.MethodPost, c.base+"/instances", orderBody)
+				status, b, err := c.doAs(ctx, key, http.MethodPost, c.base+"/instances", orderBody)
 				took := time.Since(sent)
 				mu.Lock()
 				latencies = append(latencies, took)
@@ -448,10 +500,10 @@ func (c *client) postRate(ctx context.Context, posts, concurrency int) (perSec, 
 	}
 	wg.Wait()
 	if err, ok := failed.Load().(error); ok {
-		return 0, 0, 0, err
+		return postFigure{}, err
 	}
 	elapsed := time.Since(start)
 	slices.Sort(latencies)
 	p99 := latencies[len(latencies)*99/100]
-	return float64(posts) / elapsed.Seconds(), float64(p99.Microseconds()) / 1000, errs5.Load(), nil
+	return postFigure{perSec: float64(posts) / elapsed.Seconds(), p99ms: float64(p99.Microseconds()) / 1000, fivexx: errs5.Load()}, nil
 }

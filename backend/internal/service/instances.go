@@ -151,6 +151,13 @@ func (s *Service) Instances(ctx context.Context, acct store.Account, onlyActive 
 // Instance returns one instance of the account. With refresh the datacenter is asked for live
 // status and traffic first; if it does not answer, the stored values are shown.
 func (s *Service) Instance(ctx context.Context, acct store.Account, id int64, refresh bool) (InstanceDetail, error) {
+	if !refresh {
+		in, installs, err := s.store.InstanceWithInstalls(ctx, acct.ID, id)
+		if err != nil {
+			return InstanceDetail{}, notFoundOr(err, "instance", "read instance")
+		}
+		return s.describeWith(in, s.appRecordsOf(installs)), nil
+	}
 	in, err := s.instance(ctx, s.store, acct.ID, id)
 	if err != nil {
 		return InstanceDetail{}, err

@@ -91,13 +91,12 @@ func (s *Service) placeOrder(ctx context.Context, accountID int64, spec orderSpe
 	var out CreatedOrder
 	err := s.store.WithTx(ctx, func(tx store.Tx) error {
 		if key != nil {
+			// replay passes over an expired key, and AddIdempotencyKey below overwrites it, so
+			// expired keys need no purge here (housekeeping purges them): no statement of an
+			// order touches another account's rows.
 			prev, found, err := s.replay(ctx, tx, accountID, key.Key, key.RequestHash)
 			if err != nil || found {
 				out = prev
-				return err
-			}
-			// An expired key (with any others) is forgotten, so this order may take it.
-			if _, err := tx.DeleteIdempotencyKeys(ctx, now.Add(-IdempotencyRetention)); err != nil {
 				return err
 			}
 		}
@@ -110,7 +109,7 @@ func (s *Service) placeOrder(ctx context.Context, accountID int64, spec orderSpe
 		}
 		if key != nil {
 			key.OrderID, key.CreatedAt = o.ID, now
-			if err := tx.AddIdempotencyKey(ctx, *key); err != nil {
+			if err := tx.AddIdempotencyKey(ctx, *key, now.Add(-IdempotencyRetention)); err != nil {
 				return err
 			}
 		}
@@ -136,30 +135,23 @@ func (spec orderSpec) order(accountID int64, now time.Time) store.Order {
 	}
 }
 
-// checkOrderRules reads the account and its order totals once and checks a new order of price
-// against the limits and the wallet.
+// checkOrderRules reads the account with its counts in one statement (which locks the account)
+// and checks a new order of price against the limits and the wallet.
 func (s *Service) checkOrderRules(ctx context.Context, tx store.Tx, accountID int64, price money.Micros) error {
-	acct, err := tx.Account(ctx, accountID)
+	c, err := tx.AccountCounts(ctx, accountID)
 	if err != nil {
 		return err
 	}
-	totals, err := tx.OrderTotals(ctx, accountID)
-	if err != nil {
+	if err := checkOrderLimits(c); err != nil {
 		return err
 	}
-	if err := s.checkOrderLimits(ctx, tx, acct, totals); err != nil {
-		return err
-	}
-	return checkAvailable(acct, totals, price)
+	return checkAvailable(c.Account, c.Orders, price)
 }
 
 // checkOrderLimits enforces server_limit (active instances plus orders that will become
 // instances) and api_order_limit (orders provisioning at once).
-func (s *Service) checkOrderLimits(ctx context.Context, tx store.Tx, acct store.Account, totals store.OrderTotals) error {
-	_, active, err := tx.Instances(ctx, acct.ID, true, store.Page{Limit: 0})
-	if err != nil {
-		return err
-	}
+func checkOrderLimits(c store.AccountCounts) error {
+	acct, totals, active := c.Account, c.Orders, c.ActiveInstances
 	if active+totals.Pending >= acct.ServerLimit {
 		return Conflict(CodeServerLimitReached, "server_limit reached: %d active servers and %d orders provisioning, limit %d",
 			active, totals.Pending, acct.ServerLimit)
@@ -173,15 +165,11 @@ func (s *Service) checkOrderLimits(ctx context.Context, tx store.Tx, acct store.
 
 // checkFunds refuses a charge that balance minus reserved cannot cover (spec: available).
 func (s *Service) checkFunds(ctx context.Context, tx store.Tx, accountID int64, need money.Micros) error {
-	acct, err := tx.Account(ctx, accountID)
+	c, err := tx.AccountCounts(ctx, accountID)
 	if err != nil {
 		return err
 	}
-	totals, err := tx.OrderTotals(ctx, accountID)
-	if err != nil {
-		return err
-	}
-	return checkAvailable(acct, totals, need)
+	return checkAvailable(c.Account, c.Orders, need)
 }
 
 // checkAvailable refuses need when the balance minus what the pending orders reserve is less.

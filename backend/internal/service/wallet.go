@@ -33,18 +33,11 @@ func (s *Service) Balance(ctx context.Context, acct store.Account) (Balance, err
 
 // wallet computes the Balance of an account from q, inside a transaction or not.
 func (s *Service) wallet(ctx context.Context, q store.Queries, accountID int64) (Balance, error) {
-	current, err := q.Account(ctx, accountID)
+	c, err := q.AccountCounts(ctx, accountID)
 	if err != nil {
 		return Balance{}, err
 	}
-	totals, err := q.OrderTotals(ctx, accountID)
-	if err != nil {
-		return Balance{}, fmt.Errorf("service: order totals: %w", err)
-	}
-	_, active, err := q.Instances(ctx, accountID, true, store.Page{Limit: 0})
-	if err != nil {
-		return Balance{}, fmt.Errorf("service: active instances: %w", err)
-	}
+	current, totals, active := c.Account, c.Orders, c.ActiveInstances
 	renewing, err := q.RenewingInstances(ctx, accountID)
 	if err != nil {
 		return Balance{}, fmt.Errorf("service: renewing instances: %w", err)

@@ -348,6 +348,14 @@ type OrderTotals struct {
 	Reserved money.Micros
 }
 
+// AccountCounts is an account with the counts kept on its row: what an order, a charge or the
+// wallet is checked against, read in one statement.
+type AccountCounts struct {
+	Account         Account
+	Orders          OrderTotals
+	ActiveInstances int
+}
+
 // Page selects a slice of a list; Limit < 0 means no limit.
 type Page struct {
 	Limit  int
@@ -362,6 +370,9 @@ var All = Page{Limit: -1}
 type Queries interface {
 	CreateAccount(ctx context.Context, a NewAccount) (Account, error)
 	Account(ctx context.Context, id int64) (Account, error)
+	// AccountCounts is Account, OrderTotals and the count of active instances in one read (and,
+	// in a transaction, the one lock Account takes).
+	AccountCounts(ctx context.Context, id int64) (AccountCounts, error)
 	AccountByKeyHash(ctx context.Context, hash []byte) (Account, error)
 	SetAccountKey(ctx context.Context, id int64, hash []byte, hint string, createdAt time.Time) error
 	SetAccountFlag(ctx context.Context, id int64, flag Flag, value bool) error
@@ -405,8 +416,10 @@ type Queries interface {
 
 	// IdempotencyKey returns the record of key for the account.
 	IdempotencyKey(ctx context.Context, accountID int64, key string) (IdempotencyKey, error)
-	// AddIdempotencyKey records a key; ErrConflict when the account already has it.
-	AddIdempotencyKey(ctx context.Context, k IdempotencyKey) error
+	// AddIdempotencyKey records a key, in place of the account's record of the same key if that
+	// one was created at or before expiredBefore (it has expired, and housekeeping has not yet
+	// purged it); ErrConflict when the account has the key unexpired.
+	AddIdempotencyKey(ctx context.Context, k IdempotencyKey, expiredBefore time.Time) error
 	// DeleteIdempotencyKeys removes keys created at or before the given time and reports how many.
 	DeleteIdempotencyKeys(ctx context.Context, before time.Time) (int64, error)
 
@@ -547,6 +560,9 @@ type Tx interface {
 type Store interface {
 	Queries
 	Retention // retention.go
+	// InstanceWithInstalls is Instance and the AppInstalls of that instance, for
+	// GET /instances/{id}: one statement when the instance has no installs, two when it has.
+	InstanceWithInstalls(ctx context.Context, accountID, id int64) (Instance, []AppInstall, error)
 	WithTx(ctx context.Context, fn func(tx Tx) error) error
 	Close() error
 }

@@ -7,7 +7,8 @@ import "context"
 // each other and nothing is cheaper than asking it, and sqlitefast.ReadCache on SQLite, which
 // sees any commit to the file at the cost of a few atomic loads. Only the reads of the busiest
 // requests go through it, each written beside its SQL: Store.AccountByKeyHash (every
-// authenticated request), Store.Instance and Store.AppInstalls (GET /instances/{id}).
+// authenticated request), Store.InstanceWithInstalls (GET /instances/{id}), Store.Instance and
+// Store.AppInstalls.
 // Transactions never read from it.
 type rowCache interface {
 	// Lookup returns the entry of key, or on a miss keep, which files the row then read.
@@ -18,16 +19,17 @@ type rowCache interface {
 type cacheKey struct {
 	kind      cacheKind
 	hash      string // cachedAccount
-	accountID int64  // cachedInstance
-	id        int64  // the instance's id (cachedInstance, cachedInstalls)
+	accountID int64  // cachedInstance, cachedInstanceWithInstalls
+	id        int64  // the instance's id (cachedInstance, cachedInstalls, cachedInstanceWithInstalls)
 }
 
 type cacheKind uint8
 
 const (
-	cachedAccount  cacheKind = iota + 1 // store.Account by key hash
-	cachedInstance                      // store.Instance by account and id
-	cachedInstalls                      // []store.AppInstall by instance id
+	cachedAccount              cacheKind = iota + 1 // store.Account by key hash
+	cachedInstance                                  // store.Instance by account and id
+	cachedInstalls                                  // []store.AppInstall by instance id
+	cachedInstanceWithInstalls                      // instanceWithInstalls by account and id
 )
 
 // cached reads the entry of key from c, or with load. What it returns may be shared with other

@@ -23,6 +23,9 @@ type dialect struct {
 	// rowLocks enables the lock clauses and the account-first locking (see the package comment);
 	// SQLite, which runs one writer at a time, needs neither.
 	rowLocks bool
+	// writableCTEs: INSERT and UPDATE may run inside WITH (PostgreSQL), so two writes of one
+	// step are sent as one statement, one round trip.
+	writableCTEs bool
 	// encodeTime turns a time argument into what the database stores.
 	encodeTime func(time.Time) any
 	// mapError turns the driver's errors the service must tell apart into the store's own.

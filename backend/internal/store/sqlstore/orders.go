@@ -36,22 +36,50 @@ func (q queries) CreateOrder(ctx context.Context, o store.Order) (store.Order, e
 	if err := q.lockAccount(ctx, o.AccountID); err != nil {
 		return store.Order{}, err
 	}
-	err = q.queryRow(ctx, `INSERT INTO orders (account_id, status, price_micros, created_at, plan_id, template_id,
-		snapshot_id, hostname, features, apps, app_inputs, ticket, finished_at, reference)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		o.AccountID, o.Status, o.Price, o.CreatedAt, o.PlanID, o.TemplateID, o.SnapshotID, o.Hostname,
-		features, apps, inputs, o.Ticket, nullTime(o.FinishedAt), o.Reference).Scan(&o.ID)
-	if err != nil {
+	args := []any{o.AccountID, o.Status, o.Price, o.CreatedAt, o.PlanID, o.TemplateID, o.SnapshotID, o.Hostname,
+		features, apps, inputs, o.Ticket, nullTime(o.FinishedAt), o.Reference}
+	if q.d.writableCTEs {
+		// The order and its count in one statement: one round trip fewer while the account's
+		// row is locked.
+		err = q.queryRow(ctx, `WITH o AS (`+insertOrder+`), c AS (`+countOrder+`) SELECT id FROM o`,
+			append(args, orderCountArgs(o)...)...).Scan(&o.ID)
+		if err != nil {
+			return store.Order{}, fmt.Errorf("sqlstore: create order: %w", err)
+		}
+		return o, nil
+	}
+	if err = q.queryRow(ctx, insertOrder, args...).Scan(&o.ID); err != nil {
 		return store.Order{}, fmt.Errorf("sqlstore: create order: %w", err)
 	}
-	if err := q.orderCountsChanged(ctx, o); err != nil {
-		return store.Order{}, err
+	if _, err := q.exec(ctx, countOrder, orderCountArgs(o)...); err != nil {
+		return store.Order{}, fmt.Errorf("sqlstore: count order of account %d: %w", o.AccountID, err)
 	}
 	return o, nil
 }
 
+// insertOrder writes a new order and returns its id.
+const insertOrder = `INSERT INTO orders (account_id, status, price_micros, created_at, plan_id, template_id,
+	snapshot_id, hostname, features, apps, app_inputs, ticket, finished_at, reference)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+// countOrder counts a new order on its account (orderCountArgs): a pending one in
+// orders_pending and its price in orders_reserved_micros, and as a change of the wallet (its
+// price is now reserved).
+const countOrder = `UPDATE accounts SET wallet_seq = wallet_seq + 1, orders_pending = orders_pending + ?,
+	orders_reserved_micros = orders_reserved_micros + ? WHERE id = ?`
+
+// orderCountArgs are the arguments of countOrder for the new order o.
+func orderCountArgs(o store.Order) []any {
+	var pending int
+	var reserved int64
+	if o.Status == store.OrderPending {
+		pending, reserved = 1, int64(o.Price)
+	}
+	return []any{pending, reserved, o.AccountID}
+}
+
 // OrderTotals reads the account's pending orders and the price they reserve, kept on the
-// account by orderCountsChanged and orderFinished.
+// account by CreateOrder (countOrder) and orderFinished.
 func (q queries) OrderTotals(ctx context.Context, accountID int64) (store.OrderTotals, error) {
 	var t store.OrderTotals
 	if err := q.lockAccount(ctx, accountID); err != nil {
@@ -63,21 +91,6 @@ func (q queries) OrderTotals(ctx context.Context, accountID int64) (store.OrderT
 		return store.OrderTotals{}, fmt.Errorf("sqlstore: order totals: %w", err)
 	}
 	return t, nil
-}
-
-// orderCountsChanged counts a new order on its account: a pending one in orders_pending and its
-// price in orders_reserved_micros, and as a change of the wallet (its price is now reserved).
-func (q queries) orderCountsChanged(ctx context.Context, o store.Order) error {
-	var pending int
-	var reserved int64
-	if o.Status == store.OrderPending {
-		pending, reserved = 1, int64(o.Price)
-	}
-	if _, err := q.exec(ctx, `UPDATE accounts SET wallet_seq = wallet_seq + 1, orders_pending = orders_pending + ?,
-		orders_reserved_micros = orders_reserved_micros + ? WHERE id = ?`, pending, reserved, o.AccountID); err != nil {
-		return fmt.Errorf("sqlstore: count order of account %d: %w", o.AccountID, err)
-	}
-	return nil
 }
 
 func (q queries) Order(ctx context.Context, accountID, id int64) (store.Order, error) {
@@ -206,20 +219,30 @@ func (q queries) IdempotencyKey(ctx context.Context, accountID int64, key string
 	return k, nil
 }
 
-func (q queries) AddIdempotencyKey(ctx context.Context, k store.IdempotencyKey) error {
+// AddIdempotencyKey inserts k, or overwrites the expired record of the same key in the same
+// statement, so an order transaction never has to purge expired keys first (housekeeping does,
+// see service.HousekeepDue). An unexpired record is left alone and reported as ErrConflict.
+func (q queries) AddIdempotencyKey(ctx context.Context, k store.IdempotencyKey, expiredBefore time.Time) error {
 	if err := q.lockAccount(ctx, k.AccountID); err != nil {
 		return err
 	}
-	_, err := q.exec(ctx, `INSERT INTO idempotency_keys (account_id, key, request_hash, order_id, created_at)
-		VALUES (?, ?, ?, ?, ?)`, k.AccountID, k.Key, k.RequestHash, k.OrderID, k.CreatedAt)
+	n, err := rowsAffected(q.exec(ctx, `INSERT INTO idempotency_keys (account_id, key, request_hash, order_id, created_at)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (account_id, key) DO UPDATE SET request_hash = excluded.request_hash, order_id = excluded.order_id,
+			created_at = excluded.created_at
+		WHERE idempotency_keys.created_at <= ?`, k.AccountID, k.Key, k.RequestHash, k.OrderID, k.CreatedAt, expiredBefore))
 	if err != nil {
 		return fmt.Errorf("sqlstore: add idempotency key: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("sqlstore: add idempotency key: %w: the account has it unexpired", store.ErrConflict)
 	}
 	return nil
 }
 
-// DeleteIdempotencyKeys purges expired keys of every account; it locks no account, so on
-// PostgreSQL it is the one write that may meet another purge in a deadlock, which WithTx retries.
+// DeleteIdempotencyKeys purges expired keys of every account, from housekeeping; it locks no
+// account, so on PostgreSQL it may meet another replica's purge in a deadlock, which WithTx
+// retries when it runs in a transaction.
 func (q queries) DeleteIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
 	n, err := rowsAffected(q.exec(ctx, `DELETE FROM idempotency_keys WHERE created_at <= ?`, before))
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -107,6 +108,22 @@ func TestOpenPostgresPoolParameters(t *testing.T) {
 	}
 	if _, err := s.Account(context.Background(), 1); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("read on the pool: %v, want ErrNotFound", err)
+	}
+}
+
+// TestOpenPostgresDefaultPool checks the pool of a URL without pool_max_conns: sized from the
+// CPUs, not pgxpool's 4.
+func TestOpenPostgresDefaultPool(t *testing.T) {
+	t.Parallel()
+	s := openURL(t, pg.Database(t))
+	want := defaultPoolSize(runtime.GOMAXPROCS(0))
+	if got := s.db.Stats().MaxOpenConnections; got != int(want) || want < minPool {
+		t.Fatalf("MaxOpenConnections = %d, want %d (at least %d)", got, want, minPool)
+	}
+	for procs, want := range map[int]int32{1: minPool, 2: 2 * poolPerProc, 64: maxPool} {
+		if got := defaultPoolSize(procs); got != want {
+			t.Fatalf("defaultPoolSize(%d) = %d, want %d", procs, got, want)
+		}
 	}
 }
 
@@ -243,7 +260,7 @@ func TestIdempotencyKeyAcrossReplicas(t *testing.T) {
 			}
 			orderIDs[i] = o.ID
 			return tx.AddIdempotencyKey(ctx, store.IdempotencyKey{AccountID: a.ID, Key: "same-key", RequestHash: "h",
-				OrderID: o.ID, CreatedAt: time.Now()})
+				OrderID: o.ID, CreatedAt: time.Now()}, time.Now().Add(-24*time.Hour))
 		})
 	})
 	for i, err := range errs {

@@ -32,8 +32,10 @@
 // account's rows, which a lock on that account makes exact without aborting anybody, whereas
 // SERIALIZABLE would abort and retry on every pair of concurrent transactions of one account
 // (and on unrelated ones sharing index pages). WithTx still retries a transaction PostgreSQL
-// aborts as a deadlock or serialization failure (40P01, 40001): the cross-account purge of
-// expired idempotency keys can, rarely, meet another purge.
+// aborts as a deadlock or serialization failure (40P01, 40001), should one happen. No order
+// transaction writes another account's rows: expired idempotency keys are purged by
+// housekeeping, and a new key overwrites an expired record of its own account
+// (AddIdempotencyKey).
 //
 // Workers claim work with guarded UPDATEs (a lease, a status, a renewal hour): PostgreSQL
 // re-evaluates the guard of an UPDATE that waited for a concurrent one, so exactly one claimer

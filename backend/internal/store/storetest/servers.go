@@ -152,10 +152,11 @@ func testIdempotencyKeys(t *testing.T, s store.Store) {
 	a := newAccount(t, s, "idem-key")
 	o := newOrder(t, s, a.ID, base)
 	k := store.IdempotencyKey{AccountID: a.ID, Key: "k-1", RequestHash: "abc", OrderID: o.ID, CreatedAt: base}
-	if err := s.AddIdempotencyKey(ctx, k); err != nil {
+	expiredBefore := base.Add(-time.Second)
+	if err := s.AddIdempotencyKey(ctx, k, expiredBefore); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddIdempotencyKey(ctx, k); !errors.Is(err, store.ErrConflict) {
+	if err := s.AddIdempotencyKey(ctx, k, expiredBefore); !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("duplicate key: %v, want ErrConflict", err)
 	}
 	got, err := s.IdempotencyKey(ctx, a.ID, "k-1")
@@ -170,6 +171,37 @@ func testIdempotencyKeys(t *testing.T, s store.Store) {
 	}
 	if n, err := s.DeleteIdempotencyKeys(ctx, base); err != nil || n != 1 {
 		t.Fatalf("deleted %d, %v at its creation time, want 1", n, err)
+	}
+	testExpiredIdempotencyKeyTaken(t, s, a.ID, o.ID)
+}
+
+// testExpiredIdempotencyKeyTaken shows that AddIdempotencyKey takes over an expired record of
+// the same key, not yet purged, and leaves another account's key and an unexpired one alone.
+func testExpiredIdempotencyKeyTaken(t *testing.T, s store.Store, accountID, orderID int64) {
+	ctx := context.Background()
+	other := newAccount(t, s, "idem-key-other")
+	otherOrder := newOrder(t, s, other.ID, base)
+	old := store.IdempotencyKey{AccountID: accountID, Key: "k-2", RequestHash: "old", OrderID: orderID, CreatedAt: base}
+	theirs := store.IdempotencyKey{AccountID: other.ID, Key: "k-2", RequestHash: "theirs", OrderID: otherOrder.ID, CreatedAt: base}
+	for _, k := range []store.IdempotencyKey{old, theirs} {
+		if err := s.AddIdempotencyKey(ctx, k, base.Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	later := base.Add(24 * time.Hour)
+	next := newOrder(t, s, accountID, later)
+	renewed := store.IdempotencyKey{AccountID: accountID, Key: "k-2", RequestHash: "new", OrderID: next.ID, CreatedAt: later}
+	if err := s.AddIdempotencyKey(ctx, renewed, base.Add(-time.Second)); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("key not yet expired taken: %v, want ErrConflict", err)
+	}
+	if err := s.AddIdempotencyKey(ctx, renewed, base); err != nil {
+		t.Fatalf("expired key: %v, want it taken", err)
+	}
+	if got, err := s.IdempotencyKey(ctx, accountID, "k-2"); err != nil || got != renewed {
+		t.Fatalf("got %+v, %v; want %+v", got, err, renewed)
+	}
+	if got, err := s.IdempotencyKey(ctx, other.ID, "k-2"); err != nil || got != theirs {
+		t.Fatalf("another account's key: %+v, %v; want %+v, untouched", got, err, theirs)
 	}
 }
 
@@ -281,10 +313,32 @@ func testRenewals(t *testing.T, s store.Store) {
 	}
 }
 
+// wantInstanceWithInstalls checks that InstanceWithInstalls reads what Instance and AppInstalls
+// read, and returns the installs.
+func wantInstanceWithInstalls(t *testing.T, s store.Store, accountID, id int64) []store.AppInstall {
+	t.Helper()
+	ctx := context.Background()
+	in, installs, err := s.InstanceWithInstalls(ctx, accountID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn, err1 := s.Instance(ctx, accountID, id)
+	wantInstalls, err2 := s.AppInstalls(ctx, id)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if !reflect.DeepEqual(in, wantIn) || len(installs) != len(wantInstalls) ||
+		(len(installs) > 0 && !reflect.DeepEqual(installs, wantInstalls)) {
+		t.Fatalf("InstanceWithInstalls = %+v, %+v; want %+v, %+v", in, installs, wantIn, wantInstalls)
+	}
+	return installs
+}
+
 func testAppInstalls(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "apps-key")
 	in := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	wantInstanceWithInstalls(t, s, a.ID, in.ID)
 	var made []store.AppInstall
 	for _, app := range []string{"mysql", "wordpress"} {
 		ai, err := s.AddAppInstall(ctx, store.AppInstall{InstanceID: in.ID, AppID: app, Status: store.InstallQueued,
@@ -296,6 +350,12 @@ func testAppInstalls(t *testing.T, s store.Store) {
 	}
 	if made[0].Position != 1 || made[1].Position != 2 {
 		t.Fatalf("positions %d, %d; want 1, 2", made[0].Position, made[1].Position)
+	}
+	if installs := wantInstanceWithInstalls(t, s, a.ID, in.ID); len(installs) != 2 {
+		t.Fatalf("InstanceWithInstalls read %d installs, want 2", len(installs))
+	}
+	if _, _, err := s.InstanceWithInstalls(ctx, a.ID+1, in.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("another account's instance: %v, want ErrNotFound", err)
 	}
 	open, err := s.OpenAppInstalls(ctx, 10)
 	if err != nil || len(open) != 2 || open[0].AppID != "mysql" || open[0].Inputs["K"] != "v" {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -272,15 +273,45 @@ func testOrderTotals(t *testing.T, s store.Store) {
 	}
 	wantOrderTotals(t, s, a.ID, store.OrderTotals{Pending: 1, Reserved: 500_000})
 	wantOrderTotals(t, s, newAccount(t, s, "no-orders").ID, store.OrderTotals{})
+	newInstance(t, s, a.ID, first.ID)
+	if c, err := s.AccountCounts(ctx, a.ID); err != nil || c.ActiveInstances != 1 {
+		t.Fatalf("account counts after an instance: %+v, %v; want 1 active instance", c, err)
+	}
 }
 
+// wantOrderTotals checks OrderTotals, and that AccountCounts, in and out of a transaction,
+// reads the same totals with the account and its count of active instances.
 func wantOrderTotals(t *testing.T, s store.Store, accountID int64, want store.OrderTotals) {
 	t.Helper()
-	got, err := s.OrderTotals(context.Background(), accountID)
+	ctx := context.Background()
+	got, err := s.OrderTotals(ctx, accountID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got != want {
 		t.Fatalf("order totals of account %d: got %+v, want %+v", accountID, got, want)
+	}
+	acct, err := s.Account(ctx, accountID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, active, err := s.Instances(ctx, accountID, true, store.Page{Limit: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts := store.AccountCounts{Account: acct, Orders: want, ActiveInstances: active}
+	var inTx store.AccountCounts
+	err = s.WithTx(ctx, func(tx store.Tx) error {
+		inTx, err = tx.AccountCounts(ctx, accountID)
+		return err
+	})
+	outside, err2 := s.AccountCounts(ctx, accountID)
+	if err != nil || err2 != nil {
+		t.Fatal(err, err2)
+	}
+	for _, c := range []store.AccountCounts{inTx, outside} {
+		if !reflect.DeepEqual(c, wantCounts) {
+			t.Fatalf("account counts of account %d: got %+v, want %+v", accountID, c, wantCounts)
+		}
 	}
 }
