@@ -47,7 +47,9 @@ func BenchmarkGetInstanceInProcess(b *testing.B) {
 	}
 	w = do(http.MethodGet, "/instances?limit=1", "")
 	var list struct {
-		Data []struct{ ID int64 `json:"id"` } `json:"data"`
+		Data []struct {
+			ID int64 `json:"id"`
+		} `json:"data"`
 	}
 	_ = json.Unmarshal(w.Body.Bytes(), &list)
 	if len(list.Data) == 0 {

@@ -309,7 +309,12 @@ func TestDevRoutesAbsentUnderServe(t *testing.T) {
 	addr := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, o, slog.New(slog.DiscardHandler), func(a []net.Addr) { addr <- a[0] }) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
 	d := &devAPI{base: "http://" + (<-addr).String()}
 	for _, p := range []string{"/_dev/reset", "/_dev/clock", "/_dev/instances/1/lock", "/_dev/orders/1/time-out"} {
 		d.call(t, "POST", p, "", `{}`).want(t, 404, "not_found")

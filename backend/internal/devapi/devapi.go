@@ -138,7 +138,7 @@ func (h handler) instance(hook instanceHook) http.HandlerFunc {
 			return
 		}
 		err := h.cfg.Do(func(s *server.Server) error {
-			if err := s.AuthorizeInstance(r.Context(), api.APIKey(r), id); err != nil {
+			if err := s.AuthorizeInstance(r.Context(), api.Key(r), id); err != nil {
 				return err
 			}
 			return hook(r.Context(), s, id, body)
@@ -157,7 +157,7 @@ func (h handler) timeOut(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err := h.cfg.Do(func(s *server.Server) error {
-		if err := s.AuthorizeOrder(r.Context(), api.APIKey(r), id); err != nil {
+		if err := s.AuthorizeOrder(r.Context(), api.Key(r), id); err != nil {
 			return err
 		}
 		return s.TimeOutOrder(r.Context(), id)

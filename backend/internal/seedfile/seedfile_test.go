@@ -70,7 +70,7 @@ func TestBadSeedNamesLineAndField(t *testing.T) {
 		{"power", "power: off", "power: sleepy", "seed.yaml:14: accounts[0].servers[1].power: must be on or off"},
 		{"snapshot server", "server: web-2", "server: db", "seed.yaml:17: accounts[0].snapshots[0].server: no server named"},
 		{"webhook secret", "      secret: s-0123456789abcdef\n", "", "seed.yaml:19: accounts[0].webhook.secret: is required"},
-		{"unknown field", "language: en", "langauge: en", "seed.yaml:6: accounts[0].langauge: unknown field"},
+		{"unknown field", "language: en", "lang: en", "seed.yaml:6: accounts[0].lang: unknown field"},
 		{"no accounts", full, "accounts: []\n", "seed.yaml:1: accounts: is required"},
 	}
 	for _, c := range cases {

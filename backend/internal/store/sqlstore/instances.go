@@ -82,7 +82,7 @@ type instanceWithInstalls struct {
 // is a round trip of GET /instances/{id}.
 func (s *Store) InstanceWithInstalls(ctx context.Context, accountID, id int64) (store.Instance, []store.AppInstall, error) {
 	v, err := cached(ctx, s.cache, cacheKey{kind: cachedInstanceWithInstalls, accountID: accountID, id: id},
-		func() (instanceWithInstalls, error) { return s.queries.instanceWithInstalls(ctx, accountID, id) })
+		func() (instanceWithInstalls, error) { return s.instanceWithInstalls(ctx, accountID, id) })
 	v.in.Features = slices.Clone(v.in.Features)
 	return v.in, cloneInstalls(v.installs), err
 }

@@ -19,12 +19,18 @@ import (
 func main() {
 	n := flag.Int("databases", 1, "fresh databases to create")
 	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *n); err != nil {
+	if err := runUntilSignal(*n); err != nil {
 		fmt.Fprintln(os.Stderr, "pgserve:", err)
 		os.Exit(1)
 	}
+}
+
+// runUntilSignal runs until SIGINT or SIGTERM, so run's deferred stop of the server happens
+// before main exits.
+func runUntilSignal(n int) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, n)
 }
 
 func run(ctx context.Context, n int) error {
