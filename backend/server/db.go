@@ -46,8 +46,9 @@ func ParseDB(dsn string) (kind, target string, err error) {
 	return dbSQLite, dsn, nil
 }
 
-// RedactDB is dsn as it may be logged: a URL with its password replaced by "xxxxx"
-// (url.URL.Redacted); a path as it is.
+// RedactDB is dsn as it may be logged: a URL with its password replaced by "xxxxx", in the
+// user part (url.URL.Redacted) and in the password and sslpassword parameters pgx also reads;
+// a path as it is.
 func RedactDB(dsn string) string {
 	if !isPostgres(dsn) {
 		return dsn
@@ -56,6 +57,14 @@ func RedactDB(dsn string) string {
 	if err != nil {
 		scheme, _, _ := strings.Cut(dsn, "://")
 		return scheme + "://(unparsable URL, not shown)"
+	}
+	if q := u.Query(); q.Has("password") || q.Has("sslpassword") {
+		for _, k := range []string{"password", "sslpassword"} {
+			if q.Has(k) {
+				q.Set(k, "xxxxx")
+			}
+		}
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }

@@ -50,6 +50,8 @@ func TestRedactDB(t *testing.T) {
 	for in, want := range map[string]string{
 		"postgres://reseller:hunter2hunter2@db:5432/r?sslmode=disable": "postgres://reseller:xxxxx@db:5432/r?sslmode=disable",
 		"postgresql://reseller@db/r":                                   "postgresql://reseller@db/r",
+		"postgres://reseller@db/r?password=hunter2&sslmode=disable":    "postgres://reseller@db/r?password=xxxxx&sslmode=disable",
+		"postgres://reseller@db/r?sslpassword=hunter2":                 "postgres://reseller@db/r?sslpassword=xxxxx",
 		"./data/reseller.db":                                           "./data/reseller.db",
 		"postgres://reseller:hunter2%zz@db/r":                          "postgres://(unparsable URL, not shown)",
 	} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -30,7 +31,10 @@ func (s *Server) ready(ctx context.Context) error {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return fmt.Errorf("database did not answer within %s", pingTimeout)
 			}
-			return fmt.Errorf("database: %w", err)
+			// The driver's error may name the database's host, user and name: the operator's log
+			// has it, the unauthenticated probe answer does not.
+			s.log.DebugContext(ctx, "readiness: database ping", slog.Any("error", err))
+			return errors.New("database unavailable")
 		}
 	}
 	if s.interval < 0 {

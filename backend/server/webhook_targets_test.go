@@ -57,7 +57,7 @@ func TestPingToANameResolvingInside(t *testing.T) {
 	listener, conns := webhooktest.CountingServer(t, true)
 
 	a := e.account(t, 0)
-	e.register(t, a.APIKey, webhooktest.HostPort(listener.URL, "hooks.rebound.test")+"/x")
+	e.register(t, a.APIKey, webhooktest.HostPort(listener.URL, "hooks.rebound.test")+"/x/private-path?token=tenant-secret")
 	if v := e.ping(t, a.APIKey); v.Delivered || v.Status != nil {
 		t.Fatalf("ping to a name resolving to loopback: %+v, want delivered false, status null", v)
 	}
@@ -66,5 +66,8 @@ func TestPingToANameResolvingInside(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "webhook target refused") || !strings.Contains(logs.String(), "hooks.rebound.test") {
 		t.Fatalf("no refusal logged for the operator:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), "private-path") || strings.Contains(logs.String(), "tenant-secret") {
+		t.Fatalf("the refusal logged the URL's path or query, not only its host:\n%s", logs.String())
 	}
 }

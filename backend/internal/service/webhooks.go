@@ -164,7 +164,7 @@ func (s *Service) attemptOnce(ctx context.Context, w store.Webhook, d store.Deli
 	d.LastStatus, d.LastError = status, ""
 	switch {
 	case errors.Is(err, webhook.ErrRefusedTarget):
-		s.logRefusedTarget(ctx, d, w.URL, err)
+		s.logRefusedTarget(ctx, d, w.URL)
 		d.LastError = err.Error()
 	case err != nil:
 		d.LastError = err.Error()
@@ -180,11 +180,11 @@ func (s *Service) attemptOnce(ctx context.Context, w store.Webhook, d store.Deli
 // resolves to, an internal address: a tenant probing the network, or a receiver the operator
 // may admit with --webhook-allow-cidr. Only the host is logged: a URL's path and query are the
 // tenant's.
-func (s *Service) logRefusedTarget(ctx context.Context, d store.Delivery, rawURL string, err error) {
+func (s *Service) logRefusedTarget(ctx context.Context, d store.Delivery, rawURL string) {
 	host := ""
 	if u, perr := url.Parse(rawURL); perr == nil {
 		host = u.Host
 	}
 	s.log.WarnContext(ctx, "webhook target refused", slog.Int64("account_id", d.AccountID),
-		slog.String("delivery_id", d.ID), slog.String("host", host), slog.Any("error", err))
+		slog.String("delivery_id", d.ID), slog.String("host", host), slog.String("reason", webhook.ErrRefusedTarget.Error()))
 }
