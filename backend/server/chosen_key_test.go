@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,5 +28,27 @@ func TestChosenAPIKey(t *testing.T) {
 	e.do(t, request{Path: "/account", Key: key}).wantStatus(t, http.StatusOK, "")
 	if _, err := e.srv.CreateAccount(ctx, NewAccount{APIKey: key}); err == nil {
 		t.Error("a second account took the same key")
+	}
+}
+
+// TestSeedRefusesARepeatedKeyBeforeWriting: a key given to two accounts of one seed fails the
+// seed before its first account is written.
+func TestSeedRefusesARepeatedKeyBeforeWriting(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := Config{DB: filepath.Join(t.TempDir(), "seed.db")}
+	key := "twice-0123456789abcdef0123456789abcdef"
+	err := Seed(ctx, cfg, []SeedAccount{{NewAccount: NewAccount{APIKey: key}}, {NewAccount: NewAccount{APIKey: key}}})
+	var se *SeedError
+	if !errors.As(err, &se) || se.Account != 1 || !strings.Contains(err.Error(), "api_key") {
+		t.Fatalf("Seed = %v, want a SeedError of account 1 naming api_key", err)
+	}
+	srv, err := New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if _, err := srv.svc.Authenticate(ctx, key); err == nil {
+		t.Fatal("the first account was written before the repeated key was found")
 	}
 }

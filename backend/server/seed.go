@@ -78,10 +78,15 @@ func Seed(ctx context.Context, cfg Config, accounts []SeedAccount) error {
 		return err
 	}
 	defer s.Close()
+	seen := make(map[string]bool, len(accounts))
 	for i, a := range accounts { // every key first: a key in use fails the seed before any write
 		if a.APIKey == "" {
 			return &SeedError{Account: i, Err: service.Validation("api_key", "is required")}
 		}
+		if seen[a.APIKey] {
+			return &SeedError{Account: i, Err: service.Validation("api_key", "is the key of an earlier account of the seed")}
+		}
+		seen[a.APIKey] = true
 		if _, err := s.svc.Authenticate(ctx, a.APIKey); err == nil {
 			return &SeedError{Account: i, Err: service.Validation("api_key", "is already the key of an account")}
 		}

@@ -50,7 +50,7 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 	addServeFlags(fs, &o.serveOptions, devDefaults)
 	fs.StringVar(&o.EnvFile, "env-file", "", "file the two export lines are written to once the API is ready")
 	fs.StringVar(&o.Seed, "seed", "", "YAML seed file with the accounts, servers, snapshots and webhooks to start with")
-	if err := parseFlags(fs, args, env); err != nil {
+	if err := parseFlags(fs, args, withoutDBVariable(env)); err != nil {
 		return devOptions{}, err
 	}
 	if o.Config.DB == "" {
@@ -64,6 +64,18 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 		return devOptions{}, fmt.Errorf("%w: dev: --db must be a SQLite path (sqlite:PATH or a file); run serve on PostgreSQL", errUsage)
 	}
 	return o, nil
+}
+
+// withoutDBVariable is env without RESELLER_DB: dev takes its database only from --db on its
+// command line, so a shell or container set up for serve (the image sets RESELLER_DB) never
+// hands dev serve's database, which POST /_dev/reset would delete.
+func withoutDBVariable(env lookupEnv) lookupEnv {
+	return func(name string) (string, bool) {
+		if name == envName("db") {
+			return "", false
+		}
+		return env(name)
+	}
 }
 
 // dev runs `resellerd dev`: a backend for tests and demos on a fresh database, with the

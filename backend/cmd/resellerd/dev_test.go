@@ -236,7 +236,9 @@ func TestDevTakesServeFlags(t *testing.T) {
 	if _, err := parseDev([]string{"--db", "postgres://u@127.0.0.1/db"}, func(string) (string, bool) { return "", false }); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--db") {
 		t.Fatalf("dev on PostgreSQL: %v, want a usage error naming --db", err)
 	}
-	d, err := parseDev(nil, func(k string) (string, bool) { return "0.5", k == "RESELLER_FAIL_RATE" })
+	d, err := parseDev(nil, func(k string) (string, bool) {
+		return map[string]string{"RESELLER_FAIL_RATE": "0.5", "RESELLER_DB": "serve.db"}[k], k == "RESELLER_FAIL_RATE" || k == "RESELLER_DB"
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
