@@ -15,10 +15,15 @@ func testRetention(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "retention")
 	old, recent, pending := newOrder(t, s, a.ID, base), newOrder(t, s, a.ID, base), newOrder(t, s, a.ID, base)
+	keyed := newOrder(t, s, a.ID, base) // an old timed-out order an idempotency key still names
+	k := store.IdempotencyKey{AccountID: a.ID, Key: "ret-key", RequestHash: "h", OrderID: keyed.ID, CreatedAt: base}
+	if err := s.AddIdempotencyKey(ctx, k, base.Add(-24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	for _, o := range []struct {
 		id int64
 		at time.Time
-	}{{old.ID, base}, {recent.ID, base.Add(2 * time.Hour)}} {
+	}{{old.ID, base}, {keyed.ID, base}, {recent.ID, base.Add(2 * time.Hour)}} {
 		if err := s.FinishOrder(ctx, o.id, store.OrderTimedOut, o.at, 0, ""); err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +35,7 @@ func testRetention(t *testing.T, s store.Store) {
 	if _, err := s.OrderByID(ctx, old.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the old timed-out order: %v, want ErrNotFound", err)
 	}
-	for _, id := range []int64{recent.ID, pending.ID} {
+	for _, id := range []int64{recent.ID, pending.ID, keyed.ID} {
 		if _, err := s.OrderByID(ctx, id); err != nil {
 			t.Fatalf("order %d: %v, want it kept", id, err)
 		}
