@@ -19,52 +19,6 @@ const leaseFor = time.Minute
 // workBatch is how many items a worker takes from the store at once.
 const workBatch = 100
 
-// provision claims one order and moves it on. The claim (a lease taken with a guarded UPDATE)
-// keeps two workers from building one order twice; FinishOrder's guard keeps them from
-// finishing it twice.
-func (s *Service) provision(ctx context.Context, o store.Order) error {
-	now := s.now()
-	ok, err := s.store.ClaimOrder(ctx, o.ID, now, now.Add(leaseFor))
-	if err != nil || !ok {
-		return err
-	}
-	defer func() {
-		if err := s.store.ReleaseOrder(context.WithoutCancel(ctx), o.ID); err != nil {
-			s.log.ErrorContext(ctx, "release order", slog.Int64("order_id", o.ID), slog.Any("error", err))
-		}
-	}()
-	deadline := o.CreatedAt.Add(s.orderWindow)
-	if o.Ticket == "" && now.Before(deadline) {
-		if o.Ticket, err = s.submitBuild(ctx, o); err != nil {
-			s.log.WarnContext(ctx, "submit build; retrying", slog.Int64("order_id", o.ID), slog.Any("error", err))
-		}
-	}
-	if o.Ticket != "" {
-		b, err := s.dc.Poll(ctx, o.Ticket)
-		if err != nil {
-			s.log.WarnContext(ctx, "poll build", slog.Int64("order_id", o.ID), slog.Any("error", err))
-		} else if b.Done {
-			return s.deploy(ctx, o, b.Machine)
-		}
-	}
-	if !now.Before(deadline) {
-		return s.timeOut(ctx, o)
-	}
-	return nil
-}
-
-// submitBuild asks the datacenter for the order's machine and records the ticket.
-func (s *Service) submitBuild(ctx context.Context, o store.Order) (string, error) {
-	ticket, err := s.build(ctx, o)
-	if err != nil {
-		return "", err
-	}
-	if err := s.store.SetOrderTicket(ctx, o.ID, ticket); err != nil {
-		return "", err
-	}
-	return ticket, nil
-}
-
 // build asks the datacenter for the order's machine and returns its ticket, unrecorded.
 func (s *Service) build(ctx context.Context, o store.Order) (string, error) {
 	plan, ok := s.catalog.Plan(o.PlanID)
@@ -78,24 +32,11 @@ func (s *Service) build(ctx context.Context, o store.Order) (string, error) {
 	})
 }
 
-// deploy records a finished build in one transaction: the instance, the order's end, the first
-// charge with its ledger entry, the queued app installs and the order.deployed event. The price
-// was reserved when the order was accepted; if other charges have eaten into the balance since,
-// the shortfall is booked as debt and the new instance is locked for it, like a short renewal.
-func (s *Service) deploy(ctx context.Context, o store.Order, m datacenter.Machine) error {
-	now := s.now()
-	err := s.store.WithTx(ctx, func(tx store.Tx) error { return s.deployIn(ctx, tx, o, m, now) })
-	if errors.Is(err, store.ErrConflict) {
-		return nil // another worker finished the order first
-	}
-	if err != nil {
-		return fmt.Errorf("service: deploy order %d: %w", o.ID, err)
-	}
-	return nil
-}
-
-// deployIn writes the deploy of o in tx (see deploy); ErrConflict when the order is no longer
-// pending.
+// deployIn writes a finished build of o in tx: the instance, the order's end, the first charge
+// with its ledger entry, the queued app installs and the order.deployed event. The price was
+// reserved when the order was accepted; if other charges have eaten into the balance since, the
+// shortfall is booked as debt and the new instance is locked for it, like a short renewal.
+// ErrConflict when the order is no longer pending.
 func (s *Service) deployIn(ctx context.Context, tx store.Tx, o store.Order, m datacenter.Machine, now time.Time) error {
 	plan, _ := s.catalog.Plan(o.PlanID)
 	in := store.Instance{

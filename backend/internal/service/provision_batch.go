@@ -3,6 +3,7 @@ package service
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -82,16 +83,34 @@ func (s *Service) provisionBatch(ctx context.Context, due []store.Order) error {
 		}
 		return nil
 	}
-	s.log.WarnContext(ctx, "provision batch failed; moving its orders one by one", slog.Int("orders", len(moves)), slog.Any("error", err))
-	if err := s.releaseOrders(context.WithoutCancel(ctx), claimed); err != nil {
-		return err
-	}
-	for _, o := range claimed {
-		if err := s.provision(ctx, o); err != nil {
-			s.log.ErrorContext(ctx, "provision order", slog.Int64("order_id", o.ID), slog.Any("error", err))
-		}
+	s.log.WarnContext(ctx, "provision batch failed; recording its orders one by one", slog.Int("orders", len(moves)), slog.Any("error", err))
+	for _, m := range moves {
+		s.recordAlone(ctx, m, now)
 	}
 	return nil
+}
+
+// recordAlone records one move of a failed batch in a transaction of its own, so a failing
+// order holds back no other. Should that fail too, the ticket of a build submitted this tick is
+// still kept with the claim dropped: the order is moved at the next tick and the datacenter is
+// never asked twice for its machine.
+func (s *Service) recordAlone(ctx context.Context, m orderMove, now time.Time) {
+	err := s.store.WithTx(ctx, func(tx store.Tx) error { return s.recordMoves(ctx, tx, []orderMove{m}, now) })
+	switch {
+	case err == nil:
+		if m.timeOut != "" {
+			s.log.InfoContext(ctx, "order timed out", slog.Int64("order_id", m.order.ID), slog.String("reference", m.timeOut))
+		}
+		return
+	case errors.Is(err, store.ErrConflict):
+		return // another worker finished the order first
+	}
+	s.log.ErrorContext(ctx, "provision order", slog.Int64("order_id", m.order.ID), slog.Any("error", err))
+	keep := []orderMove{{order: m.order, ticket: m.ticket}} // only the ticket and the release
+	err = s.store.WithTx(context.WithoutCancel(ctx), func(tx store.Tx) error { return s.recordMoves(ctx, tx, keep, now) })
+	if err != nil {
+		s.log.ErrorContext(ctx, "release order", slog.Int64("order_id", m.order.ID), slog.Any("error", err))
+	}
 }
 
 // claimOrders takes the lease of each due order in one transaction and returns those it got,
@@ -120,22 +139,6 @@ func (s *Service) claimOrders(ctx context.Context, due []store.Order, now time.T
 		return nil, fmt.Errorf("service: claim orders: %w", err)
 	}
 	return claimed, nil
-}
-
-// releaseOrders drops the claims of orders in one transaction.
-func (s *Service) releaseOrders(ctx context.Context, orders []store.Order) error {
-	err := s.store.WithTx(ctx, func(tx store.Tx) error {
-		for _, o := range orders {
-			if err := tx.ReleaseOrder(ctx, o.ID); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("service: release orders: %w", err)
-	}
-	return nil
 }
 
 // pollBuilds asks the datacenter about every claimed order, provisionPollers at a time: submit
