@@ -75,7 +75,7 @@ func (h *handler) logAccess(r *http.Request, id string, rec *accessRecord, sw *s
 	if status == 0 {
 		status = http.StatusOK
 	}
-	h.observer.Request(rec.route, r.Method, status, elapsed)
+	h.observer.Request(rec.route, methodLabel(r.Method), status, elapsed)
 	if !h.log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
@@ -88,4 +88,15 @@ func (h *handler) logAccess(r *http.Request, id string, rec *accessRecord, sw *s
 		attrs = append(attrs, slog.Int64("account_id", rec.accountID))
 	}
 	h.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+}
+
+// methodLabel is r.Method as a metric label: net/http accepts any token as a method, and a
+// label of each would give a client a new series per request.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
 }

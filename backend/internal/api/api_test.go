@@ -181,3 +181,13 @@ func TestAPIKeyHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestMethodLabelIsBounded: a method net/http accepts but no route serves is one "other" label,
+// so random methods cannot grow the metrics without bound.
+func TestMethodLabelIsBounded(t *testing.T) {
+	for in, want := range map[string]string{"GET": "GET", "POST": "POST", "DELETE": "DELETE", "BREW": "other", "get": "other"} {
+		if got := methodLabel(in); got != want {
+			t.Errorf("methodLabel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -51,7 +51,8 @@ func (s *Service) HousekeepDue(ctx context.Context) error {
 	}
 	if s.retention.due(now) {
 		if err := s.purgeRetained(ctx, now); err != nil {
-			return err
+			// The datacenter deletions below must not wait for the purge to work again.
+			s.log.ErrorContext(ctx, "retention purge", slog.Any("error", err))
 		}
 	}
 	gone, err := s.store.UndeletedMachines(ctx, workBatch)

@@ -162,7 +162,7 @@ func (s *Service) Instance(ctx context.Context, acct store.Account, id int64, re
 	if err != nil {
 		return InstanceDetail{}, err
 	}
-	if refresh && in.Active {
+	if in.Active { // only a refresh reaches here
 		if in, err = s.refresh(ctx, in); err != nil {
 			return InstanceDetail{}, err
 		}
