@@ -47,7 +47,9 @@ func TestHangingReceiverDelaysNoOtherAccount(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	addDeliveries(t, srv, a, 20, now.Add(-time.Minute)) // A's backlog is due first
+	// A's backlog is due first and longer than one read of due deliveries (workBatch, 100):
+	// B's events are found only because A's busy account is left out of the read.
+	addDeliveries(t, srv, a, 150, now.Add(-time.Minute))
 	start := time.Now()
 	addDeliveries(t, srv, b, 3, now)
 	srv.wake()

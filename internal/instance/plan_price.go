@@ -6,7 +6,6 @@ package instance
 
 import (
 	"context"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
@@ -62,7 +62,7 @@ func clonePrice(p *client.Plan, s *client.Snapshot, configured []string, feature
 	if s.OSType != nil {
 		osType = *s.OSType
 	}
-	total := usdMicros(hour) + usdMicros(p.CreationFee)
+	total := plancheck.Micros(hour) + plancheck.Micros(p.CreationFee)
 	for _, f := range p.Features {
 		id := strconv.FormatInt(f.ID, 10)
 		chosen := slices.Contains(configured, id)
@@ -70,14 +70,13 @@ func clonePrice(p *client.Plan, s *client.Snapshot, configured []string, feature
 			chosen = slices.Contains(s.Features, f.Name)
 		}
 		if chosen || slices.Contains(f.RequiredForOSTypes, osType) {
-			total += usdMicros(f.Price)
+			total += plancheck.Micros(f.Price)
 		}
 	}
 	return float64(total) / 1e6, true
 }
 
 // usdMicros converts USD to micro-USD, the API's own unit, so a sum of prices equals the API's.
-func usdMicros(v float64) int64 { return int64(math.Round(v * 1e6)) }
 
 // resizePrice is the hourly cost of the server after a resize to target, features included.
 func resizePrice(opts *client.ResizeOptions, target int64) (float64, bool) {

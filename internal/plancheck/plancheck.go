@@ -165,9 +165,9 @@ func (r *Run) add(ctx context.Context, c Create) []Finding {
 		}
 	}
 	if c.ChargeKnown {
-		r.charges += micros(c.Charge)
+		r.charges += Micros(c.Charge)
 		if r.charges > acct.available {
-			out = append(out, acct.balanceFinding(r.charges, micros(c.Charge)))
+			out = append(out, acct.balanceFinding(r.charges, Micros(c.Charge)))
 		}
 	}
 	return out
@@ -208,7 +208,7 @@ func (r *Run) readAccount(ctx context.Context) *accountView {
 	}
 	r.account = &accountView{
 		serverLimit: acct.ServerLimit, active: bal.ActiveInstances, provisioning: bal.PendingOrders,
-		balance: micros(bal.Balance), reserved: micros(bal.Reserved), available: micros(bal.Available),
+		balance: Micros(bal.Balance), reserved: Micros(bal.Reserved), available: Micros(bal.Available),
 	}
 	tflog.Debug(ctx, "plan checks: account read", map[string]any{
 		"server_limit": acct.ServerLimit, "active": bal.ActiveInstances, "provisioning": bal.PendingOrders, "available": bal.Available,
@@ -247,8 +247,8 @@ func servers(n int64) string {
 	return "servers"
 }
 
-// micros converts USD to integer micro-USD, the backend's unit, so sums compare exactly.
-func micros(usd float64) int64 { return int64(math.Round(usd * 1e6)) }
+// Micros converts USD to integer micro-USD, the backend's unit, so sums compare exactly.
+func Micros(usd float64) int64 { return int64(math.Round(usd * 1e6)) }
 
 // usd renders micro-USD with as many decimals as it needs (at least two).
 func usd(m int64) string {

@@ -55,14 +55,14 @@ const (
 	// limits.
 	DefaultRateLimitScale = 1.0
 	// DefaultPlanChecks is what the run-wide plan checks do when plan_checks is not set.
-	DefaultPlanChecks = "warn"
+	DefaultPlanChecks = plancheck.ModeWarn
 )
 
 // Languages are the values the language attribute accepts.
 var Languages = []string{"en", "fa"}
 
 // PlanChecksModes are the values the plan_checks attribute accepts.
-var PlanChecksModes = []string{"warn", "error", "off"}
+var PlanChecksModes = []string{plancheck.ModeWarn, plancheck.ModeError, plancheck.ModeOff}
 
 var (
 	_ provider.Provider                       = (*Provider)(nil)
