@@ -90,6 +90,11 @@ func (r *Run) FirstCharge(ctx context.Context, req client.QuoteRequest) (cost fl
 	defer close(call.done)
 	q, err := r.c.Quote(ctx, req)
 	if err != nil {
+		if ctx.Err() != nil { // this caller went away: the next one with the key asks again
+			r.mu.Lock()
+			delete(r.quotes, key)
+			r.mu.Unlock()
+		}
 		tflog.Debug(ctx, "no price at plan time: the quote failed", map[string]any{"server_id": req.ServerID, "error": err.Error()})
 		return 0, false
 	}
@@ -195,13 +200,16 @@ func (r *Run) readAccount(ctx context.Context) *accountView {
 	if r.accountRead {
 		return r.account
 	}
-	r.accountRead = true
 	acct, err := r.c.GetAccount(ctx)
+	// A read cut short by its caller's cancellation is tried again by the next caller; any other
+	// failure turns the checks off for the run (one warning, not one per server).
+	r.accountRead = ctx.Err() == nil
 	if err != nil {
 		tflog.Warn(ctx, "plan checks skipped: the account could not be read", map[string]any{"error": err.Error()})
 		return nil
 	}
 	bal, err := r.c.GetBalance(ctx)
+	r.accountRead = ctx.Err() == nil
 	if err != nil {
 		tflog.Warn(ctx, "plan checks skipped: the balance could not be read", map[string]any{"error": err.Error()})
 		return nil

@@ -181,3 +181,18 @@ func TestFirstChargeOncePerOrder(t *testing.T) {
 		t.Errorf("quotes: got %d requests, want 2 (one per distinct order)", n)
 	}
 }
+
+// TestCancelledQuoteIsAskedAgain: a caller whose context ends while it asks for a quote leaves
+// no failure behind; the next caller with the same order asks again and gets the price.
+func TestCancelledQuoteIsAskedAgain(t *testing.T) {
+	api := &fakeAPI{quoteCost: 0.0125}
+	run := New(api.start(t), ModeWarn)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, ok := run.FirstCharge(cancelled, client.QuoteRequest{ServerID: 101}); ok {
+		t.Fatal("a cancelled caller got a price")
+	}
+	if cost, ok := run.FirstCharge(context.Background(), client.QuoteRequest{ServerID: 101}); !ok || cost != 0.0125 {
+		t.Fatalf("the next caller: %v %v, want 0.0125", cost, ok)
+	}
+}
