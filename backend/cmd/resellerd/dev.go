@@ -107,7 +107,7 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock}))
 	mux.Handle("/", b)
 	return serveHandler(ctx, o.serveOptions, mux, http.HandlerFunc(b.serveMetrics), logger, func(addrs []net.Addr) {
-		b.announce(stdout, logger, o.EnvFile, addrs[0])
+		b.announce(stdout, logger, o.EnvFile, endpointScheme(o.serveOptions), addrs[0])
 	})
 }
 
@@ -209,8 +209,8 @@ func sqlitePath(db string) (string, bool) {
 
 // announce prints the two export lines first on stdout and writes them to envFile, once the API
 // listens on addr.
-func (b *devBackend) announce(stdout io.Writer, logger *slog.Logger, envFile string, addr net.Addr) {
-	lines := exportLines(addr, b.accounts[0].APIKey)
+func (b *devBackend) announce(stdout io.Writer, logger *slog.Logger, envFile, scheme string, addr net.Addr) {
+	lines := exportLines(scheme, addr, b.accounts[0].APIKey)
 	fmt.Fprint(stdout, lines)
 	if envFile == "" {
 		return
@@ -220,14 +220,22 @@ func (b *devBackend) announce(stdout io.Writer, logger *slog.Logger, envFile str
 	}
 }
 
+// endpointScheme is how clients reach the listeners o describes: https with --tls-cert.
+func endpointScheme(o serveOptions) string {
+	if o.TLSCert != "" {
+		return "https"
+	}
+	return "http"
+}
+
 // exportLines are the shell lines naming the endpoint and the first account's key. An
 // unspecified listen address (0.0.0.0, [::]) is named as loopback, which reaches it.
-func exportLines(addr net.Addr, key string) string {
+func exportLines(scheme string, addr net.Addr, key string) string {
 	host := addr.String()
 	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
 		host = net.JoinHostPort("127.0.0.1", fmt.Sprint(ta.Port))
 	}
-	return fmt.Sprintf("export RESELLER_ENDPOINT=http://%s/api/v1\nexport RESELLER_API_KEY=%s\n", host, key)
+	return fmt.Sprintf("export RESELLER_ENDPOINT=%s://%s/api/v1\nexport RESELLER_API_KEY=%s\n", scheme, host, key)
 }
 
 // writeFileAtomic writes data to path through a temporary file renamed over it, so a job

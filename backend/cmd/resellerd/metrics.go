@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"log/slog"
@@ -17,9 +18,9 @@ func addMetricsFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 }
 
 // startMetrics serves metrics at /metrics, and the probes of api, on a listener of its own until
-// ctx ends, and returns its address. The API listeners never serve /metrics: whoever reaches the API
+// ctx ends, and returns its address; with tlsConfig it speaks HTTPS like every listener. The API listeners never serve /metrics: whoever reaches the API
 // should not see its internals, and a scrape must not share the API's rate limits.
-func startMetrics(ctx context.Context, addr string, metrics, api http.Handler, logger *slog.Logger) (net.Addr, error) {
+func startMetrics(ctx context.Context, addr string, metrics, api http.Handler, tlsConfig *tls.Config, logger *slog.Logger) (net.Addr, error) {
 	listeners, err := listen(ctx, addr)
 	if err != nil {
 		return nil, err
@@ -29,14 +30,14 @@ func startMetrics(ctx context.Context, addr string, metrics, api http.Handler, l
 	mux.Handle("GET /metrics", metrics)
 	mux.Handle("GET /livez", api)
 	mux.Handle("GET /readyz", api)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsConfig,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	go func() {
 		<-ctx.Done()
 		_ = hs.Close()
 	}()
 	go func() {
-		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := serveOn(hs, ln, tlsConfig != nil); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			logger.Error("metrics listener", slog.Any("error", err))
 		}
 	}()

@@ -152,7 +152,7 @@ func serveHandler(ctx context.Context, o serveOptions, h, metrics http.Handler, 
 		go func() { errs <- serveOn(hs, ln, tlsConfig != nil) }()
 	}
 	if o.MetricsListen != "" {
-		metricsAddr, err := startMetrics(ctx, o.MetricsListen, metrics, h, logger)
+		metricsAddr, err := startMetrics(ctx, o.MetricsListen, metrics, h, tlsConfig, logger)
 		if err != nil {
 			_ = hs.Close()
 			return err

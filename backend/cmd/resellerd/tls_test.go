@@ -62,7 +62,8 @@ func TestServeTLS(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	certFile, keyFile, pool := testCertificate(t, dir)
-	o, err := parseServe([]string{"--listen", "127.0.0.1:0", "--alt-listen", "127.0.0.1:0", "--db", filepath.Join(dir, "s.db")},
+	o, err := parseServe([]string{"--listen", "127.0.0.1:0", "--alt-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0",
+		"--db", filepath.Join(dir, "s.db")},
 		mapEnv(map[string]string{"RESELLER_TLS_CERT": certFile, "RESELLER_TLS_KEY": keyFile}))
 	if err != nil {
 		t.Fatal(err)
@@ -74,8 +75,11 @@ func TestServeTLS(t *testing.T) {
 	modern := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	old := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool,
 		MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11}}}
-	for _, a := range bound {
-		url := "https://" + a.String() + "/api/v1/health"
+	if len(bound) != 3 {
+		t.Fatalf("bound %v, want the two API listeners and the metrics listener", bound)
+	}
+	for _, a := range bound { // /livez is on every listener, the metrics one too
+		url := "https://" + a.String() + "/livez"
 		resp, err := modern.Get(url)
 		if err != nil {
 			t.Fatalf("HTTPS GET %s: %v", url, err)
