@@ -1,7 +1,10 @@
 # Integration test: applies the module against a real backend and destroys it again. Run it
 # against `resellerd dev`, which prints the two variables the provider reads:
 #
-#   eval "$(resellerd dev --listen 127.0.0.1:0 --env-file reseller.env & sleep 2; cat reseller.env)"
+#   rm -f reseller.env
+#   resellerd dev --listen 127.0.0.1:0 --env-file reseller.env >/dev/null &
+#   while [ ! -s reseller.env ]; do sleep 0.2; done
+#   . ./reseller.env
 #   terraform test -filter=tests/integration.tftest.hcl
 #
 # RESELLER_ENDPOINT and RESELLER_API_KEY come from the environment; nothing here names them.
