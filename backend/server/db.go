@@ -10,8 +10,8 @@ import (
 
 // Database kinds, by the form of Config.DB.
 const (
-	dbSQLite   = "sqlite"
-	dbPostgres = "postgres"
+	DBSQLite   = "sqlite"
+	DBPostgres = "postgres"
 )
 
 // schemeLike matches a value that starts like a URL or a driver name ("mysql:", "file:",
@@ -28,13 +28,13 @@ func ParseDB(dsn string) (kind, target string, err error) {
 	case dsn == "":
 		return "", "", errors.New("no database: --db is empty: give a SQLite path, sqlite:PATH or a postgres:// URL")
 	case isPostgres(dsn):
-		return dbPostgres, dsn, nil
+		return DBPostgres, dsn, nil
 	case strings.HasPrefix(dsn, "sqlite:"):
 		path := strings.TrimPrefix(dsn, "sqlite:")
 		if path == "" {
 			return "", "", errors.New("--db sqlite: has no path (sqlite:PATH)")
 		}
-		return dbSQLite, path, nil
+		return DBSQLite, path, nil
 	case schemeLike.MatchString(dsn):
 		scheme, _, _ := strings.Cut(dsn, ":")
 		return "", "", fmt.Errorf("--db has the scheme %q, which is not supported: give a SQLite path, sqlite:PATH or "+
@@ -43,7 +43,7 @@ func ParseDB(dsn string) (kind, target string, err error) {
 		return "", "", errors.New("--db looks like a key=value connection string, which is not supported: write it as " +
 			"a postgres://USER:PASSWORD@HOST:PORT/DBNAME URL (or give a SQLite path without '=')")
 	}
-	return dbSQLite, dsn, nil
+	return DBSQLite, dsn, nil
 }
 
 // RedactDB is dsn as it may be logged: a URL with its password replaced by "xxxxx", in the

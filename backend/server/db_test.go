@@ -18,12 +18,12 @@ import (
 func TestParseDBIsStrict(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ dsn, kind, target string }{
-		{"./data/reseller.db", dbSQLite, "./data/reseller.db"},
-		{"/var/lib/reseller/db.sqlite", dbSQLite, "/var/lib/reseller/db.sqlite"},
-		{"sqlite:/tmp/r.db", dbSQLite, "/tmp/r.db"},
-		{`C:\data\reseller.db`, dbSQLite, `C:\data\reseller.db`},
-		{"postgres://u:p@db:5432/reseller", dbPostgres, "postgres://u:p@db:5432/reseller"},
-		{"postgresql://db/reseller?sslmode=disable", dbPostgres, "postgresql://db/reseller?sslmode=disable"},
+		{"./data/reseller.db", DBSQLite, "./data/reseller.db"},
+		{"/var/lib/reseller/db.sqlite", DBSQLite, "/var/lib/reseller/db.sqlite"},
+		{"sqlite:/tmp/r.db", DBSQLite, "/tmp/r.db"},
+		{`C:\data\reseller.db`, DBSQLite, `C:\data\reseller.db`},
+		{"postgres://u:p@db:5432/reseller", DBPostgres, "postgres://u:p@db:5432/reseller"},
+		{"postgresql://db/reseller?sslmode=disable", DBPostgres, "postgresql://db/reseller?sslmode=disable"},
 	} {
 		kind, target, err := ParseDB(tt.dsn)
 		if err != nil || kind != tt.kind || target != tt.target {

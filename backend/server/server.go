@@ -178,7 +178,7 @@ func openStore(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	var st *sqlstore.Store
-	if kind == dbPostgres {
+	if kind == DBPostgres {
 		st, err = sqlstore.OpenPostgres(ctx, target)
 	} else {
 		st, err = sqlstore.OpenSQLite(ctx, target)

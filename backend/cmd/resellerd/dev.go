@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -44,12 +43,18 @@ var devDefaults = serveOptions{
 // devAccount is the account `resellerd dev` creates when no seed file is given.
 var devAccount = server.NewAccount{BalanceMicros: int64(money.USD(1000)), ServerLimit: 50, OrderLimit: 10, Language: "en"}
 
-func parseDev(args []string, env lookupEnv) (devOptions, error) {
-	var o devOptions
+// devFlags are the flags of `resellerd dev`, filling o: every flag of serve and dev's own.
+func devFlags(o *devOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
 	addServeFlags(fs, &o.serveOptions, devDefaults)
 	fs.StringVar(&o.EnvFile, "env-file", "", "file the two export lines are written to once the API is ready")
 	fs.StringVar(&o.Seed, "seed", "", "YAML seed file with the accounts, servers, snapshots and webhooks to start with")
+	return fs
+}
+
+func parseDev(args []string, env lookupEnv) (devOptions, error) {
+	var o devOptions
+	fs := devFlags(&o)
 	if err := parseFlags(fs, args, withoutDBVariable(env)); err != nil {
 		return devOptions{}, err
 	}
@@ -199,12 +204,11 @@ func (b *devBackend) reset(ctx context.Context) error {
 	return b.open(ctx)
 }
 
-// sqlitePath is the file of a SQLite --db (a path or sqlite:PATH).
+// sqlitePath is the file of a SQLite --db (a path or sqlite:PATH), read as server.ParseDB
+// reads every --db.
 func sqlitePath(db string) (string, bool) {
-	if strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://") {
-		return "", false
-	}
-	return strings.TrimPrefix(db, "sqlite:"), true
+	kind, path, err := server.ParseDB(db)
+	return path, err == nil && kind == server.DBSQLite
 }
 
 // announce prints the two export lines first on stdout and writes them to envFile, once the API

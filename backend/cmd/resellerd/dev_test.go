@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -245,5 +246,22 @@ func TestDevTakesServeFlags(t *testing.T) {
 	if d.Config.DB != "-" || d.Listen != "127.0.0.1:8080" || !d.Config.AllowHTTPWebhooks || d.Config.RateLimitScale != 1 ||
 		d.Config.DeployDelay >= time.Second || d.Config.FailRate != 0.5 {
 		t.Fatalf("dev defaults: %+v", d)
+	}
+}
+
+// TestDevHasEveryServeFlag: every flag serve takes, dev takes too (the flag sets are compared,
+// so a serve flag added outside addServeFlags is caught).
+func TestDevHasEveryServeFlag(t *testing.T) {
+	serveFlags := flag.NewFlagSet("serve", flag.ContinueOnError)
+	addServeFlags(serveFlags, &serveOptions{}, serveDefaults)
+	dev := devFlags(&devOptions{})
+	serveFlags.VisitAll(func(f *flag.Flag) {
+		if dev.Lookup(f.Name) == nil {
+			t.Errorf("dev lacks serve's --%s", f.Name)
+		}
+	})
+	if _, err := parseDev([]string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--log-level", "debug",
+		"--metrics-listen", "127.0.0.1:0", "--webhook-allow-cidr", "10.20.0.0/16", "--retain-events", "1h"}, noEnv); err != nil {
+		t.Fatalf("dev refused serve's flags: %v", err)
 	}
 }

@@ -22,6 +22,8 @@ func TestSubcommandHelp(t *testing.T) {
 			"default: 100   variable: RESELLER_BALANCE", "--language", "default: fa   variable: RESELLER_LANGUAGE"}},
 		{[]string{"account", "rotate-key", "--help"}, []string{"--account", "variable: RESELLER_ACCOUNT"}},
 		{[]string{"account", "topup", "-h"}, []string{"--amount", "--payment-type", "default: card   variable: RESELLER_PAYMENT_TYPE"}},
+		{[]string{"seed", "--help"}, []string{"--db", "variable: RESELLER_DB"}},
+		{[]string{"dev", "--help"}, []string{"--env-file", "--seed", "--tls-cert", "--log-level", "--metrics-listen", "--retain-events"}},
 	} {
 		var stdout, stderr strings.Builder
 		if code := run(t.Context(), tt.args, &stdout, &stderr, noEnv); code != exitOK || stderr.Len() != 0 {

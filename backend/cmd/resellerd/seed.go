@@ -18,12 +18,15 @@ import (
 // database, so a seed the service refuses (a plan that does not exist, a balance too small for
 // its servers) fails naming its line before the real database is touched.
 func seed(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
+	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
+	db := fs.String("db", defaultDB, "SQLite file path or postgres:// URL")
 	if len(args) == 0 || strings.HasPrefix(args[len(args)-1], "-") {
+		if err := parseFlags(fs, args, env); err != nil {
+			return err // --help among them: the flags, exit 0
+		}
 		return fmt.Errorf("%w: seed: the seed FILE is required, after the flags", errUsage)
 	}
 	path := args[len(args)-1]
-	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
-	db := fs.String("db", defaultDB, "SQLite file path or postgres:// URL")
 	if err := parseFlags(fs, args[:len(args)-1], env); err != nil {
 		return err
 	}
