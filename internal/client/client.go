@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -196,12 +197,13 @@ func CheckEndpoint(raw string) error {
 	return nil
 }
 
+// Languages are the languages the API names things in (its lang parameter).
+var Languages = []string{"en", "fa"}
+
 // validateTuning rejects settings that would make retries or names behave surprisingly.
 func validateTuning(cfg Config) error {
-	switch cfg.Language {
-	case "", "en", "fa":
-	default:
-		return fmt.Errorf("language %q is not supported; use \"en\" or \"fa\"", cfg.Language)
+	if cfg.Language != "" && !slices.Contains(Languages, cfg.Language) {
+		return fmt.Errorf("language %q is not supported; use one of %q", cfg.Language, Languages)
 	}
 	if cfg.MaxRetries < 0 {
 		return fmt.Errorf("max_retries must not be negative, got %d", cfg.MaxRetries)

@@ -58,8 +58,8 @@ const (
 	DefaultPlanChecks = plancheck.ModeWarn
 )
 
-// Languages are the values the language attribute accepts.
-var Languages = []string{"en", "fa"}
+// Languages are the values the language attribute accepts: the API's.
+var Languages = client.Languages
 
 // PlanChecksModes are the values the plan_checks attribute accepts.
 var PlanChecksModes = []string{plancheck.ModeWarn, plancheck.ModeError, plancheck.ModeOff}
