@@ -113,3 +113,29 @@ func TestExplainNamesTheLine(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleSeedHasEveryField: examples/seed.yaml, which the docs point to as the seed with
+// every field, parses and sets each of them, so it cannot drift from the format.
+func TestExampleSeedHasEveryField(t *testing.T) {
+	f, err := Read("../../../examples/seed.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Accounts) == 0 {
+		t.Fatal("no accounts")
+	}
+	a := f.Accounts[0]
+	if a.APIKey == "" || a.BalanceMicros == 0 || a.ServerLimit == 0 || a.OrderLimit == 0 || a.Language == "" {
+		t.Errorf("the first account leaves an account field unset: %+v", a.NewAccount)
+	}
+	powerOff := false
+	for _, s := range a.Servers {
+		powerOff = powerOff || s.PowerOff
+		if s.Name == "" || s.PlanID == 0 || s.TemplateID == 0 {
+			t.Errorf("server %+v leaves a field unset", s)
+		}
+	}
+	if !powerOff || len(a.Snapshots) == 0 || a.Snapshots[0].Server == "" || a.Webhook == nil || a.Webhook.Secret == "" {
+		t.Errorf("the first account does not show power: off, a snapshot and a webhook: %+v", a)
+	}
+}
