@@ -109,7 +109,7 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	}
 	defer b.close()
 	mux := http.NewServeMux()
-	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock}))
+	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock, Logger: logger}))
 	mux.Handle("/", b)
 	return serveHandler(ctx, o.serveOptions, mux, http.HandlerFunc(b.serveMetrics), logger, func(addrs []net.Addr) {
 		b.announce(stdout, logger, o.EnvFile, endpointScheme(o.serveOptions), addrs[0])

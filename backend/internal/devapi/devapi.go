@@ -7,9 +7,7 @@ package devapi
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -38,12 +36,14 @@ type Config struct {
 	Reset func(ctx context.Context) error
 	// Clock is the service's clock, moved by POST /_dev/clock.
 	Clock *server.OffsetClock
+	// Logger receives the 5xx answers' detail (nil: nowhere).
+	Logger *slog.Logger
 }
 
 // New returns the handler of every /_dev/ route; anything else under /_dev/ is 404 in the
 // spec's envelope.
 func New(cfg Config) http.Handler {
-	h := handler{cfg: cfg}
+	h := handler{cfg: cfg, resp: api.NewResponder(cfg.Logger)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /_dev/reset", h.reset)
 	mux.HandleFunc("POST /_dev/clock", h.clock)
@@ -53,19 +53,22 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("POST /_dev/orders/{id}/time-out", h.timeOut)
 	mux.HandleFunc("PUT /_dev/fail-rate", h.failRate)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		fail(w, service.NotFound("path "+r.URL.Path))
+		h.resp.Fail(w, r, service.NotFound("path "+r.URL.Path))
 	})
 	return mux
 }
 
-type handler struct{ cfg Config }
+type handler struct {
+	cfg  Config
+	resp api.Responder // answers as the API does
+}
 
 func (h handler) reset(w http.ResponseWriter, r *http.Request) {
 	if err := h.cfg.Reset(r.Context()); err != nil {
-		fail(w, err)
+		h.resp.Fail(w, r, err)
 		return
 	}
-	ok(w, map[string]any{"reset": true})
+	h.resp.OK(w, r, map[string]any{"reset": true})
 }
 
 // clock moves the service's clock forward by "advance" (a Go duration such as "25h" or "90m")
@@ -74,24 +77,24 @@ func (h handler) clock(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Advance *string `json:"advance"`
 	}
-	if !decode(w, r, &in) {
+	if !h.decode(w, r, &in) {
 		return
 	}
 	if in.Advance == nil {
-		fail(w, service.Validation("advance", "is required, a duration such as \"25h\" or \"90m\""))
+		h.resp.Fail(w, r, service.Validation("advance", "is required, a duration such as \"25h\" or \"90m\""))
 		return
 	}
 	d, err := time.ParseDuration(*in.Advance)
 	if err != nil || d <= 0 || d > MaxAdvance {
-		fail(w, service.Validation("advance", "must be a positive duration such as \"25h\", at most %s", MaxAdvance))
+		h.resp.Fail(w, r, service.Validation("advance", "must be a positive duration such as \"25h\", at most %s", MaxAdvance))
 		return
 	}
 	err = h.cfg.Do(func(s *server.Server) error { return advance(r.Context(), s, h.cfg.Clock, d) })
 	if err != nil {
-		fail(w, err)
+		h.resp.Fail(w, r, err)
 		return
 	}
-	ok(w, map[string]any{"advanced": d.String(), "now": h.cfg.Clock.Now().UTC().Format(time.RFC3339)})
+	h.resp.OK(w, r, map[string]any{"advanced": d.String(), "now": h.cfg.Clock.Now().UTC().Format(time.RFC3339)})
 }
 
 // advance moves clock by d, step by step, running the workers after each step.
@@ -132,9 +135,9 @@ func passwordChanged(ctx context.Context, s *server.Server, id int64, _ instance
 // instance serves a hook on an instance of the account whose key the request carries.
 func (h handler) instance(hook instanceHook) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, okID := pathID(w, r)
+		id, okID := h.pathID(w, r)
 		var body instanceBody
-		if !okID || !decode(w, r, &body) {
+		if !okID || !h.decode(w, r, &body) {
 			return
 		}
 		err := h.cfg.Do(func(s *server.Server) error {
@@ -144,16 +147,16 @@ func (h handler) instance(hook instanceHook) http.HandlerFunc {
 			return hook(r.Context(), s, id, body)
 		})
 		if err != nil {
-			fail(w, err)
+			h.resp.Fail(w, r, err)
 			return
 		}
-		ok(w, map[string]any{"instance_id": id})
+		h.resp.OK(w, r, map[string]any{"instance_id": id})
 	}
 }
 
 func (h handler) timeOut(w http.ResponseWriter, r *http.Request) {
-	id, okID := pathID(w, r)
-	if !okID || !decode(w, r, &struct{}{}) {
+	id, okID := h.pathID(w, r)
+	if !okID || !h.decode(w, r, &struct{}{}) {
 		return
 	}
 	err := h.cfg.Do(func(s *server.Server) error {
@@ -163,35 +166,35 @@ func (h handler) timeOut(w http.ResponseWriter, r *http.Request) {
 		return s.TimeOutOrder(r.Context(), id)
 	})
 	if err != nil {
-		fail(w, err)
+		h.resp.Fail(w, r, err)
 		return
 	}
-	ok(w, map[string]any{"order_id": id})
+	h.resp.OK(w, r, map[string]any{"order_id": id})
 }
 
 func (h handler) failRate(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Rate *float64 `json:"rate"`
 	}
-	if !decode(w, r, &in) {
+	if !h.decode(w, r, &in) {
 		return
 	}
 	if in.Rate == nil || *in.Rate < 0 || *in.Rate > 1 {
-		fail(w, service.Validation("rate", "is required, from 0 to 1"))
+		h.resp.Fail(w, r, service.Validation("rate", "is required, from 0 to 1"))
 		return
 	}
 	if err := h.cfg.Do(func(s *server.Server) error { return s.SetFailRate(r.Context(), *in.Rate) }); err != nil {
-		fail(w, err)
+		h.resp.Fail(w, r, err)
 		return
 	}
-	ok(w, map[string]any{"rate": *in.Rate})
+	h.resp.OK(w, r, map[string]any{"rate": *in.Rate})
 }
 
 // pathID reads the {id} of the path, answering 404 for one that is not a positive integer.
-func pathID(w http.ResponseWriter, r *http.Request) (int64, bool) {
+func (h handler) pathID(w http.ResponseWriter, r *http.Request) (int64, bool) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id < 1 {
-		fail(w, service.NotFound("path "+r.URL.Path))
+		h.resp.Fail(w, r, service.NotFound("path "+r.URL.Path))
 		return 0, false
 	}
 	return id, true
@@ -200,55 +203,11 @@ func pathID(w http.ResponseWriter, r *http.Request) (int64, bool) {
 // maxBody bounds a request body: every body here is a few bytes.
 const maxBody = 4 << 10
 
-// decode reads a JSON object body into v; an empty body is an empty object. Unknown fields
-// and malformed JSON are 400 validation_error.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil || len(b) > maxBody {
-		fail(w, service.Validation("body", "could not be read, or is larger than %d bytes", maxBody))
-		return false
-	}
-	if strings.TrimSpace(string(b)) == "" {
-		return true
-	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		fail(w, service.Validation("body", "is not the expected JSON object: %v", err))
+// decode reads the JSON object body into v with the API's rules, answering 400 when it cannot.
+func (h handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := api.DecodeBody(r, v, maxBody); err != nil {
+		h.resp.Fail(w, r, err)
 		return false
 	}
 	return true
-}
-
-// envelope is the spec's answer: success and data, or success false and error.
-type envelope struct {
-	Success bool         `json:"success"`
-	Data    any          `json:"data,omitempty"`
-	Error   *errorDetail `json:"error,omitempty"`
-}
-
-type errorDetail struct {
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	Reference string `json:"reference,omitempty"`
-}
-
-func ok(w http.ResponseWriter, data any) {
-	write(w, http.StatusOK, envelope{Success: true, Data: data})
-}
-
-// fail answers err in the spec's error envelope; an error that is not a service error is 500.
-func fail(w http.ResponseWriter, err error) {
-	e := service.AsError(err)
-	detail := &errorDetail{Code: e.Code, Message: e.Message, Reference: e.Reference}
-	if e.Status >= http.StatusInternalServerError {
-		detail.Message = fmt.Sprintf("internal error: %v", err) // a local test tool: say what failed
-	}
-	write(w, e.Status, envelope{Error: detail})
-}
-
-func write(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(body)
 }
