@@ -33,7 +33,7 @@ var watchers = []struct {
 func openWatched(t *testing.T, name, path string, opts ...Option) *Store {
 	t.Helper()
 	s := mustOpen(t, OpenSQLite, path, opts...)
-	if mapped := s.cache.(*sqlitefast.ReadCache[cacheKey]).Mapped(); mapped != (name == "shm") {
+	if mapped := sqlitefast.Mapped(s.cache.(*sqlitefast.ReadCache[cacheKey])); mapped != (name == "shm") {
 		if runtime.GOOS != "linux" {
 			t.Skip("no -shm mapping on " + runtime.GOOS)
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/readcache"
 )
 
 // dbVersion stands for the state of a SQLite database: while it is the same, no connection of
@@ -21,14 +23,10 @@ const (
 	walHeaderBytes = 2 * 4 * walHeaderWords
 )
 
-// changeWatcher tells when a SQLite database may have changed. version returns a value that
-// differs from every earlier one once any connection, of this process or another, has
-// committed; ok is false when it cannot tell right now, and the caller must then read the
-// database and keep nothing.
-type changeWatcher interface {
-	version(ctx context.Context) (v dbVersion, ok bool)
-	close()
-}
+// changeWatcher tells when a SQLite database may have changed: its Version differs from every
+// earlier one once any connection, of this process or another, has committed (see
+// readcache.Watcher).
+type changeWatcher = readcache.Watcher[dbVersion]
 
 // newChangeWatcher watches the SQLite file at path through its wal-index in shared memory
 // (see shmWatcher), and falls back to PRAGMA data_version (see dataVersionWatcher) when the
@@ -81,7 +79,7 @@ type dataVersionWatcher struct {
 	generation uint32
 }
 
-func (w *dataVersionWatcher) version(ctx context.Context) (dbVersion, bool) {
+func (w *dataVersionWatcher) Version(ctx context.Context) (dbVersion, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.conn == nil {
@@ -108,7 +106,7 @@ func (w *dataVersionWatcher) drop() {
 	}
 }
 
-func (w *dataVersionWatcher) close() {
+func (w *dataVersionWatcher) Close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.drop()

@@ -71,7 +71,7 @@ func openShmWatcher(ctx context.Context, reads *sql.DB, path string) (changeWatc
 	}
 	w := &shmWatcher{conn: conn, mem: mem}
 	if !initialised(mem) {
-		w.close()
+		w.Close()
 		return nil, fmt.Errorf("sqlite: %s holds no wal-index header", name)
 	}
 	return w, nil
@@ -129,7 +129,7 @@ func initialised(mem []byte) bool {
 }
 
 // version reads copy 0 and then copy 1 of the header; ok is false when they differ.
-func (w *shmWatcher) version(context.Context) (dbVersion, bool) {
+func (w *shmWatcher) Version(context.Context) (dbVersion, bool) {
 	var first, second dbVersion
 	for i := range first {
 		first[i] = w.word(i)
@@ -145,7 +145,7 @@ func (w *shmWatcher) word(i int) uint32 {
 	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&w.mem[4*i])))
 }
 
-func (w *shmWatcher) close() {
+func (w *shmWatcher) Close() {
 	_ = syscall.Munmap(w.mem)
 	_ = w.conn.Close()
 }

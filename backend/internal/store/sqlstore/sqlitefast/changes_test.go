@@ -27,7 +27,7 @@ func openWatched(t *testing.T, name string, noShm bool) (changeWatcher, *sql.DB,
 	t.Helper()
 	writer, reads, path := openTestPools(t)
 	w := newChangeWatcher(context.Background(), reads, path, noShm)
-	t.Cleanup(w.close)
+	t.Cleanup(w.Close)
 	_, fallback := w.(*dataVersionWatcher)
 	if name == "shm" && fallback {
 		if runtime.GOOS == "linux" {
@@ -87,7 +87,7 @@ func TestChangeWatcherSeesEveryCommit(t *testing.T) {
 
 func currentVersion(t *testing.T, w changeWatcher) dbVersion {
 	t.Helper()
-	v, ok := w.version(context.Background())
+	v, ok := w.Version(context.Background())
 	if !ok {
 		t.Fatal("the watcher cannot tell the version")
 	}
