@@ -103,7 +103,7 @@ type Server struct {
 // it for all.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = withDefaults(cfg)
-	st, err := openStore(ctx, cfg.DB)
+	st, err := openStore(ctx, cfg.DB, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -172,14 +172,14 @@ func withDefaults(cfg Config) Config {
 // openStore picks the store by the form of dsn (ParseDB): a postgres:// or postgresql:// URL is
 // a PostgreSQL database that several replicas may share, a path or sqlite:PATH a SQLite file,
 // anything else an error.
-func openStore(ctx context.Context, dsn string) (*sqlstore.Store, error) {
+func openStore(ctx context.Context, dsn string, log *slog.Logger) (*sqlstore.Store, error) {
 	kind, target, err := ParseDB(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	var st *sqlstore.Store
 	if kind == DBPostgres {
-		st, err = sqlstore.OpenPostgres(ctx, target)
+		st, err = sqlstore.OpenPostgres(ctx, target, sqlstore.WithLogger(log))
 	} else {
 		st, err = sqlstore.OpenSQLite(ctx, target)
 	}

@@ -3,9 +3,11 @@ package sqlstore
 import "context"
 
 // rowCache keeps rows read outside transactions, for as long as the database is unchanged;
-// every Store has one. It is noCache on PostgreSQL, where replicas write the database beside
-// each other and nothing is cheaper than asking it, and sqlitefast.ReadCache on SQLite, which
-// sees any commit to the file at the cost of a few atomic loads. Only the reads of the busiest
+// every Store has one, a readcache.Cache. On SQLite it is sqlitefast.ReadCache, which sees
+// any commit to the file at the cost of a few atomic loads; on PostgreSQL it hears of changes
+// through the database's notifications and this process's commits (pgchanges), and reads
+// the database while it cannot (noCache is what a SQLite store has while it migrates, before
+// its watcher can open). Only the reads of the busiest
 // requests go through it, each written beside its SQL: Store.AccountByKeyHash (every
 // authenticated request), Store.InstanceWithInstalls (GET /instances/{id}), Store.Instance and
 // Store.AppInstalls.

@@ -15,6 +15,8 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/pgchanges"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/readcache"
 )
 
 // PostgreSQL error codes the store tells apart.
@@ -76,8 +78,43 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	o, d := collect(opts), newPostgresDialect()
-	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db, tx: plainTx{db: db, d: d, hook: o.hook}, cache: noCache{},
-		queries: queries{q: db, d: d, hook: o.hook}})
+	changes := pgchanges.Start(ctx, cfg.ConnConfig.Copy(), o.log)
+	cache := readcache.New[cacheKey](changes)
+	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db,
+		tx: plainTx{db: db, d: d, hook: o.hook, committed: changes.Changed}, cache: cache, closers: []func() error{cache.Close},
+		queries: queries{q: autocommits{DB: db, committed: changes.Changed}, d: d, hook: o.hook}})
+}
+
+// autocommits is the pool as the store's statements outside transactions use it on
+// PostgreSQL, where each commits on its own: every one but a SELECT tells committed once it
+// returns, as plainTx does at a commit, so this process's next read is not served a row the
+// statement changed. (A statement read through rows commits when they are read to the end, a
+// moment later; the change notification covers that moment.)
+type autocommits struct {
+	*sql.DB
+	committed func()
+}
+
+func (a autocommits) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	defer a.committed()
+	return a.DB.ExecContext(ctx, query, args...)
+}
+
+func (a autocommits) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	defer a.wrote(query)
+	return a.DB.QueryContext(ctx, query, args...)
+}
+
+func (a autocommits) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	defer a.wrote(query)
+	return a.DB.QueryRowContext(ctx, query, args...)
+}
+
+// wrote tells committed after a statement that may write.
+func (a autocommits) wrote(query string) {
+	if !strings.HasPrefix(strings.TrimSpace(query), "SELECT") {
+		a.committed()
+	}
 }
 
 // defaultPoolSize is the pool of a process on procs CPUs when the URL does not set

@@ -60,11 +60,12 @@
 // sqlite.go and postgres.go hold what differs between the databases.
 //
 // A Store always has two seams, set by its Open: a transaction runner (tx.go) and a row cache
-// (cache.go). On PostgreSQL they are plain transactions, retried after a deadlock, and no
-// cache. On SQLite they are sqlitefast's group committer and read cache, which with its
-// prepared statements is all that makes SQLite fast and is kept in that package. The reads
-// that go through the cache are written beside their SQL (Store.AccountByKeyHash,
-// Store.Instance, Store.AppInstalls); transactions never read from it.
+// (cache.go). On PostgreSQL they are plain transactions, retried after a deadlock, and a
+// readcache.Cache that the database's change notifications empty (pgchanges). On SQLite they
+// are sqlitefast's group committer and a readcache.Cache that any commit to the file empties,
+// which with its prepared statements is all that makes SQLite fast and is kept in that
+// package. The reads that go through the cache are written beside their SQL
+// (Store.AccountByKeyHash, Store.Instance, Store.AppInstalls); transactions never read from it.
 package sqlstore
 
 import (
@@ -72,6 +73,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -110,11 +112,12 @@ type options struct {
 	commitHook  func(jobs int) // SQLite only: told about every group commit (tests)
 	busyTimeout time.Duration  // SQLite only
 	noShm       bool           // SQLite only: watch PRAGMA data_version, not the -shm file (tests)
+	log         *slog.Logger   // PostgreSQL only: where the change watcher reports (pgchanges)
 }
 
 // collect applies opts to the defaults.
 func collect(opts []Option) options {
-	o := options{busyTimeout: sqlitefast.BusyTimeout}
+	o := options{busyTimeout: sqlitefast.BusyTimeout, log: slog.New(slog.DiscardHandler)}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -124,6 +127,12 @@ func collect(opts []Option) options {
 // WithReadHook has the store tell hook about every read it makes, inside transactions too.
 func WithReadHook(hook ReadHook) Option {
 	return func(o *options) { o.hook = hook }
+}
+
+// WithLogger has the store log there what an operator must know of it: on PostgreSQL, when the
+// read cache cannot hear of changes and reads go to the database (see pgchanges).
+func WithLogger(log *slog.Logger) Option {
+	return func(o *options) { o.log = log }
 }
 
 // WithTx runs fn in one transaction, through the store's transaction runner: on PostgreSQL a

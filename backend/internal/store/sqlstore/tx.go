@@ -30,6 +30,9 @@ type plainTx struct {
 	db   *sql.DB
 	d    *dialect
 	hook ReadHook
+	// committed is told of every commit, so the read cache serves nothing older to a read
+	// that starts after it (pgchanges.Watcher.Changed).
+	committed func()
 }
 
 func (p plainTx) WithTx(ctx context.Context, fn func(tx store.Tx) error) error {
@@ -60,7 +63,9 @@ func (p plainTx) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := fn(txQueries(tx, p.d, p.hook)); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	p.committed() // even after an error: the commit may have happened
+	if err != nil {
 		return fmt.Errorf("sqlstore: commit: %w", err)
 	}
 	return nil

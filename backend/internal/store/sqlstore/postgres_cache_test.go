@@ -1,0 +1,188 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/readcache"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
+)
+
+// listening waits until the store's change watcher listens, as a replica's does a moment after
+// it opens, and fails the test after 10 s.
+func listening(t *testing.T, s *Store) {
+	t.Helper()
+	w := s.cache.(*readcache.Cache[cacheKey, uint64]).Watcher()
+	eventually(t, "the change watcher to listen", func() bool { _, ok := w.Version(context.Background()); return ok })
+}
+
+// eventually polls cond every 10 ms and fails the test if it does not hold within 10 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10 s for %s", what)
+		}
+	}
+}
+
+// getInstance reads what GET /instances/{id} reads on PostgreSQL: the account of the key, and
+// the instance with its app installs.
+func getInstance(t *testing.T, s *Store, a store.Account, id int64) (store.Account, store.Instance, []store.AppInstall) {
+	t.Helper()
+	ctx := context.Background()
+	acct, err := s.AccountByKeyHash(ctx, a.KeyHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, installs, err := s.InstanceWithInstalls(ctx, a.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acct, in, installs
+}
+
+// servedFromCache reads the instance until a read runs no SQL: the notifications of the
+// writes that made it may still be on their way when the first read keeps it.
+func servedFromCache(t *testing.T, s *Store, reads *storetest.Reads, a store.Account, id int64) {
+	t.Helper()
+	eventually(t, "a read served from the cache", func() bool {
+		reads.Take()
+		getInstance(t, s, a, id)
+		return reads.Take().All == 0
+	})
+}
+
+// TestPostgresCacheServesUnchangedRowsWithoutSQL shows that on PostgreSQL the repeated reads of
+// GET /instances/{id} run no SQL while nothing changes; that this process's own writes, in a
+// transaction or alone, are seen by its next read; and that another replica's changes to the
+// instance, its installs and the account are seen once their notification arrives.
+func TestPostgresCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pg.Database(t)
+	var reads storetest.Reads
+	s := mustOpen(t, OpenPostgres, url, WithReadHook(reads.Hook))
+	other := openURL(t, url)
+	listening(t, s)
+	a := newTestAccount(t, s, "pgcache", 1)
+	made := newCachedInstance(t, s, a.ID)
+
+	servedFromCache(t, s, &reads, a, made.ID)
+	for range 20 {
+		if _, in, installs := getInstance(t, s, a, made.ID); in.Name != made.Name || len(installs) != 1 {
+			t.Fatalf("a cached read returned %q with %d installs, want %q with 1", in.Name, len(installs), made.Name)
+		}
+	}
+	if n := reads.Take(); n.All != 0 {
+		t.Fatalf("20 reads of an unchanged instance ran SQL: %v, want none", n)
+	}
+
+	renamed := made
+	renamed.Name = "renamed-alone" // a statement outside any transaction
+	if err := s.UpdateInstance(ctx, renamed); err != nil {
+		t.Fatal(err)
+	}
+	if _, got, _ := getInstance(t, s, a, made.ID); got.Name != renamed.Name {
+		t.Fatalf("after a rename by this process: %q, want %q at once", got.Name, renamed.Name)
+	}
+	renamed.Name = "renamed-in-tx"
+	if err := s.WithTx(ctx, func(tx store.Tx) error { return tx.UpdateInstance(ctx, renamed) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, got, _ := getInstance(t, s, a, made.ID); got.Name != renamed.Name {
+		t.Fatalf("after a rename in a transaction of this process: %q, want %q at once", got.Name, renamed.Name)
+	}
+
+	renamed.Name = "renamed-by-other"
+	if err := other.UpdateInstance(ctx, renamed); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "another replica's rename", func() bool { _, in, _ := getInstance(t, s, a, made.ID); return in.Name == renamed.Name })
+	if err := other.SetAccountFlag(ctx, a.ID, store.FlagBlocked, true); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "another replica's block", func() bool { acct, _, _ := getInstance(t, s, a, made.ID); return acct.Blocked })
+	raw, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.ExecContext(ctx, `UPDATE app_installs SET status = $1 WHERE instance_id = $2`, store.InstallFailed, made.ID); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "another connection's install change", func() bool {
+		_, _, installs := getInstance(t, s, a, made.ID)
+		return installs[0].Status == store.InstallFailed
+	})
+}
+
+// TestPostgresCacheReadsThroughWhileDeaf ends the watcher's listening connection and changes
+// the instance from another connection while no notification can reach it: the change is still
+// seen, because the cache is not used while the watcher does not listen and starts afresh when
+// it listens again.
+func TestPostgresCacheReadsThroughWhileDeaf(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pg.Database(t)
+	var reads storetest.Reads
+	s := mustOpen(t, OpenPostgres, url, WithReadHook(reads.Hook))
+	listening(t, s)
+	a := newTestAccount(t, s, "deaf", 1)
+	made := newCachedInstance(t, s, a.ID)
+	servedFromCache(t, s, &reads, a, made.ID)
+
+	raw, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var ended int
+	err = raw.QueryRowContext(ctx, `SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN `+"resellerd_changes"+`'`).Scan(&ended)
+	if err != nil || ended != 1 {
+		t.Fatalf("ended %d listening connections (%v), want 1", ended, err)
+	}
+	if _, err := raw.ExecContext(ctx, `UPDATE instances SET name = 'renamed-while-deaf' WHERE id = $1`, made.ID); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the rename made while the watcher was deaf", func() bool {
+		_, in, _ := getInstance(t, s, a, made.ID)
+		return in.Name == "renamed-while-deaf"
+	})
+	listening(t, s)
+}
+
+// TestPostgresTriggersCoverAccountColumns keeps migration 0012's trigger on accounts in step
+// with accountColumns: an update of any column a cached account holds must notify.
+func TestPostgresTriggersCoverAccountColumns(t *testing.T) {
+	t.Parallel()
+	s, _ := openFresh(t)
+	rows, err := s.db.QueryContext(context.Background(), `SELECT event_object_column
+		FROM information_schema.triggered_update_columns WHERE trigger_name = 'accounts_notify_change'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var col string
+		if err := rows.Scan(&col); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, col)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range strings.Split(accountColumns, ",") {
+		if col = strings.TrimSpace(col); col != "id" && !slices.Contains(got, col) {
+			t.Errorf("an update of accounts.%s notifies nothing; add it to the trigger (cached columns %s)", col, got)
+		}
+	}
+}
