@@ -77,7 +77,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		if err != nil {
 			return err
 		}
-		logger, err := newLogger(stderr, opts.Log)
+		out := newLogWriter(stderr)
+		defer out.Close()
+		logger, err := newLogger(out, opts.Log)
 		if err != nil {
 			return err
 		}
@@ -87,7 +89,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		if err != nil {
 			return err
 		}
-		logger, err := newLogger(stderr, opts.Log)
+		out := newLogWriter(stderr)
+		defer out.Close()
+		logger, err := newLogger(out, opts.Log)
 		if err != nil {
 			return err
 		}
