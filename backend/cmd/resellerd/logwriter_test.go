@@ -80,11 +80,11 @@ func TestLogWriterWritesAfterClose(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	w := newLogWriter(&out)
-	io.WriteString(w, "before\n")
+	_, _ = io.WriteString(w, "before\n")
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	io.WriteString(w, "after\n")
+	_, _ = io.WriteString(w, "after\n")
 	if got := out.String(); got != "before\nafter\n" {
 		t.Fatalf("got %q, want both lines in order", got)
 	}
@@ -97,12 +97,12 @@ func TestLogWriterBoundsWhatItHolds(t *testing.T) {
 	g := newGatedWriter()
 	w := newLogWriter(g)
 	big := bytes.Repeat([]byte("x"), maxPendingLog/4)
-	w.Write(big)
+	_, _ = w.Write(big)
 	<-g.entered // the goroutine took it, and its write is held
 	returned := make(chan int, 8)
 	go func() {
 		for i := range 8 {
-			w.Write(big)
+			_, _ = w.Write(big)
 			returned <- i
 		}
 	}()

@@ -102,7 +102,7 @@ func (a autocommits) ExecContext(ctx context.Context, query string, args ...any)
 
 func (a autocommits) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	defer a.wrote(query)
-	return a.DB.QueryContext(ctx, query, args...)
+	return a.DB.QueryContext(ctx, query, args...) //nolint:sqlclosecheck // the caller closes them
 }
 
 func (a autocommits) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
