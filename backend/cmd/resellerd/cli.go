@@ -77,9 +77,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		if err != nil {
 			return err
 		}
-		out := newLogWriter(stderr)
-		defer out.Close()
-		logger, err := newLogger(out, opts.Log)
+		logger, err := newLogger(stderr, opts.Log)
 		if err != nil {
 			return err
 		}
@@ -89,9 +87,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		if err != nil {
 			return err
 		}
-		out := newLogWriter(stderr)
-		defer out.Close()
-		logger, err := newLogger(out, opts.Log)
+		logger, err := newLogger(stderr, opts.Log)
 		if err != nil {
 			return err
 		}
