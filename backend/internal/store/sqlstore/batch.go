@@ -34,7 +34,8 @@ func valuesRows(n, rows int) string {
 }
 
 // addToAccounts adds deltas[id][i] to the column cols[i] of every account id, and one to its
-// wallet_seq (every counter a batch moves is part of the wallet), in one statement. cols are
+// wallet_seq (every counter a batch moves is part of the wallet), in one statement (taking the
+// rows by id, as batchRows does, for the same reason). cols are
 // the package's own column names, never a caller's. ErrNotFound when an account is missing.
 func (q queries) addToAccounts(ctx context.Context, cols []string, deltas map[int64][]int64) error {
 	if len(deltas) == 0 {
@@ -48,7 +49,7 @@ func (q queries) addToAccounts(ctx context.Context, cols []string, deltas map[in
 	for i, c := range cols {
 		name := fmt.Sprintf("d%d", i)
 		names, types = append(names, name), append(types, "BIGINT")
-		sets = append(sets, c+" = "+c+" + d."+name)
+		sets = append(sets, c+" = "+c+" + (SELECT d."+name+" FROM d WHERE d.id = accounts.id)")
 	}
 	args := make([]any, 0, len(ids)*(len(cols)+1))
 	for _, id := range ids {
@@ -58,7 +59,7 @@ func (q queries) addToAccounts(ctx context.Context, cols []string, deltas map[in
 		}
 	}
 	n, err := rowsAffected(q.exec(ctx, `WITH `+valuesCTE("d("+strings.Join(names, ", ")+")", types, len(ids))+
-		` UPDATE accounts SET `+strings.Join(sets, ", ")+` FROM d WHERE accounts.id = d.id`, args...))
+		` UPDATE accounts SET `+strings.Join(sets, ", ")+` WHERE accounts.id IN (SELECT id FROM d)`, args...))
 	if err != nil {
 		return fmt.Errorf("sqlstore: move %s of %d accounts: %w", strings.Join(cols, ", "), len(ids), err)
 	}

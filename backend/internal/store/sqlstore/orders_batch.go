@@ -9,8 +9,21 @@ import (
 )
 
 // The provisioning worker's writes of a batch of orders, one statement each (see
-// store.BatchQueries). Each joins the batch's values on the order id and its account, so an
-// order is only written as the account the transaction locked.
+// store.BatchQueries). Each takes the rows of the batch's values by order id and account
+// (batchRows), so an order is only written as the account the transaction locked.
+
+// batchRows is the condition that picks the rows of table named in the batch's values v(id,
+// account_id, ...) by id, each only as the account given with it. Not UPDATE ... FROM v: with
+// it SQLite's planner walked every pending order through the status index (17 ms for 50 of
+// 20,000), where id IN takes each row by its key (1.2 ms).
+func batchRows(table string) string {
+	return table + `.id IN (SELECT id FROM v) AND ` + table + `.account_id = ` + batchValue("account_id", table)
+}
+
+// batchValue is the column col of the batch's values v for the row of table being written.
+func batchValue(col, table string) string {
+	return `(SELECT v.` + col + ` FROM v WHERE v.id = ` + table + `.id)`
+}
 
 // keyArgs are the accounts of keys, to lock, and the id and account of each as arguments.
 func keyArgs(keys []store.OrderKey) (accounts []int64, args []any) {
@@ -32,8 +45,8 @@ func (q queries) ClaimOrders(ctx context.Context, keys []store.OrderKey, now, un
 		return nil, err
 	}
 	ids, err := list(ctx, q, "claimed orders", scanID, `WITH `+valuesCTE("v(id, account_id)", []string{"BIGINT", "BIGINT"}, len(keys))+`
-		UPDATE orders SET lease_until = ? FROM v WHERE orders.id = v.id AND orders.account_id = v.account_id
-		AND orders.status = ? AND (orders.lease_until IS NULL OR orders.lease_until <= ?) RETURNING orders.id`,
+		UPDATE orders SET lease_until = ? WHERE `+batchRows("orders")+`
+		AND status = ? AND (lease_until IS NULL OR lease_until <= ?) RETURNING id`,
 		append(args, until, store.OrderPending, now)...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: claim %d orders: %w", len(keys), err)
@@ -60,8 +73,8 @@ func (q queries) ReleaseOrders(ctx context.Context, releases []store.OrderReleas
 	}
 	n, err := rowsAffected(q.exec(ctx, `WITH `+valuesCTE("v(id, account_id, ticket)", []string{"BIGINT", "BIGINT", "TEXT"}, len(releases))+`
 		UPDATE orders SET lease_until = NULL,
-		ticket = CASE WHEN v.ticket <> '' AND orders.status = ? THEN v.ticket ELSE orders.ticket END
-		FROM v WHERE orders.id = v.id AND orders.account_id = v.account_id`, append(args, store.OrderPending)...))
+		ticket = CASE WHEN `+batchValue("ticket", "orders")+` <> '' AND status = ? THEN `+batchValue("ticket", "orders")+` ELSE ticket END
+		WHERE `+batchRows("orders"), append(args, store.OrderPending)...))
 	if err != nil {
 		return fmt.Errorf("sqlstore: release %d orders: %w", len(releases), err)
 	}
@@ -97,9 +110,9 @@ func (q queries) FinishOrders(ctx context.Context, finishes []store.OrderFinish,
 		return f, err
 	}, `WITH `+valuesCTE("v(id, account_id, status, instance_id, reference)",
 		[]string{"BIGINT", "BIGINT", "TEXT", "BIGINT", "TEXT"}, len(finishes))+`
-		UPDATE orders SET status = v.status, finished_at = ?, instance_id = v.instance_id, reference = v.reference,
-		lease_until = NULL FROM v WHERE orders.id = v.id AND orders.account_id = v.account_id AND orders.status = ?
-		RETURNING orders.account_id, orders.price_micros`, append(args, at, store.OrderPending)...)
+		UPDATE orders SET status = `+batchValue("status", "orders")+`, finished_at = ?,
+		instance_id = `+batchValue("instance_id", "orders")+`, reference = `+batchValue("reference", "orders")+`,
+		lease_until = NULL WHERE `+batchRows("orders")+` AND status = ? RETURNING account_id, price_micros`, append(args, at, store.OrderPending)...)
 	if err != nil {
 		return fmt.Errorf("sqlstore: finish %d orders: %w", len(finishes), err)
 	}
