@@ -34,8 +34,8 @@ func valuesRows(n, rows int) string {
 }
 
 // addToAccounts adds deltas[id][i] to the column cols[i] of every account id, and one to its
-// wallet_seq (every counter a batch moves is part of the wallet), in one statement (taking the
-// rows by id, as batchRows does, for the same reason). cols are
+// wallet_seq (every counter a batch moves is part of the wallet), in one statement that takes
+// the rows by id (see batchRows). cols are
 // the package's own column names, never a caller's. ErrNotFound when an account is missing.
 func (q queries) addToAccounts(ctx context.Context, cols []string, deltas map[int64][]int64) error {
 	if len(deltas) == 0 {
