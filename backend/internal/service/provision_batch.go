@@ -42,24 +42,16 @@ type orderMove struct {
 	timeOut string              // the support reference of an order whose window has passed
 }
 
-// ProvisionDue moves every due pending order forward once, in batches (see provisionBatch):
-// submit its build, poll the build, deploy a finished one, or time out one whose window has
-// passed. It is the provisioning worker's step; all its state is in the store, so a restarted
+// ProvisionDue moves every due pending order forward once, in batches (see provisionBatch) run
+// in lanes (see provisionLanes): submit its build, poll the build, deploy a finished one, or
+// time out one whose window has passed. It is the provisioning worker's step; all its state is in the store, so a restarted
 // backend picks up where the last one stopped.
 func (s *Service) ProvisionDue(ctx context.Context) error {
 	orders, err := s.store.DueOrders(ctx, s.now(), provisionPerTick)
 	if err != nil {
 		return fmt.Errorf("service: due orders: %w", err)
 	}
-	for batch := range slices.Chunk(orders, provisionBatchSize) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := s.provisionBatch(ctx, batch); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.provisionLanes(ctx, orders)
 }
 
 // provisionBatch claims the due orders, asks the datacenter about each and records the outcome
