@@ -69,6 +69,18 @@ func (q queries) addToAccounts(ctx context.Context, cols []string, deltas map[in
 	return nil
 }
 
+// addDeltas adds vals to the deltas of account id, for addToAccounts.
+func addDeltas(deltas map[int64][]int64, id int64, vals ...int64) {
+	d := deltas[id]
+	if d == nil {
+		d = make([]int64, len(vals))
+		deltas[id] = d
+	}
+	for i, v := range vals {
+		d[i] += v
+	}
+}
+
 // lockAccounts locks the accounts of ids this transaction has not locked yet, in id order,
 // with one statement (lockAccount for many); nothing outside a transaction or on SQLite.
 func (q queries) lockAccounts(ctx context.Context, ids []int64) error {

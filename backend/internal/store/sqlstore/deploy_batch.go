@@ -42,13 +42,7 @@ func (q queries) AddLedgerEntries(ctx context.Context, entries []store.LedgerEnt
 	deltas := map[int64][]int64{}
 	args := make([]any, 0, 6*len(entries))
 	for _, e := range entries {
-		d := deltas[e.AccountID]
-		if d == nil {
-			d = []int64{0, 0}
-			deltas[e.AccountID] = d
-		}
-		d[0] += int64(e.Amount)
-		d[1] += int64(e.Debt)
+		addDeltas(deltas, e.AccountID, int64(e.Amount), int64(e.Debt))
 		args = append(args, e.AccountID, e.Amount, e.Debt, e.Kind, e.Reference, e.CreatedAt)
 	}
 	if err := q.addToAccounts(ctx, []string{"balance_micros", "debt_micros"}, deltas); err != nil {
@@ -113,13 +107,7 @@ func (q queries) CreateInstances(ctx context.Context, ins []store.Instance) ([]s
 		}
 		out[i].ID = got[k].id
 		got = slices.Delete(got, k, k+1)
-		d := deltas[out[i].AccountID]
-		if d == nil {
-			d = []int64{0, 0}
-			deltas[out[i].AccountID] = d
-		}
-		d[0]++
-		d[1] += int64(boolCount(out[i].Active))
+		addDeltas(deltas, out[i].AccountID, 1, int64(boolCount(out[i].Active)))
 	}
 	if err := q.addToAccounts(ctx, []string{"instances_total", "instances_active"}, deltas); err != nil {
 		return nil, err

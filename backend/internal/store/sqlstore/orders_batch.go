@@ -129,13 +129,7 @@ func (q queries) FinishOrders(ctx context.Context, finishes []store.OrderFinish,
 	// A finished order is no longer pending and its price no longer reserved.
 	deltas := map[int64][]int64{}
 	for _, f := range done {
-		d := deltas[f.account]
-		if d == nil {
-			d = []int64{0, 0}
-			deltas[f.account] = d
-		}
-		d[0]--
-		d[1] -= f.price
+		addDeltas(deltas, f.account, -1, -f.price)
 	}
 	return q.addToAccounts(ctx, []string{"orders_pending", "orders_reserved_micros"}, deltas)
 }
