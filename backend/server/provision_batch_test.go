@@ -15,8 +15,8 @@ import (
 )
 
 // TestDeployBatchIsOneTransaction fills 250 pending orders and has the provisioning worker
-// deploy them in batches of 50, crashing while it writes the 150th instance, the last of the
-// third batch: the first two batches are deployed whole, each order with its instance, its
+// deploy them in batches of 50, crashing while it writes the instances of the third batch (one
+// statement a batch): the first two batches are deployed whole, each order with its instance, its
 // charge and its order.deployed event, and nothing of the third is (moved one order at a time,
 // 149 would be). The next tick, once the claims have run out, deploys every remaining order
 // exactly once.
@@ -45,7 +45,7 @@ func TestDeployBatchIsOneTransaction(t *testing.T) {
 
 	var instances atomic.Int32
 	crash := func(query string) {
-		if strings.Contains(query, "INSERT INTO instances") && instances.Add(1) == 150 {
+		if strings.Contains(query, "INSERT INTO instances") && instances.Add(1) == 3 {
 			panic(errCrash)
 		}
 	}

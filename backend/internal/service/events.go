@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -94,22 +93,35 @@ func (s *Service) emit(ctx context.Context, tx store.Tx, accountID int64, name s
 	if err != nil {
 		return err
 	}
-	if err := tx.AddEvent(ctx, e); err != nil {
-		return fmt.Errorf("service: emit %s: %w", name, err)
+	return s.emitAll(ctx, tx, []store.Event{e})
+}
+
+// emitAll writes events as emit does, with one statement for the events and one for the
+// webhooks of their accounts whatever their number, and a delivery for each event of an
+// account with a webhook.
+func (s *Service) emitAll(ctx context.Context, tx store.Tx, events []store.Event) error {
+	if err := tx.AddEvents(ctx, events); err != nil {
+		return fmt.Errorf("service: emit %d events: %w", len(events), err)
 	}
-	_, err = tx.Webhook(ctx, accountID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
+	accounts := make([]int64, len(events))
+	for i, e := range events {
+		accounts[i] = e.AccountID
 	}
+	hooks, err := tx.Webhooks(ctx, accounts)
 	if err != nil {
-		return fmt.Errorf("service: emit %s: %w", name, err)
+		return fmt.Errorf("service: emit %d events: %w", len(events), err)
 	}
-	d, err := s.newDelivery(e)
-	if err != nil {
-		return err
-	}
-	if err := tx.AddDelivery(ctx, d); err != nil {
-		return fmt.Errorf("service: emit %s: %w", name, err)
+	for _, e := range events {
+		if _, ok := hooks[e.AccountID]; !ok {
+			continue
+		}
+		d, err := s.newDelivery(e)
+		if err != nil {
+			return err
+		}
+		if err := tx.AddDelivery(ctx, d); err != nil {
+			return fmt.Errorf("service: emit %s: %w", e.Name, err)
+		}
 	}
 	return nil
 }

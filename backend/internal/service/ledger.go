@@ -20,13 +20,19 @@ func (s *Service) charge(ctx context.Context, tx store.Tx, accountID int64, amou
 	if err != nil {
 		return 0, fmt.Errorf("service: charge: %w", err)
 	}
-	paid := min(amount, max(acct.Balance, 0))
-	debt := amount - paid
-	if _, err := tx.AddLedgerEntry(ctx, store.LedgerEntry{AccountID: accountID, Amount: -paid, Debt: debt,
-		Kind: kind, Reference: reference, CreatedAt: s.now()}); err != nil {
+	e := s.chargeEntry(acct.Balance, accountID, amount, kind, reference)
+	if _, err := tx.AddLedgerEntry(ctx, e); err != nil {
 		return 0, fmt.Errorf("service: charge: %w", err)
 	}
-	return debt, nil
+	return e.Debt, nil
+}
+
+// chargeEntry is the ledger entry of a charge of amount (above zero) to an account whose
+// balance is balance: the balance pays what it can and the rest is debt.
+func (s *Service) chargeEntry(balance money.Micros, accountID int64, amount money.Micros, kind, reference string) store.LedgerEntry {
+	paid := min(amount, max(balance, 0))
+	return store.LedgerEntry{AccountID: accountID, Amount: -paid, Debt: amount - paid, Kind: kind, Reference: reference,
+		CreatedAt: s.now()}
 }
 
 // settleDebt pays the account's debt from its balance as far as the balance goes. Once nothing

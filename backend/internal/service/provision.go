@@ -32,12 +32,11 @@ func (s *Service) build(ctx context.Context, o store.Order) (string, error) {
 	})
 }
 
-// deployIn writes a finished build of o in tx: the instance, the order's end, the first charge
-// with its ledger entry, the queued app installs and the order.deployed event. The price was
-// reserved when the order was accepted; if other charges have eaten into the balance since, the
-// shortfall is booked as debt and the new instance is locked for it, like a short renewal.
-// ErrConflict when the order is no longer pending.
-func (s *Service) deployIn(ctx context.Context, tx store.Tx, o store.Order, m datacenter.Machine, now time.Time) error {
+// newInstance is the instance a finished build m of o becomes, deployed at now. The price was
+// reserved when the order was accepted; its charge is booked by recordMoves, which locks the
+// instance for debt when other charges have eaten into the balance since (like a short
+// renewal).
+func (s *Service) newInstance(o store.Order, m datacenter.Machine, now time.Time) store.Instance {
 	plan, _ := s.catalog.Plan(o.PlanID)
 	in := store.Instance{
 		AccountID: o.AccountID, OrderID: o.ID, Name: o.Hostname, Hostname: o.Hostname,
@@ -49,30 +48,7 @@ func (s *Service) deployIn(ctx context.Context, tx store.Tx, o store.Order, m da
 	if in.Status == "" {
 		in.Status = datacenter.StatusOnline
 	}
-	if o.SnapshotID != 0 {
-		// The disk is the snapshot's, and so are the credentials it holds.
-		snap, err := tx.SnapshotByID(ctx, o.SnapshotID)
-		if err != nil {
-			return err
-		}
-		in.Username, in.Password, in.Port = snap.Username, snap.Password, snap.Port
-	}
-	debt, err := s.charge(ctx, tx, o.AccountID, o.Price, store.LedgerOrder, orderRef(o.ID))
-	if err != nil {
-		return err
-	}
-	lockForDebt(&in, debt, now)
-	if in, err = tx.CreateInstance(ctx, in); err != nil {
-		return err
-	}
-	if err := tx.FinishOrder(ctx, o.ID, store.OrderDeployed, now, in.ID, ""); err != nil {
-		return err
-	}
-	if err := s.queueInstalls(ctx, tx, in.ID, s.orderApps(o), o.AppInputs); err != nil {
-		return err
-	}
-	return s.emit(ctx, tx, o.AccountID, EventOrderDeployed, orderDeployedData{
-		OrderID: o.ID, Status: store.OrderDeployed, InstanceID: in.ID, ServerID: plan.ID, Price: o.Price})
+	return in
 }
 
 // timeOut ends an order the datacenter did not finish in its window: nothing is created or
@@ -83,7 +59,8 @@ func (s *Service) timeOut(ctx context.Context, o store.Order) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.WithTx(ctx, func(tx store.Tx) error { return s.timeOutIn(ctx, tx, o, ref, s.now()) })
+	timedOut := []orderMove{{order: o, timeOut: ref}}
+	err = s.store.WithTx(ctx, func(tx store.Tx) error { return s.recordMoves(ctx, tx, timedOut, s.now()) })
 	if errors.Is(err, store.ErrConflict) {
 		return nil
 	}
@@ -92,16 +69,6 @@ func (s *Service) timeOut(ctx context.Context, o store.Order) error {
 	}
 	s.log.InfoContext(ctx, "order timed out", slog.Int64("order_id", o.ID), slog.String("reference", ref))
 	return nil
-}
-
-// timeOutIn writes the time-out of o in tx (see timeOut); ErrConflict when the order is no
-// longer pending.
-func (s *Service) timeOutIn(ctx context.Context, tx store.Tx, o store.Order, ref string, now time.Time) error {
-	if err := tx.FinishOrder(ctx, o.ID, store.OrderTimedOut, now, 0, ref); err != nil {
-		return err
-	}
-	return s.emit(ctx, tx, o.AccountID, EventOrderTimedOut, orderTimedOutData{
-		OrderID: o.ID, Status: store.OrderTimedOut, ServerID: o.PlanID, Price: o.Price, Reference: ref})
 }
 
 // TimeOutOrder ends a pending order at once as if its window had passed (an operator action and

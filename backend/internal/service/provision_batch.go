@@ -42,24 +42,16 @@ type orderMove struct {
 	timeOut string              // the support reference of an order whose window has passed
 }
 
-// ProvisionDue moves every due pending order forward once, in batches (see provisionBatch):
-// submit its build, poll the build, deploy a finished one, or time out one whose window has
-// passed. It is the provisioning worker's step; all its state is in the store, so a restarted
+// ProvisionDue moves every due pending order forward once, in batches (see provisionBatch) run
+// in lanes (see provisionLanes): submit its build, poll the build, deploy a finished one, or
+// time out one whose window has passed. It is the provisioning worker's step; all its state is in the store, so a restarted
 // backend picks up where the last one stopped.
 func (s *Service) ProvisionDue(ctx context.Context) error {
 	orders, err := s.store.DueOrders(ctx, s.now(), provisionPerTick)
 	if err != nil {
 		return fmt.Errorf("service: due orders: %w", err)
 	}
-	for batch := range slices.Chunk(orders, provisionBatchSize) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := s.provisionBatch(ctx, batch); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.provisionLanes(ctx, orders)
 }
 
 // provisionBatch claims the due orders, asks the datacenter about each and records the outcome
@@ -113,7 +105,7 @@ func (s *Service) recordAlone(ctx context.Context, m orderMove, now time.Time) {
 	}
 }
 
-// claimOrders takes the lease of each due order in one transaction and returns those it got,
+// claimOrders takes the lease of the due orders with one statement and returns those it got,
 // sorted by account then id: every batch transaction then locks accounts in the same order, so
 // two replicas' batches cannot deadlock on PostgreSQL.
 func (s *Service) claimOrders(ctx context.Context, due []store.Order, now time.Time) ([]store.Order, error) {
@@ -121,24 +113,20 @@ func (s *Service) claimOrders(ctx context.Context, due []store.Order, now time.T
 	slices.SortFunc(due, func(a, b store.Order) int {
 		return cmp.Or(cmp.Compare(a.AccountID, b.AccountID), cmp.Compare(a.ID, b.ID))
 	})
-	var claimed []store.Order
+	keys := make([]store.OrderKey, len(due))
+	for i, o := range due {
+		keys[i] = store.OrderKey{ID: o.ID, AccountID: o.AccountID}
+	}
+	var ids []int64
 	err := s.store.WithTx(ctx, func(tx store.Tx) error {
-		claimed = claimed[:0]
-		for _, o := range due {
-			ok, err := tx.ClaimOrder(ctx, o.ID, now, now.Add(leaseFor))
-			if err != nil {
-				return err
-			}
-			if ok {
-				claimed = append(claimed, o)
-			}
-		}
-		return nil
+		var err error
+		ids, err = tx.ClaimOrders(ctx, keys, now, now.Add(leaseFor))
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("service: claim orders: %w", err)
 	}
-	return claimed, nil
+	return slices.DeleteFunc(due, func(o store.Order) bool { return !slices.Contains(ids, o.ID) }), nil
 }
 
 // pollBuilds asks the datacenter about every claimed order, provisionPollers at a time: submit
@@ -197,29 +185,4 @@ func (s *Service) pollBuild(ctx context.Context, o store.Order, now time.Time) o
 		m.timeOut = "pending" // the reference is drawn by pollBuilds
 	}
 	return m
-}
-
-// recordMoves writes every move of a batch in tx: deploys and time-outs with their charges and
-// events, the tickets of builds still running, and the end of every other claim.
-func (s *Service) recordMoves(ctx context.Context, tx store.Tx, moves []orderMove, now time.Time) error {
-	for _, m := range moves {
-		var err error
-		switch {
-		case m.machine != nil:
-			err = s.deployIn(ctx, tx, m.order, *m.machine, now)
-		case m.timeOut != "":
-			err = s.timeOutIn(ctx, tx, m.order, m.timeOut, now)
-		default:
-			if m.ticket != "" {
-				if err = tx.SetOrderTicket(ctx, m.order.ID, m.ticket); err != nil {
-					break
-				}
-			}
-			err = tx.ReleaseOrder(ctx, m.order.ID)
-		}
-		if err != nil {
-			return fmt.Errorf("order %d: %w", m.order.ID, err)
-		}
-	}
-	return nil
 }

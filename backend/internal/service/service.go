@@ -54,6 +54,10 @@ type Config struct {
 	// OnDelivery is told the outcome of every recorded webhook delivery attempt (see
 	// deliveryOutcome), for the metrics; nil: nobody.
 	OnDelivery func(outcome string)
+	// ProvisionLanes is how many batches of deploys the provisioning worker runs at once, each
+	// over accounts of its own (see ProvisionDue); 0 or 1 runs them one after the other, and
+	// more than MaxProvisionLanes is MaxProvisionLanes. The server sets it from the database.
+	ProvisionLanes int
 }
 
 // Service carries out the API's rules on a store, the seeded catalogue and a datacenter.
@@ -76,6 +80,7 @@ type Service struct {
 	onDelivery     func(outcome string)
 	pings          chan struct{} // a slot per test ping in flight (see TestWebhook)
 	attempts       *attemptPool  // the delivery attempts in flight (see DeliverDue)
+	lanes          int           // batches of deploys at once (Config.ProvisionLanes), 1 to MaxProvisionLanes
 }
 
 // New wires a Service. All time comes from the clock so tests control it.
@@ -98,6 +103,7 @@ func New(cfg Config) *Service {
 		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
 		inflight: newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
 		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(), onDelivery: cfg.OnDelivery,
+		lanes: min(max(cfg.ProvisionLanes, 1), MaxProvisionLanes),
 	}
 }
 

@@ -470,6 +470,7 @@ type Queries interface {
 
 	SnapshotQueries
 	WebhookQueries
+	BatchQueries
 }
 
 // SnapshotQueries are the reads and writes of snapshots.

@@ -46,7 +46,8 @@ const seqToken = "{seq}"
 
 // sql returns query in this dialect: placeholders numbered if asked and {seq} replaced. The
 // result is cached, keyed by the text, which is always one of the package's constants (with
-// at most a lock clause appended), so the cache stays small.
+// at most a lock clause appended) or a list or batch statement of one of a bounded number of
+// rows (an id list of a page, a batch of deploys), so the cache stays small.
 func (d *dialect) sql(query string) string {
 	if v, ok := d.rebound.Load(query); ok {
 		return v.(string)

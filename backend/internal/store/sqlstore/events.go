@@ -2,25 +2,12 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
 // The events outbox: every state change of the service writes its event here in the same
 // transaction, and the delivery worker turns each into webhook deliveries (webhooks.go).
-
-func (q queries) AddEvent(ctx context.Context, e store.Event) error {
-	if err := q.lockAccount(ctx, e.AccountID); err != nil {
-		return err
-	}
-	_, err := q.exec(ctx, `INSERT INTO events (id, account_id, name, data, created_at) VALUES (?, ?, ?, ?, ?)`,
-		e.ID, e.AccountID, e.Name, string(e.Data), e.CreatedAt)
-	if err != nil {
-		return fmt.Errorf("sqlstore: add event: %w", err)
-	}
-	return nil
-}
 
 func (q queries) Events(ctx context.Context, accountID int64) ([]store.Event, error) {
 	return list(ctx, q, "events", func(r rowScanner) (store.Event, error) {

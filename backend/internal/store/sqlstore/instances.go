@@ -30,35 +30,6 @@ func instanceDest(in *store.Instance) []any {
 		at(&in.ExpiredAt), &in.CancelReason, &in.Paid, at(&in.LastIPChange), &in.TrafficUsedGB}
 }
 
-func (q queries) CreateInstance(ctx context.Context, in store.Instance) (store.Instance, error) {
-	features, err := jsonText(in.Features, "[]")
-	if err != nil {
-		return store.Instance{}, err
-	}
-	if err := q.lockAccount(ctx, in.AccountID); err != nil {
-		return store.Instance{}, err
-	}
-	// The account is locked, so its count of instances is this one's place (account_seq) less one.
-	err = q.queryRow(ctx, `INSERT INTO instances (account_seq, account_id, order_id, name, note, hostname, plan_id,
-		template_id, datacenter_id, location_id, features, status, next_status, next_status_at, active, renew, locked,
-		lock_reason, locked_at, machine_ref, ipv4, ipv6, username, password, port, credentials_at, created_at, renewal_due,
-		paid_micros)
-		VALUES ((SELECT instances_total + 1 FROM accounts WHERE id = ?),
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		in.AccountID, in.AccountID, in.OrderID, in.Name, in.Note, in.Hostname, in.PlanID, in.TemplateID, in.DatacenterID, in.LocationID,
-		features, in.Status, in.Next.Status, nullTime(in.Next.At), in.Active, in.Renew, in.Locked, in.LockReason,
-		nullTime(in.LockedAt), in.MachineRef, in.IPv4, in.IPv6, in.Username, in.Password, in.Port,
-		in.CredentialsAt, in.CreatedAt, in.RenewalDue, in.Paid).Scan(&in.ID)
-	if err != nil {
-		return store.Instance{}, fmt.Errorf("sqlstore: create instance: %w", err)
-	}
-	if _, err := q.exec(ctx, `UPDATE accounts SET wallet_seq = wallet_seq + 1, instances_total = instances_total + 1,
-		instances_active = instances_active + ? WHERE id = ?`, boolCount(in.Active), in.AccountID); err != nil {
-		return store.Instance{}, fmt.Errorf("sqlstore: count instance of account %d: %w", in.AccountID, err)
-	}
-	return in, nil
-}
-
 // Instance reads an instance of the account outside transactions (GET /instances/{id}),
 // through the row cache (see cache.go); what it returns is a copy the caller may change.
 func (s *Store) Instance(ctx context.Context, accountID, id int64) (store.Instance, error) {

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -176,31 +177,19 @@ func (q queries) SetOrderTicket(ctx context.Context, id int64, ticket string) er
 	return guarded(res, err, "set ticket of order", id)
 }
 
+// FinishOrder reads the order's account (its owner never changes) and finishes it as
+// FinishOrders does; ErrConflict for an order that is missing or no longer pending.
 func (q queries) FinishOrder(ctx context.Context, id int64, status string, finishedAt time.Time, instanceID int64, reference string) error {
-	var inst any
-	if instanceID != 0 {
-		inst = instanceID
+	var owner int64
+	err := q.queryRow(ctx, `SELECT account_id FROM orders WHERE id = ?`, id).Scan(&owner)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("sqlstore: finish order %d: %w", id, store.ErrConflict)
 	}
-	if err := q.lockOwner(ctx, tableOrders, id); err != nil {
-		return err
+	if err != nil {
+		return fmt.Errorf("sqlstore: finish order %d: %w", id, err)
 	}
-	res, err := q.exec(ctx, `UPDATE orders SET status = ?, finished_at = ?, instance_id = ?, reference = ?, lease_until = NULL
-		WHERE id = ? AND status = ?`, status, finishedAt, inst, reference, id, store.OrderPending)
-	if err := guarded(res, err, "finish order", id); err != nil {
-		return err
-	}
-	return q.orderFinished(ctx, id)
-}
-
-// orderFinished takes a finished order out of its account's pending counts; its price is no
-// longer reserved, which changes the wallet.
-func (q queries) orderFinished(ctx context.Context, orderID int64) error {
-	if _, err := q.exec(ctx, `UPDATE accounts SET wallet_seq = wallet_seq + 1, orders_pending = orders_pending - 1,
-		orders_reserved_micros = orders_reserved_micros - (SELECT price_micros FROM orders WHERE id = ?)
-		WHERE id = (SELECT account_id FROM orders WHERE id = ?)`, orderID, orderID); err != nil {
-		return fmt.Errorf("sqlstore: uncount finished order %d: %w", orderID, err)
-	}
-	return nil
+	return q.FinishOrders(ctx, []store.OrderFinish{{OrderKey: store.OrderKey{ID: id, AccountID: owner}, Status: status,
+		InstanceID: instanceID, Reference: reference}}, finishedAt)
 }
 
 // IdempotencyKey reads a key; in a PostgreSQL transaction it first locks the account, so a

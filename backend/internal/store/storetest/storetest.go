@@ -48,6 +48,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"low-balance alerts", testLowBalanceAlerts},
 		{"work due", testWorkDue},
 		{"order servers", testOrderServers},
+		{"batch orders", testBatchOrders},
+		{"batch deploy", testBatchDeploy},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
