@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
@@ -81,7 +82,8 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 	changes := pgchanges.Start(ctx, cfg.ConnConfig.Copy(), o.log)
 	cache := readcache.New[cacheKey](changes)
 	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db,
-		tx: plainTx{db: db, d: d, hook: o.hook, committed: changes.Changed}, cache: cache, closers: []func() error{cache.Close},
+		tx: plainTx{db: db, d: d, hook: o.hook, committed: changes.Changed,
+			turns: semaphore.NewWeighted(txTurns(cfg.MaxConns))}, cache: cache, closers: []func() error{cache.Close},
 		queries: queries{q: autocommits{DB: db, committed: changes.Changed}, d: d, hook: o.hook}})
 }
 
@@ -115,6 +117,12 @@ func (a autocommits) wrote(query string) {
 	if !strings.HasPrefix(strings.TrimSpace(query), "SELECT") {
 		a.committed()
 	}
+}
+
+// txTurns is how many transactions hold a connection at once in a pool of size conns (see
+// plainTx.turns): three quarters of it, so a quarter stays for the reads outside transactions.
+func txTurns(conns int32) int64 {
+	return max(1, int64(conns)*3/4)
 }
 
 // defaultPoolSize is the pool of a process on procs CPUs when the URL does not set
