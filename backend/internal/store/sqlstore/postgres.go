@@ -87,37 +87,6 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 		queries: queries{q: autocommits{DB: db, committed: changes.Changed}, d: d, hook: o.hook}})
 }
 
-// autocommits is the pool as the store's statements outside transactions use it on
-// PostgreSQL, where each commits on its own: every one but a SELECT tells committed once it
-// returns, as plainTx does at a commit, so this process's next read is not served a row the
-// statement changed. (A statement read through rows commits when they are read to the end, a
-// moment later; the change notification covers that moment.)
-type autocommits struct {
-	*sql.DB
-	committed func()
-}
-
-func (a autocommits) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	defer a.committed()
-	return a.DB.ExecContext(ctx, query, args...)
-}
-
-func (a autocommits) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	defer a.wrote(query)
-	return a.DB.QueryContext(ctx, query, args...) //nolint:sqlclosecheck // the caller closes them
-}
-
-func (a autocommits) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	defer a.wrote(query)
-	return a.DB.QueryRowContext(ctx, query, args...)
-}
-
-// wrote tells committed after a statement that may write.
-func (a autocommits) wrote(query string) {
-	if !strings.HasPrefix(strings.TrimSpace(query), "SELECT") {
-		a.committed()
-	}
-}
 
 // txTurns is how many transactions hold a connection at once in a pool of size conns (see
 // plainTx.turns): three quarters of it, so a quarter stays for the reads outside transactions.

@@ -82,6 +82,19 @@ func TestPostgresCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 	if n := reads.Take(); n.All != 0 {
 		t.Fatalf("20 reads of an unchanged instance ran SQL: %v, want none", n)
 	}
+	err := s.WithTx(ctx, func(tx store.Tx) error { // an order changes no cached row
+		_, err := tx.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 4_000,
+			CreatedAt: time.Now().UTC(), PlanID: 101, TemplateID: 1})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads.Take()
+	getInstance(t, s, a, made.ID)
+	if n := reads.Take(); n.All != 0 {
+		t.Fatalf("after an order the reads ran SQL: %v, want none (an order changes no cached row)", n)
+	}
 
 	renamed := made
 	renamed.Name = "renamed-alone" // a statement outside any transaction
@@ -113,7 +126,7 @@ func TestPostgresCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	if _, err := raw.ExecContext(ctx, `UPDATE app_installs SET status = $1 WHERE instance_id = $2`, store.InstallFailed, made.ID); err != nil {
+	if _, err = raw.ExecContext(ctx, `UPDATE app_installs SET status = $1 WHERE instance_id = $2`, store.InstallFailed, made.ID); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "another connection's install change", func() bool {

@@ -32,8 +32,9 @@ type plainTx struct {
 	db   *sql.DB
 	d    *dialect
 	hook ReadHook
-	// committed is told of every commit, so the read cache serves nothing older to a read
-	// that starts after it (pgchanges.Watcher.Changed).
+	// committed is told of every commit that changed rows the read cache keeps (see
+	// cachedwrites.go), so the cache serves nothing older to a read that starts after it
+	// (pgchanges.Watcher.Changed).
 	committed func()
 	// turns lets at most its size of transactions hold a connection at once and gives the
 	// next turn to the one that has waited longest (x/sync's semaphore is FIFO). Without it
@@ -73,11 +74,14 @@ func (p plainTx) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := fn(txQueries(tx, p.d, p.hook)); err != nil {
+	w := &watchedTx{Tx: tx}
+	if err := fn(txQueries(w, p.d, p.hook)); err != nil {
 		return err
 	}
 	err = tx.Commit()
-	p.committed() // even after an error: the commit may have happened
+	if w.changed {
+		p.committed() // even after an error: the commit may have happened
+	}
 	if err != nil {
 		return fmt.Errorf("sqlstore: commit: %w", err)
 	}

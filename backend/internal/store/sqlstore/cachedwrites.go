@@ -1,0 +1,124 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// On PostgreSQL the read cache hears of other processes' changes through notifications
+// (pgchanges), and of this process's own at once, when the statement or transaction that made
+// them returns. Only the changes migration 0012's triggers notify matter: a column of an
+// account that the store reads, an instance, an app install. Telling the cache of every commit
+// instead emptied it at every order, so under a load of orders every request's key was read
+// from the database again.
+
+// autocommits is the pool as the store's statements outside transactions use it on
+// PostgreSQL, where each commits on its own: one that changes cached rows tells committed once
+// it returns. (A statement read through rows commits when they are read to the end, a moment
+// later; the change notification covers that moment.)
+type autocommits struct {
+	*sql.DB
+	committed func()
+}
+
+func (a autocommits) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	defer a.after(query)
+	return a.DB.ExecContext(ctx, query, args...)
+}
+
+func (a autocommits) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	defer a.after(query)
+	return a.DB.QueryContext(ctx, query, args...) //nolint:sqlclosecheck // the caller closes them
+}
+
+func (a autocommits) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	defer a.after(query)
+	return a.DB.QueryRowContext(ctx, query, args...)
+}
+
+func (a autocommits) after(query string) {
+	if changesCachedRows(query) {
+		a.committed()
+	}
+}
+
+// watchedTx is a transaction on PostgreSQL that notes whether a statement changed cached
+// rows, so that plainTx tells the cache at its commit only then.
+type watchedTx struct {
+	*sql.Tx
+	changed bool
+}
+
+func (w *watchedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	w.note(query)
+	return w.Tx.ExecContext(ctx, query, args...)
+}
+
+func (w *watchedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	w.note(query)
+	return w.Tx.QueryContext(ctx, query, args...) //nolint:sqlclosecheck // the caller closes them
+}
+
+func (w *watchedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	w.note(query)
+	return w.Tx.QueryRowContext(ctx, query, args...)
+}
+
+// note records that the transaction changes cached rows if query does. A transaction's
+// statements run one at a time, so changed needs no lock.
+func (w *watchedTx) note(query string) {
+	if !w.changed && changesCachedRows(query) {
+		w.changed = true
+	}
+}
+
+// cachedTables are the tables any change to which the cache must hear of.
+var cachedTables = regexp.MustCompile(`(?i)\b(instances|app_installs)\b`)
+
+// accountsChange finds a statement's changes to accounts: what follows an UPDATE's SET (to
+// the end of the statement, subqueries and WHERE included, which only errs on the safe side),
+// or a DELETE or TRUNCATE.
+var accountsChange = regexp.MustCompile(`(?is)\bUPDATE\s+accounts\s+SET\s+(.*)|\b(DELETE\s+FROM|TRUNCATE)\s+accounts\b`)
+
+// cachedAccountColumns are the account columns the store reads (accountColumns, but id, which
+// never changes), which 0012's trigger on accounts names; TestPostgresTriggersCoverAccountColumns
+// keeps them in step.
+var cachedAccountColumns = regexp.MustCompile(`(?i)\b(` +
+	strings.Join(slices.DeleteFunc(strings.Split(strings.Join(strings.Fields(accountColumns), ""), ","),
+		func(c string) bool { return c == "id" }), "|") + `)\b`)
+
+// changesCachedRows reports whether a statement may change a row the read cache keeps: any
+// statement but a SELECT that names instances or app_installs, an UPDATE of accounts that sets
+// a column the store reads, a DELETE from accounts. It errs on the safe side (a statement that
+// only reads instances in a subquery counts), and is worked out once per statement text.
+func changesCachedRows(query string) bool {
+	if v, ok := cachedWrites.Load(query); ok {
+		return v.(bool)
+	}
+	v := findsCachedChange(query)
+	cachedWrites.Store(query, v)
+	return v
+}
+
+// cachedWrites remembers changesCachedRows by statement text; the store's texts are a fixed
+// set (a batch's vary with its length, which is bounded).
+var cachedWrites sync.Map
+
+func findsCachedChange(query string) bool {
+	if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(query)), "SELECT") {
+		return false
+	}
+	if cachedTables.MatchString(query) {
+		return true
+	}
+	for _, m := range accountsChange.FindAllStringSubmatch(query, -1) {
+		if m[2] != "" || cachedAccountColumns.MatchString(m[1]) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,38 @@
+package sqlstore
+
+import "testing"
+
+// TestChangesCachedRows checks which statements tell the read cache of a change: those that
+// may change an account column the store reads, an instance or an app install, and no other,
+// so that a load of orders leaves the cache alone.
+func TestChangesCachedRows(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		query string
+		want  bool
+	}{
+		{`SELECT ` + accountColumns + ` FROM accounts WHERE key_hash = $1`, false},
+		{`SELECT id FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, false},
+		{`WITH o AS (` + insertOrder + `), c AS (` + countOrder + `) SELECT id FROM o`, false},
+		{countOrder, false},
+		{`UPDATE accounts SET wallet_checked = $1 WHERE id = $2 AND wallet_checked < $3`, false},
+		{`INSERT INTO events (id, account_id, name, data, created_at) VALUES ($1, $2, $3, $4, $5)`, false},
+		{`UPDATE accounts SET key_hash = $1, key_hint = $2, key_created_at = $3 WHERE id = $4`, true},
+		{`UPDATE accounts SET blocked = $1 WHERE id = $2`, true},
+		{`UPDATE accounts SET low_balance_alert = $1 WHERE id = $2 AND low_balance_alert = $3`, true},
+		// A later column of a SET list whose first subquery has a WHERE of its own.
+		{`WITH d(id, d0, d1) AS (VALUES ($1, $2, $3)) UPDATE accounts SET wallet_seq = wallet_seq + 1,
+			orders_pending = orders_pending + (SELECT d.d0 FROM d WHERE d.id = accounts.id),
+			balance_micros = balance_micros + (SELECT d.d1 FROM d WHERE d.id = accounts.id)
+			WHERE accounts.id IN (SELECT id FROM d)`, true},
+		{`DELETE FROM accounts WHERE id = $1`, true},
+		{`UPDATE instances SET name = $1 WHERE id = $2`, true},
+		{`INSERT INTO instances (account_seq, account_id) VALUES ($1, $2)`, true},
+		{`UPDATE app_installs SET status = $1 WHERE id = $2`, true},
+		{`UPDATE accounts SET instances_total = instances_total + 1 WHERE id = $1`, false},
+	} {
+		if got := changesCachedRows(tt.query); got != tt.want {
+			t.Errorf("changesCachedRows(%.80q) = %v, want %v", tt.query, got, tt.want)
+		}
+	}
+}
