@@ -87,7 +87,6 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 		queries: queries{q: autocommits{DB: db, committed: changes.Changed}, d: d, hook: o.hook}})
 }
 
-
 // txTurns is how many transactions hold a connection at once in a pool of size conns (see
 // plainTx.turns): three quarters of it, so a quarter stays for the reads outside transactions.
 func txTurns(conns int32) int64 {
