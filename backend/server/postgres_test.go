@@ -15,6 +15,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
 )
 
@@ -315,14 +316,32 @@ func TestPostgresReplicasShareTheSimulator(t *testing.T) {
 	}
 
 	// Fail rate: set through A, B's operations fail alike; cleared through B, A's work again.
+	// (Each replica's cache hears of the other's change within a notification's delay.)
 	if err := a.srv.SetFailRate(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
+	b.seesFailRate(t, 1)
 	b.action(t, acct.APIKey, id, `{"action": "reboot"}`).wantStatus(t, http.StatusBadGateway, "provider_error")
 	if err := b.srv.SetFailRate(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
+	a.seesFailRate(t, 0)
 	a.act(t, acct.APIKey, id, `{"action": "reboot"}`)
+}
+
+// seesFailRate waits, at most 10 s, until the replica's simulator reads the fail rate want.
+func (e *env) seesFailRate(t *testing.T, want float64) {
+	t.Helper()
+	state := e.srv.store.(sim.State)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		rate, err := state.SimFailRate(context.Background())
+		if err == nil && rate == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica reads the fail rate %v (%v) after 10 s, want %v", rate, err, want)
+		}
+	}
 }
 
 // ptrString shows a string that may be absent.

@@ -9,8 +9,8 @@ import "context"
 // the database while it cannot (noCache is what a SQLite store has while it migrates, before
 // its watcher can open). Only the reads of the busiest
 // requests go through it, each written beside its SQL: Store.AccountByKeyHash (every
-// authenticated request), Store.InstanceWithInstalls (GET /instances/{id}), Store.Instance and
-// Store.AppInstalls.
+// authenticated request), Store.InstanceWithInstalls (GET /instances/{id}), Store.Instance,
+// Store.AppInstalls and Store.SimFailRate (every simulated operation).
 // Transactions never read from it.
 type rowCache interface {
 	// Lookup returns the entry of key, or on a miss keep, which files the row then read.
@@ -32,6 +32,7 @@ const (
 	cachedInstance                                  // store.Instance by account and id
 	cachedInstalls                                  // []store.AppInstall by instance id
 	cachedInstanceWithInstalls                      // instanceWithInstalls by account and id
+	cachedSimFailRate                               // the simulator's fail rate
 )
 
 // cached reads the entry of key from c, or with load. What it returns may be shared with other

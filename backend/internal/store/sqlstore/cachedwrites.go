@@ -12,7 +12,7 @@ import (
 // On PostgreSQL the read cache hears of other processes' changes through notifications
 // (pgchanges), and of this process's own at once, when the statement or transaction that made
 // them returns. Only the changes migration 0012's triggers notify matter: a column of an
-// account that the store reads, an instance, an app install. Telling the cache of every commit
+// account that the store reads, an instance, an app install, the simulator's fail rate. Telling the cache of every commit
 // instead emptied it at every order, so under a load of orders every request's key was read
 // from the database again.
 
@@ -77,7 +77,7 @@ func (w *watchedTx) note(query string) {
 }
 
 // cachedTables are the tables any change to which the cache must hear of.
-var cachedTables = regexp.MustCompile(`(?i)\b(instances|app_installs)\b`)
+var cachedTables = regexp.MustCompile(`(?i)\b(instances|app_installs|sim_settings)\b`)
 
 // accountsChange finds a statement's changes to accounts: what follows an UPDATE's SET (to
 // the end of the statement, subqueries and WHERE included, which only errs on the safe side),

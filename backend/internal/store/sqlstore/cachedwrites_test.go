@@ -29,6 +29,7 @@ func TestChangesCachedRows(t *testing.T) {
 		{`UPDATE instances SET name = $1 WHERE id = $2`, true},
 		{`INSERT INTO instances (account_seq, account_id) VALUES ($1, $2)`, true},
 		{`UPDATE app_installs SET status = $1 WHERE id = $2`, true},
+		{`UPDATE sim_settings SET fail_rate = $1 WHERE id = 1`, true},
 		{`UPDATE accounts SET instances_total = instances_total + 1 WHERE id = $1`, false},
 	} {
 		if got := changesCachedRows(tt.query); got != tt.want {

@@ -199,3 +199,38 @@ func TestPostgresTriggersCoverAccountColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresCacheKeepsTheFailRate: the simulator's fail rate, read at every simulated
+// operation, runs no SQL while unchanged; this replica's change is seen at once, another's once
+// its notification arrives.
+func TestPostgresCacheKeepsTheFailRate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pg.Database(t)
+	var reads storetest.Reads
+	s := mustOpen(t, OpenPostgres, url, WithReadHook(reads.Hook))
+	other := openURL(t, url)
+	listening(t, s)
+	rate := func() float64 {
+		r, err := s.SimFailRate(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	eventually(t, "a fail rate served from the cache", func() bool {
+		reads.Take()
+		rate()
+		return reads.Take().All == 0
+	})
+	if err := s.SetSimFailRate(ctx, 0.25); err != nil {
+		t.Fatal(err)
+	}
+	if got := rate(); got != 0.25 {
+		t.Fatalf("after this replica set 0.25: %v at once", got)
+	}
+	if err := other.SetSimFailRate(ctx, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "another replica's fail rate", func() bool { return rate() == 0.5 })
+}

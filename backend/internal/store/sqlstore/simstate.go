@@ -85,13 +85,18 @@ func (s *Store) UpdateIPPool(ctx context.Context, datacenterID int64, update fun
 }
 
 // SimFailRate returns the share of simulated builds, images and operations that fail. It is
-// read at every operation, never cached, so a change is seen by every replica at once.
+// read at every operation through the row cache, so a change is seen by this process's next
+// operation and by every other replica's once the change reaches its cache (see cache.go: at
+// once on SQLite, within a notification's delay on PostgreSQL). Read from the database, it was
+// one round trip of every build, a batch of deploys' most.
 func (s *Store) SimFailRate(ctx context.Context) (float64, error) {
-	var rate float64
-	if err := s.queryRow(ctx, `SELECT fail_rate FROM sim_settings WHERE id = 1`).Scan(&rate); err != nil {
-		return 0, fmt.Errorf("sqlstore: fail rate: %w", err)
-	}
-	return rate, nil
+	return cached(ctx, s.cache, cacheKey{kind: cachedSimFailRate}, func() (float64, error) {
+		var rate float64
+		if err := s.queryRow(ctx, `SELECT fail_rate FROM sim_settings WHERE id = 1`).Scan(&rate); err != nil {
+			return 0, fmt.Errorf("sqlstore: fail rate: %w", err)
+		}
+		return rate, nil
+	})
 }
 
 // SetSimFailRate changes the fail rate of every replica sharing the database; the database
