@@ -13,6 +13,18 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
 )
 
+// replicasOfOne opens two stores on one new database, as two replicas: s, whose reads reads
+// counts, once its change watcher listens, and other.
+func replicasOfOne(t *testing.T) (s, other *Store, reads *storetest.Reads) {
+	t.Helper()
+	url := pg.Database(t)
+	reads = &storetest.Reads{}
+	s = mustOpen(t, OpenPostgres, url, WithReadHook(reads.Hook))
+	other = openURL(t, url)
+	listening(t, s)
+	return s, other, reads
+}
+
 // listening waits until the store's change watcher listens, as a replica's does a moment after
 // it opens, and fails the test after 10 s.
 func listening(t *testing.T, s *Store) {
@@ -65,15 +77,11 @@ func servedFromCache(t *testing.T, s *Store, reads *storetest.Reads, a store.Acc
 func TestPostgresCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := pg.Database(t)
-	var reads storetest.Reads
-	s := mustOpen(t, OpenPostgres, url, WithReadHook(reads.Hook))
-	other := openURL(t, url)
-	listening(t, s)
+	s, other, reads := replicasOfOne(t)
 	a := newTestAccount(t, s, "pgcache", 1)
 	made := newCachedInstance(t, s, a.ID)
 
-	servedFromCache(t, s, &reads, a, made.ID)
+	servedFromCache(t, s, reads, a, made.ID)
 	for range 20 {
 		if _, in, installs := getInstance(t, s, a, made.ID); in.Name != made.Name || len(installs) != 1 {
 			t.Fatalf("a cached read returned %q with %d installs, want %q with 1", in.Name, len(installs), made.Name)
@@ -121,12 +129,8 @@ func TestPostgresCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "another replica's block", func() bool { acct, _, _ := getInstance(t, s, a, made.ID); return acct.Blocked })
-	raw, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	if _, err = raw.ExecContext(ctx, `UPDATE app_installs SET status = $1 WHERE instance_id = $2`, store.InstallFailed, made.ID); err != nil {
+	// A statement on the other replica's pool, past its store: as from psql.
+	if _, err := other.db.ExecContext(ctx, `UPDATE app_installs SET status = $1 WHERE instance_id = $2`, store.InstallFailed, made.ID); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "another connection's install change", func() bool {
@@ -206,11 +210,7 @@ func TestPostgresTriggersCoverAccountColumns(t *testing.T) {
 func TestPostgresCacheKeepsTheFailRate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := pg.Database(t)
-	var reads storetest.Reads
-	s := mustOpen(t, OpenPostgres, url, WithReadHook(reads.Hook))
-	other := openURL(t, url)
-	listening(t, s)
+	s, other, reads := replicasOfOne(t)
 	rate := func() float64 {
 		r, err := s.SimFailRate(ctx)
 		if err != nil {
