@@ -14,8 +14,8 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
 )
 
