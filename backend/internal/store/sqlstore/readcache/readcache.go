@@ -70,13 +70,6 @@ func drop(any) {}
 // Watcher is the cache's watcher.
 func (c *Cache[K, V]) Watcher() Watcher[V] { return c.watch }
 
-// Len is how many entries the cache holds.
-func (c *Cache[K, V]) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries)
-}
-
 // get returns the entry of key if the cache is at version, and otherwise empties it and
 // moves it to version.
 func (c *Cache[K, V]) get(version V, key K) (any, bool) {
