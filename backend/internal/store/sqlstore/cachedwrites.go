@@ -22,7 +22,7 @@ import (
 // later; the change notification covers that moment.)
 type autocommits struct {
 	*sql.DB
-	committed func()
+	tell *changeTeller
 }
 
 func (a autocommits) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -41,8 +41,8 @@ func (a autocommits) QueryRowContext(ctx context.Context, query string, args ...
 }
 
 func (a autocommits) after(query string) {
-	if changesCachedRows(query) {
-		a.committed()
+	if a.tell.changes(query) {
+		a.tell.committed()
 	}
 }
 
@@ -50,6 +50,7 @@ func (a autocommits) after(query string) {
 // rows, so that plainTx tells the cache at its commit only then.
 type watchedTx struct {
 	*sql.Tx
+	tell    *changeTeller
 	changed bool
 }
 
@@ -71,7 +72,7 @@ func (w *watchedTx) QueryRowContext(ctx context.Context, query string, args ...a
 // note records that the transaction changes cached rows if query does. A transaction's
 // statements run one at a time, so changed needs no lock.
 func (w *watchedTx) note(query string) {
-	if !w.changed && changesCachedRows(query) {
+	if !w.changed && w.tell.changes(query) {
 		w.changed = true
 	}
 }
@@ -91,22 +92,26 @@ var cachedAccountColumns = regexp.MustCompile(`(?i)\b(` +
 	strings.Join(slices.DeleteFunc(strings.Split(strings.Join(strings.Fields(accountColumns), ""), ","),
 		func(c string) bool { return c == "id" }), "|") + `)\b`)
 
-// changesCachedRows reports whether a statement may change a row the read cache keeps: any
-// statement but a SELECT that names instances or app_installs, an UPDATE of accounts that sets
-// a column the store reads, a DELETE from accounts. It errs on the safe side (a statement that
-// only reads instances in a subquery counts), and is worked out once per statement text.
-func changesCachedRows(query string) bool {
-	if v, ok := cachedWrites.Load(query); ok {
+// changeTeller tells the read cache of a PostgreSQL store of this process's changes to cached
+// rows: committed moves the cache's version (pgchanges.Watcher.Changed).
+type changeTeller struct {
+	committed func()
+	known     sync.Map // statement text -> whether it changes cached rows; the store's texts are a
+	// fixed set (a batch's vary with its length, which is bounded)
+}
+
+// changes reports whether a statement may change a row the read cache keeps: any statement
+// but a SELECT that names instances, app_installs or sim_settings, an UPDATE of accounts that
+// sets a column the store reads, a DELETE from accounts. It errs on the safe side (a statement
+// that only reads instances in a subquery counts), and is worked out once per statement text.
+func (c *changeTeller) changes(query string) bool {
+	if v, ok := c.known.Load(query); ok {
 		return v.(bool)
 	}
 	v := findsCachedChange(query)
-	cachedWrites.Store(query, v)
+	c.known.Store(query, v)
 	return v
 }
-
-// cachedWrites remembers changesCachedRows by statement text; the store's texts are a fixed
-// set (a batch's vary with its length, which is bounded).
-var cachedWrites sync.Map
 
 func findsCachedChange(query string) bool {
 	if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(query)), "SELECT") {

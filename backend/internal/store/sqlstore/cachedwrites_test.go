@@ -7,6 +7,7 @@ import "testing"
 // so that a load of orders leaves the cache alone.
 func TestChangesCachedRows(t *testing.T) {
 	t.Parallel()
+	var tell changeTeller
 	for _, tt := range []struct {
 		query string
 		want  bool
@@ -32,8 +33,8 @@ func TestChangesCachedRows(t *testing.T) {
 		{`UPDATE sim_settings SET fail_rate = $1 WHERE id = 1`, true},
 		{`UPDATE accounts SET instances_total = instances_total + 1 WHERE id = $1`, false},
 	} {
-		if got := changesCachedRows(tt.query); got != tt.want {
-			t.Errorf("changesCachedRows(%.80q) = %v, want %v", tt.query, got, tt.want)
+		if got := tell.changes(tt.query); got != tt.want {
+			t.Errorf("changes(%.80q) = %v, want %v", tt.query, got, tt.want)
 		}
 	}
 }

@@ -80,11 +80,11 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 	}
 	o, d := collect(opts), newPostgresDialect()
 	changes := pgchanges.Start(ctx, cfg.ConnConfig.Copy(), o.log)
-	cache := readcache.New[cacheKey](changes)
+	cache, tell := readcache.New[cacheKey](changes), &changeTeller{committed: changes.Changed}
 	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db,
-		tx: plainTx{db: db, d: d, hook: o.hook, committed: changes.Changed,
+		tx: plainTx{db: db, d: d, hook: o.hook, tell: tell,
 			turns: semaphore.NewWeighted(txTurns(cfg.MaxConns))}, cache: cache, closers: []func() error{cache.Close},
-		queries: queries{q: autocommits{DB: db, committed: changes.Changed}, d: d, hook: o.hook}})
+		queries: queries{q: autocommits{DB: db, tell: tell}, d: d, hook: o.hook}})
 }
 
 // txTurns is how many transactions hold a connection at once in a pool of size conns (see

@@ -32,10 +32,9 @@ type plainTx struct {
 	db   *sql.DB
 	d    *dialect
 	hook ReadHook
-	// committed is told of every commit that changed rows the read cache keeps (see
-	// cachedwrites.go), so the cache serves nothing older to a read that starts after it
-	// (pgchanges.Watcher.Changed).
-	committed func()
+	// tell is told of every commit that changed rows the read cache keeps (see
+	// cachedwrites.go), so the cache serves nothing older to a read that starts after it.
+	tell *changeTeller
 	// turns lets at most its size of transactions hold a connection at once and gives the
 	// next turn to the one that has waited longest (x/sync's semaphore is FIFO). Without it
 	// database/sql hands a freed connection to a random waiter: 200 clients ordering over 50
@@ -74,13 +73,13 @@ func (p plainTx) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	w := &watchedTx{Tx: tx}
+	w := &watchedTx{Tx: tx, tell: p.tell}
 	if err := fn(txQueries(w, p.d, p.hook)); err != nil {
 		return err
 	}
 	err = tx.Commit()
 	if w.changed {
-		p.committed() // even after an error: the commit may have happened
+		p.tell.committed() // even after an error: the commit may have happened
 	}
 	if err != nil {
 		return fmt.Errorf("sqlstore: commit: %w", err)
