@@ -96,8 +96,9 @@ var cachedAccountColumns = regexp.MustCompile(`(?i)\b(` +
 // rows: committed moves the cache's version (pgchanges.Watcher.Changed).
 type changeTeller struct {
 	committed func()
-	known     sync.Map // statement text -> whether it changes cached rows; the store's texts are a
-	// fixed set (a batch's vary with its length, which is bounded)
+	// known maps a statement's text to whether it changes cached rows; the store's texts are
+	// a fixed set (a batch's vary with its length, which is bounded).
+	known sync.Map
 }
 
 // changes reports whether a statement may change a row the read cache keeps: any statement
