@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
@@ -59,15 +58,10 @@ func (s *Service) timeOut(ctx context.Context, o store.Order) error {
 	if err != nil {
 		return err
 	}
-	timedOut := []orderMove{{order: o, timeOut: ref}}
-	err = s.store.WithTx(ctx, func(tx store.Tx) error { return s.recordMoves(ctx, tx, timedOut, s.now()) })
-	if errors.Is(err, store.ErrConflict) {
-		return nil
-	}
-	if err != nil {
+	err = s.record(ctx, []orderMove{{order: o, timeOut: ref}}, s.now())
+	if err != nil && !errors.Is(err, store.ErrConflict) {
 		return fmt.Errorf("service: time out order %d: %w", o.ID, err)
 	}
-	s.log.InfoContext(ctx, "order timed out", slog.Int64("order_id", o.ID), slog.String("reference", ref))
 	return nil
 }
 

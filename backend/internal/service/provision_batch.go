@@ -66,13 +66,7 @@ func (s *Service) provisionBatch(ctx context.Context, due []store.Order) error {
 		return err
 	}
 	moves := s.pollBuilds(ctx, claimed, now)
-	err = s.store.WithTx(ctx, func(tx store.Tx) error { return s.recordMoves(ctx, tx, moves, now) })
-	if err == nil {
-		for _, m := range moves {
-			if m.timeOut != "" {
-				s.log.InfoContext(ctx, "order timed out", slog.Int64("order_id", m.order.ID), slog.String("reference", m.timeOut))
-			}
-		}
+	if err = s.record(ctx, moves, now); err == nil {
 		return nil
 	}
 	s.log.WarnContext(ctx, "provision batch failed; recording its orders one by one", slog.Int("orders", len(moves)), slog.Any("error", err))
@@ -87,22 +81,28 @@ func (s *Service) provisionBatch(ctx context.Context, due []store.Order) error {
 // still kept with the claim dropped: the order is moved at the next tick and the datacenter is
 // never asked twice for its machine.
 func (s *Service) recordAlone(ctx context.Context, m orderMove, now time.Time) {
-	err := s.store.WithTx(ctx, func(tx store.Tx) error { return s.recordMoves(ctx, tx, []orderMove{m}, now) })
-	switch {
-	case err == nil:
-		if m.timeOut != "" {
-			s.log.InfoContext(ctx, "order timed out", slog.Int64("order_id", m.order.ID), slog.String("reference", m.timeOut))
-		}
+	err := s.record(ctx, []orderMove{m}, now)
+	if err == nil || errors.Is(err, store.ErrConflict) { // ErrConflict: another worker finished it first
 		return
-	case errors.Is(err, store.ErrConflict):
-		return // another worker finished the order first
 	}
 	s.log.ErrorContext(ctx, "provision order", slog.Int64("order_id", m.order.ID), slog.Any("error", err))
 	keep := []orderMove{{order: m.order, ticket: m.ticket}} // only the ticket and the release
-	err = s.store.WithTx(context.WithoutCancel(ctx), func(tx store.Tx) error { return s.recordMoves(ctx, tx, keep, now) })
-	if err != nil {
+	if err := s.record(context.WithoutCancel(ctx), keep, now); err != nil {
 		s.log.ErrorContext(ctx, "release order", slog.Int64("order_id", m.order.ID), slog.Any("error", err))
 	}
+}
+
+// record writes moves in one transaction (recordMoves) and then logs the orders it timed out.
+func (s *Service) record(ctx context.Context, moves []orderMove, now time.Time) error {
+	if err := s.store.WithTx(ctx, func(tx store.Tx) error { return s.recordMoves(ctx, tx, moves, now) }); err != nil {
+		return err
+	}
+	for _, m := range moves {
+		if m.timeOut != "" {
+			s.log.InfoContext(ctx, "order timed out", slog.Int64("order_id", m.order.ID), slog.String("reference", m.timeOut))
+		}
+	}
+	return nil
 }
 
 // claimOrders takes the lease of the due orders with one statement and returns those it got,
@@ -146,7 +146,7 @@ func (s *Service) pollBuilds(ctx context.Context, orders []store.Order, now time
 		}()
 	}
 	wg.Wait()
-	for i := range moves { // references after the calls: s.random is read by one goroutine
+	for i := range moves { // references after the calls, not from each poller
 		if moves[i].timeOut != "" {
 			ref, err := datacenter.NewReference(s.random)
 			if err != nil {

@@ -13,7 +13,11 @@ import (
 // charges the deploys and writes their instances (and queued app installs), finishes the
 // deployed and timed-out orders, emits their events, and ends every other claim with the
 // ticket of a build submitted this tick. On PostgreSQL each statement is a round trip, and ten
-// statements for every order made the batch, not the database, the bound of the drain.
+// statements for every order made the batch, not the database, the bound of the drain. Three
+// writes are still one statement per row: an order restored from a snapshot reads the
+// snapshot, each app queued on a new server is added alone, and each event of an account with
+// a webhook adds its delivery alone (orders without apps, of accounts without webhooks, cost
+// none of them).
 // ErrConflict when an order is no longer pending; the caller then records the moves one by
 // one.
 func (s *Service) recordMoves(ctx context.Context, tx store.Tx, moves []orderMove, now time.Time) error {

@@ -67,7 +67,7 @@ type Service struct {
 	dc             datacenter.Datacenter
 	clock          Clock
 	log            *slog.Logger
-	random         io.Reader
+	random         io.Reader // crypto/rand: read by lanes, pollers and requests at once
 	orderWindow    time.Duration
 	appStepDelay   time.Duration
 	inflight       *inflight

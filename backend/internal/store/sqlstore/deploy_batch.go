@@ -96,7 +96,8 @@ func (q queries) CreateInstances(ctx context.Context, ins []store.Instance) ([]s
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: create %d instances: %w", len(ins), err)
 	}
-	// Each account's new instances come back in place order, which is the order given.
+	// RETURNING promises no order: sorted by place, each account's new instances are in the
+	// order given.
 	slices.SortFunc(got, func(a, b placed) int { return int(a.seq - b.seq) })
 	out := slices.Clone(ins)
 	deltas := map[int64][]int64{}
