@@ -403,13 +403,6 @@ type Queries interface {
 	OrderServers(ctx context.Context, accountID int64, ids []int64) (map[int64]Instance, map[int64][]AppInstall, error)
 	// DueOrders lists up to limit pending orders no worker holds a lease on at now, oldest first.
 	DueOrders(ctx context.Context, now time.Time, limit int) ([]Order, error)
-	// ClaimOrder takes the lease of a pending order until the given time; it reports false when
-	// the order is no longer pending or another worker holds an unexpired lease.
-	ClaimOrder(ctx context.Context, id int64, now, until time.Time) (bool, error)
-	// ReleaseOrder drops the lease.
-	ReleaseOrder(ctx context.Context, id int64) error
-	// SetOrderTicket records the datacenter's build ticket of a pending order.
-	SetOrderTicket(ctx context.Context, id int64, ticket string) error
 	// FinishOrder moves a pending order to status; ErrConflict when it is no longer pending, so
 	// two workers can never both finish it.
 	FinishOrder(ctx context.Context, id int64, status string, at time.Time, instanceID int64, reference string) error

@@ -149,34 +149,6 @@ func (q queries) DueOrders(ctx context.Context, now time.Time, limit int) ([]sto
 		store.OrderPending, now, limit)
 }
 
-// ClaimOrder takes the lease with a guarded UPDATE. A claimer that waited for a concurrent
-// claim sees the guard evaluated on the row that claim committed, so only one of them wins.
-func (q queries) ClaimOrder(ctx context.Context, id int64, now, until time.Time) (bool, error) {
-	if err := q.lockOwner(ctx, tableOrders, id); err != nil {
-		return false, err
-	}
-	res, err := q.exec(ctx, `UPDATE orders SET lease_until = ?
-		WHERE id = ? AND status = ? AND (lease_until IS NULL OR lease_until <= ?)`,
-		until, id, store.OrderPending, now)
-	return claimed(res, err, "claim order", id)
-}
-
-func (q queries) ReleaseOrder(ctx context.Context, id int64) error {
-	if err := q.lockOwner(ctx, tableOrders, id); err != nil {
-		return err
-	}
-	res, err := q.exec(ctx, `UPDATE orders SET lease_until = NULL WHERE id = ?`, id)
-	return checkOneRow(res, err, "release order", id)
-}
-
-func (q queries) SetOrderTicket(ctx context.Context, id int64, ticket string) error {
-	if err := q.lockOwner(ctx, tableOrders, id); err != nil {
-		return err
-	}
-	res, err := q.exec(ctx, `UPDATE orders SET ticket = ? WHERE id = ? AND status = ?`, ticket, id, store.OrderPending)
-	return guarded(res, err, "set ticket of order", id)
-}
-
 // FinishOrder reads the order's account (its owner never changes) and finishes it as
 // FinishOrders does; ErrConflict for an order that is missing or no longer pending.
 func (q queries) FinishOrder(ctx context.Context, id int64, status string, finishedAt time.Time, instanceID int64, reference string) error {

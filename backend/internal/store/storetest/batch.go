@@ -36,8 +36,8 @@ func testBatchOrders(t *testing.T, s store.Store) {
 	}
 	ob := newOrder(t, s, b.ID, base)
 	now := base.Add(time.Second)
-	if ok, err := s.ClaimOrder(ctx, os[1].ID, now, now.Add(time.Minute)); !ok || err != nil {
-		t.Fatalf("claim by another worker: %v, %v", ok, err)
+	if got, err := s.ClaimOrders(ctx, []store.OrderKey{key(os[1])}, now, now.Add(time.Minute)); len(got) != 1 || err != nil {
+		t.Fatalf("claim by another worker: %v, %v", got, err)
 	}
 	if err := s.FinishOrder(ctx, os[2].ID, store.OrderDeployed, now, 0, ""); err != nil {
 		t.Fatal(err)
