@@ -77,8 +77,12 @@ func (w *watchedTx) note(query string) {
 	}
 }
 
-// cachedTables are the tables any change to which the cache must hear of.
-var cachedTables = regexp.MustCompile(`(?i)\b(instances|app_installs|sim_settings)\b`)
+// cachedTables finds a statement that writes a table the cache keeps rows of, as migration
+// 0012's triggers see it: an UPDATE, DELETE or TRUNCATE of instances, app_installs or
+// sim_settings, or an INSERT into app_installs (an instance's installs change; a new instance
+// changes no row kept, since nothing is kept for a row not found).
+var cachedTables = regexp.MustCompile(`(?i)\b(?:UPDATE|DELETE\s+FROM|TRUNCATE)\s+(?:instances|app_installs|sim_settings)\b|` +
+	`\bINSERT\s+INTO\s+app_installs\b`)
 
 // accountsChange finds a statement's changes to accounts: what follows an UPDATE's SET (to
 // the end of the statement, subqueries and WHERE included, which only errs on the safe side),
@@ -86,7 +90,7 @@ var cachedTables = regexp.MustCompile(`(?i)\b(instances|app_installs|sim_setting
 var accountsChange = regexp.MustCompile(`(?is)\bUPDATE\s+accounts\s+SET\s+(.*)|\b(DELETE\s+FROM|TRUNCATE)\s+accounts\b`)
 
 // cachedAccountColumns are the account columns the store reads (accountColumns, but id, which
-// never changes), which 0012's trigger on accounts names; TestPostgresTriggersCoverAccountColumns
+// never changes), which 0012's trigger on accounts names; TestPostgresTriggersCoverTheCache
 // keeps them in step.
 var cachedAccountColumns = regexp.MustCompile(`(?i)\b(` +
 	strings.Join(slices.DeleteFunc(strings.Split(strings.Join(strings.Fields(accountColumns), ""), ","),
@@ -101,10 +105,9 @@ type changeTeller struct {
 	known sync.Map
 }
 
-// changes reports whether a statement may change a row the read cache keeps: any statement
-// but a SELECT that names instances, app_installs or sim_settings, an UPDATE of accounts that
-// sets a column the store reads, a DELETE from accounts. It errs on the safe side (a statement
-// that only reads instances in a subquery counts), and is worked out once per statement text.
+// changes reports whether a statement may change a row the read cache keeps (cachedTables, or
+// an UPDATE of accounts that sets a column the store reads, or a DELETE from accounts), as the
+// triggers of migration 0012 would notify it. It is worked out once per statement text.
 func (c *changeTeller) changes(query string) bool {
 	if v, ok := c.known.Load(query); ok {
 		return v.(bool)

@@ -28,10 +28,14 @@ func TestChangesCachedRows(t *testing.T) {
 			WHERE accounts.id IN (SELECT id FROM d)`, true},
 		{`DELETE FROM accounts WHERE id = $1`, true},
 		{`UPDATE instances SET name = $1 WHERE id = $2`, true},
-		{`INSERT INTO instances (account_seq, account_id) VALUES ($1, $2)`, true},
+		{`INSERT INTO instances (account_seq, account_id) VALUES ($1, $2)`, false},
+		{`INSERT INTO app_installs (instance_id, app_id) VALUES ($1, $2)`, true},
+		{`DELETE FROM orders WHERE status = $1 AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.order_id = orders.id)`, false},
+		{`WITH v(id) AS (VALUES ($1)) UPDATE instances SET status = $2 WHERE id IN (SELECT id FROM v)`, true},
 		{`UPDATE app_installs SET status = $1 WHERE id = $2`, true},
 		{`UPDATE sim_settings SET fail_rate = $1 WHERE id = 1`, true},
 		{`UPDATE accounts SET instances_total = instances_total + 1 WHERE id = $1`, false},
+		{`UPDATE accounts SET instances_active = instances_active + $1 WHERE id = $2 AND EXISTS (SELECT 1 FROM instances)`, false},
 	} {
 		if got := tell.changes(tt.query); got != tt.want {
 			t.Errorf("changes(%.80q) = %v, want %v", tt.query, got, tt.want)

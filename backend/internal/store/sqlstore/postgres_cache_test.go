@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -165,6 +166,16 @@ func TestPostgresCacheReadsThroughWhileDeaf(t *testing.T) {
 	if err != nil || ended != 1 {
 		t.Fatalf("ended %d listening connections (%v), want 1", ended, err)
 	}
+	// The watcher stops vouching for the cache; it waits at least 100 ms to listen again.
+	w := s.cache.(*readcache.Cache[cacheKey, uint64]).Watcher()
+	for deadline := time.Now().Add(5 * time.Second); ; runtime.Gosched() {
+		if _, ok := w.Version(ctx); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher still vouched for the cache 5 s after its connection ended")
+		}
+	}
 	if _, err := raw.ExecContext(ctx, `UPDATE instances SET name = 'renamed-while-deaf' WHERE id = $1`, made.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -175,9 +186,10 @@ func TestPostgresCacheReadsThroughWhileDeaf(t *testing.T) {
 	listening(t, s)
 }
 
-// TestPostgresTriggersCoverAccountColumns keeps migration 0012's trigger on accounts in step
-// with accountColumns: an update of any column a cached account holds must notify.
-func TestPostgresTriggersCoverAccountColumns(t *testing.T) {
+// TestPostgresTriggersCoverTheCache keeps migration 0012's triggers in step with the store: each
+// table the cache keeps rows of notifies its changes and is in cachedTables (accounts through
+// its columns), and an update of any column a cached account holds notifies.
+func TestPostgresTriggersCoverTheCache(t *testing.T) {
 	t.Parallel()
 	s, _ := openFresh(t)
 	rows, err := s.db.QueryContext(context.Background(), `SELECT event_object_column
@@ -196,6 +208,17 @@ func TestPostgresTriggersCoverAccountColumns(t *testing.T) {
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
+	}
+	for _, table := range []string{"accounts", "instances", "app_installs", "sim_settings"} {
+		var n int
+		err := s.db.QueryRowContext(context.Background(), `SELECT count(*) FROM information_schema.triggers
+			WHERE event_object_table = $1 AND action_statement LIKE '%resellerd_notify_change%'`, table).Scan(&n)
+		if err != nil || n == 0 {
+			t.Errorf("no trigger on %s notifies its changes (%v), and the read cache keeps its rows", table, err)
+		}
+		if !cachedTables.MatchString("UPDATE "+table+" SET x = 1") && table != "accounts" {
+			t.Errorf("an update of %s does not tell this process's cache (cachedTables)", table)
+		}
 	}
 	for _, col := range strings.Split(accountColumns, ",") {
 		if col = strings.TrimSpace(col); col != "id" && !slices.Contains(got, col) {

@@ -120,7 +120,7 @@ func TestOpenPostgresDefaultPool(t *testing.T) {
 	if got := s.db.Stats().MaxOpenConnections; got != int(want) || want < minPool {
 		t.Fatalf("MaxOpenConnections = %d, want %d (at least %d)", got, want, minPool)
 	}
-	for procs, want := range map[int]int32{1: minPool, 2: 2 * poolPerProc, 64: maxPool} {
+	for procs, want := range map[int]int32{1: minPool, 2: min(maxPool, 2*poolPerProc), 64: maxPool} {
 		if got := defaultPoolSize(procs); got != want {
 			t.Fatalf("defaultPoolSize(%d) = %d, want %d", procs, got, want)
 		}

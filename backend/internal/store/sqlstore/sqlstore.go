@@ -64,8 +64,8 @@
 // readcache.Cache that the database's change notifications empty (pgchanges). On SQLite they
 // are sqlitefast's group committer and a readcache.Cache that any commit to the file empties,
 // which with its prepared statements is all that makes SQLite fast and is kept in that
-// package. The reads that go through the cache are written beside their SQL
-// (Store.AccountByKeyHash, Store.Instance, Store.AppInstalls); transactions never read from it.
+// package. The reads that go through the cache are listed in cache.go and written beside their
+// SQL; transactions never read from it.
 package sqlstore
 
 import (

@@ -37,10 +37,10 @@ type plainTx struct {
 	tell *changeTeller
 	// turns lets at most its size of transactions hold a connection at once and gives the
 	// next turn to the one that has waited longest (x/sync's semaphore is FIFO). Without it
-	// database/sql hands a freed connection to a random waiter: 200 clients ordering over 50
-	// accounts had a p99 of 550-640 ms at about 1,000/s, and 260-320 ms with turns, at the
-	// same rate. Its size is below the pool's, so the reads outside transactions (every
-	// request's key) never wait behind the transactions' line.
+	// database/sql hands a freed connection to a random waiter, and the p99 of POST /instances
+	// was about twice as long at the same rate (bench/README.md). In a pool of 2 or more its
+	// size is below the pool's, so the reads outside transactions (every request's key) never
+	// wait behind the transactions' line.
 	turns *semaphore.Weighted
 }
 

@@ -8,7 +8,10 @@
 //
 // Another process's change reaches the cache when its notification arrives, a fraction of a
 // millisecond after that commit on a local network: a read in that window may still see the
-// row as it was, as it would from a read replica. While the watcher is not listening (at
+// row as it was, as it would from a read replica. A listening connection that dies without a
+// word (a network cut, not a restart of the database, which closes it) is found by the ping
+// after checkEvery without a notification: until then, up to about 7 s, the cache may serve
+// what another process has since changed. While the watcher is not listening (at
 // start, after a lost connection, until it listens again) it cannot tell, so every read goes
 // to the database and nothing is kept; changes missed meanwhile cannot matter, since the
 // version moves again when it listens.
