@@ -67,7 +67,7 @@ func TestCacheKeepsNothingItCannotDate(t *testing.T) {
 	w := &fixedWatcher{}
 	c := New[int64](w)
 	_, _, keep := c.Lookup(context.Background(), 1)
-	w.v++ // a commit between the miss and the load's end,
+	w.v++                              // a commit between the miss and the load's end,
 	c.Lookup(context.Background(), 99) // seen by another read before the load ends
 	keep("stale")
 	if v, hit, _ := c.Lookup(context.Background(), 1); hit {
