@@ -169,25 +169,3 @@ func (q queries) AddEvents(ctx context.Context, events []store.Event) error {
 	}
 	return nil
 }
-
-// Webhooks reads the registrations of the accounts with one statement.
-func (q queries) Webhooks(ctx context.Context, accountIDs []int64) (map[int64]store.Webhook, error) {
-	out := map[int64]store.Webhook{}
-	ids := slices.Compact(slices.Sorted(slices.Values(accountIDs)))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	in, args := inList(ids)
-	hooks, err := list(ctx, q, "webhooks", func(r rowScanner) (store.Webhook, error) {
-		var w store.Webhook
-		err := r.Scan(&w.AccountID, &w.URL, &w.Secret, at(&w.UpdatedAt))
-		return w, err
-	}, `SELECT account_id, url, secret, updated_at FROM webhooks WHERE account_id IN `+in, args...)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range hooks {
-		out[w.AccountID] = w
-	}
-	return out, nil
-}

@@ -3,20 +3,45 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
+const webhookColumns = `account_id, url, secret, updated_at`
+
+func scanWebhook(r rowScanner) (store.Webhook, error) {
+	var w store.Webhook
+	err := r.Scan(&w.AccountID, &w.URL, &w.Secret, at(&w.UpdatedAt))
+	return w, err
+}
+
 func (q queries) Webhook(ctx context.Context, accountID int64) (store.Webhook, error) {
-	w := store.Webhook{AccountID: accountID}
-	err := q.queryRow(ctx, `SELECT url, secret, updated_at FROM webhooks WHERE account_id = ?`, accountID).
-		Scan(&w.URL, &w.Secret, at(&w.UpdatedAt))
+	w, err := scanWebhook(q.queryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE account_id = ?`, accountID))
 	if err != nil {
 		return store.Webhook{}, fmt.Errorf("sqlstore: webhook of account %d: %w", accountID, err)
 	}
 	return w, nil
+}
+
+// Webhooks reads the registrations of the accounts with one statement.
+func (q queries) Webhooks(ctx context.Context, accountIDs []int64) (map[int64]store.Webhook, error) {
+	out := map[int64]store.Webhook{}
+	ids := slices.Compact(slices.Sorted(slices.Values(accountIDs)))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, args := inList(ids)
+	hooks, err := list(ctx, q, "webhooks", scanWebhook, `SELECT `+webhookColumns+` FROM webhooks WHERE account_id IN `+in, args...)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range hooks {
+		out[w.AccountID] = w
+	}
+	return out, nil
 }
 
 func (q queries) SetWebhook(ctx context.Context, w store.Webhook) error {

@@ -106,6 +106,7 @@ func testBatchDeploy(t *testing.T, s store.Store) {
 	a := newAccount(t, s, "batch-deploy-a")
 	b := newAccount(t, s, "batch-deploy-b")
 	first := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	markChecked(t, s)
 	inTx(t, s, func(tx store.Tx) error {
 		accts, err := tx.LockAccounts(ctx, []int64{b.ID, a.ID, b.ID, b.ID + 1000})
 		if err != nil {
@@ -132,6 +133,10 @@ func testBatchDeploy(t *testing.T, s store.Store) {
 			t.Fatalf("account %d: balance %v debt %v ledger sum %v with %d entries; want %d, %d and %d entries",
 				w.id, got.Balance, got.Debt, sum, len(entries), w.balance, w.debt, w.entries)
 		}
+	}
+	// The low-balance worker hears of both wallets' change.
+	if changed := markChecked(t, s); len(changed) != 2 {
+		t.Fatalf("%d wallets changed after a batch of charges to 2 accounts, want 2: %+v", len(changed), changed)
 	}
 
 	mk := func(acct int64, name string) store.Instance {
