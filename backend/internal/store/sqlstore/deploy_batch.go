@@ -34,27 +34,6 @@ func (q queries) LockAccounts(ctx context.Context, ids []int64) (map[int64]store
 	return out, nil
 }
 
-// AddLedgerEntries moves the balances with one statement and writes the entries with another.
-func (q queries) AddLedgerEntries(ctx context.Context, entries []store.LedgerEntry) error {
-	if len(entries) == 0 {
-		return nil
-	}
-	deltas := map[int64][]int64{}
-	args := make([]any, 0, 6*len(entries))
-	for _, e := range entries {
-		addDeltas(deltas, e.AccountID, int64(e.Amount), int64(e.Debt))
-		args = append(args, e.AccountID, e.Amount, e.Debt, e.Kind, e.Reference, e.CreatedAt)
-	}
-	if err := q.addToAccounts(ctx, []string{"balance_micros", "debt_micros"}, deltas); err != nil {
-		return err
-	}
-	if _, err := q.exec(ctx, `INSERT INTO ledger (account_id, amount_micros, debt_micros, kind, reference, created_at)
-		VALUES `+valuesRows(6, len(entries)), args...); err != nil {
-		return fmt.Errorf("sqlstore: add %d ledger entries: %w", len(entries), err)
-	}
-	return nil
-}
-
 // CreateInstance writes one instance (CreateInstances of one).
 func (q queries) CreateInstance(ctx context.Context, in store.Instance) (store.Instance, error) {
 	out, err := q.CreateInstances(ctx, []store.Instance{in})

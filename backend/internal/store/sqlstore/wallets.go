@@ -40,24 +40,43 @@ func (q queries) Payments(ctx context.Context, accountID int64, page store.Page)
 	return out, total, nil
 }
 
-// AddLedgerEntry moves the balance and writes the entry, in the caller's transaction so both
-// land together (outside a transaction they are two statements; the service always calls it
-// in one).
+// AddLedgerEntries moves the balances with one statement and writes the entries with another.
+func (q queries) AddLedgerEntries(ctx context.Context, entries []store.LedgerEntry) error {
+	_, err := q.addLedgerEntries(ctx, entries)
+	return err
+}
+
+// AddLedgerEntry records one entry (AddLedgerEntries of one) and returns it with its id.
 func (q queries) AddLedgerEntry(ctx context.Context, e store.LedgerEntry) (store.LedgerEntry, error) {
-	if err := q.lockAccount(ctx, e.AccountID); err != nil {
-		return store.LedgerEntry{}, err
-	}
-	res, err := q.exec(ctx, `UPDATE accounts SET balance_micros = balance_micros + ?, debt_micros = debt_micros + ?,
-		wallet_seq = wallet_seq + 1 WHERE id = ?`, e.Amount, e.Debt, e.AccountID)
-	if err := checkOneRow(res, err, "move balance of account", e.AccountID); err != nil {
-		return store.LedgerEntry{}, err
-	}
-	err = q.queryRow(ctx, `INSERT INTO ledger (account_id, amount_micros, debt_micros, kind, reference, created_at)
-		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, e.AccountID, e.Amount, e.Debt, e.Kind, e.Reference, e.CreatedAt).Scan(&e.ID)
+	ids, err := q.addLedgerEntries(ctx, []store.LedgerEntry{e})
 	if err != nil {
-		return store.LedgerEntry{}, fmt.Errorf("sqlstore: add ledger entry: %w", err)
+		return store.LedgerEntry{}, err
 	}
+	e.ID = ids[0]
 	return e, nil
+}
+
+// addLedgerEntries moves each account's balance and debt by the sum of its entries and writes
+// them, returning their ids in no particular order.
+func (q queries) addLedgerEntries(ctx context.Context, entries []store.LedgerEntry) ([]int64, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	deltas := map[int64][]int64{}
+	args := make([]any, 0, 6*len(entries))
+	for _, e := range entries {
+		addDeltas(deltas, e.AccountID, int64(e.Amount), int64(e.Debt))
+		args = append(args, e.AccountID, e.Amount, e.Debt, e.Kind, e.Reference, e.CreatedAt)
+	}
+	if err := q.addToAccounts(ctx, []string{"balance_micros", "debt_micros"}, deltas); err != nil {
+		return nil, err
+	}
+	ids, err := list(ctx, q, "ledger entries", scanID, `INSERT INTO ledger (account_id, amount_micros, debt_micros, kind,
+		reference, created_at) VALUES `+valuesRows(6, len(entries))+` RETURNING id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: add %d ledger entries: %w", len(entries), err)
+	}
+	return ids, nil
 }
 
 func (q queries) LedgerEntries(ctx context.Context, accountID int64) ([]store.LedgerEntry, error) {
