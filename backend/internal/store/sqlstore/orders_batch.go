@@ -65,18 +65,14 @@ func (q queries) ReleaseOrders(ctx context.Context, releases []store.OrderReleas
 	if len(releases) == 0 {
 		return nil
 	}
-	keys := make([]store.OrderKey, len(releases))
-	tickets := make([]string, len(releases))
+	accounts := make([]int64, len(releases))
+	args := make([]any, 0, 3*len(releases)+1)
 	for i, r := range releases {
-		keys[i], tickets[i] = r.OrderKey, r.Ticket
+		accounts[i] = r.AccountID
+		args = append(args, r.ID, r.AccountID, r.Ticket)
 	}
-	accounts, keyed := keyArgs(keys)
 	if err := q.lockAccounts(ctx, accounts); err != nil {
 		return err
-	}
-	args := make([]any, 0, 3*len(releases)+1)
-	for i := range releases {
-		args = append(args, keyed[2*i], keyed[2*i+1], tickets[i])
 	}
 	n, err := rowsAffected(q.exec(ctx, `WITH `+valuesCTE("v(id, account_id, ticket)", []string{"BIGINT", "BIGINT", "TEXT"}, len(releases))+`
 		UPDATE orders SET lease_until = NULL,
