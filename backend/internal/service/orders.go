@@ -49,7 +49,7 @@ func (s *Service) CreateOrder(ctx context.Context, acct store.Account, req Order
 	defer release()
 	// Looked up before validation, so a replay answers with the first order even if the rules
 	// would refuse the body now (for example because the wallet has been spent since).
-	if prev, found, err := s.replay(ctx, s.store, acct.ID, idem.Key, hash); err != nil || found {
+	if prev, found, err := s.replay(ctx, acct.ID, idem.Key, hash); err != nil || found {
 		return prev, err
 	}
 	spec, err := s.validateOrder(ctx, acct, req)
@@ -61,8 +61,8 @@ func (s *Service) CreateOrder(ctx context.Context, acct store.Account, req Order
 
 // replay answers a key already used: the first order for the same body, 422 for another body.
 // found is false for an unknown or expired key.
-func (s *Service) replay(ctx context.Context, q store.Queries, accountID int64, key, hash string) (CreatedOrder, bool, error) {
-	k, err := q.IdempotencyKey(ctx, accountID, key)
+func (s *Service) replay(ctx context.Context, accountID int64, key, hash string) (CreatedOrder, bool, error) {
+	k, err := s.store.IdempotencyKey(ctx, accountID, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return CreatedOrder{}, false, nil
 	}
@@ -76,50 +76,71 @@ func (s *Service) replay(ctx context.Context, q store.Queries, accountID int64, 
 		return CreatedOrder{}, false, &Error{Status: 422, Code: CodeIdempotencyKeyReused,
 			Message: "this Idempotency-Key was used with a different body; use a new key for a new order"}
 	}
-	o, err := q.Order(ctx, accountID, k.OrderID)
+	o, err := s.store.Order(ctx, accountID, k.OrderID)
 	if err != nil {
 		return CreatedOrder{}, false, Internal(fmt.Errorf("service: read replayed order: %w", err))
 	}
 	return CreatedOrder{Order: o, Replay: true}, true, nil
 }
 
-// placeOrder checks the account's limits and wallet and writes the order, with its
-// idempotency key when there is one, in one transaction: either both exist or neither does.
-// Write transactions are serialised, so concurrent orders cannot together overdraw the wallet.
+// placeOrder writes the order if the account's limits and wallet admit it, with its
+// idempotency key when there is one. The store checks and writes under the account's lock
+// (store.PlaceOrder), so concurrent orders, from any replica, cannot together pass a limit or
+// overdraw the wallet. Without a key that is all: one step of the store, on PostgreSQL one
+// statement and one round trip.
 func (s *Service) placeOrder(ctx context.Context, accountID int64, spec orderSpec, key *store.IdempotencyKey) (CreatedOrder, error) {
-	now := s.now()
-	var out CreatedOrder
-	err := s.store.WithTx(ctx, func(tx store.Tx) error {
-		if key != nil {
-			// replay passes over an expired key, and AddIdempotencyKey below overwrites it, so
-			// expired keys need no purge here (housekeeping purges them): no statement of an
-			// order touches another account's rows.
-			prev, found, err := s.replay(ctx, tx, accountID, key.Key, key.RequestHash)
-			if err != nil || found {
-				out = prev
-				return err
-			}
-		}
-		if err := s.checkOrderRules(ctx, tx, accountID, spec.price); err != nil {
-			return err
-		}
-		o, err := tx.CreateOrder(ctx, spec.order(accountID, now))
-		if err != nil {
-			return err
-		}
-		if key != nil {
-			key.OrderID, key.CreatedAt = o.ID, now
-			if err := tx.AddIdempotencyKey(ctx, *key, now.Add(-IdempotencyRetention)); err != nil {
-				return err
-			}
-		}
-		out = CreatedOrder{Order: o}
-		return nil
-	})
-	if err != nil {
-		return CreatedOrder{}, asServiceError(err, "place order")
+	o := spec.order(accountID, s.now())
+	if key != nil {
+		return s.placeOrderWithKey(ctx, o, key)
 	}
-	return out, nil
+	placed, c, err := s.store.PlaceOrder(ctx, o)
+	if err != nil {
+		return CreatedOrder{}, orderRefusal(err, c, o.Price)
+	}
+	return CreatedOrder{Order: placed}, nil
+}
+
+// placeOrderWithKey writes the order and its idempotency key in one transaction: either both
+// exist or neither does. When the key turns out to be taken, by a request on another replica
+// that committed after CreateOrder's replay looked (the in-flight guard covers this process),
+// the transaction rolls back and that request's order is replayed. Expired keys need no purge
+// here (housekeeping purges them): AddIdempotencyKey overwrites one, so no statement of an
+// order touches another account's rows.
+func (s *Service) placeOrderWithKey(ctx context.Context, o store.Order, key *store.IdempotencyKey) (CreatedOrder, error) {
+	var placed store.Order
+	var c store.AccountCounts
+	err := s.store.WithTx(ctx, func(tx store.Tx) error {
+		var err error
+		if placed, c, err = tx.PlaceOrder(ctx, o); err != nil {
+			return err
+		}
+		key.OrderID, key.CreatedAt = placed.ID, o.CreatedAt
+		return tx.AddIdempotencyKey(ctx, *key, o.CreatedAt.Add(-IdempotencyRetention))
+	})
+	if errors.Is(err, store.ErrConflict) {
+		if prev, found, rerr := s.replay(ctx, o.AccountID, key.Key, key.RequestHash); rerr != nil || found {
+			return prev, rerr
+		}
+	}
+	if err != nil {
+		return CreatedOrder{}, orderRefusal(err, c, o.Price)
+	}
+	return CreatedOrder{Order: placed}, nil
+}
+
+// orderRefusal is the error of a failed PlaceOrder: the rule that refused the order, worded
+// from the counts it was checked against, or err itself.
+func orderRefusal(err error, c store.AccountCounts, price money.Micros) error {
+	if !errors.Is(err, store.ErrNotAdmitted) {
+		return asServiceError(err, "place order")
+	}
+	if err := checkOrderLimits(c); err != nil {
+		return err
+	}
+	if err := checkAvailable(c, price); err != nil {
+		return err
+	}
+	return Internal(fmt.Errorf("service: the store refused an order its counts admit: %w", err))
 }
 
 // order is the row of a new pending order.
@@ -135,28 +156,15 @@ func (spec orderSpec) order(accountID int64, now time.Time) store.Order {
 	}
 }
 
-// checkOrderRules reads the account with its counts in one statement (which locks the account)
-// and checks a new order of price against the limits and the wallet.
-func (s *Service) checkOrderRules(ctx context.Context, tx store.Tx, accountID int64, price money.Micros) error {
-	c, err := tx.AccountCounts(ctx, accountID)
-	if err != nil {
-		return err
-	}
-	if err := checkOrderLimits(c); err != nil {
-		return err
-	}
-	return checkAvailable(c.Account, c.Orders, price)
-}
-
 // checkOrderLimits enforces server_limit (active instances plus orders that will become
 // instances) and api_order_limit (orders provisioning at once).
 func checkOrderLimits(c store.AccountCounts) error {
 	acct, totals, active := c.Account, c.Orders, c.ActiveInstances
-	if active+totals.Pending >= acct.ServerLimit {
+	if c.AtServerLimit() {
 		return Conflict(CodeServerLimitReached, "server_limit reached: %d active servers and %d orders provisioning, limit %d",
 			active, totals.Pending, acct.ServerLimit)
 	}
-	if totals.Pending >= acct.OrderLimit {
+	if c.AtOrderLimit() {
 		return Conflict(CodeOrderLimitReached, "api_order_limit reached: %d orders provisioning, limit %d; retry when one finishes",
 			totals.Pending, acct.OrderLimit)
 	}
@@ -169,12 +177,12 @@ func (s *Service) checkFunds(ctx context.Context, tx store.Tx, accountID int64, 
 	if err != nil {
 		return err
 	}
-	return checkAvailable(c.Account, c.Orders, need)
+	return checkAvailable(c, need)
 }
 
 // checkAvailable refuses need when the balance minus what the pending orders reserve is less.
-func checkAvailable(acct store.Account, totals store.OrderTotals, need money.Micros) error {
-	if available := acct.Balance - totals.Reserved; available < need {
+func checkAvailable(c store.AccountCounts, need money.Micros) error {
+	if available := c.Available(); available < need {
 		return InsufficientBalance(need, available)
 	}
 	return nil

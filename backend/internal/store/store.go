@@ -17,6 +17,10 @@ var ErrNotFound = errors.New("store: not found")
 // ErrConflict means a write broke a uniqueness rule.
 var ErrConflict = errors.New("store: conflict")
 
+// ErrNotAdmitted means the account's limits or wallet refused a new order (AccountCounts.Admits),
+// and nothing was written.
+var ErrNotAdmitted = errors.New("store: the account does not admit the order")
+
 // Account is a reseller account with its wallet. Only the SHA-256 hash of the API key is kept.
 type Account struct {
 	ID           int64
@@ -356,6 +360,32 @@ type AccountCounts struct {
 	ActiveInstances int
 }
 
+// The rules a new order meets (spec: server_limit, api_order_limit, the available balance) are
+// written once here; PlaceOrder applies them in the database, and the service words its refusal
+// from them. The PostgreSQL store repeats them in SQL (sqlstore's admitsOrder), and storetest
+// checks both databases at each rule's boundary.
+
+// AtServerLimit reports whether the active servers and the orders that will become servers
+// have reached server_limit.
+func (c AccountCounts) AtServerLimit() bool {
+	return c.ActiveInstances+c.Orders.Pending >= c.Account.ServerLimit
+}
+
+// AtOrderLimit reports whether the orders provisioning at once have reached api_order_limit.
+func (c AccountCounts) AtOrderLimit() bool {
+	return c.Orders.Pending >= c.Account.OrderLimit
+}
+
+// Available is the balance less what pending orders reserve.
+func (c AccountCounts) Available() money.Micros {
+	return c.Account.Balance - c.Orders.Reserved
+}
+
+// Admits reports whether the account may take a new pending order of price.
+func (c AccountCounts) Admits(price money.Micros) bool {
+	return !c.AtServerLimit() && !c.AtOrderLimit() && c.Available() >= price
+}
+
 // Page selects a slice of a list; Limit < 0 means no limit.
 type Page struct {
 	Limit  int
@@ -388,6 +418,13 @@ type Queries interface {
 	LedgerEntries(ctx context.Context, accountID int64) ([]LedgerEntry, error)
 
 	CreateOrder(ctx context.Context, o Order) (Order, error)
+	// PlaceOrder writes o as a new pending order of its account, counted on the account, if the
+	// account admits it (AccountCounts.Admits), as one atomic step that locks the account: two
+	// orders placed at once, from any replica, cannot together pass a limit or overdraw the
+	// wallet. It returns the order with its id and the counts it was checked against, from
+	// before it; when they refuse it, it writes nothing and the error is ErrNotAdmitted. On
+	// PostgreSQL it is one statement, so outside a transaction one round trip.
+	PlaceOrder(ctx context.Context, o Order) (Order, AccountCounts, error)
 	OrderTotals(ctx context.Context, accountID int64) (OrderTotals, error)
 	// Order returns an order of the account.
 	Order(ctx context.Context, accountID, id int64) (Order, error)

@@ -50,15 +50,23 @@ func (q queries) Account(ctx context.Context, id int64) (store.Account, error) {
 	return acct, nil
 }
 
+// accountCountsColumns are an account's columns with the counts kept on its row
+// (accountCountsDest).
+const accountCountsColumns = accountColumns + `, orders_pending, orders_reserved_micros, instances_active`
+
+// accountCountsDest is the Scan destination of accountCountsColumns.
+func accountCountsDest(c *store.AccountCounts) []any {
+	return append(accountDest(&c.Account), &c.Orders.Pending, &c.Orders.Reserved, &c.ActiveInstances)
+}
+
 // AccountCounts reads the account with its order totals and active instances, kept on its row
 // (countOrder, activeCountChanged), in one statement: a new order is checked with one
 // round trip instead of three, inside the account's lock. In a transaction it locks the row as
 // Account does.
 func (q queries) AccountCounts(ctx context.Context, id int64) (store.AccountCounts, error) {
 	var c store.AccountCounts
-	dest := append(accountDest(&c.Account), &c.Orders.Pending, &c.Orders.Reserved, &c.ActiveInstances)
-	err := q.queryRow(ctx, `SELECT `+accountColumns+`, orders_pending, orders_reserved_micros, instances_active
-		FROM accounts WHERE id = ?`+q.rowLock(forUpdate), id).Scan(dest...)
+	err := q.queryRow(ctx, `SELECT `+accountCountsColumns+` FROM accounts WHERE id = ?`+q.rowLock(forUpdate), id).
+		Scan(accountCountsDest(&c)...)
 	if err != nil {
 		return store.AccountCounts{}, fmt.Errorf("sqlstore: account %d with counts: %w", id, err)
 	}

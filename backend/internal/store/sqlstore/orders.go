@@ -22,23 +22,13 @@ func scanOrder(r rowScanner) (store.Order, error) {
 }
 
 func (q queries) CreateOrder(ctx context.Context, o store.Order) (store.Order, error) {
-	features, err := jsonText(o.Features, "[]")
-	if err != nil {
-		return store.Order{}, err
-	}
-	apps, err := jsonText(o.Apps, "[]")
-	if err != nil {
-		return store.Order{}, err
-	}
-	inputs, err := jsonText(o.AppInputs, "{}")
+	args, err := orderArgs(o)
 	if err != nil {
 		return store.Order{}, err
 	}
 	if err := q.lockAccount(ctx, o.AccountID); err != nil {
 		return store.Order{}, err
 	}
-	args := []any{o.AccountID, o.Status, o.Price, o.CreatedAt, o.PlanID, o.TemplateID, o.SnapshotID, o.Hostname,
-		features, apps, inputs, o.Ticket, nullTime(o.FinishedAt), o.Reference}
 	if q.d.writableCTEs {
 		// The order and its count in one statement: one round trip fewer while the account's
 		// row is locked.
@@ -58,9 +48,30 @@ func (q queries) CreateOrder(ctx context.Context, o store.Order) (store.Order, e
 	return o, nil
 }
 
+// orderArgs are the values of a new order o in the order of newOrderColumns.
+func orderArgs(o store.Order) ([]any, error) {
+	features, err := jsonText(o.Features, "[]")
+	if err != nil {
+		return nil, err
+	}
+	apps, err := jsonText(o.Apps, "[]")
+	if err != nil {
+		return nil, err
+	}
+	inputs, err := jsonText(o.AppInputs, "{}")
+	if err != nil {
+		return nil, err
+	}
+	return []any{o.AccountID, o.Status, o.Price, o.CreatedAt, o.PlanID, o.TemplateID, o.SnapshotID, o.Hostname,
+		features, apps, inputs, o.Ticket, nullTime(o.FinishedAt), o.Reference}, nil
+}
+
+// newOrderColumns are the columns a new order is written with (orderArgs).
+const newOrderColumns = `account_id, status, price_micros, created_at, plan_id, template_id,
+	snapshot_id, hostname, features, apps, app_inputs, ticket, finished_at, reference`
+
 // insertOrder writes a new order and returns its id.
-const insertOrder = `INSERT INTO orders (account_id, status, price_micros, created_at, plan_id, template_id,
-	snapshot_id, hostname, features, apps, app_inputs, ticket, finished_at, reference)
+const insertOrder = `INSERT INTO orders (` + newOrderColumns + `)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
 // countOrder counts a new order on its account (orderCountArgs): a pending one in

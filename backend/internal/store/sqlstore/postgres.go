@@ -81,9 +81,10 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 	o, d := collect(opts), newPostgresDialect()
 	changes := pgchanges.Start(ctx, cfg.ConnConfig.Copy(), o.log)
 	cache, tell := readcache.New[cacheKey](changes), &changeTeller{committed: changes.Changed}
+	turns := semaphore.NewWeighted(txTurns(cfg.MaxConns))
 	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db,
-		tx: plainTx{db: db, d: d, hook: o.hook, tell: tell,
-			turns: semaphore.NewWeighted(txTurns(cfg.MaxConns))}, cache: cache, closers: []func() error{cache.Close},
+		tx: plainTx{db: db, d: d, hook: o.hook, tell: tell, turns: turns}, turns: turns,
+		cache: cache, closers: []func() error{cache.Close},
 		queries: queries{q: autocommits{DB: db, tell: tell}, d: d, hook: o.hook}})
 }
 

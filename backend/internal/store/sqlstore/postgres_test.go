@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -196,9 +197,9 @@ func TestWalletDebitsAcrossReplicas(t *testing.T) {
 	}
 }
 
-// TestOrderLimitAcrossReplicas places orders for one account from two replicas at once, each
-// checking api_order_limit against the pending orders first as the service does: no more than
-// the limit are ever pending.
+// TestOrderLimitAcrossReplicas places orders for one account from two replicas at once, as
+// the service does (PlaceOrder, alone or in a transaction with an idempotency key): no more
+// than api_order_limit are ever pending, and a refused order writes nothing.
 func TestOrderLimitAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -206,37 +207,34 @@ func TestOrderLimitAcrossReplicas(t *testing.T) {
 	replicas := []*Store{first, openURL(t, url)}
 	const limit = 3
 	a := newTestAccount(t, first, "limits", limit)
-	errLimit := errors.New("limit")
-	errs := runConcurrently(replicas, 20, func(s *Store, _ int) error {
+	errs := runConcurrently(replicas, 20, func(s *Store, i int) error {
+		o := store.Order{AccountID: a.ID, CreatedAt: time.Now()} // free: the wallet is empty
+		if i%2 == 0 {
+			_, _, err := s.PlaceOrder(ctx, o)
+			return err
+		}
 		return s.WithTx(ctx, func(tx store.Tx) error {
-			acct, err := tx.Account(ctx, a.ID)
-			if err != nil {
-				return err
-			}
-			totals, err := tx.OrderTotals(ctx, a.ID)
-			if err != nil {
-				return err
-			}
-			if totals.Pending >= acct.OrderLimit {
-				return errLimit
-			}
-			_, err = tx.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 1, CreatedAt: time.Now()})
+			_, _, err := tx.PlaceOrder(ctx, o)
 			return err
 		})
 	})
 	for _, err := range errs {
-		if err != nil && !errors.Is(err, errLimit) {
+		if err != nil && !errors.Is(err, store.ErrNotAdmitted) {
 			t.Fatalf("place order: %v", err)
 		}
 	}
 	if totals, _ := first.OrderTotals(ctx, a.ID); totals.Pending != limit {
 		t.Fatalf("%d orders pending, want the limit %d", totals.Pending, limit)
 	}
+	if written, _ := first.RecentOrders(ctx, a.ID, time.Time{}, math.MaxInt64, 100); len(written) != limit {
+		t.Fatalf("%d orders written, want the limit %d", len(written), limit)
+	}
 }
 
-// TestIdempotencyKeyAcrossReplicas sends one Idempotency-Key from two replicas at once, each
-// looking the key up and writing an order with it when it is new, as placeOrder does. Every
-// request succeeds: the first writes the order, the others wait for its commit and find it.
+// TestIdempotencyKeyAcrossReplicas sends one Idempotency-Key from two replicas at once, as
+// the service's placeOrderWithKey does: look the key up, else place the order and add the key
+// in one transaction, and when the key turns out to be taken look again. Every request gets
+// the one order the first wrote; the others' orders are rolled back.
 func TestIdempotencyKeyAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -244,17 +242,20 @@ func TestIdempotencyKeyAcrossReplicas(t *testing.T) {
 	replicas := []*Store{first, openURL(t, url)}
 	a := newTestAccount(t, first, "idempotency", 50)
 	orderIDs := make([]int64, 12)
+	lookUp := func(s *Store, i int) (bool, error) {
+		k, err := s.IdempotencyKey(ctx, a.ID, "same-key")
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
+		}
+		orderIDs[i] = k.OrderID
+		return err == nil, err
+	}
 	errs := runConcurrently(replicas, len(orderIDs), func(s *Store, i int) error {
-		return s.WithTx(ctx, func(tx store.Tx) error {
-			k, err := tx.IdempotencyKey(ctx, a.ID, "same-key")
-			if err == nil {
-				orderIDs[i] = k.OrderID
-				return nil
-			}
-			if !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
-			o, err := tx.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 1, CreatedAt: time.Now()})
+		if found, err := lookUp(s, i); found || err != nil {
+			return err
+		}
+		err := s.WithTx(ctx, func(tx store.Tx) error {
+			o, _, err := tx.PlaceOrder(ctx, store.Order{AccountID: a.ID, CreatedAt: time.Now()}) // free: the wallet is empty
 			if err != nil {
 				return err
 			}
@@ -262,6 +263,13 @@ func TestIdempotencyKeyAcrossReplicas(t *testing.T) {
 			return tx.AddIdempotencyKey(ctx, store.IdempotencyKey{AccountID: a.ID, Key: "same-key", RequestHash: "h",
 				OrderID: o.ID, CreatedAt: time.Now()}, time.Now().Add(-24*time.Hour))
 		})
+		if errors.Is(err, store.ErrConflict) {
+			if found, err := lookUp(s, i); !found {
+				return fmt.Errorf("the key was taken, and then not found: %v", err)
+			}
+			return nil
+		}
+		return err
 	})
 	for i, err := range errs {
 		if err != nil {

@@ -14,11 +14,12 @@
 // SERIALIZABLE with retries:
 //
 //   - Inside a transaction, reading an account locks its row (SELECT ... FOR NO KEY UPDATE) until
-//     the commit. Every wallet debit, order-limit check and idempotency-key lookup of the service
-//     starts by reading the account, so two of them for one account, from any replica, run one
-//     after the other, and the second sees what the first committed: two orders cannot both pass
-//     the limit or overdraw the wallet, and a repeated Idempotency-Key finds the first request's
-//     row and replays it instead of failing on the unique key.
+//     the commit. Every wallet debit of the service starts by reading the account, and every
+//     new order by PlaceOrder, which locks it too (in its one statement on PostgreSQL), so two
+//     of them for one account, from any replica, run one after the other, and the second sees
+//     what the first committed: two orders cannot both pass the limit or overdraw the wallet.
+//     A repeated Idempotency-Key sent to two replicas at once meets the unique key in the
+//     second's transaction, which rolls back its order; the service then replays the first's.
 //   - Account first: every other row a transaction reads or writes (instance, order, snapshot,
 //     app install, ledger, event) is locked only after the row of the account that owns it, so
 //     all the transactions of one account take their locks in the same order and cannot
@@ -76,19 +77,22 @@ import (
 	"log/slog"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/sqlitefast"
 )
 
 // Store is a store.Store on a SQLite file or a PostgreSQL database.
 type Store struct {
-	db      *sql.DB            // every transaction and every write; SQLite's holds one connection
-	pools   map[string]*sql.DB // every pool by name, for the metrics: "main" (db) and SQLite's "reads"
-	probe   *sql.DB            // the pool the readiness probe asks: one that never queues behind writes
-	tx      txRunner           // runs WithTx (see tx.go)
-	cache   rowCache           // the rows read outside transactions that may be kept (see cache.go)
-	closers []func() error     // what the dialect's Open started besides db, closed first in order
-	queries                    // the reads and writes outside transactions
+	db      *sql.DB             // every transaction and every write; SQLite's holds one connection
+	pools   map[string]*sql.DB  // every pool by name, for the metrics: "main" (db) and SQLite's "reads"
+	probe   *sql.DB             // the pool the readiness probe asks: one that never queues behind writes
+	tx      txRunner            // runs WithTx (see tx.go)
+	turns   *semaphore.Weighted // PostgreSQL: the turns of plainTx, which PlaceOrder's statement takes too
+	cache   rowCache            // the rows read outside transactions that may be kept (see cache.go)
+	closers []func() error      // what the dialect's Open started besides db, closed first in order
+	queries                     // the reads and writes outside transactions
 }
 
 var _ store.Store = (*Store)(nil)

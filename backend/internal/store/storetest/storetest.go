@@ -30,6 +30,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ledger moves balance", testLedger},
 		{"transaction rolls back", testRollback},
 		{"order totals", testOrderTotals},
+		{"place order within the rules", testPlaceOrder},
 		{"ledger moves debt", testLedgerDebt},
 		{"orders round trip", testOrdersRoundTrip},
 		{"order leases and guarded finish", testOrderLeases},
