@@ -265,7 +265,7 @@ func TestIdempotencyKeyAcrossReplicas(t *testing.T) {
 		})
 		if errors.Is(err, store.ErrConflict) {
 			if found, err := lookUp(s, i); !found {
-				return fmt.Errorf("the key was taken, and then not found: %v", err)
+				return fmt.Errorf("the key was taken, and then not found: %w", err)
 			}
 			return nil
 		}
