@@ -54,6 +54,20 @@ func TestIdempotencyRules(t *testing.T) {
 			t.Fatalf("%d orders, want 1", n)
 		}
 	})
+	t.Run("a replay answers even when the body would be refused now", func(t *testing.T) {
+		one, err := e.srv.CreateAccount(context.Background(), NewAccount{BalanceMicros: 10_000_000, ServerLimit: 100, OrderLimit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.order(t, one.APIKey, "key-at-limit", ubuntuOn101).wantStatus(t, http.StatusCreated, "")
+		e.order(t, one.APIKey, "key-new", ubuntuOn101).wantStatus(t, http.StatusConflict, "order_limit_reached")
+		r := e.order(t, one.APIKey, "key-at-limit", ubuntuOn101)
+		if r.Status != http.StatusCreated || r.Body.Meta == nil || !r.Body.Meta.IdempotentReplay {
+			t.Fatalf("the key again at api_order_limit: %s, want a replay", r.Raw)
+		}
+		e.order(t, one.APIKey, "key-at-limit", `{"server_id": 101, "term": "hourly"}`).
+			wantStatus(t, http.StatusUnprocessableEntity, "idempotency_key_reused")
+	})
 	t.Run("keys are per account", func(t *testing.T) {
 		other := e.funded(t, 10_000_000)
 		r := e.order(t, other.APIKey, "key-1", ubuntuOn101)

@@ -33,7 +33,7 @@ func (s *Service) CreateOrder(ctx context.Context, acct store.Account, req Order
 		if err != nil {
 			return CreatedOrder{}, err
 		}
-		return s.placeOrder(ctx, acct.ID, spec, nil)
+		return s.placeOrder(ctx, spec.order(acct.ID, s.now()))
 	}
 	if err := checkIdempotencyKey(idem.Key); err != nil {
 		return CreatedOrder{}, err
@@ -47,16 +47,34 @@ func (s *Service) CreateOrder(ctx context.Context, acct store.Account, req Order
 		return CreatedOrder{}, Conflict(CodeIdempotencyInProgress, "the first request with this Idempotency-Key is still being processed; retry shortly")
 	}
 	defer release()
-	// Looked up before validation, so a replay answers with the first order even if the rules
-	// would refuse the body now (for example because the wallet has been spent since).
-	if prev, found, err := s.replay(ctx, acct.ID, idem.Key, hash); err != nil || found {
-		return prev, err
-	}
+	return s.placeKeyedOrder(ctx, acct, req, store.IdempotencyKey{AccountID: acct.ID, Key: idem.Key, RequestHash: hash})
+}
+
+// placeKeyedOrder validates the body and places its order with key, in one step of the store
+// (on PostgreSQL one statement), as if the key were new, which it nearly always is. The store
+// writes nothing when the account has a record of the key, and a replay must answer with the
+// first order even when the rules would refuse the body now (it is invalid, or the wallet has
+// been spent since), so a keyed request that fails looks its key up, and replays the order
+// found. A record found expired (housekeeping has not purged it yet) is taken over
+// (placeOverExpiredKey).
+func (s *Service) placeKeyedOrder(ctx context.Context, acct store.Account, req OrderRequest, key store.IdempotencyKey) (CreatedOrder, error) {
+	var o store.Order
+	var c store.AccountCounts
 	spec, err := s.validateOrder(ctx, acct, req)
-	if err != nil {
-		return CreatedOrder{}, err
+	if err == nil {
+		o = spec.order(acct.ID, s.now())
+		var placed store.Order
+		if placed, c, err = s.store.PlaceOrder(ctx, o, &key); err == nil {
+			return CreatedOrder{Order: placed}, nil
+		}
 	}
-	return s.placeOrder(ctx, acct.ID, spec, &store.IdempotencyKey{AccountID: acct.ID, Key: idem.Key, RequestHash: hash})
+	if prev, found, rerr := s.replay(ctx, acct.ID, key.Key, key.RequestHash); rerr != nil || found {
+		return prev, rerr
+	}
+	if errors.Is(err, store.ErrConflict) {
+		return s.placeOverExpiredKey(ctx, o, key)
+	}
+	return CreatedOrder{}, orderRefusal(err, c, o.Price)
 }
 
 // replay answers a key already used: the first order for the same body, 422 for another body.
@@ -83,44 +101,35 @@ func (s *Service) replay(ctx context.Context, accountID int64, key, hash string)
 	return CreatedOrder{Order: o, Replay: true}, true, nil
 }
 
-// placeOrder writes the order if the account's limits and wallet admit it, with its
-// idempotency key when there is one. The store checks and writes under the account's lock
-// (store.PlaceOrder), so concurrent orders, from any replica, cannot together pass a limit or
-// overdraw the wallet. Without a key that is all: one step of the store, on PostgreSQL one
-// statement and one round trip.
-func (s *Service) placeOrder(ctx context.Context, accountID int64, spec orderSpec, key *store.IdempotencyKey) (CreatedOrder, error) {
-	o := spec.order(accountID, s.now())
-	if key != nil {
-		return s.placeOrderWithKey(ctx, o, key)
-	}
-	placed, c, err := s.store.PlaceOrder(ctx, o)
+// placeOrder writes the order if the account's limits and wallet admit it, in one step of the
+// store (on PostgreSQL one statement and one round trip). The store checks and writes under
+// the account's lock (store.PlaceOrder), so concurrent orders, from any replica, cannot
+// together pass a limit or overdraw the wallet.
+func (s *Service) placeOrder(ctx context.Context, o store.Order) (CreatedOrder, error) {
+	placed, c, err := s.store.PlaceOrder(ctx, o, nil)
 	if err != nil {
 		return CreatedOrder{}, orderRefusal(err, c, o.Price)
 	}
 	return CreatedOrder{Order: placed}, nil
 }
 
-// placeOrderWithKey writes the order and its idempotency key in one transaction: either both
-// exist or neither does. When the key turns out to be taken, by a request on another replica
-// that committed after CreateOrder's replay looked (the in-flight guard covers this process),
-// the transaction rolls back and that request's order is replayed. Expired keys need no purge
-// here (housekeeping purges them): AddIdempotencyKey overwrites one, so no statement of an
-// order touches another account's rows.
-func (s *Service) placeOrderWithKey(ctx context.Context, o store.Order, key *store.IdempotencyKey) (CreatedOrder, error) {
+// placeOverExpiredKey writes the order and key's record, in place of the account's expired
+// record of the same key, in one transaction. Expired keys need no purge here (housekeeping
+// purges them): AddIdempotencyKey overwrites one, so no statement of an order touches another
+// account's rows.
+func (s *Service) placeOverExpiredKey(ctx context.Context, o store.Order, key store.IdempotencyKey) (CreatedOrder, error) {
 	var placed store.Order
 	var c store.AccountCounts
 	err := s.store.WithTx(ctx, func(tx store.Tx) error {
 		var err error
-		if placed, c, err = tx.PlaceOrder(ctx, o); err != nil {
+		if placed, c, err = tx.PlaceOrder(ctx, o, nil); err != nil {
 			return err
 		}
 		key.OrderID, key.CreatedAt = placed.ID, o.CreatedAt
-		return tx.AddIdempotencyKey(ctx, *key, o.CreatedAt.Add(-IdempotencyRetention))
+		return tx.AddIdempotencyKey(ctx, key, o.CreatedAt.Add(-IdempotencyRetention))
 	})
-	if errors.Is(err, store.ErrConflict) {
-		if prev, found, rerr := s.replay(ctx, o.AccountID, key.Key, key.RequestHash); rerr != nil || found {
-			return prev, rerr
-		}
+	if errors.Is(err, store.ErrConflict) { // another replica's request took the key meanwhile
+		return CreatedOrder{}, Conflict(CodeIdempotencyInProgress, "another request with this Idempotency-Key is being processed; retry shortly")
 	}
 	if err != nil {
 		return CreatedOrder{}, orderRefusal(err, c, o.Price)

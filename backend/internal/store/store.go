@@ -418,13 +418,16 @@ type Queries interface {
 	LedgerEntries(ctx context.Context, accountID int64) ([]LedgerEntry, error)
 
 	CreateOrder(ctx context.Context, o Order) (Order, error)
-	// PlaceOrder writes o as a new pending order of its account, counted on the account, if the
-	// account admits it (AccountCounts.Admits), as one atomic step that locks the account: two
-	// orders placed at once, from any replica, cannot together pass a limit or overdraw the
-	// wallet. It returns the order with its id and the counts it was checked against, from
-	// before it; when they refuse it, it writes nothing and the error is ErrNotAdmitted. On
-	// PostgreSQL it is one statement, so outside a transaction one round trip.
-	PlaceOrder(ctx context.Context, o Order) (Order, AccountCounts, error)
+	// PlaceOrder writes o as a new pending order of its account, counted on the account, and
+	// key (when not nil) as the record of the Idempotency-Key that names it, created with o, if
+	// the account admits the order (AccountCounts.Admits), as one atomic step that locks the
+	// account: two orders placed at once, from any replica, cannot together pass a limit or
+	// overdraw the wallet. It returns the order with its id and the counts it was checked
+	// against, from before it. When they refuse it, it writes nothing and the error is
+	// ErrNotAdmitted; when the account has a record of key, expired or not, it writes nothing and
+	// the error is ErrConflict (AddIdempotencyKey takes over an expired one). On PostgreSQL it
+	// is one statement, so outside a transaction one round trip.
+	PlaceOrder(ctx context.Context, o Order, key *IdempotencyKey) (Order, AccountCounts, error)
 	OrderTotals(ctx context.Context, accountID int64) (OrderTotals, error)
 	// Order returns an order of the account.
 	Order(ctx context.Context, accountID, id int64) (Order, error)

@@ -3,22 +3,24 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-// PlaceOrder writes a new pending order if its account admits it (store.AccountCounts.Admits),
-// as one step that commits on its own. On PostgreSQL that step is one statement (placeOrder),
-// which waits for a turn as a transaction does (plainTx.turns), so that under a load of orders
-// a freed connection goes to the statement that has waited longest. On SQLite it is a
-// transaction of the group commit, as every write there is.
-func (s *Store) PlaceOrder(ctx context.Context, o store.Order) (store.Order, store.AccountCounts, error) {
+// PlaceOrder writes a new pending order, and its idempotency key when key is not nil, if its
+// account admits it (store.AccountCounts.Admits), as one step that commits on its own. On
+// PostgreSQL that step is one statement (placeOrder), which waits for a turn as a transaction
+// does (plainTx.turns), so that under a load of orders a freed connection goes to the statement
+// that has waited longest. On SQLite it is a transaction of the group commit, as every write
+// there is.
+func (s *Store) PlaceOrder(ctx context.Context, o store.Order, key *store.IdempotencyKey) (store.Order, store.AccountCounts, error) {
 	if !s.d.writableCTEs {
 		var placed store.Order
 		var c store.AccountCounts
 		err := s.WithTx(ctx, func(tx store.Tx) error {
 			var err error
-			placed, c, err = tx.PlaceOrder(ctx, o)
+			placed, c, err = tx.PlaceOrder(ctx, o, key)
 			return err
 		})
 		return placed, c, err
@@ -27,27 +29,33 @@ func (s *Store) PlaceOrder(ctx context.Context, o store.Order) (store.Order, sto
 		return store.Order{}, store.AccountCounts{}, fmt.Errorf("sqlstore: wait for a turn: %w", err)
 	}
 	defer s.turns.Release(1)
-	return s.queries.PlaceOrder(ctx, o)
+	return s.queries.PlaceOrder(ctx, o, key)
 }
 
-// PlaceOrder writes the new pending order o if its account admits it, and counts it on the
-// account. On PostgreSQL it is one statement (placeOrder), a quarter of the round trips of
-// BEGIN, read the counts, write, COMMIT; the account's row stays locked only while the
-// statement runs and commits. On SQLite, which has no writes inside WITH, it reads the counts,
-// checks them in Go and writes, which is atomic because SQLite runs it in a transaction.
-func (q queries) PlaceOrder(ctx context.Context, o store.Order) (store.Order, store.AccountCounts, error) {
+// PlaceOrder writes the new pending order o if its account admits it, counts it on the
+// account, and records key (when not nil) as naming it. On PostgreSQL it is one statement
+// (placeOrder), where BEGIN, reading the counts, writing and COMMIT took four round trips and a
+// key two more; the account's row stays locked only while the statement runs and commits. On
+// SQLite, which has no writes inside WITH, it reads the counts, checks them in Go and writes,
+// which is atomic because SQLite runs it in a transaction.
+func (q queries) PlaceOrder(ctx context.Context, o store.Order, key *store.IdempotencyKey) (store.Order, store.AccountCounts, error) {
 	o.Status = store.OrderPending
 	if !q.d.writableCTEs {
-		return q.placeOrderInSteps(ctx, o)
+		return q.placeOrderInSteps(ctx, o, key)
 	}
 	args, err := orderArgs(o)
 	if err != nil {
 		return store.Order{}, store.AccountCounts{}, err
 	}
-	var c store.AccountCounts
 	args = append(append([]any{o.AccountID}, args...), o.Price)
 	args = append(args, orderCountArgs(o)...)
-	err = q.queryRow(ctx, placeOrder, args...).Scan(append(accountCountsDest(&c), &o.ID)...)
+	statement := placeOrder
+	if key != nil {
+		statement = placeOrderWithKey
+		args = append(args, o.AccountID, key.Key, key.RequestHash, o.CreatedAt)
+	}
+	var c store.AccountCounts
+	err = q.queryRow(ctx, statement, args...).Scan(append(accountCountsDest(&c), &o.ID)...)
 	if err != nil {
 		return store.Order{}, store.AccountCounts{}, fmt.Errorf("sqlstore: place order: %w", err)
 	}
@@ -60,8 +68,9 @@ func (q queries) PlaceOrder(ctx context.Context, o store.Order) (store.Order, st
 	return o, c, nil
 }
 
-// placeOrderInSteps is PlaceOrder for a transaction on SQLite.
-func (q queries) placeOrderInSteps(ctx context.Context, o store.Order) (store.Order, store.AccountCounts, error) {
+// placeOrderInSteps is PlaceOrder for a transaction on SQLite. A key record that exists,
+// expired or not, is a conflict, as on PostgreSQL: no time is at or before the zero time.
+func (q queries) placeOrderInSteps(ctx context.Context, o store.Order, key *store.IdempotencyKey) (store.Order, store.AccountCounts, error) {
 	c, err := q.AccountCounts(ctx, o.AccountID)
 	if err != nil {
 		return store.Order{}, store.AccountCounts{}, err
@@ -69,8 +78,17 @@ func (q queries) placeOrderInSteps(ctx context.Context, o store.Order) (store.Or
 	if !c.Admits(o.Price) {
 		return store.Order{}, c, fmt.Errorf("sqlstore: place order: %w", store.ErrNotAdmitted)
 	}
-	o, err = q.CreateOrder(ctx, o)
-	return o, c, err
+	if o, err = q.CreateOrder(ctx, o); err != nil {
+		return store.Order{}, c, err
+	}
+	if key != nil {
+		k := *key
+		k.AccountID, k.OrderID, k.CreatedAt = o.AccountID, o.ID, o.CreatedAt
+		if err := q.AddIdempotencyKey(ctx, k, time.Time{}); err != nil {
+			return store.Order{}, c, err
+		}
+	}
+	return o, c, nil
 }
 
 // placeOrder is PlaceOrder in one PostgreSQL statement. a locks the account's row and reads its
@@ -78,10 +96,21 @@ func (q queries) placeOrderInSteps(ctx context.Context, o store.Order) (store.Or
 // writes the order only if admitsOrder holds for them; c counts it on the account only if o
 // wrote it (countOrder). The statement returns the counts as they were before the order, and
 // the new order's id, 0 when the rules refused it.
-const placeOrder = `WITH a AS (SELECT ` + accountCountsColumns + ` FROM accounts WHERE id = ?` + forUpdate + `),
+const placeOrder = placeOrderSteps + placeOrderResult
+
+// placeOrderWithKey is placeOrder that also records the order's idempotency key (k). A record
+// of the key, expired or not, breaks the unique key, and the whole statement, order included,
+// is undone: ErrConflict.
+const placeOrderWithKey = placeOrderSteps + `,
+	k AS (INSERT INTO idempotency_keys (account_id, key, request_hash, order_id, created_at)
+		SELECT ?, ?, ?, id, ? FROM o)` + placeOrderResult
+
+const placeOrderSteps = `WITH a AS (SELECT ` + accountCountsColumns + ` FROM accounts WHERE id = ?` + forUpdate + `),
 	o AS (INSERT INTO orders (` + newOrderColumns + `)
 		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM a WHERE ` + admitsOrder + ` RETURNING id),
-	c AS (` + countOrder + ` AND EXISTS (SELECT 1 FROM o))
+	c AS (` + countOrder + ` AND EXISTS (SELECT 1 FROM o))`
+
+const placeOrderResult = `
 	SELECT a.*, COALESCE((SELECT id FROM o), 0) FROM a`
 
 // admitsOrder is store.AccountCounts.Admits in SQL, for an order whose price is its one

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -44,10 +45,61 @@ func testPlaceOrder(t *testing.T, s store.Store) {
 		})
 	}
 	t.Run("an unknown account", func(t *testing.T) {
-		if _, _, err := s.PlaceOrder(context.Background(), store.Order{AccountID: 999_999, Price: 1, CreatedAt: base}); !errors.Is(err, store.ErrNotFound) {
+		if _, _, err := s.PlaceOrder(context.Background(), store.Order{AccountID: 999_999, Price: 1, CreatedAt: base}, nil); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("place order for no account: %v, want ErrNotFound", err)
 		}
 	})
+}
+
+// testPlaceOrderWithKey shows PlaceOrder's idempotency key: recorded with the order, in a
+// transaction or not; a record of the key, live or expired, refuses the order and writes
+// nothing; an order the rules refuse records no key.
+func testPlaceOrderWithKey(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := accountWithLimits(t, s, "keyed-orders", 10, 3, money.USD(100), false)
+	o := store.Order{AccountID: a.ID, Price: 1_000, CreatedAt: base}
+	key := func(k string) *store.IdempotencyKey {
+		return &store.IdempotencyKey{AccountID: a.ID, Key: k, RequestHash: "hash-" + k}
+	}
+	placed, _, err := s.PlaceOrder(ctx, o, key("k-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inTx store.Order
+	err = s.WithTx(ctx, func(tx store.Tx) error {
+		var err error
+		inTx, _, err = tx.PlaceOrder(ctx, o, key("k-2"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, id := range map[string]int64{"k-1": placed.ID, "k-2": inTx.ID} {
+		got, err := s.IdempotencyKey(ctx, a.ID, k)
+		want := store.IdempotencyKey{AccountID: a.ID, Key: k, RequestHash: "hash-" + k, OrderID: id, CreatedAt: base}
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("record of %s: %+v, %v; want %+v", k, got, err, want)
+		}
+	}
+	expired := store.IdempotencyKey{AccountID: a.ID, Key: "k-old", RequestHash: "h", OrderID: placed.ID, CreatedAt: base.Add(-48 * time.Hour)}
+	if err := s.AddIdempotencyKey(ctx, expired, base.Add(-24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"k-1", "k-old"} {
+		if _, _, err := s.PlaceOrder(ctx, o, key(k)); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("an order with the recorded key %s: %v, want ErrConflict", k, err)
+		}
+	}
+	wantOrderTotals(t, s, a.ID, store.OrderTotals{Pending: 2, Reserved: 2_000})
+	if _, _, err := s.PlaceOrder(ctx, o, key("k-3")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.PlaceOrder(ctx, o, key("k-4")); !errors.Is(err, store.ErrNotAdmitted) {
+		t.Fatalf("an order over api_order_limit: %v, want ErrNotAdmitted", err)
+	}
+	if _, err := s.IdempotencyKey(ctx, a.ID, "k-4"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the key of a refused order: %v, want ErrNotFound", err)
+	}
 }
 
 // placeAsAdmitted places o, in a transaction if inTx, and checks the outcome against what
@@ -65,11 +117,11 @@ func placeAsAdmitted(t *testing.T, s store.Store, o store.Order, inTx bool) bool
 	if inTx {
 		err = s.WithTx(ctx, func(tx store.Tx) error {
 			var err error
-			placed, checked, err = tx.PlaceOrder(ctx, o)
+			placed, checked, err = tx.PlaceOrder(ctx, o, nil)
 			return err
 		})
 	} else {
-		placed, checked, err = s.PlaceOrder(ctx, o)
+		placed, checked, err = s.PlaceOrder(ctx, o, nil)
 	}
 	if !reflect.DeepEqual(checked, before) {
 		t.Fatalf("PlaceOrder checked the counts %+v, want those of the account %+v", checked, before)

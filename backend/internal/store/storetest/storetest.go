@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"transaction rolls back", testRollback},
 		{"order totals", testOrderTotals},
 		{"place order within the rules", testPlaceOrder},
+		{"place order with its idempotency key", testPlaceOrderWithKey},
 		{"ledger moves debt", testLedgerDebt},
 		{"orders round trip", testOrdersRoundTrip},
 		{"order leases and guarded finish", testOrderLeases},
