@@ -46,6 +46,7 @@ type options struct {
 	databases   []string
 	accounts    int
 	pgParams    string
+	keyed       bool // every POST sends a fresh Idempotency-Key, as the provider does
 }
 
 func main() {
@@ -60,6 +61,7 @@ func main() {
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.IntVar(&o.accounts, "accounts", 50, "accounts the POST clients are spread over, round-robin (a second figure puts them all on one)")
 	flag.StringVar(&o.pgParams, "pg-params", "", "parameters added to the URL serve gets on PostgreSQL, e.g. pool_max_conns=8")
+	flag.BoolVar(&o.keyed, "idempotency-keys", false, "send a fresh Idempotency-Key with every POST /instances, as the provider does")
 	flag.IntVar(&o.drain, "drain", 50000, "pending orders the provisioning worker drains for the drain figure; 0 skips it")
 	var dbList string
 	flag.StringVar(&dbList, "db", "sqlite,postgres", "databases measured, comma-separated: sqlite, postgres (a local server started as the tests do)")
@@ -119,8 +121,12 @@ func run(ctx context.Context, o options) error {
 // measureAll prints the table of one database, then its drain figure; dbs are fresh databases,
 // one per instance count and one for the drain.
 func measureAll(ctx context.Context, o options, dbName string, dbs []database) error {
-	fmt.Printf("%s (POST from %d clients over %d accounts, then over 1)\n%-8s %9s %8s %11s %11s %11s %11s %10s %6s %8s %10s %6s %8s %11s %11s %6s\n",
-		dbName, o.concurrency, o.accounts,
+	keyed := ""
+	if o.keyed {
+		keyed = ", each with a fresh Idempotency-Key"
+	}
+	fmt.Printf("%s (POST from %d clients over %d accounts, then over 1%s)\n%-8s %9s %8s %11s %11s %11s %11s %10s %6s %8s %10s %6s %8s %11s %11s %6s\n",
+		dbName, o.concurrency, o.accounts, keyed,
 		"N", "idle CPU", "RSS MB", "page 1 ms", "mid pg ms", "mid all ms", "last pg ms", "POST/s", "5xx", "p99 ms",
 		"1 acct/s", "5xx", "p99 ms", "GET id/s", "bare/s", "ratio")
 	for i, n := range o.sizes {
@@ -233,10 +239,10 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 	if r.barePerSec, err = bareRate(ctx, c, o.readFor, body); err != nil {
 		return result{}, err
 	}
-	if r.spread, err = c.postRate(ctx, o.posts, o.concurrency, keys); err != nil {
+	if r.spread, err = c.postRate(ctx, o.posts, o.concurrency, keys, o.keyed); err != nil {
 		return result{}, err
 	}
-	r.single, err = c.postRate(ctx, o.posts, o.concurrency, keys[:1])
+	r.single, err = c.postRate(ctx, o.posts, o.concurrency, keys[:1], o.keyed)
 	return r, err
 }
 
@@ -328,16 +334,20 @@ type client struct {
 }
 
 func (c *client) do(ctx context.Context, method, url, body string) (int, []byte, error) {
-	return c.doAs(ctx, c.key, method, url, body)
+	return c.doAs(ctx, c.key, method, url, body, "")
 }
 
 // doAs is do with the API key key.
-func (c *client) doAs(ctx context.Context, key, method, url, body string) (int, []byte, error) {
+// doAs sends a request as the account of key, with the Idempotency-Key idem unless it is "".
+func (c *client) doAs(ctx context.Context, key, method, url, body, idem string) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}
 	req.Header.Set("X-API-Token", key)
+	if idem != "" {
+		req.Header.Set("Idempotency-Key", idem)
+	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -464,9 +474,9 @@ func bareRate(ctx context.Context, c *client, d time.Duration, body []byte) (flo
 }
 
 // postRate sends posts POST /instances from concurrency clients, client i as the account of
-// keys[i % len(keys)], and reports orders accepted per second, the p99 latency and the number of
-// 5xx answers.
-func (c *client) postRate(ctx context.Context, posts, concurrency int, keys []string) (postFigure, error) {
+// keys[i % len(keys)], each with a fresh Idempotency-Key if keyed, and reports orders accepted
+// per second, the p99 latency and the number of 5xx answers.
+func (c *client) postRate(ctx context.Context, posts, concurrency int, keys []string, keyed bool) (postFigure, error) {
 	var next, errs5 atomic.Int64
 	var failed atomic.Value
 	var wg sync.WaitGroup
@@ -478,9 +488,13 @@ func (c *client) postRate(ctx context.Context, posts, concurrency int, keys []st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for next.Add(1) <= int64(posts) {
+			for n := next.Add(1); n <= int64(posts); n = next.Add(1) {
+				idem := ""
+				if keyed {
+					idem = fmt.Sprintf("bench-%d-%d", start.UnixNano(), n)
+				}
 				sent := time.Now()
-				status, b, err := c.doAs(ctx, key, http.MethodPost, c.base+"/instances", orderBody)
+				status, b, err := c.doAs(ctx, key, http.MethodPost, c.base+"/instances", orderBody, idem)
 				took := time.Since(sent)
 				mu.Lock()
 				latencies = append(latencies, took)
