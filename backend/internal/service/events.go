@@ -111,6 +111,7 @@ func (s *Service) emitAll(ctx context.Context, tx store.Tx, events []store.Event
 	if err != nil {
 		return fmt.Errorf("service: emit %d events: %w", len(events), err)
 	}
+	var deliveries []store.Delivery
 	for _, e := range events {
 		if _, ok := hooks[e.AccountID]; !ok {
 			continue
@@ -119,9 +120,10 @@ func (s *Service) emitAll(ctx context.Context, tx store.Tx, events []store.Event
 		if err != nil {
 			return err
 		}
-		if err := tx.AddDelivery(ctx, d); err != nil {
-			return fmt.Errorf("service: emit %s: %w", e.Name, err)
-		}
+		deliveries = append(deliveries, d)
+	}
+	if err := tx.AddDeliveries(ctx, deliveries); err != nil {
+		return fmt.Errorf("service: emit %d events: %w", len(events), err)
 	}
 	return nil
 }

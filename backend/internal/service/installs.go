@@ -109,17 +109,20 @@ func (s *Service) presentApps(ctx context.Context, tx store.Tx, instanceID int64
 
 // queueInstalls adds an install per app, in order, waiting for the machine to be ready.
 func (s *Service) queueInstalls(ctx context.Context, tx store.Tx, instanceID int64, apps []catalog.App, inputs map[string]map[string]string) error {
+	return tx.AddAppInstalls(ctx, s.newInstalls(instanceID, apps, inputs))
+}
+
+// newInstalls are the queued installs of apps on an instance, in order, with their inputs.
+func (s *Service) newInstalls(instanceID int64, apps []catalog.App, inputs map[string]map[string]string) []store.AppInstall {
 	now := s.now()
-	for _, a := range apps {
-		_, err := tx.AddAppInstall(ctx, store.AppInstall{
+	installs := make([]store.AppInstall, len(apps))
+	for i, a := range apps {
+		installs[i] = store.AppInstall{
 			InstanceID: instanceID, AppID: a.ID, Status: store.InstallQueued, Stage: store.StageWaiting,
 			Inputs: inputs[a.ID], Result: map[string]string{}, QueuedAt: now, NextAt: now,
-		})
-		if err != nil {
-			return err
 		}
 	}
-	return nil
+	return installs
 }
 
 // InstallAppsDue moves the first open install of every instance one stage on; it is the app

@@ -13,11 +13,9 @@ import (
 // charges the deploys and writes their instances (and queued app installs), finishes the
 // deployed and timed-out orders, emits their events, and ends every other claim with the
 // ticket of a build submitted this tick. On PostgreSQL each statement is a round trip, and ten
-// statements for every order made the batch, not the database, the bound of the drain. Three
-// writes are still one statement per row: an order restored from a snapshot reads the
-// snapshot, each app queued on a new server is added alone, and each event of an account with
-// a webhook adds its delivery alone (orders without apps, of accounts without webhooks, cost
-// none of them).
+// statements for every order made the batch, not the database, the bound of the drain. The
+// apps queued on the new servers and the deliveries of the events to webhooks are one
+// statement each too; only an order restored from a snapshot still reads its snapshot alone.
 // ErrConflict when an order is no longer pending; the caller then records the moves one by
 // one.
 func (s *Service) recordMoves(ctx context.Context, tx store.Tx, moves []orderMove, now time.Time) error {
@@ -113,11 +111,10 @@ func (s *Service) deployAll(ctx context.Context, tx store.Tx, moves []orderMove,
 	}
 	finishes := make([]store.OrderFinish, len(deployed))
 	events := make([]store.Event, len(deployed))
+	var installs []store.AppInstall
 	for i, o := range deployed {
 		in := instances[i]
-		if err := s.queueInstalls(ctx, tx, in.ID, s.orderApps(o), o.AppInputs); err != nil {
-			return nil, nil, err
-		}
+		installs = append(installs, s.newInstalls(in.ID, s.orderApps(o), o.AppInputs)...)
 		finishes[i] = store.OrderFinish{OrderKey: store.OrderKey{ID: o.ID, AccountID: o.AccountID},
 			Status: store.OrderDeployed, InstanceID: in.ID}
 		events[i], err = s.newEvent(o.AccountID, EventOrderDeployed, orderDeployedData{
@@ -125,6 +122,9 @@ func (s *Service) deployAll(ctx context.Context, tx store.Tx, moves []orderMove,
 		if err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := tx.AddAppInstalls(ctx, installs); err != nil {
+		return nil, nil, fmt.Errorf("service: queue the installs of deploys: %w", err)
 	}
 	return finishes, events, nil
 }

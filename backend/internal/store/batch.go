@@ -33,6 +33,12 @@ type BatchQueries interface {
 	CreateInstances(ctx context.Context, ins []Instance) ([]Instance, error)
 	// AddEvents writes the events to the outbox, in the order given (AddEvent for many).
 	AddEvents(ctx context.Context, events []Event) error
+	// AddDeliveries writes webhook deliveries (AddDelivery for many); ErrConflict when one
+	// exists.
+	AddDeliveries(ctx context.Context, ds []Delivery) error
+	// AddAppInstalls appends the installs to their instances' queues, each instance's in the
+	// order given (AddAppInstall for many).
+	AddAppInstalls(ctx context.Context, installs []AppInstall) error
 	// Webhooks returns the registrations of those of the accounts that have one, by account.
 	Webhooks(ctx context.Context, accountIDs []int64) (map[int64]Webhook, error)
 }

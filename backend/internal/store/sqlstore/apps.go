@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -23,28 +25,70 @@ func scanInstall(r rowScanner) (store.AppInstall, error) {
 // taken first (or SQLite's one writer) makes the MAX(position) + 1 below safe from a
 // concurrent append.
 func (q queries) AddAppInstall(ctx context.Context, a store.AppInstall) (store.AppInstall, error) {
-	inputs, err := jsonText(a.Inputs, "{}")
-	if err != nil {
-		return store.AppInstall{}, err
-	}
-	result, err := jsonText(a.Result, "{}")
+	args, err := installArgs(a, 1)
 	if err != nil {
 		return store.AppInstall{}, err
 	}
 	if err := q.lockOwner(ctx, tableInstances, a.InstanceID); err != nil {
 		return store.AppInstall{}, err
 	}
-	err = q.queryRow(ctx, `INSERT INTO app_installs (instance_id, app_id, position, status, stage, attempts, inputs,
-		result, error, log_tail, queued_at, started_at, finished_at, next_at)
-		VALUES (?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM app_installs WHERE instance_id = ?), ?, ?, ?, ?, ?,
-		?, ?, ?, ?, ?, ?)
-		RETURNING id, position`,
-		a.InstanceID, a.AppID, a.InstanceID, a.Status, a.Stage, a.Attempts, inputs, result, a.Error, a.LogTail,
-		a.QueuedAt, nullTime(a.StartedAt), nullTime(a.FinishedAt), a.NextAt).Scan(&a.ID, &a.Position)
+	err = q.queryRow(ctx, `INSERT INTO app_installs (`+installInsertColumns+`) VALUES `+installRow+`
+		RETURNING id, position`, args...).Scan(&a.ID, &a.Position)
 	if err != nil {
 		return store.AppInstall{}, fmt.Errorf("sqlstore: add app install: %w", err)
 	}
 	return a, nil
+}
+
+// AddAppInstalls appends the installs to their instances' queues with one statement, each
+// instance's in the order given, after locking the instances' accounts (whose one read is the
+// only other statement, and only in a transaction).
+func (q queries) AddAppInstalls(ctx context.Context, installs []store.AppInstall) error {
+	if len(installs) == 0 {
+		return nil
+	}
+	rank := map[int64]int{}
+	args := make([]any, 0, 16*len(installs))
+	rows := make([]string, len(installs))
+	for i, a := range installs {
+		rank[a.InstanceID]++
+		row, err := installArgs(a, rank[a.InstanceID])
+		if err != nil {
+			return err
+		}
+		args, rows[i] = append(args, row...), installRow
+	}
+	if err := q.lockInstanceOwners(ctx, slices.Collect(maps.Keys(rank))); err != nil {
+		return err
+	}
+	if _, err := q.exec(ctx, `INSERT INTO app_installs (`+installInsertColumns+`) VALUES `+strings.Join(rows, ", "), args...); err != nil {
+		return fmt.Errorf("sqlstore: add %d app installs: %w", len(installs), err)
+	}
+	return nil
+}
+
+// installInsertColumns are the columns a new install is written with (installRow).
+const installInsertColumns = `instance_id, app_id, position, status, stage, attempts, inputs, result, error, log_tail,
+	queued_at, started_at, finished_at, next_at`
+
+// installRow is the VALUES row of a new install (installArgs): its position is the last of its
+// instance's queue plus its rank among the instance's new installs, which a statement's own
+// rows cannot see.
+const installRow = `(?, ?, (SELECT COALESCE(MAX(position), 0) + ? FROM app_installs WHERE instance_id = ?),
+	?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// installArgs are the arguments of installRow for a, the rank-th new install of its instance.
+func installArgs(a store.AppInstall, rank int) ([]any, error) {
+	inputs, err := jsonText(a.Inputs, "{}")
+	if err != nil {
+		return nil, err
+	}
+	result, err := jsonText(a.Result, "{}")
+	if err != nil {
+		return nil, err
+	}
+	return []any{a.InstanceID, a.AppID, rank, a.InstanceID, a.Status, a.Stage, a.Attempts, inputs, result, a.Error,
+		a.LogTail, a.QueuedAt, nullTime(a.StartedAt), nullTime(a.FinishedAt), a.NextAt}, nil
 }
 
 // AppInstalls reads the app installs of an instance outside transactions, through the row

@@ -112,6 +112,20 @@ func (q queries) lockOwner(ctx context.Context, table ownedTable, id int64) erro
 	return q.lockAccount(ctx, owner)
 }
 
+// lockInstanceOwners is lockOwner for the instances ids, with one statement to read their
+// accounts and at most one more to lock them (lockAccounts).
+func (q queries) lockInstanceOwners(ctx context.Context, ids []int64) error {
+	if q.locks == nil || len(ids) == 0 {
+		return nil
+	}
+	in, args := inList(ids)
+	owners, err := list(ctx, q, "owners", scanID, `SELECT DISTINCT account_id FROM instances WHERE id IN `+in, args...)
+	if err != nil {
+		return fmt.Errorf("sqlstore: owners of %d instances: %w", len(ids), err)
+	}
+	return q.lockAccounts(ctx, owners)
+}
+
 // rowLock is lock inside a transaction that locks rows, and nothing otherwise.
 func (q queries) rowLock(lock string) string {
 	if q.locks == nil {

@@ -77,16 +77,30 @@ func scanDelivery(r rowScanner) (store.Delivery, error) {
 	return d, err
 }
 
+// AddDelivery writes one delivery: AddDeliveries of one.
 func (q queries) AddDelivery(ctx context.Context, d store.Delivery) error {
-	if err := q.lockAccount(ctx, d.AccountID); err != nil {
+	return q.AddDeliveries(ctx, []store.Delivery{d})
+}
+
+// AddDeliveries writes the deliveries with one statement, after locking their accounts.
+func (q queries) AddDeliveries(ctx context.Context, ds []store.Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	accounts := make([]int64, len(ds))
+	args := make([]any, 0, 12*len(ds))
+	for i, d := range ds {
+		accounts[i] = d.AccountID
+		args = append(args, d.ID, d.EventID, d.AccountID, d.Event, d.Body, d.Status, d.Attempts, d.NextAt, d.LastStatus,
+			d.LastError, d.CreatedAt, nullTime(d.FinishedAt))
+	}
+	if err := q.lockAccounts(ctx, accounts); err != nil {
 		return err
 	}
 	_, err := q.exec(ctx, `INSERT INTO deliveries (id, event_id, account_id, event, body, status, attempts, next_at,
-		last_status, last_error, created_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.ID, d.EventID, d.AccountID, d.Event, d.Body, d.Status, d.Attempts, d.NextAt, d.LastStatus, d.LastError,
-		d.CreatedAt, nullTime(d.FinishedAt))
+		last_status, last_error, created_at, finished_at) VALUES `+valuesRows(12, len(ds)), args...)
 	if err != nil {
-		return fmt.Errorf("sqlstore: add delivery: %w", err)
+		return fmt.Errorf("sqlstore: add %d deliveries: %w", len(ds), err)
 	}
 	return nil
 }

@@ -184,6 +184,61 @@ func testBatchDeploy(t *testing.T, s store.Store) {
 	if err != nil || len(hooks) != 1 || hooks[b.ID].URL != "https://b.example/hook" {
 		t.Fatalf("webhooks %+v, %v; want b's alone", hooks, err)
 	}
+	testBatchInstallsAndDeliveries(t, s, made, a, b)
+}
+
+// testBatchInstallsAndDeliveries queues apps on three instances of a batch, one of which has an
+// install queued already, and writes deliveries of two accounts, each with one statement.
+func testBatchInstallsAndDeliveries(t *testing.T, s store.Store, made []store.Instance, a, b store.Account) {
+	ctx := context.Background()
+	queued := func(in int64, app string) store.AppInstall {
+		return store.AppInstall{InstanceID: in, AppID: app, Status: store.InstallQueued, Stage: store.StageWaiting,
+			Inputs: map[string]string{"app": app}, Result: map[string]string{}, QueuedAt: base, NextAt: base}
+	}
+	if _, err := s.AddAppInstall(ctx, queued(made[1].ID, "docker")); err != nil {
+		t.Fatal(err)
+	}
+	inTx(t, s, func(tx store.Tx) error {
+		return tx.AddAppInstalls(ctx, []store.AppInstall{queued(made[0].ID, "docker"), queued(made[1].ID, "mysql"),
+			queued(made[0].ID, "wordpress"), queued(made[2].ID, "nginx"), queued(made[1].ID, "redis")})
+	})
+	for in, want := range map[int64][]string{made[0].ID: {"docker", "wordpress"}, made[1].ID: {"docker", "mysql", "redis"},
+		made[2].ID: {"nginx"}} {
+		got, err := s.AppInstalls(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var apps []string
+		for i, ai := range got {
+			if ai.Position != i+1 || ai.Inputs["app"] != ai.AppID || ai.Status != store.InstallQueued {
+				t.Fatalf("instance %d: install %d is %+v, want %s queued at position %d", in, i, ai, ai.AppID, i+1)
+			}
+			apps = append(apps, ai.AppID)
+		}
+		if !slices.Equal(apps, want) {
+			t.Fatalf("instance %d queues %v, want %v", in, apps, want)
+		}
+	}
+
+	// One delivery per event (evt_batch_1 and 3 are a's, 2 is b's).
+	delivery := func(n string, acct int64) store.Delivery {
+		return store.Delivery{ID: "dlv_batch_" + n, EventID: "evt_batch_" + n, AccountID: acct, Event: "order.deployed",
+			Body: []byte(`{"n":` + n + `}`), Status: store.DeliveryPending, NextAt: base, CreatedAt: base}
+	}
+	inTx(t, s, func(tx store.Tx) error {
+		return tx.AddDeliveries(ctx, []store.Delivery{delivery("1", a.ID), delivery("2", b.ID)})
+	})
+	err := s.WithTx(ctx, func(tx store.Tx) error {
+		return tx.AddDeliveries(ctx, []store.Delivery{delivery("3", a.ID), delivery("2", b.ID)})
+	})
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a batch with a delivery that exists: %v, want ErrConflict", err)
+	}
+	for acct, want := range map[int64]string{a.ID: "dlv_batch_1", b.ID: "dlv_batch_2"} {
+		if got, err := s.Deliveries(ctx, acct); err != nil || len(got) != 1 || got[0].ID != want {
+			t.Fatalf("account %d has the deliveries %+v (%v), want %s alone (the refused batch wrote nothing)", acct, got, err, want)
+		}
+	}
 }
 
 // ids2 are the ids of instances.
