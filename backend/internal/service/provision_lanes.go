@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -21,28 +23,57 @@ const MaxProvisionLanes = 8
 // batch spends most of its time waiting for round trips, which lanes overlap; on SQLite, whose
 // single writer runs one transaction at a time, one lane is as fast.
 func (s *Service) provisionLanes(ctx context.Context, orders []store.Order) error {
-	lanes := dealLanes(orders, s.lanes)
+	return runLanes(dealLanes(orders, s.lanes), func(lane []store.Order) error {
+		return s.provisionLane(ctx, lane)
+	})
+}
+
+// runLanes runs fn on every lane, each in a goroutine of its own but the only one, and waits
+// for them all. A lane's panic is raised again in the caller's goroutine, the worker's, as with
+// one lane, once every lane has ended; it carries the lane's stack (lanePanic), which the
+// panic's own trace, printed from the caller, would not show.
+func runLanes(lanes [][]store.Order, fn func([]store.Order) error) error {
 	if len(lanes) == 1 {
-		return s.provisionLane(ctx, lanes[0])
+		return fn(lanes[0])
 	}
 	errs := make([]error, len(lanes))
-	panics := make([]any, len(lanes))
+	panics := make([]*lanePanic, len(lanes))
 	var wg sync.WaitGroup
 	for i, lane := range lanes {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { panics[i] = recover() }()
-			errs[i] = s.provisionLane(ctx, lane)
+			defer func() {
+				if v := recover(); v != nil {
+					panics[i] = &lanePanic{Value: v, Stack: debug.Stack()}
+				}
+			}()
+			errs[i] = fn(lane)
 		}()
 	}
 	wg.Wait()
 	for _, p := range panics {
 		if p != nil {
-			panic(p) // in the worker's goroutine, as with one lane
+			panic(p)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// lanePanic is a panic of a provisioning lane, with the stack of the goroutine that panicked.
+type lanePanic struct {
+	Value any
+	Stack []byte
+}
+
+func (p *lanePanic) Error() string {
+	return fmt.Sprintf("provisioning lane: %v\n\n%s", p.Value, p.Stack)
+}
+
+// Unwrap is the lane's own panic value when that was an error.
+func (p *lanePanic) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
 }
 
 // provisionLane moves the orders of one lane, provisionBatchSize at a time.

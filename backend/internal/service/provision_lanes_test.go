@@ -1,8 +1,11 @@
 package service
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -54,3 +57,36 @@ func TestDealLanes(t *testing.T) {
 		t.Fatalf("3 orders dealt to %d lanes", len(lanes))
 	}
 }
+
+// TestRunLanesRaisesALanePanicWithItsStack panics in one of three lanes: runLanes waits for the
+// other two, then panics in the caller's goroutine with the lane's value and the lane's own
+// stack, which names the function that panicked.
+func TestRunLanesRaisesALanePanicWithItsStack(t *testing.T) {
+	t.Parallel()
+	errBoom := errors.New("boom")
+	lanes := [][]store.Order{{{ID: 1}}, {{ID: 2}}, {{ID: 3}}}
+	var ran atomic.Int32
+	defer func() {
+		p, ok := recover().(*lanePanic)
+		if !ok {
+			t.Fatalf("runLanes raised %v, want a *lanePanic", p)
+		}
+		if !errors.Is(p, errBoom) || !strings.Contains(string(p.Stack), "panickingLane") {
+			t.Fatalf("lane panic %v with stack:\n%s\nwant boom, raised in panickingLane", p.Value, p.Stack)
+		}
+		if ran.Load() != 3 {
+			t.Fatalf("%d lanes ran before the panic was raised again, want 3", ran.Load())
+		}
+	}()
+	_ = runLanes(lanes, func(lane []store.Order) error {
+		ran.Add(1)
+		if lane[0].ID == 2 {
+			panickingLane(errBoom)
+		}
+		return nil
+	})
+	t.Fatal("runLanes returned after a lane panicked")
+}
+
+//go:noinline
+func panickingLane(err error) { panic(err) }
