@@ -45,8 +45,8 @@ func (s *Service) DeliverAllDue(ctx context.Context) error {
 	return nil
 }
 
-// WaitDeliveries returns once every attempt started so far has ended (cancel their context to
-// end them sooner).
+// WaitDeliveries returns once no delivery attempt is in flight: every attempt started so far
+// has ended, and so have any started meanwhile (cancel their context to end them sooner).
 func (s *Service) WaitDeliveries() { s.attempts.wait() }
 
 // startDue claims and starts the due deliveries that have a slot and returns how many it started.
