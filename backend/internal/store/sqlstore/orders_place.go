@@ -35,7 +35,7 @@ func (s *Store) PlaceOrder(ctx context.Context, o store.Order, key *store.Idempo
 // PlaceOrder writes the new pending order o if its account admits it, counts it on the
 // account, and records key (when not nil) as naming it. On PostgreSQL it is one statement
 // (placeOrder), where BEGIN, reading the counts, writing and COMMIT took four round trips and a
-// key two more; the account's row stays locked only while the statement runs and commits. On
+// keyed order eight; the account's row stays locked only while the statement runs and commits. On
 // SQLite, which has no writes inside WITH, it reads the counts, checks them in Go and writes,
 // which is atomic because SQLite runs it in a transaction.
 func (q queries) PlaceOrder(ctx context.Context, o store.Order, key *store.IdempotencyKey) (store.Order, store.AccountCounts, error) {
