@@ -104,6 +104,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	if _, err := o.tlsConfig(); err != nil {
 		return err // before opening the database: a bad certificate changes nothing
 	}
+	warnIfDevDB(logger, o.Config.DB)
 	srv, err := server.New(ctx, o.Config)
 	if err != nil {
 		return err
