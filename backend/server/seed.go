@@ -59,8 +59,8 @@ func (e *SeedError) Error() string {
 
 func (e *SeedError) Unwrap() error { return e.Err }
 
-// seedSettleRounds bounds how many worker rounds a seeded build, power change or snapshot may
-// take before the seed is declared failed (they need two or three with no delays).
+// seedSettleRounds bounds how many steps a seeded build, power change or snapshot may take
+// before the seed is declared failed (they need two or three with no delays).
 const seedSettleRounds = 50
 
 // Seed applies accounts to the database of cfg through the service's own paths: each server is
@@ -68,11 +68,13 @@ const seedSettleRounds = 50
 // the webhook set last (so a receiver sees none of the seeding's events). It runs its own
 // backend without delays or background loops on cfg.DB, so no other backend should serve the
 // database meanwhile; cfg.FailRate applies unless cfg.KeepFailRate (builds that never finish
-// make Seed fail). Seed stops at the first failure, which it returns as a *SeedError: callers that
-// must change nothing on a bad seed apply it to a scratch database first.
+// make Seed fail). A webhook must pass cfg's policy (AllowHTTPWebhooks, WebhookAllowCIDRs) as it
+// would through the API. Seed does only the work of what it creates: it moves its own orders and
+// snapshots and runs no worker, so on a live database no other account's order, delivery or
+// bill moves and nothing is purged. Seed stops at the first failure, which it returns as a
+// *SeedError: callers that must change nothing on a bad seed apply it to a scratch database first.
 func Seed(ctx context.Context, cfg Config, accounts []SeedAccount) error {
 	cfg.WorkerInterval, cfg.DeployDelay, cfg.CredentialsDelay, cfg.SnapshotDelay = -1, 0, 0, 0
-	cfg.AllowHTTPWebhooks = true
 	s, err := New(ctx, cfg)
 	if err != nil {
 		return err
@@ -145,6 +147,9 @@ func (s *Server) seedServer(ctx context.Context, acct store.Account, sv SeedServ
 	}
 	var id int64
 	err = s.settle(ctx, "server "+sv.Name+" deployed", func() (bool, error) {
+		if err := s.svc.ProvisionOrder(ctx, created.Order.ID); err != nil {
+			return false, err
+		}
 		o, err := s.svc.Order(ctx, acct, created.Order.ID)
 		if err != nil || o.Status == store.OrderPending {
 			return false, err
@@ -186,6 +191,9 @@ func (s *Server) seedSnapshot(ctx context.Context, acct store.Account, ids map[s
 		return err
 	}
 	return s.settle(ctx, "snapshot "+sn.Name+" available", func() (bool, error) {
+		if err := s.svc.AdvanceSnapshot(ctx, snap.ID); err != nil {
+			return false, err
+		}
 		v, err := s.svc.Snapshot(ctx, acct, snap.ID)
 		if err != nil || v.Status == store.SnapshotCreating {
 			return false, err
@@ -197,13 +205,11 @@ func (s *Server) seedSnapshot(ctx context.Context, acct store.Account, ids map[s
 	})
 }
 
-// settle runs the workers until done says so, at most seedSettleRounds times.
-func (s *Server) settle(ctx context.Context, what string, done func() (bool, error)) error {
+// settle calls step until it says the work is done, at most seedSettleRounds times. Each step
+// moves only the seed's own order or snapshot (a power change settles when the instance is read).
+func (s *Server) settle(ctx context.Context, what string, step func() (bool, error)) error {
 	for range seedSettleRounds {
-		if err := s.RunDue(ctx); err != nil {
-			return err
-		}
-		ok, err := done()
+		ok, err := step()
 		if err != nil || ok {
 			return err
 		}

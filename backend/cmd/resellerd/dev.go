@@ -86,6 +86,11 @@ func withoutDBVariable(env lookupEnv) lookupEnv {
 // dev runs `resellerd dev`: a backend for tests and demos on a fresh database, with the
 // test-control API under /_dev/, until ctx ends; the temporary database is removed then.
 func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logger) error {
+	if path, ok := sqlitePath(o.Config.DB); ok && o.Config.DB != "-" {
+		if err := checkDevDB(path); err != nil {
+			return err // before anything opens the file
+		}
+	}
 	accounts, seed, err := devAccounts(o.Seed)
 	if err != nil {
 		return err
@@ -143,8 +148,14 @@ type devBackend struct {
 	srv      *server.Server
 }
 
-// open seeds the database and starts the backend on it.
+// open creates the database, marked as dev's, unless it is there already, seeds it and starts
+// the backend on it.
 func (b *devBackend) open(ctx context.Context) error {
+	if path, ok := sqlitePath(b.cfg.DB); ok {
+		if err := createDevDB(ctx, path); err != nil {
+			return err
+		}
+	}
 	cfg := b.cfg
 	cfg.KeepFailRate, cfg.FailRate = false, 0 // seeded builds must all finish; New then sets --fail-rate
 	if err := server.Seed(ctx, cfg, b.accounts); err != nil {
@@ -185,7 +196,8 @@ func (b *devBackend) serveMetrics(w http.ResponseWriter, r *http.Request) {
 }
 
 // reset closes the backend, removes its SQLite database and starts again from the seed, so
-// every key stays valid and everything else is gone.
+// every key stays valid and everything else is gone. It refuses, changing nothing, a database
+// that is not marked as dev's (checkResettable).
 func (b *devBackend) reset(ctx context.Context) error {
 	path, ok := sqlitePath(b.cfg.DB)
 	if !ok {
@@ -193,6 +205,9 @@ func (b *devBackend) reset(ctx context.Context) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if err := checkResettable(path); err != nil {
+		return err
+	}
 	if err := b.srv.Close(); err != nil {
 		return fmt.Errorf("dev: reset: %w", err)
 	}

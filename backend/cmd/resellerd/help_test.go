@@ -22,7 +22,8 @@ func TestSubcommandHelp(t *testing.T) {
 			"default: 100   variable: RESELLER_BALANCE", "--language", "default: fa   variable: RESELLER_LANGUAGE"}},
 		{[]string{"account", "rotate-key", "--help"}, []string{"--account", "variable: RESELLER_ACCOUNT"}},
 		{[]string{"account", "topup", "-h"}, []string{"--amount", "--payment-type", "default: card   variable: RESELLER_PAYMENT_TYPE"}},
-		{[]string{"seed", "--help"}, []string{"--db", "variable: RESELLER_DB"}},
+		{[]string{"seed", "--help"}, []string{"--db", "variable: RESELLER_DB", "--allow-http-webhooks", "default: false   variable: RESELLER_ALLOW_HTTP_WEBHOOKS",
+			"--webhook-allow-cidr", "--retain-events", "default: 168h0m0s   variable: RESELLER_RETAIN_EVENTS"}},
 		{[]string{"dev", "--help"}, []string{"--env-file", "--seed", "--tls-cert", "--log-level", "--metrics-listen", "--retain-events"}},
 	} {
 		var stdout, stderr strings.Builder

@@ -5,22 +5,39 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
-// addSafeFlags registers the flags that make a shared resellerd safe (issue 17): internal
-// webhook ranges admitted. Called from addServeFlags, so serve and dev both take them.
+// addSafeFlags registers the flags that make a shared resellerd safe (issue 17): the webhook
+// policy and the event retention (addWebhookFlags). Called from addServeFlags, so serve and dev
+// both take them.
 func addSafeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
-	o.Config.WebhookAllowCIDRs = append(o.Config.WebhookAllowCIDRs[:0], def.Config.WebhookAllowCIDRs...)
-	fs.Var((*cidrList)(&o.Config.WebhookAllowCIDRs), "webhook-allow-cidr",
+	addWebhookFlags(fs, &o.Config, def.Config)
+}
+
+// addWebhookFlags registers serve's webhook policy (which URLs a webhook may have and which
+// addresses it may reach) and its event retention on fs, filling c with the defaults def.
+// `resellerd seed`, which sets webhooks on a live database, takes the same flags, so a seed
+// obeys the operator's policy under the same names and RESELLER_ variables.
+func addWebhookFlags(fs *flag.FlagSet, c *server.Config, def server.Config) {
+	fs.BoolVar(&c.AllowHTTPWebhooks, "allow-http-webhooks", def.AllowHTTPWebhooks, "for tests only: also accept http:// webhook URLs on a loopback host and let webhooks reach loopback receivers on this machine")
+	c.WebhookAllowCIDRs = append(c.WebhookAllowCIDRs[:0], def.WebhookAllowCIDRs...)
+	fs.Var((*cidrList)(&c.WebhookAllowCIDRs), "webhook-allow-cidr",
 		"internal address ranges (`CIDR,...`) webhooks may reach all the same, such as 10.20.0.0/16,fd00:1::/64; every other loopback, private, link-local, CGNAT, multicast or broadcast address is refused")
-	fs.DurationVar(&o.Config.RetainEvents, "retain-events", def.Config.RetainEvents,
+	fs.DurationVar(&c.RetainEvents, "retain-events", def.RetainEvents,
 		"how long delivered and abandoned events and their deliveries are kept before housekeeping deletes them")
 }
 
 // validateSafe checks the values of the flags of addSafeFlags.
 func (o serveOptions) validateSafe() error {
-	if o.Config.RetainEvents < 0 {
-		return fmt.Errorf("%w: serve: --retain-events must not be negative (0 is 168h)", errUsage)
+	return validateWebhookFlags("serve", o.Config)
+}
+
+// validateWebhookFlags checks the values of the flags of addWebhookFlags for the command cmd.
+func validateWebhookFlags(cmd string, c server.Config) error {
+	if c.RetainEvents < 0 {
+		return fmt.Errorf("%w: %s: --retain-events must not be negative (0 is 168h)", errUsage, cmd)
 	}
 	return nil
 }

@@ -13,24 +13,46 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
-// seed runs `resellerd seed [--db ...] FILE`: the seed file's accounts, servers, snapshots and
-// webhooks into a database no backend is serving. The seed is first applied to a scratch SQLite
-// database, so a seed the service refuses (a plan that does not exist, a balance too small for
-// its servers) fails naming its line before the real database is touched.
-func seed(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
+// seedOptions is the parsed command line of `resellerd seed`.
+type seedOptions struct {
+	File string // the YAML seed file
+	// Config holds --db and serve's webhook policy and event retention (addWebhookFlags).
+	Config server.Config
+}
+
+// parseSeed reads `resellerd seed [flags] FILE`: --db, and serve's webhook flags with serve's
+// defaults, so a seed into serve's database obeys the policy serve would (plain-HTTP loopback
+// webhooks only with --allow-http-webhooks).
+func parseSeed(args []string, env lookupEnv) (seedOptions, error) {
+	var o seedOptions
 	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
-	db := fs.String("db", defaultDB, "SQLite file path or postgres:// URL")
+	fs.StringVar(&o.Config.DB, "db", defaultDB, "SQLite file path or postgres:// URL")
+	addWebhookFlags(fs, &o.Config, serveDefaults.Config)
 	if len(args) == 0 || strings.HasPrefix(args[len(args)-1], "-") {
 		if err := parseFlags(fs, args, env); err != nil {
-			return err // --help among them: the flags, exit 0
+			return seedOptions{}, err // --help among them: the flags, exit 0
 		}
-		return fmt.Errorf("%w: seed: the seed FILE is required, after the flags", errUsage)
+		return seedOptions{}, fmt.Errorf("%w: seed: the seed FILE is required, after the flags", errUsage)
 	}
-	path := args[len(args)-1]
+	o.File = args[len(args)-1]
 	if err := parseFlags(fs, args[:len(args)-1], env); err != nil {
+		return seedOptions{}, err
+	}
+	return o, validateWebhookFlags("seed", o.Config)
+}
+
+// seed runs `resellerd seed [--db ...] FILE`: the seed file's accounts, servers, snapshots and
+// webhooks into a database no backend is serving, doing only the work of what it creates (see
+// server.Seed). The seed is first applied to a scratch SQLite database under the same webhook
+// policy, so a seed the service refuses (a plan that does not exist, a balance too small for its
+// servers, a webhook the policy refuses) fails naming its line before the real database is
+// touched.
+func seed(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
+	o, err := parseSeed(args, env)
+	if err != nil {
 		return err
 	}
-	f, err := seedfile.Read(path)
+	f, err := seedfile.Read(o.File)
 	if err != nil {
 		return err
 	}
@@ -39,13 +61,16 @@ func seed(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) e
 		return fmt.Errorf("seed: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	if err := server.Seed(ctx, server.Config{DB: filepath.Join(scratch, "check.db")}, f.Accounts); err != nil {
+	check := o.Config
+	check.DB = filepath.Join(scratch, "check.db")
+	if err := server.Seed(ctx, check, f.Accounts); err != nil {
 		return f.Explain(err)
 	}
-	// The fail rate stays as the database's serve set it.
-	if err := server.Seed(ctx, server.Config{DB: *db, KeepFailRate: true}, f.Accounts); err != nil {
+	live := o.Config
+	live.KeepFailRate = true // the fail rate stays as the database's serve set it
+	if err := server.Seed(ctx, live, f.Accounts); err != nil {
 		return f.Explain(err)
 	}
-	_, err = fmt.Fprintf(stdout, "seeded %d accounts from %s\n", len(f.Accounts), path)
+	_, err = fmt.Fprintf(stdout, "seeded %d accounts from %s\n", len(f.Accounts), o.File)
 	return err
 }

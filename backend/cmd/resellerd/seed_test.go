@@ -112,19 +112,20 @@ func TestDevSeedEveryField(t *testing.T) {
 }
 
 // TestSeedCommandBadSeedChangesNothing: `resellerd seed` names the line of a plan the service
-// refuses, and the database keeps nothing of that seed.
+// refuses, and the database keeps nothing of that seed. (everyField's webhook is a loopback
+// http:// URL, which serve's policy admits only with --allow-http-webhooks.)
 func TestSeedCommandBadSeedChangesNothing(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "r.db")
 	none := func(string) (string, bool) { return "", false }
 	var out, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"seed", "--db", db, writeSeed(t, everyField)}, &out, &errOut, none); code != 0 {
+	if code := run(context.Background(), []string{"seed", "--db", db, "--allow-http-webhooks", writeSeed(t, everyField)}, &out, &errOut, none); code != 0 {
 		t.Fatalf("good seed: exit %d: %s", code, errOut.String())
 	}
 	bad := strings.Replace(strings.Replace(strings.Replace(everyField, "plan_id: 101\n        template_id: 3", "plan_id: 99999\n        template_id: 3", 1),
 		seedKey, "third-0123456789abcdef0123456789abcdef", 1), "second-", "fourth-", 1)
 	path := writeSeed(t, bad)
 	errOut.Reset()
-	if code := run(context.Background(), []string{"seed", "--db", db, path}, &out, &errOut, none); code != exitError {
+	if code := run(context.Background(), []string{"seed", "--db", db, "--allow-http-webhooks", path}, &out, &errOut, none); code != exitError {
 		t.Fatalf("bad seed: exit %d", code)
 	}
 	if want := path + ":12: accounts[0].servers[1].plan_id:"; !strings.Contains(errOut.String(), want) {
@@ -133,11 +134,11 @@ func TestSeedCommandBadSeedChangesNothing(t *testing.T) {
 	// Had the bad seed written its first account, its key would now be taken.
 	fixed := strings.Replace(bad, "plan_id: 99999", "plan_id: 101", 1)
 	errOut.Reset()
-	if code := run(context.Background(), []string{"seed", "--db", db, writeSeed(t, fixed)}, &out, &errOut, none); code != 0 {
+	if code := run(context.Background(), []string{"seed", "--db", db, "--allow-http-webhooks", writeSeed(t, fixed)}, &out, &errOut, none); code != 0 {
 		t.Fatalf("the fixed seed: exit %d: %s", code, errOut.String())
 	}
 	errOut.Reset()
-	if code := run(context.Background(), []string{"seed", "--db", db, writeSeed(t, everyField)}, &out, &errOut, none); code != exitError ||
+	if code := run(context.Background(), []string{"seed", "--db", db, "--allow-http-webhooks", writeSeed(t, everyField)}, &out, &errOut, none); code != exitError ||
 		!strings.Contains(errOut.String(), ":2: accounts[0].api_key: api_key: is already the key of an account") {
 		t.Fatalf("a key already in use: exit %d: %s", code, errOut.String())
 	}

@@ -64,7 +64,6 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	fs.DurationVar(&o.Config.CredentialsDelay, "credentials-delay", def.Config.CredentialsDelay, "time credentials stay pending after a build; also the length of reboots, rebuilds, resizes, snapshot restores and each app install stage")
 	fs.DurationVar(&o.Config.OrderWindow, "order-window", def.Config.OrderWindow, "time after which a pending order times out")
 	fs.Float64Var(&o.Config.FailRate, "fail-rate", def.Config.FailRate, "share of simulated builds that never finish (orders time out), of snapshot images that fail and of datacenter operations that fail with 502, 0 to 1")
-	fs.BoolVar(&o.Config.AllowHTTPWebhooks, "allow-http-webhooks", def.Config.AllowHTTPWebhooks, "for tests only: also accept http:// webhook URLs on a loopback host and let webhooks reach loopback receivers on this machine")
 	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", def.Config.RateLimitScale, "multiplies every rate limit; 0 disables them")
 	fs.StringVar(&o.Pprof, "pprof", def.Pprof, "loopback address serving net/http/pprof (profiling; off when empty)")
 	addSafeFlags(fs, o, def)
@@ -105,6 +104,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	if _, err := o.tlsConfig(); err != nil {
 		return err // before opening the database: a bad certificate changes nothing
 	}
+	warnIfDevDB(logger, o.Config.DB)
 	srv, err := server.New(ctx, o.Config)
 	if err != nil {
 		return err

@@ -54,6 +54,21 @@ func (s *Service) ProvisionDue(ctx context.Context) error {
 	return s.provisionLanes(ctx, orders)
 }
 
+// ProvisionOrder moves the one order id forward once, as ProvisionDue moves every due order,
+// and does nothing to an order that is no longer pending or that another worker holds.
+// `resellerd seed` drives its own orders with it, so seeding a live database moves no other
+// account's order.
+func (s *Service) ProvisionOrder(ctx context.Context, id int64) error {
+	o, err := s.store.OrderByID(ctx, id)
+	if err != nil {
+		return fmt.Errorf("service: order %d: %w", id, err)
+	}
+	if o.Status != store.OrderPending {
+		return nil
+	}
+	return s.provisionBatch(ctx, []store.Order{o})
+}
+
 // provisionBatch claims the due orders, asks the datacenter about each and records the outcome
 // of all of them in one transaction. If that transaction fails (an order finished by another
 // worker after its claim ran out, or a bad row), the claims are dropped and the orders moved one

@@ -38,6 +38,21 @@ func (s *Service) SnapshotsDue(ctx context.Context) error {
 	return s.billSnapshotsDue(ctx)
 }
 
+// AdvanceSnapshot moves the one snapshot id forward once, as SnapshotsDue moves every open
+// snapshot (without the hourly accounting, which is the worker's), and does nothing to a
+// snapshot that is neither creating nor restoring. `resellerd seed` drives its own snapshots
+// with it, so seeding a live database touches no other account's snapshot.
+func (s *Service) AdvanceSnapshot(ctx context.Context, id int64) error {
+	snap, err := s.store.SnapshotByID(ctx, id)
+	if err != nil {
+		return fmt.Errorf("service: snapshot %d: %w", id, err)
+	}
+	if snap.Status != store.SnapshotCreating && snap.Status != store.SnapshotRestoring {
+		return nil
+	}
+	return s.advance(ctx, snap)
+}
+
 func (s *Service) advance(ctx context.Context, snap store.Snapshot) error {
 	if snap.Status == store.SnapshotCreating {
 		return s.advanceCreating(ctx, snap)
