@@ -85,6 +85,7 @@ type Server struct {
 	loops    []workerLoop // the background loops, woken by wake
 	handler  http.Handler
 	metrics  *metrics
+	dbReady  sharedCheck        // the readiness probe's database check, shared by its probes
 	stop     context.CancelFunc // tells the workers to start no further step
 	workers  sync.WaitGroup     // the running workers, waited for by Close
 	closing  sync.Once
