@@ -35,8 +35,9 @@ type Config struct {
 	FailRate          float64       // share of simulated builds that never finish, snapshot images that fail and datacenter operations that fail, 0 to 1; shared by the replicas (see New)
 	AllowHTTPWebhooks bool          // also accept http:// webhook URLs on loopback hosts, and let webhooks reach loopback (tests); HTTPS to public addresses only otherwise
 	// WebhookAllowCIDRs are internal ranges webhooks may reach all the same (an on-premises
-	// receiver); every other loopback, private, link-local, CGNAT, multicast or broadcast
-	// address is refused at registration and when dialled.
+	// receiver); every other address the IANA special-purpose registries say is not globally
+	// reachable (loopback, private, link-local, CGNAT, documentation, ...), and multicast, is
+	// refused at registration and when dialled (see webhook.Targets).
 	WebhookAllowCIDRs []netip.Prefix
 	// RetainEvents is how long delivered and abandoned events and their deliveries are kept
 	// (--retain-events); 0 is 168 hours. Timed-out orders go 24 hours after they finished.
@@ -85,6 +86,7 @@ type Server struct {
 	loops    []workerLoop // the background loops, woken by wake
 	handler  http.Handler
 	metrics  *metrics
+	dbReady  sharedCheck        // the readiness probe's database check, shared by its probes
 	stop     context.CancelFunc // tells the workers to start no further step
 	workers  sync.WaitGroup     // the running workers, waited for by Close
 	closing  sync.Once

@@ -13,7 +13,8 @@ import (
 
 // TestWebhookRegistrationRefusesInternalTargets: a webhook whose host is a literal internal
 // address or localhost is refused with a validation_error naming url, for each class of
-// address; a public name and a public address are accepted; --webhook-allow-cidr admits the
+// address (the IANA special-purpose ranges, and 6to4 and NAT64 forms of an internal IPv4
+// address); a public name, a public address and the 6to4 form of one are accepted; --webhook-allow-cidr admits the
 // ranges it names and no others.
 func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 	t.Parallel()
@@ -25,6 +26,9 @@ func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 		"https://192.168.0.10/x", "https://[fd00::1]/x", "https://169.254.169.254/latest/meta-data",
 		"https://[fe80::1]/x", "https://[fe80::1%25eth0]/x", "https://100.64.1.1/x", "https://0.0.0.0/x", "https://[::]/x",
 		"https://224.0.0.251/x", "https://[ff02::1]/x", "https://255.255.255.255/x", "https://[::ffff:10.0.0.1]/x",
+		// IANA special-purpose ranges and IPv4 addresses inside IPv6 ones (issue 27).
+		"https://[64:ff9b:1::a9fe:a9fe]/", "https://[2002:a9fe:a9fe::]/", "https://[64:ff9b::a9fe:a9fe]/",
+		"https://[2001::1]/x", "https://198.18.0.1/x", "https://192.0.0.170/x", "https://[fec0::1]/x",
 	}
 	for _, u := range refused {
 		for _, e := range []*env{strict, admitting} {
@@ -34,7 +38,7 @@ func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 			r.wantMessage(t, "url")
 		}
 	}
-	for _, u := range []string{"https://hooks.example.com/x", "https://93.184.216.34/x"} {
+	for _, u := range []string{"https://hooks.example.com/x", "https://93.184.216.34/x", "https://[2002:5db8:d822::1]/x"} {
 		strict.register(t, strict.account(t, 0).APIKey, u)
 	}
 	admitting.register(t, admitting.account(t, 0).APIKey, "https://10.20.30.40/x")

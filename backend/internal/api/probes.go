@@ -8,6 +8,8 @@ import (
 )
 
 // ReadyFunc tells whether the backend can serve: nil when it can, else the reason it cannot.
+// It is called for every probe, which needs no key and has no rate limit, so it must be cheap:
+// the server's answers from a database check at most a second old, shared by all its probes.
 type ReadyFunc func(context.Context) error
 
 // probes registers GET /livez and GET /readyz at the site root, outside /api/v1: no key, no rate

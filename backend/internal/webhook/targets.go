@@ -13,33 +13,12 @@ import (
 // Targets). The refusal happens before any connection is made.
 var ErrRefusedTarget = errors.New("webhook target refused: the address is internal")
 
-// internalPrefixes are the addresses no webhook may reach unless the operator admits them:
-// what is not the public internet, where a tenant's URL could reach the operator's own
-// services (loopback, private networks, the cloud metadata address on link-local, carrier-grade
-// NAT) or no single host at all (unspecified, multicast, broadcast, reserved).
-var internalPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),          // "this network", with the unspecified address
-	netip.MustParsePrefix("127.0.0.0/8"),        // loopback
-	netip.MustParsePrefix("10.0.0.0/8"),         // private
-	netip.MustParsePrefix("172.16.0.0/12"),      // private
-	netip.MustParsePrefix("192.168.0.0/16"),     // private
-	netip.MustParsePrefix("169.254.0.0/16"),     // link-local, with the metadata address 169.254.169.254
-	netip.MustParsePrefix("100.64.0.0/10"),      // carrier-grade NAT
-	netip.MustParsePrefix("224.0.0.0/4"),        // multicast
-	netip.MustParsePrefix("240.0.0.0/4"),        // reserved, with the broadcast address
-	netip.MustParsePrefix("::/128"),             // unspecified
-	netip.MustParsePrefix("::1/128"),            // loopback
-	netip.MustParsePrefix("fc00::/7"),           // unique local (private)
-	netip.MustParsePrefix("fe80::/10"),          // link-local
-	netip.MustParsePrefix("ff00::/8"),           // multicast
-	netip.MustParsePrefix("64:ff9b::/96"),       // NAT64: an IPv4 address (such as 127.0.0.1) in disguise
-	netip.MustParsePrefix("255.255.255.255/32"), // broadcast (inside 240/4; named for the reader)
-}
-
-// Targets is the rule of which addresses webhook attempts may connect to: every address but
-// the internal ones, plus the ranges the operator admits (--webhook-allow-cidr) and, with
-// AllowLoopback (--allow-http-webhooks, for tests), this machine's loopback addresses. The zero
-// value is the strict rule.
+// Targets is the rule of which addresses webhook attempts may connect to: every globally
+// reachable address, that is every address but those the IANA special-purpose registries say are
+// not (specialRanges), plus the ranges the operator admits (--webhook-allow-cidr) and, with
+// AllowLoopback (--allow-http-webhooks, for tests), this machine's loopback addresses. An address
+// that stands for an IPv4 address (6to4 2002::/16, NAT64 64:ff9b::/96, IPv4-mapped) is judged by
+// that IPv4 address, admitted ranges included. The zero value is the strict rule.
 type Targets struct {
 	AllowLoopback bool
 	Allow         []netip.Prefix
@@ -47,24 +26,39 @@ type Targets struct {
 
 // Permits reports whether an attempt may connect to addr.
 func (t Targets) Permits(addr netip.Addr) bool {
-	addr = addr.Unmap().WithZone("") // a zoned address matches no prefix: fe80::1%eth0 would pass
+	// An IPv4-mapped address is dialled as its IPv4 address; a zoned one matches no prefix
+	// (fe80::1%eth0 would pass).
+	addr = addr.Unmap().WithZone("")
 	if !addr.IsValid() {
 		return false
 	}
+	if t.AllowLoopback && addr.IsLoopback() {
+		return true // this machine's own receivers; not the loopback inside a 6to4 or NAT64 address
+	}
+	return t.reaches(addr)
+}
+
+// reaches reports whether addr is admitted (--webhook-allow-cidr) or globally reachable, and, for
+// an address that stands for an IPv4 address, whether that one is too. It recurses at most once:
+// only IPv6 ranges stand for an IPv4 address, and an IPv4 address embeds nothing.
+func (t Targets) reaches(addr netip.Addr) bool {
 	for _, p := range t.Allow {
 		if p.Contains(addr) {
 			return true
 		}
 	}
-	if t.AllowLoopback && addr.IsLoopback() {
+	r, special := lookupSpecial(addr)
+	if !special {
 		return true
 	}
-	for _, p := range internalPrefixes {
-		if p.Contains(addr) {
-			return false
-		}
+	switch r.reach {
+	case global:
+		return true
+	case viaIPv4:
+		return t.reaches(r.embeddedIPv4(addr))
+	default:
+		return false
 	}
-	return true
 }
 
 // CheckHost reports, at registration, whether host (a URL's hostname) is an address the rule
@@ -83,14 +77,15 @@ func (t Targets) CheckHost(host string) error {
 		return nil //nolint:nilerr // a name, checked when dialled
 	}
 	if !t.Permits(addr) {
-		return errors.New("is an internal address (loopback, private, link-local, carrier-grade NAT, " +
-			"unspecified, multicast or broadcast); webhooks must reach a public address")
+		return errors.New("is a special-purpose address that is not globally reachable (loopback, private, " +
+			"link-local, shared, documentation, benchmarking, reserved, multicast, broadcast, or a 6to4 or " +
+			"NAT64 address of one); webhooks must reach a public address")
 	}
 	return nil
 }
 
 // Control is a net.Dialer's Control: it runs for every address a connection is about to be
-// made to, after name resolution, and refuses the internal ones with ErrRefusedTarget.
+// made to, after name resolution, and refuses those the rule refuses with ErrRefusedTarget.
 func (t Targets) Control(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
