@@ -24,7 +24,7 @@ func addWebhookFlags(fs *flag.FlagSet, c *server.Config, def server.Config) {
 	fs.BoolVar(&c.AllowHTTPWebhooks, "allow-http-webhooks", def.AllowHTTPWebhooks, "for tests only: also accept http:// webhook URLs on a loopback host and let webhooks reach loopback receivers on this machine")
 	c.WebhookAllowCIDRs = append(c.WebhookAllowCIDRs[:0], def.WebhookAllowCIDRs...)
 	fs.Var((*cidrList)(&c.WebhookAllowCIDRs), "webhook-allow-cidr",
-		"internal address ranges (`CIDR,...`) webhooks may reach all the same, such as 10.20.0.0/16,fd00:1::/64; every other loopback, private, link-local, CGNAT, multicast or broadcast address is refused")
+		"internal address ranges (`CIDR,...`) webhooks may reach all the same, such as 10.20.0.0/16,fd00:1::/64; every other address the IANA special-purpose registries mark not globally reachable (loopback, private, link-local, CGNAT, documentation, benchmarking, 6to4 or NAT64 forms of those, ...) is refused")
 	fs.DurationVar(&c.RetainEvents, "retain-events", def.RetainEvents,
 		"how long delivered and abandoned events and their deliveries are kept before housekeeping deletes them")
 }
