@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 func TestAuthentication(t *testing.T) {
@@ -63,7 +63,7 @@ func TestAccount(t *testing.T) {
 	}
 	defaults := e.account(t, 0)
 
-	var got client.Account
+	var got wiretest.Account
 	e.do(t, request{Path: "/account", Key: created.APIKey}).data(t, &got)
 	if got.ID != created.ID || got.APIKeyHint == nil || *got.APIKeyHint != created.APIKey[:8] ||
 		got.ServerLimit != 3 || got.APIOrderLimit != 2 || got.Language != "en" || got.WebhookConfigured {
@@ -92,7 +92,7 @@ func TestRotateKey(t *testing.T) {
 		t.Fatalf("new key %q: want a different 64-character key", newKey)
 	}
 	e.do(t, request{Path: "/account", Key: a.APIKey}).wantStatus(t, http.StatusUnauthorized, "unauthorized")
-	var got client.Account
+	var got wiretest.Account
 	r := e.do(t, request{Path: "/account", Key: newKey})
 	r.wantStatus(t, http.StatusOK, "")
 	r.data(t, &got)
@@ -134,11 +134,11 @@ func TestBalance(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.account(t, 10_000_000)
-	var got client.Balance
+	var got wiretest.Balance
 	r := e.do(t, request{Path: "/account/balance", Key: a.APIKey})
 	r.wantStatus(t, http.StatusOK, "")
 	r.data(t, &got)
-	if got != (client.Balance{Balance: 10, Available: 10}) {
+	if got != (wiretest.Balance{Balance: 10, Available: 10}) {
 		t.Fatalf("got %+v, want balance 10 available 10 and nothing else", got)
 	}
 	if want := `"hours_until_balance_zero":null`; !contains(r.Raw, want) {
@@ -190,7 +190,7 @@ func TestTopUpReconcilesLedger(t *testing.T) {
 		t.Fatalf("balance %d, ledger sum %d; want both %d", acct.Balance, sum, want)
 	}
 
-	var payments []client.Payment
+	var payments []wiretest.Payment
 	e.do(t, request{Path: "/account/payments", Key: a.APIKey}).data(t, &payments)
 	want := []struct {
 		amount float64
@@ -261,7 +261,7 @@ func TestPaymentsPagination(t *testing.T) {
 				return
 			}
 			r.wantStatus(t, http.StatusOK, "")
-			var got []client.Payment
+			var got []wiretest.Payment
 			r.data(t, &got)
 			if len(got) != tt.wantCount || (len(got) > 0 && got[0].Amount != tt.wantFirst) {
 				t.Fatalf("got %+v, want %d payments starting with %v", got, tt.wantCount, tt.wantFirst)
@@ -275,7 +275,7 @@ func TestPaymentsPagination(t *testing.T) {
 			}
 		})
 	}
-	var got []client.Payment
+	var got []wiretest.Payment
 	e.do(t, request{Path: "/account/payments", Key: other.APIKey}).data(t, &got)
 	if len(got) != 1 || got[0].Amount != 5 {
 		t.Fatalf("other account sees %+v, want its own single payment", got)

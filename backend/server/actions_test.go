@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 // act runs an action that must succeed and returns its result.
-func (e *env) act(t *testing.T, key string, id int64, body string) client.ActionResult {
+func (e *env) act(t *testing.T, key string, id int64, body string) wiretest.ActionResult {
 	t.Helper()
 	r := e.action(t, key, id, body)
 	r.wantStatus(t, http.StatusOK, "")
-	var v client.ActionResult
+	var v wiretest.ActionResult
 	r.data(t, &v)
 	if !v.Success {
 		t.Fatalf("success false: %s", r.Raw)
@@ -284,7 +284,7 @@ func TestChangeIPBooksDebt(t *testing.T) {
 	if *v.Charged != 0.5 || *v.Debt != 0.3 || !*v.Clean {
 		t.Fatalf("result = charged %v debt %v, want 0.5 charged of which 0.3 is debt", *v.Charged, *v.Debt)
 	}
-	var b client.Balance
+	var b wiretest.Balance
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
 	if b.Balance != 0 || b.Debt != 0.3 {
 		t.Fatalf("wallet = %+v, want balance 0 and debt 0.3", b)

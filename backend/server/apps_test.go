@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
-func (e *env) installs(t *testing.T, key string, id int64) client.InstanceApps {
+func (e *env) installs(t *testing.T, key string, id int64) wiretest.InstanceApps {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d/apps?lang=en", id), Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var v client.InstanceApps
+	var v wiretest.InstanceApps
 	r.data(t, &v)
 	return v
 }
@@ -28,7 +28,7 @@ func (e *env) install(t *testing.T, key string, id int64, body string) response 
 }
 
 // stages lists "app:status/stage" of every install, oldest first.
-func stages(v client.InstanceApps) []string {
+func stages(v wiretest.InstanceApps) []string {
 	var out []string
 	for _, in := range v.Installs {
 		out = append(out, in.AppID+":"+in.Status+"/"+in.Stage)
@@ -93,7 +93,7 @@ func TestAppInstallAuthFailed(t *testing.T) {
 	}
 	r := e.install(t, a.APIKey, id, `{"apps": ["docker"]}`)
 	r.wantStatus(t, http.StatusAccepted, "")
-	var queued client.InstalledApps
+	var queued wiretest.InstalledApps
 	r.data(t, &queued)
 	if queued.ServerID != id || !slices.Equal(queued.Queued, []string{"docker"}) {
 		t.Fatalf("got %+v", queued)
@@ -127,7 +127,7 @@ func TestInstallAppsRules(t *testing.T) {
 		t.Helper()
 		r := e.install(t, a.APIKey, id, body)
 		r.wantStatus(t, http.StatusAccepted, "")
-		var v client.InstalledApps
+		var v wiretest.InstalledApps
 		r.data(t, &v)
 		return v.Queued
 	}
@@ -202,7 +202,7 @@ func TestAppInstallRetriesAndFailsDependents(t *testing.T) {
 		e.runDue(t)
 	}
 	v := e.installs(t, a.APIKey, id)
-	byApp := map[string]client.AppInstall{}
+	byApp := map[string]wiretest.AppInstall{}
 	for _, in := range v.Installs {
 		byApp[in.AppID] = in
 	}

@@ -11,12 +11,12 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
-func (e *env) balance(t *testing.T, key string) client.Balance {
+func (e *env) balance(t *testing.T, key string) wiretest.Balance {
 	t.Helper()
-	var b client.Balance
+	var b wiretest.Balance
 	r := e.do(t, request{Path: "/account/balance", Key: key})
 	r.wantStatus(t, http.StatusOK, "")
 	r.data(t, &b)
@@ -303,7 +303,7 @@ func TestLongRunReconciles(t *testing.T) {
 // activeIDs lists the ids of the account's active instances, oldest first.
 func (e *env) activeIDs(t *testing.T, key string) []int64 {
 	t.Helper()
-	var list []client.Instance
+	var list []wiretest.Instance
 	e.do(t, request{Path: "/instances", Key: key}).data(t, &list)
 	var ids []int64
 	for _, in := range list {

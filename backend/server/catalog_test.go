@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
-func planIDs(plans []client.Plan) []int64 {
+func planIDs(plans []wiretest.Plan) []int64 {
 	out := []int64{}
 	for _, p := range plans {
 		out = append(out, p.ID)
@@ -58,7 +58,7 @@ func TestPlans(t *testing.T) {
 				return
 			}
 			r.wantStatus(t, http.StatusOK, "")
-			var plans []client.Plan
+			var plans []wiretest.Plan
 			r.data(t, &plans)
 			if got := planIDs(plans); !slices.Equal(got, tt.want) {
 				t.Fatalf("got plans %v, want %v", got, tt.want)
@@ -81,7 +81,7 @@ func TestPlanFields(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	key := e.account(t, 0).APIKey
-	var p client.Plan
+	var p wiretest.Plan
 	r := e.do(t, request{Path: "/catalog/servers/104?lang=en", Key: key})
 	r.wantStatus(t, http.StatusOK, "")
 	r.data(t, &p)
@@ -137,7 +137,7 @@ func TestPlanLookupErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.do(t, request{Path: "/catalog/servers/401", Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
-		var plans []client.Plan
+		var plans []wiretest.Plan
 		e.do(t, request{Path: "/catalog/servers?datacenter_id=4", Key: a.APIKey}).data(t, &plans)
 		if got := planIDs(plans); !slices.Equal(got, []int64{401, 402}) {
 			t.Fatalf("got %v, want [401 402]", got)
@@ -169,7 +169,7 @@ func TestLanguage(t *testing.T) {
 			if tt.accept != "" {
 				hdr["Accept-Language"] = tt.accept
 			}
-			var p client.Plan
+			var p wiretest.Plan
 			e.do(t, request{Path: "/catalog/servers/101" + tt.query, Key: key, Header: hdr}).data(t, &p)
 			if p.Name != tt.want {
 				t.Fatalf("name = %q, want %q", p.Name, tt.want)
@@ -186,11 +186,11 @@ func TestLanguage(t *testing.T) {
 		}
 	})
 	t.Run("every list follows lang", func(t *testing.T) {
-		var dcs []client.Datacenter
+		var dcs []wiretest.Datacenter
 		e.do(t, request{Path: "/datacenters?lang=en", Key: key}).data(t, &dcs)
-		var locs []client.Location
+		var locs []wiretest.Location
 		e.do(t, request{Path: "/locations", Key: key, Header: map[string]string{"Accept-Language": "en"}}).data(t, &locs)
-		var apps []client.App
+		var apps []wiretest.App
 		e.do(t, request{Path: "/catalog/apps?lang=en", Key: key}).data(t, &apps)
 		if dcs[0].Name != "Tehran - Asiatech" || locs[0].Name != "Tehran" || locs[0].Country != "Iran" || apps[0].Name != "Docker" {
 			t.Fatalf("got %q, %+v, %q", dcs[0].Name, locs[0], apps[0].Name)
@@ -202,14 +202,14 @@ func TestDatacenters(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.account(t, 0)
-	ids := func(dcs []client.Datacenter) []int64 {
+	ids := func(dcs []wiretest.Datacenter) []int64 {
 		out := []int64{}
 		for _, d := range dcs {
 			out = append(out, d.ID)
 		}
 		return out
 	}
-	var got []client.Datacenter
+	var got []wiretest.Datacenter
 	e.do(t, request{Path: "/datacenters", Key: a.APIKey}).data(t, &got)
 	if !slices.Equal(ids(got), []int64{1, 2, 3}) {
 		t.Fatalf("got %v, want [1 2 3]: the KYC datacenter hidden", ids(got))
@@ -248,7 +248,7 @@ func TestLocations(t *testing.T) {
 				r.wantStatus(t, tt.status, "validation_error")
 				return
 			}
-			var locs []client.Location
+			var locs []wiretest.Location
 			r.data(t, &locs)
 			got := []int64{}
 			for _, l := range locs {
@@ -293,7 +293,7 @@ func TestApps(t *testing.T) {
 			if tt.code != "" {
 				return
 			}
-			var apps []client.App
+			var apps []wiretest.App
 			r.data(t, &apps)
 			got := []string{}
 			for _, app := range apps {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 // TestCloneFromSnapshot builds a server from a snapshot: its OS and credentials are the
@@ -68,7 +68,7 @@ func TestCloneCompatibility(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.SnapshotDelay = time.Hour })
 	a := e.funded(t, 10_000_000)
 	other := e.funded(t, 10_000_000)
-	ready := func(instance int64) client.Snapshot {
+	ready := func(instance int64) wiretest.Snapshot {
 		t.Helper()
 		s := e.snapped(t, a.APIKey, instance)
 		e.runDue(t)

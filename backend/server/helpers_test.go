@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 // testStart is where every test clock starts.
@@ -101,7 +101,7 @@ type response struct {
 	Body   struct {
 		Success bool            `json:"success"`
 		Data    json.RawMessage `json:"data"`
-		Meta    *client.Meta    `json:"meta"`
+		Meta    *wiretest.Meta  `json:"meta"`
 		Error   *struct {
 			Code      string  `json:"code"`
 			Message   string  `json:"message"`

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 func TestIdempotencyRules(t *testing.T) {
@@ -16,7 +16,7 @@ func TestIdempotencyRules(t *testing.T) {
 	a := e.funded(t, 10_000_000)
 	first := e.order(t, a.APIKey, "key-1", ubuntuOn101)
 	first.wantStatus(t, http.StatusCreated, "")
-	var orig client.CreatedOrder
+	var orig wiretest.CreatedOrder
 	first.data(t, &orig)
 
 	countOrders := func() int {
@@ -34,7 +34,7 @@ func TestIdempotencyRules(t *testing.T) {
 		for range 2 {
 			r := e.order(t, a.APIKey, "key-1", respelt)
 			r.wantStatus(t, http.StatusCreated, "")
-			var got client.CreatedOrder
+			var got wiretest.CreatedOrder
 			r.data(t, &got)
 			if got.OrderID != orig.OrderID || got.Price != orig.Price {
 				t.Fatalf("replay = %+v, want order %d", got, orig.OrderID)
@@ -101,7 +101,7 @@ func TestIdempotencyRules(t *testing.T) {
 		e.clock.Advance(time.Second)
 		r = e.order(t, a.APIKey, "key-1", `{"server_id": 102, "template_id": 1, "term": "hourly"}`)
 		r.wantStatus(t, http.StatusCreated, "")
-		var got client.CreatedOrder
+		var got wiretest.CreatedOrder
 		r.data(t, &got)
 		if got.OrderID == orig.OrderID || r.Body.Meta != nil {
 			t.Fatalf("after 24 hours: %s, want a new order", r.Raw)
@@ -144,7 +144,7 @@ func TestIdempotencyConcurrent(t *testing.T) {
 		e.check(t, req, r)
 		switch {
 		case r.Status == http.StatusCreated:
-			var c client.CreatedOrder
+			var c wiretest.CreatedOrder
 			r.data(t, &c)
 			orderIDs[c.OrderID] = true
 			if r.Body.Meta != nil && r.Body.Meta.IdempotentReplay {

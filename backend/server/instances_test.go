@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 func TestInstanceList(t *testing.T) {
@@ -40,7 +40,7 @@ func TestInstanceList(t *testing.T) {
 		t.Run(tt.query, func(t *testing.T) {
 			r := e.do(t, request{Path: "/instances" + tt.query, Key: a.APIKey})
 			r.wantStatus(t, http.StatusOK, "")
-			var list []client.Instance
+			var list []wiretest.Instance
 			r.data(t, &list)
 			got := []int64{}
 			for _, in := range list {
@@ -62,7 +62,7 @@ func TestInstanceList(t *testing.T) {
 			r.wantMessage(t, strings.Split(strings.TrimPrefix(bad, "?"), "=")[0])
 		})
 	}
-	var other []client.Instance
+	var other []wiretest.Instance
 	e.do(t, request{Path: "/instances?only_active=false", Key: e.funded(t, 0).APIKey}).data(t, &other)
 	if len(other) != 0 {
 		t.Fatalf("another account lists %d instances, want none", len(other))
@@ -76,7 +76,7 @@ func TestInstanceDetail(t *testing.T) {
 	id := e.deployed(t, a.APIKey, `{"server_id": 102, "template_id": 5, "term": "hourly", "active_features": ["2"], "hostname": "win.example.com"}`)
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d?lang=en", id), Key: a.APIKey})
 	r.wantStatus(t, http.StatusOK, "")
-	var in client.Instance
+	var in wiretest.Instance
 	r.data(t, &in)
 	if in.Name != "win.example.com" || *in.Hostname != "win.example.com" || *in.Status != "online" || !in.Active ||
 		*in.Term != "hourly" || !in.Renew || in.Locked || in.LockReason != nil || in.ExpiredAt != nil ||
@@ -108,12 +108,12 @@ func TestInstanceDetail(t *testing.T) {
 		if got := e.getInstance(t, a.APIKey, id); got.Traffic.Used != 0 {
 			t.Fatalf("without refresh used = %d, want the stored 0", got.Traffic.Used)
 		}
-		var got client.Instance
+		var got wiretest.Instance
 		e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).data(t, &got)
 		if got.Traffic.Used != 5 {
 			t.Fatalf("refreshed used = %d, want 5 GB after 5.5 hours", got.Traffic.Used)
 		}
-		var traffic client.Traffic
+		var traffic wiretest.Traffic
 		e.do(t, request{Path: fmt.Sprintf("/instances/%d/traffic", id), Key: a.APIKey}).data(t, &traffic)
 		if traffic.Used != 5 || traffic.Included != 2000 {
 			t.Fatalf("traffic = %+v, want the stored 5 of 2000", traffic)
@@ -137,7 +137,7 @@ func TestTrafficCapLocks(t *testing.T) {
 	id := e.deployed(t, a.APIKey, `{"server_id": 105, "template_id": 1, "term": "hourly"}`)
 	e.clock.Advance(501 * time.Hour)
 	e.runDue(t)
-	var in client.Instance
+	var in wiretest.Instance
 	e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).data(t, &in)
 	if !in.Locked || in.LockReason == nil || *in.LockReason != "traffic" || in.Traffic.Overage != 1 {
 		t.Fatalf("over the allowance: locked %v (%v), overage %d; want locked for traffic, 1 GB over", in.Locked, in.LockReason, in.Traffic.Overage)
@@ -190,7 +190,7 @@ func TestPatchInstance(t *testing.T) {
 				return
 			}
 			r.wantStatus(t, http.StatusOK, "")
-			var got client.Instance
+			var got wiretest.Instance
 			r.data(t, &got)
 			if got.Name != tt.wantName || got.Renew != tt.wantRenew || (got.Note == nil) != (tt.wantNote == nil) ||
 				(got.Note != nil && *got.Note != *tt.wantNote) {
@@ -230,7 +230,7 @@ func TestCancelInstance(t *testing.T) {
 	for i := range 2 {
 		r := e.do(t, request{Method: http.MethodDelete, Path: path, Key: a.APIKey})
 		r.wantStatus(t, http.StatusOK, "")
-		var got client.CanceledInstance
+		var got wiretest.CanceledInstance
 		r.data(t, &got)
 		if got.ID != id || got.Status != "canceled" || got.Active {
 			t.Fatalf("DELETE %d: %+v, want canceled and inactive", i+1, got)
@@ -280,7 +280,7 @@ func TestResizeOptions(t *testing.T) {
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 101, "template_id": 1, "term": "hourly", "active_features": ["3"]}`) // renews 11:00
 	e.clock.Advance(15 * time.Minute)                                                                                 // 45 minutes of the hour left
-	var got client.ResizeOptions
+	var got wiretest.ResizeOptions
 	e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", id), Key: a.APIKey}).data(t, &got)
 	want := []struct {
 		id                 int64

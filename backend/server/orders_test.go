@@ -15,7 +15,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 var referencePattern = regexp.MustCompile(`^[A-Za-z0-9]+$`)
@@ -75,7 +75,7 @@ func TestCreateInstanceValidation(t *testing.T) {
 		})
 	}
 	t.Run("nothing was ordered", func(t *testing.T) {
-		var orders []client.Order
+		var orders []wiretest.Order
 		e.do(t, request{Path: "/orders", Key: key}).data(t, &orders)
 		if len(orders) != 0 {
 			t.Fatalf("got %d orders after only refused requests, want 0", len(orders))
@@ -118,7 +118,7 @@ func TestCreateInstanceAccepted(t *testing.T) {
 			if r.Body.Meta != nil {
 				t.Fatalf("meta = %+v on a first request, want none", r.Body.Meta)
 			}
-			var c client.CreatedOrder
+			var c wiretest.CreatedOrder
 			r.data(t, &c)
 			if c.OrderID == 0 || c.Price != tt.wantPrice || !slices.Equal(c.Apps, tt.wantApps) {
 				t.Fatalf("got %+v, want price %v apps %v", c, tt.wantPrice, tt.wantApps)
@@ -130,14 +130,14 @@ func TestCreateInstanceAccepted(t *testing.T) {
 			}
 		})
 	}
-	var b client.Balance
+	var b wiretest.Balance
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
 	if b.PendingOrders != int64(len(tests)) || b.Reserved != 0.5484 || b.Available != 9.4516 {
 		t.Fatalf("balance = %+v, want %d pending reserving 0.5484 (available 9.4516)", b, len(tests))
 	}
 	t.Run("generated and given hostnames", func(t *testing.T) {
 		e.runDue(t)
-		var list []client.Instance
+		var list []wiretest.Instance
 		e.do(t, request{Path: "/instances", Key: a.APIKey}).data(t, &list)
 		if len(list) != len(tests) {
 			t.Fatalf("got %d instances, want %d", len(list), len(tests))
@@ -164,7 +164,7 @@ func TestOrderLifecycleToDeployed(t *testing.T) {
 	}
 	wantBalance := func(balance, reserved float64) {
 		t.Helper()
-		var b client.Balance
+		var b wiretest.Balance
 		e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
 		if b.Balance != balance || b.Reserved != reserved {
 			t.Fatalf("balance %v reserved %v, want %v and %v", b.Balance, b.Reserved, balance, reserved)
@@ -245,7 +245,7 @@ func TestOrderTimesOut(t *testing.T) {
 	if acct.Balance != 10_000_000 || len(entries) != 1 {
 		t.Fatalf("balance %v with %d ledger entries: a timed-out order must charge nothing", acct.Balance, len(entries))
 	}
-	var b client.Balance
+	var b wiretest.Balance
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
 	if b.Reserved != 0 {
 		t.Fatalf("reserved = %v after the time-out, want 0", b.Reserved)
@@ -255,7 +255,7 @@ func TestOrderTimesOut(t *testing.T) {
 		!strings.Contains(string(evs[0].Data), `"instance_id":null`) {
 		t.Fatalf("events = %v %s, want order.timed_out carrying the reference", eventNames(evs), evs[0].Data)
 	}
-	var list []client.Instance
+	var list []wiretest.Instance
 	e.do(t, request{Path: "/instances?only_active=false", Key: a.APIKey}).data(t, &list)
 	if len(list) != 0 {
 		t.Fatalf("a timed-out order created %d instances", len(list))
@@ -271,7 +271,7 @@ func TestOrdersReadableFor24Hours(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	second := e.placed(t, a.APIKey, ubuntuOn101) // pending
 	list := func() []int64 {
-		var orders []client.Order
+		var orders []wiretest.Order
 		e.do(t, request{Path: "/orders", Key: a.APIKey}).data(t, &orders)
 		var ids []int64
 		for _, o := range orders {
@@ -443,7 +443,7 @@ func TestOrderLimits(t *testing.T) {
 	e.runDue(t)
 	e.order(t, key, "", ubuntuOn101).wantStatus(t, http.StatusConflict, "server_limit_reached")
 
-	var list []client.Instance
+	var list []wiretest.Instance
 	e.do(t, request{Path: "/instances", Key: key}).data(t, &list)
 	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", list[0].ID), Key: key}).wantStatus(t, http.StatusOK, "")
 	e.placed(t, key, ubuntuOn101) // a canceled server frees its place
@@ -488,7 +488,7 @@ func TestConcurrentOrdersAgainstWallet(t *testing.T) {
 	if counts[http.StatusCreated] != 10 || counts[http.StatusPaymentRequired] != 40 {
 		t.Fatalf("statuses = %v, want 10 × 201 and 40 × 402", counts)
 	}
-	var b client.Balance
+	var b wiretest.Balance
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
 	if b.Reserved != 0.04 || b.Available != 0 {
 		t.Fatalf("balance = %+v, want 0.04 reserved and nothing available", b)

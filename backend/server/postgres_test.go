@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -175,7 +175,7 @@ func orderFromBoth(t *testing.T, replicas []*env, key string, orders int) map[in
 			t.Fatalf("order %d: %v", i, errs[i])
 		}
 		r.wantStatus(t, http.StatusCreated, "")
-		var c client.CreatedOrder
+		var c wiretest.CreatedOrder
 		r.data(t, &c)
 		created[c.OrderID] = true
 	}
@@ -284,7 +284,7 @@ func TestPostgresReplicasShareTheSimulator(t *testing.T) {
 
 	// Power: B's simulator built the machine (online); A turns it off; a refresh on B reads off.
 	a.act(t, acct.APIKey, id, `{"action": "power_off"}`)
-	var in client.Instance
+	var in wiretest.Instance
 	b.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: acct.APIKey}).data(t, &in)
 	if in.Status == nil || *in.Status != "offline" {
 		t.Fatalf("status refreshed on B = %s, want offline as A left it", ptrString(in.Status))

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 func TestQuote(t *testing.T) {
@@ -24,29 +24,29 @@ func TestQuote(t *testing.T) {
 	tests := []struct {
 		name string
 		body string
-		want client.Quote
+		want wiretest.Quote
 	}{
 		{"plan only, term defaults to hourly", `{"server_id": 102}`,
-			client.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: 0.008, Recurring: 0.008,
+			wiretest.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: 0.008, Recurring: 0.008,
 				Balance: 0.01, Reserved: 0.002, SufficientBalance: true}},
 		{"windows forces IPv4", `{"server_id": 102, "template_id": 5}`,
-			client.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"1"}, Cost: 0.0094, Recurring: 0.0094,
+			wiretest.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"1"}, Cost: 0.0094, Recurring: 0.0094,
 				Balance: 0.01, Reserved: 0.002, Difference: 0.0014}},
 		{"forced feature already sent is not doubled", `{"server_id": 102, "term": "hourly", "template_id": 5, "active_features": ["2", "1", "2"]}`,
-			client.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"2", "1"}, Cost: 0.0104, Recurring: 0.0104,
+			wiretest.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"2", "1"}, Cost: 0.0104, Recurring: 0.0104,
 				Balance: 0.01, Reserved: 0.002, Difference: 0.0024}},
 		{"linux forces nothing", `{"server_id": 102, "template_id": 1, "active_features": []}`,
-			client.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: 0.008, Recurring: 0.008,
+			wiretest.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: 0.008, Recurring: 0.008,
 				Balance: 0.01, Reserved: 0.002, SufficientBalance: true}},
 		{"creation fee on the first charge only", `{"server_id": 104, "template_id": null, "active_features": ["4"]}`,
-			client.Quote{ServerID: 104, Term: "hourly", ActiveFeatures: []string{"4"}, Cost: 0.525, CreationFee: 0.5, Recurring: 0.025,
+			wiretest.Quote{ServerID: 104, Term: "hourly", ActiveFeatures: []string{"4"}, Cost: 0.525, CreationFee: 0.5, Recurring: 0.025,
 				Balance: 0.01, Reserved: 0.002, Difference: 0.517}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.do(t, request{Method: http.MethodPost, Path: "/quote", Key: a.APIKey, Body: tt.body})
 			r.wantStatus(t, http.StatusOK, "")
-			var got client.Quote
+			var got wiretest.Quote
 			r.data(t, &got)
 			if !quotesEqual(got, tt.want) {
 				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
@@ -55,7 +55,7 @@ func TestQuote(t *testing.T) {
 	}
 }
 
-func quotesEqual(a, b client.Quote) bool {
+func quotesEqual(a, b wiretest.Quote) bool {
 	return a.ServerID == b.ServerID && a.Term == b.Term && slices.Equal(a.ActiveFeatures, b.ActiveFeatures) &&
 		a.Cost == b.Cost && a.CreationFee == b.CreationFee && a.Recurring == b.Recurring && a.Balance == b.Balance &&
 		a.Reserved == b.Reserved && a.SufficientBalance == b.SufficientBalance && a.Difference == b.Difference

@@ -9,7 +9,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 // funded creates an account with limits high enough that only limit tests meet them.
@@ -41,21 +41,21 @@ func (e *env) order(t *testing.T, key, idem, body string) response {
 }
 
 // placed posts an order that must be accepted and returns it.
-func (e *env) placed(t *testing.T, key, body string) client.CreatedOrder {
+func (e *env) placed(t *testing.T, key, body string) wiretest.CreatedOrder {
 	t.Helper()
 	r := e.order(t, key, "", body)
 	r.wantStatus(t, http.StatusCreated, "")
-	var c client.CreatedOrder
+	var c wiretest.CreatedOrder
 	r.data(t, &c)
 	return c
 }
 
 // getOrder reads an order.
-func (e *env) getOrder(t *testing.T, key string, id int64) client.Order {
+func (e *env) getOrder(t *testing.T, key string, id int64) wiretest.Order {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/orders/%d", id), Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var o client.Order
+	var o wiretest.Order
 	r.data(t, &o)
 	return o
 }
@@ -74,11 +74,11 @@ func (e *env) deployed(t *testing.T, key, body string) int64 {
 }
 
 // getInstance reads an instance detail.
-func (e *env) getInstance(t *testing.T, key string, id int64) client.Instance {
+func (e *env) getInstance(t *testing.T, key string, id int64) wiretest.Instance {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d", id), Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var v client.Instance
+	var v wiretest.Instance
 	r.data(t, &v)
 	return v
 }

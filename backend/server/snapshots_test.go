@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 // TestSnapshotLifecycle follows one snapshot from creating to available: the server stays
@@ -23,7 +23,7 @@ func TestSnapshotLifecycle(t *testing.T) {
 
 	r := e.snap(t, a.APIKey, id, `{"name": "before upgrade"}`)
 	r.wantStatus(t, http.StatusAccepted, "")
-	var created client.Snapshot
+	var created wiretest.Snapshot
 	r.data(t, &created)
 	if created.Name != "before upgrade" || created.Status != "creating" || created.SizeGB != nil || created.Price != nil ||
 		created.Accrued != nil || created.RenewalDue != nil || *created.InstanceID != id || created.Term != "hourly" {
@@ -56,7 +56,7 @@ func TestSnapshotLifecycle(t *testing.T) {
 		*v.Architecture != "x86_64" || v.Local || !v.Restore || v.Locked || v.LockReason != nil || *v.CreatedAt != "2025-06-01T10:00:00Z" {
 		t.Fatalf("snapshot source fields = %+v", v)
 	}
-	var en client.Snapshot
+	var en wiretest.Snapshot
 	e.do(t, request{Path: fmt.Sprintf("/snapshots/%d?lang=en", v.ID), Key: a.APIKey}).data(t, &en)
 	if !slices.Equal(en.Features, []string{"Automatic backups", "Extra IPv6 addresses"}) || *en.SourceName != *e.getInstance(t, a.APIKey, id).Hostname {
 		t.Fatalf("features %v source %v, want the instance's feature names and name", en.Features, *en.SourceName)
@@ -180,11 +180,11 @@ func TestSnapshotPatch(t *testing.T) {
 	e := newEnv(t)
 	a := e.funded(t, 1_000_000)
 	s := e.available(t, a.APIKey, e.deployed(t, a.APIKey, ubuntuOn101))
-	patch := func(body string) client.Snapshot {
+	patch := func(body string) wiretest.Snapshot {
 		t.Helper()
 		r := e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey, Body: body})
 		r.wantStatus(t, http.StatusOK, "")
-		var v client.Snapshot
+		var v wiretest.Snapshot
 		r.data(t, &v)
 		return v
 	}
@@ -216,7 +216,7 @@ func TestSnapshotListAndDelete(t *testing.T) {
 
 	r := e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", first.ID), Key: a.APIKey})
 	r.wantStatus(t, http.StatusOK, "")
-	var deleted client.Snapshot
+	var deleted wiretest.Snapshot
 	r.data(t, &deleted)
 	if deleted.Status != "deleted" || *deleted.ExpiredAt != "2025-06-01T10:01:00Z" || deleted.RenewalDue != nil || *deleted.Accrued != 0 {
 		t.Fatalf("deleted snapshot = %s", r.Raw)
@@ -301,7 +301,7 @@ func TestInstanceSnapshotsSettings(t *testing.T) {
 	e.snapped(t, a.APIKey, other)
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d/snapshots", tehran), Key: a.APIKey})
 	r.wantStatus(t, http.StatusOK, "")
-	var list []client.Snapshot
+	var list []wiretest.Snapshot
 	r.data(t, &list)
 	if len(list) != 1 || list[0].ID != s.ID {
 		t.Fatalf("instance snapshots = %+v, want only this instance's", list)
@@ -339,7 +339,7 @@ func TestRestore(t *testing.T) {
 
 	r := e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey})
 	r.wantStatus(t, http.StatusOK, "")
-	var restoring client.Snapshot
+	var restoring wiretest.Snapshot
 	r.data(t, &restoring)
 	if restoring.Status != "restoring" {
 		t.Fatalf("restored snapshot = %s, want restoring", r.Raw)
@@ -600,7 +600,7 @@ func TestLockSnapshotHook(t *testing.T) {
 	refused("locked (unpaid)", "top up the wallet")
 	e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey, Body: `{"name": "held"}`}).
 		wantStatus(t, http.StatusOK, "")
-	var orders []client.Order
+	var orders []wiretest.Order
 	e.do(t, request{Path: "/orders", Key: a.APIKey}).data(t, &orders)
 	if len(orders) != 1 {
 		t.Fatalf("orders after a refused clone: %d, want only the source server's", len(orders))

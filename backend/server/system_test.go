@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 func TestHealthNeedsNoKey(t *testing.T) {
@@ -14,7 +14,7 @@ func TestHealthNeedsNoKey(t *testing.T) {
 	e := newEnv(t)
 	r := e.do(t, request{Path: "/health"})
 	r.wantStatus(t, http.StatusOK, "")
-	var h client.Health
+	var h wiretest.Health
 	r.data(t, &h)
 	if h.Status != "ok" || h.API != "1.1.0" {
 		t.Fatalf("got %+v, want ok and 1.1.0", h)
@@ -107,7 +107,7 @@ func TestDollar(t *testing.T) {
 	e.do(t, request{Path: "/api/dollar"}).wantStatus(t, http.StatusUnauthorized, "unauthorized")
 	r := e.do(t, request{Path: "/api/dollar", Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var d client.Dollar
+	var d wiretest.Dollar
 	r.data(t, &d)
 	if d.Base != "USD" || d.Currency != "IRT" || d.Price <= 0 {
 		t.Fatalf("got %+v", d)

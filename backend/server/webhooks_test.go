@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/internal/client"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 var allEvents = []string{"ping", "order.deployed", "order.timed_out", "instance.canceled", "instance.password_reset",
@@ -22,7 +22,7 @@ var allEvents = []string{"ping", "order.deployed", "order.timed_out", "instance.
 
 func (e *env) webhookConfigured(t *testing.T, key string) bool {
 	t.Helper()
-	var acct client.Account
+	var acct wiretest.Account
 	e.do(t, request{Path: "/account", Key: key}).data(t, &acct)
 	return acct.WebhookConfigured
 }
@@ -31,13 +31,13 @@ func TestWebhookRegistration(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.account(t, 0)
-	settings := func(r response) client.WebhookSettings {
+	settings := func(r response) wiretest.WebhookSettings {
 		t.Helper()
 		r.wantStatus(t, http.StatusOK, "")
 		if strings.Contains(string(r.Raw), "secret") || strings.Contains(string(r.Raw), hookSecret) {
 			t.Fatalf("the answer shows the secret: %s", r.Raw)
 		}
-		var v client.WebhookSettings
+		var v wiretest.WebhookSettings
 		r.data(t, &v)
 		if !slices.Equal(v.Events, allEvents) {
 			t.Fatalf("events = %v, want the whole catalogue %v", v.Events, allEvents)
@@ -147,11 +147,11 @@ func TestWebhookChangesRateLimit(t *testing.T) {
 	e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
 }
 
-func (e *env) ping(t *testing.T, key string) client.WebhookTestResult {
+func (e *env) ping(t *testing.T, key string) wiretest.WebhookTestResult {
 	t.Helper()
 	r := e.do(t, request{Method: http.MethodPost, Path: "/account/webhook/test", Key: key})
 	r.wantStatus(t, http.StatusOK, "")
-	var v client.WebhookTestResult
+	var v wiretest.WebhookTestResult
 	r.data(t, &v)
 	return v
 }

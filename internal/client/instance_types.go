@@ -226,6 +226,10 @@ type ActionRequest struct {
 	AcceptCost *float64                     `json:"accept_cost,omitempty"`
 	Apps       []string                     `json:"apps,omitempty"`
 	AppInputs  map[string]map[string]string `json:"app_inputs,omitempty"`
+	// Name and Note belong to update_metadata, which the provider does not send (it renames
+	// and annotates with PATCH); they are here so the type is the whole schema.
+	Name *string `json:"name,omitempty"`
+	Note *string `json:"note,omitempty"`
 }
 
 // ActionResult is the answer of an action; fields that do not apply to it are nil.
