@@ -217,6 +217,12 @@ func TestDatacenters(t *testing.T) {
 	if *got[2].Status != "maintenance" || len(got[0].Terms) != 1 || got[0].Terms[0].Term != "hourly" {
 		t.Fatalf("got %+v", got)
 	}
+	// The local_snapshots extension: datacenters 2 and 3 keep snapshots on the server's disk.
+	for i, want := range []bool{false, true, true} {
+		if ls := got[i].LocalSnapshots; ls == nil || *ls != want {
+			t.Errorf("datacenter %d: local_snapshots %v, want %v", got[i].ID, ls, want)
+		}
+	}
 	if err := e.srv.SetKYCVerified(context.Background(), a.ID, true); err != nil {
 		t.Fatal(err)
 	}

@@ -93,6 +93,10 @@ type Datacenter struct {
 	Enabled     bool             `json:"enabled"`
 	Terms       []DatacenterTerm `json:"terms"`
 	RequireKYC  bool             `json:"require_kyc"`
+	// LocalSnapshots is an extension (backend OpenAPI document): true where the datacenter keeps
+	// snapshots on the server's own disk, so they end with the server. Nil when not sent: the
+	// spec names it only on a snapshot (`local`), after a server exists.
+	LocalSnapshots *bool `json:"local_snapshots"`
 }
 
 // Location is an entry of GET /locations.

@@ -60,6 +60,12 @@ func Schema() schema.Schema {
 						Computed:            true,
 						ElementType:         types.StringType,
 					},
+					"local_snapshots": schema.BoolAttribute{
+						MarkdownDescription: "Whether the datacenter keeps snapshots on the server's own disk (`true`: " +
+							"restore points deleted with the server) or apart from it (`false`: they outlive the " +
+							"server). Null when the API does not say (resellerd's `local_snapshots` extension).",
+						Computed: true,
+					},
 				}},
 			},
 		},

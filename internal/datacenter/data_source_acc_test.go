@@ -99,6 +99,8 @@ func TestAccDatacenters_basic(t *testing.T) {
 						"enabled":     knownvalue.Bool(first.Enabled),
 						"require_kyc": knownvalue.Bool(false),
 						"terms":       knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("hourly")}),
+						// resellerd's extension: datacenter 1 keeps snapshots apart from the server.
+						"local_snapshots": knownvalue.Bool(false),
 					})),
 				},
 			},

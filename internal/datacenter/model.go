@@ -20,6 +20,8 @@ type ItemModel struct {
 	Enabled     types.Bool     `tfsdk:"enabled"`
 	RequireKYC  types.Bool     `tfsdk:"require_kyc"`
 	Terms       []types.String `tfsdk:"terms"`
+	// LocalSnapshots is resellerd's extension: null when the API does not send it.
+	LocalSnapshots types.Bool `tfsdk:"local_snapshots"`
 }
 
 // newItems converts API datacenters, keeping the API's order.
@@ -33,13 +35,14 @@ func newItems(in []client.Datacenter) []ItemModel {
 			}
 		}
 		out = append(out, ItemModel{
-			ID:          types.Int64Value(dc.ID),
-			Name:        types.StringValue(dc.Name),
-			Description: types.StringPointerValue(dc.Description),
-			Status:      types.StringPointerValue(dc.Status),
-			Enabled:     types.BoolValue(dc.Enabled),
-			RequireKYC:  types.BoolValue(dc.RequireKYC),
-			Terms:       terms,
+			ID:             types.Int64Value(dc.ID),
+			Name:           types.StringValue(dc.Name),
+			Description:    types.StringPointerValue(dc.Description),
+			Status:         types.StringPointerValue(dc.Status),
+			Enabled:        types.BoolValue(dc.Enabled),
+			RequireKYC:     types.BoolValue(dc.RequireKYC),
+			Terms:          terms,
+			LocalSnapshots: types.BoolPointerValue(dc.LocalSnapshots),
 		})
 	}
 	return out

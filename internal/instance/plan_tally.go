@@ -22,6 +22,18 @@ func (r *Resource) Configure(ctx context.Context, req resource.ConfigureRequest,
 // privateReplacesKey marks the plan of an existing server with its id. When the plan replaces
 // the server, Terraform plans the replacement with the marked private data as its prior private
 // data, so the create knows it replaces that server (the protocol names no resource address).
+//
+// Terraform 1.16 does not change what the provider must do here. Its "planned private data kept
+// from plan to apply" (plugin protocol 6.11: PlanResourceChange.Request.planned_private and the
+// client capability store_planned_private) hands the plan's private data to the re-plan that
+// precedes each apply; the plan-time path used here (the replacement's create planned with the
+// first plan's private data as its prior private data) is the same code in 1.15.9 and
+// 1.16.0-rc2. terraform-plugin-go v0.31.0 (the newest the module proxy serves, under
+// terraform-plugin-framework v1.19.0) does not decode field 9, so the provider cannot see it
+// anyway; nor does it need to: the apply's re-plan of a destroy-then-create runs after the old
+// server is deleted, so the tally, counted from the live account, has the room.
+// TestAccInstance_planChecksReplacementAtLimit runs on every CLI of the matrix and
+// TestAccInstance_planChecksReplacementAtLimit_terraform116 holds the case on 1.16.
 const privateReplacesKey = "plan_replaces"
 
 type replacesMarker struct {

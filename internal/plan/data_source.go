@@ -127,6 +127,10 @@ func Schema() schema.Schema {
 			"Result: the found plan's country code.")
 	attrs["type"] = withDescription(attrs["type"],
 		"Filter: only plans of this type (exact match). Result: the found plan's type.")
+	attrs["local_snapshots"] = withDescription(attrs["local_snapshots"],
+		"Filter: `false` finds a plan whose snapshots outlive the server, `true` one whose snapshots are "+
+			"restore points on the server's own disk (plans whose datacenter does not say are skipped). "+
+			"Result: the found plan's value, null when the API does not say.")
 	return schema.Schema{
 		MarkdownDescription: "Reads one server plan of the catalogue: either the plan with the given `id`, " +
 			"or the cheapest plan (by hourly price, then lowest id) matching the filters, which are the " +
@@ -259,6 +263,14 @@ func planAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Traffic included per 30 days in GB; `0` is unlimited; null when the API gives no traffic terms.",
 			Computed:            true,
 		},
+		"local_snapshots": schema.BoolAttribute{
+			MarkdownDescription: "Whether snapshots of this plan's servers are restore points on the server's own " +
+				"disk (`true`: they end with the server, so a snapshot taken before a destroy does not survive " +
+				"it) or are kept apart from it (`false`: they outlive the server). Null when the API does not " +
+				"say: it is resellerd's `local_snapshots` extension of the datacenter; the API's own spec shows " +
+				"it only on a snapshot (`reseller_snapshot.local`), once a server exists.",
+			Computed: true,
+		},
 	}
 }
 
@@ -269,6 +281,9 @@ func withDescription(a schema.Attribute, desc string) schema.Attribute {
 		a.MarkdownDescription = desc
 		return a
 	case schema.StringAttribute:
+		a.MarkdownDescription = desc
+		return a
+	case schema.BoolAttribute:
 		a.MarkdownDescription = desc
 		return a
 	}

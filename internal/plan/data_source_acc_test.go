@@ -433,3 +433,77 @@ data "reseller_plan" "x" {
 		},
 	})
 }
+
+// TestAccPlan_localSnapshots: resellerd's local_snapshots extension is shown on every plan and
+// chooses, before any server exists, the cheapest plan whose snapshots outlive the server (or
+// the cheapest whose snapshots end with it); reseller_datacenters shows it too.
+func TestAccPlan_localSnapshots(t *testing.T) {
+	b := acctest.StartBackend(t)
+	var local, apart []client.Plan
+	for _, p := range catalogue(t, b, "en") {
+		if p.Datacenter.LocalSnapshots == nil {
+			t.Fatalf("plan %d: the backend sends no local_snapshots", p.ID)
+		}
+		if *p.Datacenter.LocalSnapshots {
+			local = append(local, p)
+		} else {
+			apart = append(apart, p)
+		}
+	}
+	if len(local) == 0 || len(apart) == 0 {
+		t.Fatalf("backend catalogue: %d plans with local snapshots, %d without; want some of each", len(local), len(apart))
+	}
+	local, apart = byPrice(t, local), byPrice(t, apart)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: b.ProviderConfig() + `
+data "reseller_plan" "outlives" {
+  local_snapshots = false
+}
+
+data "reseller_plan" "on_disk" {
+  local_snapshots = true
+}
+
+data "reseller_plans" "outlive" {
+  local_snapshots = false
+}
+
+data "reseller_plan" "by_id" {
+  id = data.reseller_plan.on_disk.id
+}
+
+data "reseller_datacenters" "all" {}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.reseller_plan.outlives", tfjsonpath.New("id"), knownvalue.Int64Exact(apart[0].ID)),
+				statecheck.ExpectKnownValue("data.reseller_plan.outlives", tfjsonpath.New("local_snapshots"), knownvalue.Bool(false)),
+				statecheck.ExpectKnownValue("data.reseller_plan.on_disk", tfjsonpath.New("id"), knownvalue.Int64Exact(local[0].ID)),
+				statecheck.ExpectKnownValue("data.reseller_plan.by_id", tfjsonpath.New("local_snapshots"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue("data.reseller_plans.outlive", tfjsonpath.New("plans"), acctest.Objects(
+					fmt.Sprintf("the %d plans whose snapshots outlive the server, each local_snapshots = false", len(apart)),
+					func(items []map[string]any) error {
+						if len(items) != len(apart) {
+							return fmt.Errorf("got %d plans, want %d", len(items), len(apart))
+						}
+						for i, item := range items {
+							id, err := acctest.Int64Of(item, "id")
+							if err != nil {
+								return err
+							}
+							if id != apart[i].ID || item["local_snapshots"] != false {
+								return fmt.Errorf("plan %d: id %d, local_snapshots %v; want id %d, false", i, id, item["local_snapshots"], apart[i].ID)
+							}
+						}
+						return nil
+					})),
+				statecheck.ExpectKnownValue("data.reseller_datacenters.all", tfjsonpath.New("datacenters"), knownvalue.ListPartial(map[int]knownvalue.Check{
+					0: knownvalue.ObjectPartial(map[string]knownvalue.Check{"id": knownvalue.Int64Exact(1), "local_snapshots": knownvalue.Bool(false)}),
+					1: knownvalue.ObjectPartial(map[string]knownvalue.Check{"id": knownvalue.Int64Exact(2), "local_snapshots": knownvalue.Bool(true)}),
+				})),
+			},
+		}},
+	})
+}

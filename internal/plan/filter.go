@@ -23,7 +23,7 @@ import (
 // filterNames are the filter attributes shared by reseller_plans and reseller_plan.
 var filterNames = []string{
 	"datacenter_id", "country_code", "min_cpu", "min_memory", "min_disk", "max_price", "type", "name_regex",
-	"include_unavailable",
+	"include_unavailable", "local_snapshots",
 }
 
 // filterValues are the filter attributes as configured.
@@ -38,6 +38,9 @@ type filterValues struct {
 	NameRegex    types.String
 	// IncludeUnavailable keeps plans of datacenters that take no orders now.
 	IncludeUnavailable types.Bool
+	// LocalSnapshots keeps plans whose datacenter says it keeps snapshots on the server's own
+	// disk (true) or apart from the server (false).
+	LocalSnapshots types.Bool
 }
 
 // filter is a parsed filterValues. The datacenter and the country are sent to the API; the
@@ -54,7 +57,10 @@ type filter struct {
 	nameRegex    *regexp.Regexp
 	// includeUnavailable keeps plans whose datacenter takes no orders now.
 	includeUnavailable bool
-	described          []string
+	// localSnapshots, when set, keeps only plans whose datacenter says its snapshots are local
+	// (or not) as asked; a plan whose datacenter does not say is left out either way.
+	localSnapshots *bool
+	described      []string
 }
 
 // parse turns configured values into a filter. A regex that does not compile is reported on
@@ -100,6 +106,10 @@ func (v filterValues) parse(diags *diag.Diagnostics) filter {
 	if tfutil.IsSet(v.IncludeUnavailable) && v.IncludeUnavailable.ValueBool() {
 		f.includeUnavailable = true
 		f.described = append(f.described, "include_unavailable = true")
+	}
+	if tfutil.IsSet(v.LocalSnapshots) {
+		f.localSnapshots = v.LocalSnapshots.ValueBoolPointer()
+		f.described = append(f.described, fmt.Sprintf("local_snapshots = %t", *f.localSnapshots))
 	}
 	return f
 }
@@ -157,7 +167,23 @@ func (f filter) matches(p client.Plan) bool {
 	if f.nameRegex != nil && !f.nameRegex.MatchString(p.Name) {
 		return false
 	}
+	if f.localSnapshots != nil {
+		local := LocalSnapshots(p)
+		if local == nil || *local != *f.localSnapshots {
+			return false
+		}
+	}
 	return true
+}
+
+// LocalSnapshots says whether the plan's datacenter keeps snapshots on the server's own disk
+// (true: they end with the server), from the `local_snapshots` extension of its datacenter; nil
+// when the API does not say (the spec shows it only on a snapshot, after a server exists).
+func LocalSnapshots(p client.Plan) *bool {
+	if p.Datacenter == nil {
+		return nil
+	}
+	return p.Datacenter.LocalSnapshots
 }
 
 func planDatacenterID(p client.Plan) int64 {
@@ -249,6 +275,14 @@ func filterAttributes(alsoComputed bool) map[string]schema.Attribute {
 			MarkdownDescription: "Also consider plans of datacenters that take no orders now (status other " +
 				"than `available`, for example under maintenance). Defaults to `false`: only orderable plans.",
 			Optional: true,
+		},
+		"local_snapshots": schema.BoolAttribute{
+			MarkdownDescription: "`false`: only plans whose snapshots outlive the server (kept apart from it, " +
+				"so a snapshot taken before a destroy survives it); `true`: only plans whose snapshots are " +
+				"restore points on the server's own disk, deleted with it. Plans whose datacenter does not " +
+				"say (an API without resellerd's `local_snapshots` extension) are left out either way.",
+			Optional: true,
+			Computed: alsoComputed,
 		},
 	}
 }

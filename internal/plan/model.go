@@ -18,6 +18,7 @@ type PlansModel struct {
 	NameRegex    types.String  `tfsdk:"name_regex"`
 	// IncludeUnavailable is a filter: keep plans of datacenters not taking orders.
 	IncludeUnavailable types.Bool  `tfsdk:"include_unavailable"`
+	LocalSnapshots     types.Bool  `tfsdk:"local_snapshots"`
 	Plans              []ItemModel `tfsdk:"plans"`
 }
 
@@ -25,7 +26,7 @@ func (m PlansModel) filterValues() filterValues {
 	return filterValues{
 		DatacenterID: m.DatacenterID, CountryCode: m.CountryCode, MinCPU: m.MinCPU, MinMemory: m.MinMemory,
 		MinDisk: m.MinDisk, MaxPrice: m.MaxPrice, Type: m.Type, NameRegex: m.NameRegex,
-		IncludeUnavailable: m.IncludeUnavailable,
+		IncludeUnavailable: m.IncludeUnavailable, LocalSnapshots: m.LocalSnapshots,
 	}
 }
 
@@ -47,6 +48,7 @@ type ItemModel struct {
 	Actions         []types.String  `tfsdk:"actions"`
 	TrafficIncluded types.Int64     `tfsdk:"traffic_included"`
 	Available       types.Bool      `tfsdk:"available"`
+	LocalSnapshots  types.Bool      `tfsdk:"local_snapshots"`
 }
 
 // Model is the state of reseller_plan: the filters and the found plan's fields side by side.
@@ -74,13 +76,15 @@ type Model struct {
 	Actions            []types.String  `tfsdk:"actions"`
 	TrafficIncluded    types.Int64     `tfsdk:"traffic_included"`
 	Available          types.Bool      `tfsdk:"available"`
+	// LocalSnapshots is both a filter and the found plan's value (null when the API does not say).
+	LocalSnapshots types.Bool `tfsdk:"local_snapshots"`
 }
 
 func (m Model) filterValues() filterValues {
 	return filterValues{
 		DatacenterID: m.DatacenterID, CountryCode: m.CountryCode, MinCPU: m.MinCPU, MinMemory: m.MinMemory,
 		MinDisk: m.MinDisk, MaxPrice: m.MaxPrice, Type: m.Type, NameRegex: m.NameRegex,
-		IncludeUnavailable: m.IncludeUnavailable,
+		IncludeUnavailable: m.IncludeUnavailable, LocalSnapshots: m.LocalSnapshots,
 	}
 }
 
@@ -104,6 +108,7 @@ func (m *Model) setPlan(p client.Plan) {
 	m.Actions = item.Actions
 	m.TrafficIncluded = item.TrafficIncluded
 	m.Available = item.Available
+	m.LocalSnapshots = item.LocalSnapshots
 }
 
 // TemplateModel is an OS template a plan can be built from.
@@ -141,6 +146,7 @@ func newItem(p client.Plan) ItemModel {
 		Actions:         stringValues(p.Actions),
 		TrafficIncluded: types.Int64Null(),
 		Available:       types.BoolValue(Orderable(p)),
+		LocalSnapshots:  types.BoolPointerValue(LocalSnapshots(p)),
 	}
 	if price, ok := p.HourlyPrice(); ok {
 		item.Price = types.Float64Value(price)

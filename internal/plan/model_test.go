@@ -46,6 +46,11 @@ func TestSelectPlans(t *testing.T) {
 	status := "maintenance"
 	maintenance := hourly(5, 0.001, 4, "cloud", "Closed")
 	maintenance.Datacenter = &client.Datacenter{ID: 3, Enabled: true, Status: &status}
+	local, apart := true, false
+	onDisk := hourly(6, 0.03, 1, "cloud", "Local")
+	onDisk.Datacenter = &client.Datacenter{ID: 2, Enabled: true, LocalSnapshots: &local}
+	kept := hourly(7, 0.04, 1, "cloud", "Kept")
+	kept.Datacenter = &client.Datacenter{ID: 1, Enabled: true, LocalSnapshots: &apart}
 	all := []client.Plan{
 		hourly(4, 0.02, 2, "cloud", "Medium"),
 		hourly(2, 0.01, 1, "cloud", "Small"),
@@ -53,18 +58,22 @@ func TestSelectPlans(t *testing.T) {
 		{ID: 9, Name: "No price"},
 		hourly(3, 0.08, 8, "cloud", "Large"),
 		maintenance,
+		onDisk, kept,
 	}
 	tests := []struct {
 		name string
 		f    filter
 		want []int64
 	}{
-		{"all sorted by price then id", filter{}, []int64{2, 1, 4, 3, 9}},
+		{"all sorted by price then id", filter{}, []int64{2, 1, 4, 6, 7, 3, 9}},
 		{"min cpu", filter{minCPU: 2}, []int64{1, 4, 3}},
 		{"max price excludes unpriced", filter{maxPrice: 0.02, hasMaxPrice: true}, []int64{2, 1, 4}},
 		{"type", filter{typ: "dedicated"}, []int64{1}},
 		{"nothing", filter{minCPU: 64}, []int64{}},
 		{"include unavailable", filter{minCPU: 4, includeUnavailable: true}, []int64{5, 3}},
+		// Plans whose datacenter does not say are left out of both answers.
+		{"snapshots outlive the server", filter{localSnapshots: &apart}, []int64{7}},
+		{"snapshots on the server's disk", filter{localSnapshots: &local}, []int64{6}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

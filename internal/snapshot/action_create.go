@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -46,7 +47,10 @@ func (a *CreateAction) Schema(_ context.Context, _ action.SchemaRequest, resp *a
 		MarkdownDescription: "Takes a snapshot of a server and waits until it is available. Needs Terraform 1.14 " +
 			"or later. The snapshot is not managed by Terraform: it is billed like any snapshot until it is " +
 			"deleted (or, when local, until its server ends). Typical use: a backup before every change " +
-			"of a server, from its `lifecycle { action_trigger { events = [before_update] ... } }`.",
+			"of a server, from its `lifecycle { action_trigger { events = [before_update] ... } }`, or, " +
+			"from Terraform 1.16, a last snapshot before Terraform destroys or replaces the server " +
+			"(`events = [before_destroy]` with `instance_id = caller.id`). A snapshot that is `local` (kept " +
+			"on the server's own disk) is deleted with its server: the action then ends with a warning.",
 		Attributes: map[string]schema.Attribute{
 			"instance_id": schema.Int64Attribute{
 				Required:            true,
@@ -88,9 +92,33 @@ func (a *CreateAction) Invoke(ctx context.Context, req action.InvokeRequest, res
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("snapshot %d of instance %d accepted, waiting for it to be available", snap.ID, instanceID)})
-	if _, err := tfutil.WaitSnapshot(ctx, c, snap.ID, "to be available", available); err != nil {
+	done, err := tfutil.WaitSnapshot(ctx, c, snap.ID, "to be available", available)
+	if err != nil {
 		tfutil.AddAPIError(&resp.Diagnostics, fmt.Sprintf("Snapshot %d of instance %d is not available", snap.ID, instanceID), err)
 		return
 	}
 	resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf("snapshot %d is available", snap.ID)})
+	if done.Local {
+		addLocalWarning(&resp.Diagnostics, done)
+	}
+}
+
+// addLocalWarning warns that the snapshot just taken lives on its server's disk. Taken before a
+// destroy (the reason to snapshot then), it is `expired` the moment the server is gone, so a user
+// who believes they kept a copy must hear, in the action's result, that they have none.
+func addLocalWarning(diags *diag.Diagnostics, s *client.Snapshot) {
+	diags.AddWarning(fmt.Sprintf("Snapshot %d is local: deleted with its server", s.ID),
+		fmt.Sprintf("Snapshot %d (%q, of server %q) is a restore point on the server's own disk: it is "+
+			"deleted with its server; it does not survive a destroy. It can restore the server while the "+
+			"server exists. For a copy that outlives the server, use a plan whose snapshots are kept apart "+
+			"from it (local_snapshots = false in the reseller_plan and reseller_plans data sources) and "+
+			"move the data there before destroying this one.", s.ID, s.Name, sourceName(s)))
+}
+
+// sourceName is the name of the server a snapshot was taken of, "" when the API leaves it out.
+func sourceName(s *client.Snapshot) string {
+	if s.SourceName == nil {
+		return ""
+	}
+	return *s.SourceName
 }

@@ -114,12 +114,18 @@ type datacenterJSON struct {
 	Enabled     bool       `json:"enabled"`
 	Terms       []termJSON `json:"terms"`
 	RequireKYC  bool       `json:"require_kyc"`
+	// LocalSnapshots is an extension of the spec's fields: true where the datacenter keeps
+	// snapshots on the server's own disk, so they end with it (the snapshot's `local`). The spec
+	// shows this only on a snapshot, or in the settings of a server's snapshot list, both after a
+	// server exists; here it can be read before ordering one.
+	LocalSnapshots bool `json:"local_snapshots"`
 }
 
 func newDatacenterJSON(d catalog.Datacenter, lang catalog.Lang) datacenterJSON {
 	return datacenterJSON{
 		ID: d.ID, Name: d.Name.In(lang), Description: optional(d.Description.In(lang)), Status: optional(d.Status),
 		Enabled: d.Enabled, Terms: []termJSON{{Term: catalog.TermHourly, Enabled: true}}, RequireKYC: d.RequireKYC,
+		LocalSnapshots: d.Snapshots.Local,
 	}
 }
 
