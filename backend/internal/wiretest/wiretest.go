@@ -125,6 +125,8 @@ type Datacenter struct {
 	Enabled     bool             `json:"enabled"`
 	Terms       []DatacenterTerm `json:"terms"`
 	RequireKYC  bool             `json:"require_kyc"`
+	// LocalSnapshots is resellerd's extension: true where snapshots live on the server's disk.
+	LocalSnapshots *bool `json:"local_snapshots"`
 }
 
 // DatacenterTerm is one billing term a datacenter sells.
