@@ -42,6 +42,11 @@ type Config struct {
 	// RetainEvents is how long delivered and abandoned events and their deliveries are kept
 	// (--retain-events); 0 is 168 hours. Timed-out orders go 24 hours after they finished.
 	RetainEvents time.Duration
+	// TrustedProxies are the ranges of the proxies (load balancers) in front of the API
+	// (--trusted-proxies): when a request's peer is in one, its client address, which the
+	// failed-authentication limit, the per-client rate limits and the access log use, is the
+	// right-most untrusted address of its Forwarded or X-Forwarded-For header. None: the peer.
+	TrustedProxies []netip.Prefix
 	// WebhookResolver resolves webhook hosts when they are dialled; nil is the system's (tests
 	// pass one whose answers they control).
 	WebhookResolver *net.Resolver
@@ -145,7 +150,7 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 	s.handler = wakingAfterWrites(api.NewHandler(api.Config{
 		Service: svc, Logger: cfg.Logger, Clock: cfg.Clock,
 		RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON, RateWindows: rateWindows(cfg.DB, st),
-		Ready: s.ready, Observer: m,
+		Ready: s.ready, Observer: m, TrustedProxies: cfg.TrustedProxies,
 	}), s.wake)
 	// The workers outlive New's ctx (it only bounds opening) and stop when Close says so.
 	s.startWorkers(context.WithoutCancel(ctx))

@@ -27,7 +27,7 @@ const usage = `usage:
                   [--fail-rate 0] [--allow-http-webhooks] [--rate-limit-scale 1]
                   [--tls-cert FILE --tls-key FILE] [--webhook-allow-cidr CIDR,...] [--retain-events 168h]
                   [--log-format text|json] [--log-level debug|info|warn|error]
-                  [--metrics-listen ADDR]
+                  [--metrics-listen ADDR] [--trusted-proxies CIDR,...]
   resellerd dev [--listen 127.0.0.1:8080] [--env-file FILE] [--seed FILE] [--db PATH] [serve's flags]
       # a fresh temporary database with one account; prints the export lines to use it;
       # --db opens only a database dev created (marked as a dev database) or a new file

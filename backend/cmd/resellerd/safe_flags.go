@@ -9,11 +9,14 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
-// addSafeFlags registers the flags that make a shared resellerd safe (issue 17): the webhook
-// policy and the event retention (addWebhookFlags). Called from addServeFlags, so serve and dev
-// both take them.
+// addSafeFlags registers the flags that make a shared resellerd safe (issues 17 and 27): the
+// webhook policy and the event retention (addWebhookFlags), and the proxies whose forwarding
+// headers name the client. Called from addServeFlags, so serve and dev both take them.
 func addSafeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	addWebhookFlags(fs, &o.Config, def.Config)
+	o.Config.TrustedProxies = append(o.Config.TrustedProxies[:0], def.Config.TrustedProxies...)
+	fs.Var((*cidrList)(&o.Config.TrustedProxies), "trusted-proxies",
+		"address ranges (`CIDR,...`) of the load balancers or reverse proxies in front of the API, such as 10.0.0.0/8; a request from one is counted (failed-key limit, rate limits, access log key client) by the right-most address of its Forwarded or X-Forwarded-For header that is not itself in these ranges; from any other peer those headers are ignored")
 }
 
 // addWebhookFlags registers serve's webhook policy (which URLs a webhook may have and which

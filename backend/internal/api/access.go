@@ -29,11 +29,13 @@ func (noObserver) RateLimited(string)                         {}
 const unmatchedRoute = "unmatched"
 
 // accessRecord is what the layers inside withRequestID learn about a request for its access
-// line and its metrics: the route the mux matched and the account the key authenticated. The
-// layers share it by pointer, because each one passes on a copy of the request.
+// line and its metrics: the route the mux matched, the account the key authenticated and the
+// client address (clientAddr) the limits count. The layers share it by pointer, because each one
+// passes on a copy of the request.
 type accessRecord struct {
 	route     string
-	accountID int64 // 0: not authenticated
+	accountID int64  // 0: not authenticated
+	client    string // "": not settled (outside withRequestID)
 }
 
 type accessKey struct{}
@@ -83,6 +85,7 @@ func (h *handler) logAccess(r *http.Request, id string, rec *accessRecord, sw *s
 		slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", rec.route),
 		slog.String("path", r.URL.Path), slog.Int("status", status),
 		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.Int64("bytes", sw.bytes),
+		slog.String("client", rec.client),
 	}
 	if rec.accountID != 0 {
 		attrs = append(attrs, slog.Int64("account_id", rec.accountID))

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
@@ -34,6 +35,9 @@ type Config struct {
 	Observer Observer
 	// Ready answers GET /readyz; nil: always ready.
 	Ready ReadyFunc
+	// TrustedProxies are the ranges of the proxies whose Forwarded and X-Forwarded-For headers
+	// are believed (see clientAddr); none: the peer is the client.
+	TrustedProxies []netip.Prefix
 }
 
 // handler carries the dependencies of every route.
@@ -47,6 +51,7 @@ type handler struct {
 	bufs      bufferPool // what write encodes answers into
 	observer  Observer
 	ready     ReadyFunc
+	proxies   trustedProxies // whose forwarding headers name the client (client_addr.go)
 }
 
 // NewHandler returns the whole API: /api/v1/... and /openapi.json.
@@ -67,6 +72,7 @@ func newHandler(cfg Config) *handler {
 		openapi:   cfg.OpenAPI,
 		observer:  cmp.Or[Observer](cfg.Observer, noObserver{}),
 		ready:     cfg.Ready,
+		proxies:   trustedProxies(cfg.TrustedProxies),
 	}
 }
 

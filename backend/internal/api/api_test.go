@@ -22,8 +22,9 @@ type fixedClock struct{ t time.Time }
 
 func (c *fixedClock) Now() time.Time { return c.t }
 
-// newTestHandler builds the API with extra test-only routes registered beside the real ones.
-func newTestHandler(t *testing.T, logs *bytes.Buffer, extra func(mux *http.ServeMux)) http.Handler {
+// newTestHandler builds the API with extra test-only routes registered beside the real ones;
+// configure changes the handler's Config.
+func newTestHandler(t *testing.T, logs *bytes.Buffer, extra func(mux *http.ServeMux), configure ...func(*Config)) http.Handler {
 	t.Helper()
 	st, err := sqlstore.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "api.db"))
 	if err != nil {
@@ -34,7 +35,11 @@ func newTestHandler(t *testing.T, logs *bytes.Buffer, extra func(mux *http.Serve
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	svc := service.New(service.Config{Store: st, Catalog: catalog.New(), Clock: clock, Logger: logger,
 		Datacenter: sim.New(sim.Options{Clock: clock, State: st})})
-	h := newHandler(Config{Service: svc, Logger: logger, Clock: clock, RateLimitScale: 1})
+	cfg := Config{Service: svc, Logger: logger, Clock: clock, RateLimitScale: 1}
+	for _, c := range configure {
+		c(&cfg)
+	}
+	h := newHandler(cfg)
 	mux := http.NewServeMux()
 	h.routes(mux)
 	extra(mux)

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -33,7 +32,8 @@ func requestID(ctx context.Context) string {
 }
 
 // withRequestID gives every request an id, echoed in X-Request-ID and in error bodies. A sane
-// incoming id is kept so a client can follow one request across services.
+// incoming id is kept so a client can follow one request across services. It also settles the
+// request's client address (clientAddr) once, for every layer inside to share.
 func (h *handler) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-ID")
@@ -43,7 +43,7 @@ func (h *handler) withRequestID(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-ID", id)
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		rec := &accessRecord{route: unmatchedRoute}
+		rec := &accessRecord{route: unmatchedRoute, client: h.proxies.clientAddr(r)}
 		next.ServeHTTP(sw, r.WithContext(withAccessRecord(context.WithValue(r.Context(), requestIDKey, id), rec)))
 		h.logAccess(r, id, rec, sw, time.Since(start))
 	})
@@ -208,15 +208,6 @@ func apiKey(r *http.Request) string {
 		return strings.TrimSpace(token)
 	}
 	return ""
-}
-
-// clientIP is the peer address. Forwarding headers are not trusted: anyone can send them.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // unmatched answers a request no route takes: 405 with Allow when the path exists under
