@@ -78,7 +78,7 @@ func (q queries) placeOrderInSteps(ctx context.Context, o store.Order, key *stor
 	if !c.Admits(o.Price) {
 		return store.Order{}, c, fmt.Errorf("sqlstore: place order: %w", store.ErrNotAdmitted)
 	}
-	if o, err = q.CreateOrder(ctx, o); err != nil {
+	if o, err = q.createOrder(ctx, o); err != nil {
 		return store.Order{}, c, err
 	}
 	if key != nil {
