@@ -9,7 +9,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
-// addSafeFlags registers the flags that make a shared resellerd safe (issue 17): the webhook
+// addSafeFlags registers the flags that make a shared resellerd safe: the webhook
 // policy and the event retention (addWebhookFlags). Called from addServeFlags, so serve and dev
 // both take them.
 func addSafeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
