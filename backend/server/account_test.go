@@ -151,7 +151,11 @@ func TestBalance(t *testing.T) {
 		{AccountID: a.ID, Status: store.OrderPending, Price: 417, CreatedAt: e.clock.Now()},
 		{AccountID: a.ID, Status: "deployed", Price: 1_000_000, CreatedAt: e.clock.Now()},
 	} {
-		if _, err := e.srv.store.CreateOrder(ctx, o); err != nil {
+		placed, _, err := e.srv.store.PlaceOrder(ctx, o, nil)
+		if err == nil && o.Status != store.OrderPending {
+			err = e.srv.store.FinishOrder(ctx, placed.ID, o.Status, o.CreatedAt, 0, "")
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}

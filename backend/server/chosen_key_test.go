@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/seed"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 )
 
 // TestChosenAPIKey: an operator (a seed file, resellerd dev) may fix an account's key, of at
@@ -38,10 +41,10 @@ func TestSeedRefusesARepeatedKeyBeforeWriting(t *testing.T) {
 	ctx := context.Background()
 	cfg := Config{DB: filepath.Join(t.TempDir(), "seed.db")}
 	key := "twice-0123456789abcdef0123456789abcdef"
-	err := Seed(ctx, cfg, []SeedAccount{{NewAccount: NewAccount{APIKey: key}}, {NewAccount: NewAccount{APIKey: key}}})
-	var se *SeedError
+	err := Seed(ctx, cfg, []seed.Account{{NewAccount: service.NewAccount{APIKey: key}}, {NewAccount: service.NewAccount{APIKey: key}}})
+	var se *seed.Error
 	if !errors.As(err, &se) || se.Account != 1 || !strings.Contains(err.Error(), "api_key") {
-		t.Fatalf("Seed = %v, want a SeedError of account 1 naming api_key", err)
+		t.Fatalf("Seed = %v, want a seed.Error of account 1 naming api_key", err)
 	}
 	srv, err := New(ctx, cfg)
 	if err != nil {

@@ -56,8 +56,8 @@ func fillIdle(t *testing.T, st store.Store, accountID int64, n int, now time.Tim
 	ctx := context.Background()
 	err := st.WithTx(ctx, func(tx store.Tx) error {
 		for i := range n {
-			o, err := tx.CreateOrder(ctx, store.Order{AccountID: accountID, Status: store.OrderPending, Price: 4_000,
-				CreatedAt: now, PlanID: 101, TemplateID: 1})
+			o, _, err := tx.PlaceOrder(ctx, store.Order{AccountID: accountID, Status: store.OrderPending, Price: 4_000,
+				CreatedAt: now, PlanID: 101, TemplateID: 1}, nil)
 			if err != nil {
 				return err
 			}

@@ -85,6 +85,34 @@ func (s *Server) ChangeRootPasswordOutOfBand(ctx context.Context, instanceID int
 	return nil
 }
 
+// AuthorizeInstance checks that key is a valid account key and that the instance belongs to that
+// account, so that a hook acts for the holder of an account's key (`resellerd dev`'s /_dev/
+// routes) only on that account's instances. Its errors are the API's: 401 for a bad key, 404
+// for an instance of another account.
+func (s *Server) AuthorizeInstance(ctx context.Context, key string, instanceID int64) error {
+	acct, err := s.svc.Authenticate(ctx, key)
+	if err != nil {
+		return err
+	}
+	if _, err := s.svc.Instance(ctx, acct, instanceID, false); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return nil
+}
+
+// AuthorizeOrder checks that key is a valid account key and that the order belongs to that
+// account and is still readable (401 or 404 otherwise).
+func (s *Server) AuthorizeOrder(ctx context.Context, key string, orderID int64) error {
+	acct, err := s.svc.Authenticate(ctx, key)
+	if err != nil {
+		return err
+	}
+	if _, err := s.svc.Order(ctx, acct, orderID); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return nil
+}
+
 // ManualClock is a Clock that moves only when told to, for tests that drive billing, order
 // windows and rate limits through time (pair it with Config.WorkerInterval < 0 and RunDue).
 // It is safe for concurrent use.

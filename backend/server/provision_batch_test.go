@@ -132,8 +132,8 @@ func fillPending(t *testing.T, st store.Store, accountID int64, n int, now time.
 	ctx := context.Background()
 	err := st.WithTx(ctx, func(tx store.Tx) error {
 		for range n {
-			if _, err := tx.CreateOrder(ctx, store.Order{AccountID: accountID, Status: store.OrderPending, Price: 4_000,
-				CreatedAt: now, PlanID: 101, TemplateID: 1}); err != nil {
+			if _, _, err := tx.PlaceOrder(ctx, store.Order{AccountID: accountID, Status: store.OrderPending, Price: 4_000,
+				CreatedAt: now, PlanID: 101, TemplateID: 1}, nil); err != nil {
 				return err
 			}
 		}

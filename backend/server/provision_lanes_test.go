@@ -30,11 +30,17 @@ func TestPostgresLanesDeployOnce(t *testing.T) {
 		fillPending(t, st, a.ID, 50, clock.Now())
 		accounts = append(accounts, a.ID)
 	}
-	poor, err := replicas[0].srv.CreateAccount(ctx, NewAccount{BalanceMicros: 6_000, ServerLimit: 10, OrderLimit: 10})
+	// The poor account's orders were placed while it could pay for them all; a charge since
+	// left it 6,000 of their 12,000.
+	poor, err := replicas[0].srv.CreateAccount(ctx, NewAccount{BalanceMicros: 12_000, ServerLimit: 10, OrderLimit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fillPending(t, st, poor.ID, 3, clock.Now())
+	if _, err := st.AddLedgerEntry(ctx, store.LedgerEntry{AccountID: poor.ID, Amount: -6_000, Kind: store.LedgerRenewal,
+		Reference: "instance:0:renewal", CreatedAt: clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
 
 	runBoth(t, replicas, 2)
 	for _, id := range append(accounts, poor.ID) {

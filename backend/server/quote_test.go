@@ -15,9 +15,9 @@ func TestQuote(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.account(t, 10_000) // 0.01 USD
-	if _, err := e.srv.store.CreateOrder(context.Background(), store.Order{
+	if _, _, err := e.srv.store.PlaceOrder(context.Background(), store.Order{
 		AccountID: a.ID, Status: store.OrderPending, Price: 2_000, CreatedAt: e.clock.Now(),
-	}); err != nil {
+	}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Available is 0.01 - 0.002 = 0.008.

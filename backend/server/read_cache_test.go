@@ -117,8 +117,8 @@ func newPendingCredentials(t *testing.T, st store.Store, accountID int64, now ti
 	ctx := context.Background()
 	var id int64
 	err := st.WithTx(ctx, func(tx store.Tx) error {
-		o, err := tx.CreateOrder(ctx, store.Order{AccountID: accountID, Status: store.OrderPending, Price: 4_000,
-			CreatedAt: now, PlanID: 101, TemplateID: 1})
+		o, _, err := tx.PlaceOrder(ctx, store.Order{AccountID: accountID, Status: store.OrderPending, Price: 4_000,
+			CreatedAt: now, PlanID: 101, TemplateID: 1}, nil)
 		if err != nil {
 			return err
 		}

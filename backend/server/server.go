@@ -213,12 +213,10 @@ func rateWindows(dsn string, st store.Store) api.RateWindows {
 
 // postgresProvisionLanes is how many batches of deploys run at once on PostgreSQL (see
 // service.Config.ProvisionLanes). A batch there waits on round trips far more than PostgreSQL
-// works, so lanes overlap them. Draining 20,000 orders of 50 accounts on 2 cores shared with
-// PostgreSQL (bench/backend), 1 lane moved 1,230 to 1,370 orders a second, 2 lanes 1,880, 4
-// lanes 2,100 to 2,300 and 8 lanes 2,590: 4 keep well ahead of admission (about 1,100 a second)
-// while leaving the rest of the pool and of the cores to POST /instances, which the bench
-// measures while the worker deploys what it admits: 965-1,063/s with 4 lanes against 979-1,121
-// with one, within the noise of the shared machine.
+// works, so lanes overlap them. Four drain well ahead of admission while leaving the rest of
+// the pool and of the cores to POST /instances, which costs them nothing measurable; more
+// lanes drain a little faster still, with the pool and the cores to share
+// (bench/README.md has the figures).
 const postgresProvisionLanes = 4
 
 // provisionLanes is the provisioning worker's lanes on the database dsn: postgresProvisionLanes

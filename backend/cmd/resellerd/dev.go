@@ -18,7 +18,9 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+	seedpkg "github.com/reseller/terraform-provider-reseller/backend/internal/seed" // seed is the subcommand
 	"github.com/reseller/terraform-provider-reseller/backend/internal/seedfile"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -41,7 +43,7 @@ var devDefaults = serveOptions{
 }
 
 // devAccount is the account `resellerd dev` creates when no seed file is given.
-var devAccount = server.NewAccount{BalanceMicros: int64(money.USD(1000)), ServerLimit: 50, OrderLimit: 10, Language: "en"}
+var devAccount = service.NewAccount{Balance: money.USD(1000), ServerLimit: 50, OrderLimit: 10, Language: "en"}
 
 // devFlags are the flags of `resellerd dev`, filling o: every flag of serve and dev's own.
 func devFlags(o *devOptions) *flag.FlagSet {
@@ -103,7 +105,7 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 		defer os.RemoveAll(dir)
 		o.Config.DB = filepath.Join(dir, "reseller.db")
 	}
-	clock := &server.OffsetClock{}
+	clock := &devapi.OffsetClock{}
 	o.Config.Clock, o.Config.Logger = clock, logger
 	b := &devBackend{cfg: o.Config, accounts: accounts}
 	if err := b.open(ctx); err != nil {
@@ -123,7 +125,7 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 
 // devAccounts are the accounts dev starts with: the seed file's, or one fresh account with a
 // random key. Either way their keys stay the same across POST /_dev/reset.
-func devAccounts(path string) ([]server.SeedAccount, *seedfile.File, error) {
+func devAccounts(path string) ([]seedpkg.Account, *seedfile.File, error) {
 	if path != "" {
 		f, err := seedfile.Read(path)
 		if err != nil {
@@ -137,13 +139,13 @@ func devAccounts(path string) ([]server.SeedAccount, *seedfile.File, error) {
 	}
 	a := devAccount
 	a.APIKey = hex.EncodeToString(b)
-	return []server.SeedAccount{{NewAccount: a}}, nil, nil
+	return []seedpkg.Account{{NewAccount: a}}, nil, nil
 }
 
 // devBackend is the backend dev serves; POST /_dev/reset replaces it with a fresh one.
 type devBackend struct {
 	cfg      server.Config
-	accounts []server.SeedAccount
+	accounts []seedpkg.Account
 	mu       sync.RWMutex // held for reading while a request uses srv, for writing by reset
 	srv      *server.Server
 }
@@ -175,7 +177,7 @@ func (b *devBackend) close() {
 	_ = b.srv.Close()
 }
 
-func (b *devBackend) do(fn func(*server.Server) error) error {
+func (b *devBackend) do(fn func(devapi.Backend) error) error {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	return fn(b.srv)

@@ -9,9 +9,9 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
-// addSafeFlags registers the flags that make a shared resellerd safe (issues 17 and 27): the
-// webhook policy and the event retention (addWebhookFlags), and the proxies whose forwarding
-// headers name the client. Called from addServeFlags, so serve and dev both take them.
+// addSafeFlags registers the flags that make a shared resellerd safe: the webhook policy and the
+// event retention (addWebhookFlags), and the proxies whose forwarding headers name the client.
+// Called from addServeFlags, so serve and dev both take them.
 func addSafeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	addWebhookFlags(fs, &o.Config, def.Config)
 	o.Config.TrustedProxies = append(o.Config.TrustedProxies[:0], def.Config.TrustedProxies...)

@@ -123,7 +123,7 @@ func (h *handler) authenticate(w http.ResponseWriter, r *http.Request) (store.Ac
 	acct, err := h.svc.Authenticate(r.Context(), apiKey(r))
 	if err != nil {
 		var e *service.Error
-		if errors.As(err, &e) && e.Status == http.StatusUnauthorized {
+		if errors.As(err, &e) && e.Kind == service.KindUnauthorized {
 			h.authFails.failed(ip, h.clock.Now())
 		}
 		h.fail(w, r, err)

@@ -131,7 +131,7 @@ func withBodyLimit(next http.Handler) http.Handler {
 
 // bodyTooLarge is the answer to a body over maxBodyBytes.
 func bodyTooLarge() *service.Error {
-	return &service.Error{Status: http.StatusRequestEntityTooLarge, Code: service.CodeValidation, Field: "body",
+	return &service.Error{Kind: service.KindTooLarge, Code: service.CodeValidation, Field: "body",
 		Message: fmt.Sprintf("body: larger than %d bytes", maxBodyBytes)}
 }
 
@@ -194,7 +194,7 @@ func (h *handler) allow(w http.ResponseWriter, r *http.Request, key string, perM
 func (h *handler) tooMany(w http.ResponseWriter, r *http.Request, wait int, what string) {
 	h.observer.RateLimited(accessOf(r.Context()).route)
 	w.Header().Set("Retry-After", strconv.Itoa(wait))
-	h.fail(w, r, &service.Error{Status: http.StatusTooManyRequests, Code: service.CodeRateLimited,
+	h.fail(w, r, &service.Error{Kind: service.KindRateLimited, Code: service.CodeRateLimited,
 		Message: fmt.Sprintf("%s; retry in %d seconds", what, wait)})
 }
 
@@ -217,7 +217,7 @@ func (h *handler) unmatched(w http.ResponseWriter, r *http.Request, mux *http.Se
 	mux.ServeHTTP(probe, r)
 	if probe.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", probe.header.Get("Allow"))
-		h.fail(w, r, &service.Error{Status: http.StatusMethodNotAllowed, Code: service.CodeMethodNotAllowed,
+		h.fail(w, r, &service.Error{Kind: service.KindMethodNotAllowed, Code: service.CodeMethodNotAllowed,
 			Message: fmt.Sprintf("method %s not allowed; allowed: %s", r.Method, probe.header.Get("Allow"))})
 		return
 	}

@@ -32,7 +32,7 @@ func checkContentType(r *http.Request) error {
 	if err == nil && mediaType == "application/json" && jsonParams(params) {
 		return nil
 	}
-	return &service.Error{Status: http.StatusUnsupportedMediaType, Code: service.CodeUnsupportedMediaType,
+	return &service.Error{Kind: service.KindUnsupportedMediaType, Code: service.CodeUnsupportedMediaType,
 		Message: fmt.Sprintf("a request body must be sent as Content-Type: application/json, not %q", header)}
 }
 

@@ -47,17 +47,48 @@ func (h *handler) ok(w http.ResponseWriter, r *http.Request, status int, data, m
 	h.write(w, r, status, successBody{Success: true, Data: data, Meta: meta})
 }
 
-// fail writes the error envelope for err. A *service.Error is shown as it is; anything else is
-// a 500 whose detail goes to the log only. Every 5xx is logged with its request id.
+// statusOf is the HTTP status of each kind of service error: the one place an error's status
+// is decided (spec: Errors). Conflicts share 409 whatever their code; validation_error is 400,
+// and 413 when it is the body that is too large.
+var statusOf = map[service.Kind]int{
+	service.KindInvalid:              http.StatusBadRequest,
+	service.KindUnauthorized:         http.StatusUnauthorized,
+	service.KindInsufficientBalance:  http.StatusPaymentRequired,
+	service.KindForbidden:            http.StatusForbidden,
+	service.KindNotFound:             http.StatusNotFound,
+	service.KindMethodNotAllowed:     http.StatusMethodNotAllowed,
+	service.KindConflict:             http.StatusConflict,
+	service.KindTooLarge:             http.StatusRequestEntityTooLarge,
+	service.KindUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	service.KindKeyReused:            http.StatusUnprocessableEntity,
+	service.KindRateLimited:          http.StatusTooManyRequests,
+	service.KindInternal:             http.StatusInternalServerError,
+	service.KindProvider:             http.StatusBadGateway,
+	service.KindUnavailable:          http.StatusServiceUnavailable,
+}
+
+// errorStatus is the status of an error of kind k; a kind missing from statusOf is a fault of
+// ours, answered 500.
+func errorStatus(k service.Kind) int {
+	if status, ok := statusOf[k]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
+}
+
+// fail writes the error envelope for err. A *service.Error is shown as it is, with its kind's
+// status; anything else is a 500 whose detail goes to the log only. Every 5xx is logged with
+// its request id.
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e := service.AsError(err)
-	if e.Status >= http.StatusInternalServerError {
+	status := errorStatus(e.Kind)
+	if status >= http.StatusInternalServerError {
 		h.log.ErrorContext(r.Context(), "request failed",
 			slog.String("request_id", requestID(r.Context())),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", e.Status), slog.Any("error", err))
+			slog.Int("status", status), slog.Any("error", err))
 	}
-	h.write(w, r, e.Status, errorBody{Error: errorDetail{
+	h.write(w, r, status, errorBody{Error: errorDetail{
 		Code: e.Code, Message: e.Message, RequestID: requestID(r.Context()), Reference: e.Reference,
 	}})
 }

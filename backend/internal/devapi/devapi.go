@@ -15,7 +15,6 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // Prefix is where the test-control API is mounted.
@@ -28,14 +27,34 @@ const MaxAdvance = 366 * 24 * time.Hour
 // renewals, snapshot hours and low-balance alerts happen hour by hour as they would in real time.
 const clockStep = time.Hour
 
+// Backend is what the routes act on: the operator hooks of the backend now serving (the
+// composition root, server.Server, has them). Their errors are the API's, answered as they are.
+type Backend interface {
+	// RunDue runs every worker once, for what is due at the clock's time.
+	RunDue(ctx context.Context) error
+	// AuthorizeInstance checks that key is an account's and the instance that account's
+	// (401 and 404 otherwise); AuthorizeOrder does the same for an order.
+	AuthorizeInstance(ctx context.Context, key string, instanceID int64) error
+	AuthorizeOrder(ctx context.Context, key string, orderID int64) error
+	LockInstance(ctx context.Context, instanceID int64, reason string) error
+	UnlockInstance(ctx context.Context, instanceID int64) error
+	// ChangeRootPasswordOutOfBand changes the root password on the machine behind the
+	// service's back, as a user logged in over SSH would.
+	ChangeRootPasswordOutOfBand(ctx context.Context, instanceID int64) error
+	// TimeOutOrder ends a pending order as if its order window had passed.
+	TimeOutOrder(ctx context.Context, orderID int64) error
+	// SetFailRate sets the share (0 to 1) of simulated builds and operations that fail.
+	SetFailRate(ctx context.Context, rate float64) error
+}
+
 // Config is what the handler acts on.
 type Config struct {
 	// Do runs fn with the backend now serving, holding it against a concurrent reset.
-	Do func(fn func(*server.Server) error) error
+	Do func(fn func(Backend) error) error
 	// Reset brings the service back to its seed (or its fresh account) with the same keys.
 	Reset func(ctx context.Context) error
 	// Clock is the service's clock, moved by POST /_dev/clock.
-	Clock *server.OffsetClock
+	Clock *OffsetClock
 	// Logger receives the 5xx answers' detail (nil: nowhere).
 	Logger *slog.Logger
 }
@@ -89,7 +108,7 @@ func (h handler) clock(w http.ResponseWriter, r *http.Request) {
 		h.resp.Fail(w, r, service.Validation("advance", "must be a positive duration such as \"25h\", at most %s", MaxAdvance))
 		return
 	}
-	err = h.cfg.Do(func(s *server.Server) error { return advance(r.Context(), s, h.cfg.Clock, d) })
+	err = h.cfg.Do(func(s Backend) error { return advance(r.Context(), s, h.cfg.Clock, d) })
 	if err != nil {
 		h.resp.Fail(w, r, err)
 		return
@@ -98,7 +117,7 @@ func (h handler) clock(w http.ResponseWriter, r *http.Request) {
 }
 
 // advance moves clock by d, step by step, running the workers after each step.
-func advance(ctx context.Context, s *server.Server, clock *server.OffsetClock, d time.Duration) error {
+func advance(ctx context.Context, s Backend, clock *OffsetClock, d time.Duration) error {
 	for d > 0 {
 		step := min(d, clockStep)
 		clock.Advance(step)
@@ -111,24 +130,24 @@ func advance(ctx context.Context, s *server.Server, clock *server.OffsetClock, d
 }
 
 // instanceHook is an operator hook on one instance, its request body already read.
-type instanceHook func(ctx context.Context, s *server.Server, id int64, body instanceBody) error
+type instanceHook func(ctx context.Context, s Backend, id int64, body instanceBody) error
 
 type instanceBody struct {
 	Reason *string `json:"reason"`
 }
 
-func lockInstance(ctx context.Context, s *server.Server, id int64, body instanceBody) error {
+func lockInstance(ctx context.Context, s Backend, id int64, body instanceBody) error {
 	if body.Reason == nil || strings.TrimSpace(*body.Reason) == "" {
 		return service.Validation("reason", "is required, such as \"debt\", \"traffic\" or \"abuse\"")
 	}
 	return s.LockInstance(ctx, id, *body.Reason)
 }
 
-func unlockInstance(ctx context.Context, s *server.Server, id int64, _ instanceBody) error {
+func unlockInstance(ctx context.Context, s Backend, id int64, _ instanceBody) error {
 	return s.UnlockInstance(ctx, id)
 }
 
-func passwordChanged(ctx context.Context, s *server.Server, id int64, _ instanceBody) error {
+func passwordChanged(ctx context.Context, s Backend, id int64, _ instanceBody) error {
 	return s.ChangeRootPasswordOutOfBand(ctx, id)
 }
 
@@ -140,7 +159,7 @@ func (h handler) instance(hook instanceHook) http.HandlerFunc {
 		if !okID || !h.decode(w, r, &body) {
 			return
 		}
-		err := h.cfg.Do(func(s *server.Server) error {
+		err := h.cfg.Do(func(s Backend) error {
 			if err := s.AuthorizeInstance(r.Context(), api.Key(r), id); err != nil {
 				return err
 			}
@@ -159,7 +178,7 @@ func (h handler) timeOut(w http.ResponseWriter, r *http.Request) {
 	if !okID || !h.decode(w, r, &struct{}{}) {
 		return
 	}
-	err := h.cfg.Do(func(s *server.Server) error {
+	err := h.cfg.Do(func(s Backend) error {
 		if err := s.AuthorizeOrder(r.Context(), api.Key(r), id); err != nil {
 			return err
 		}
@@ -183,7 +202,7 @@ func (h handler) failRate(w http.ResponseWriter, r *http.Request) {
 		h.resp.Fail(w, r, service.Validation("rate", "is required, from 0 to 1"))
 		return
 	}
-	if err := h.cfg.Do(func(s *server.Server) error { return s.SetFailRate(r.Context(), *in.Rate) }); err != nil {
+	if err := h.cfg.Do(func(s Backend) error { return s.SetFailRate(r.Context(), *in.Rate) }); err != nil {
 		h.resp.Fail(w, r, err)
 		return
 	}

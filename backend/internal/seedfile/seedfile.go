@@ -15,14 +15,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/seed"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // File is a parsed seed file: its accounts, and where each of their fields stands in the file.
 type File struct {
 	Name     string
-	Accounts []server.SeedAccount
+	Accounts []seed.Account
 	lines    []accountLines
 }
 
@@ -118,7 +118,7 @@ func (p parser) account(n *yaml.Node, path string, keys map[string]string) error
 	if err != nil {
 		return err
 	}
-	var a server.SeedAccount
+	var a seed.Account
 	lines := accountLines{fields: linesOf(n, fields)}
 	if a.APIKey, err = p.str(n, fields, path, "api_key", true); err != nil {
 		return err
@@ -154,13 +154,13 @@ func (p parser) account(n *yaml.Node, path string, keys map[string]string) error
 }
 
 // accountNumbers reads balance (USD, exact decimal), server_limit and order_limit.
-func (p parser) accountNumbers(n *yaml.Node, fields map[string]*yaml.Node, path string, a *server.SeedAccount) error {
+func (p parser) accountNumbers(n *yaml.Node, fields map[string]*yaml.Node, path string, a *seed.Account) error {
 	if v, ok := fields["balance"]; ok {
 		m, err := money.Parse(v.Value)
 		if err != nil || m < 0 || v.Kind != yaml.ScalarNode {
 			return p.fail(v, join(path, "balance"), "must be an amount of USD that is not negative, such as 1000 or 12.50")
 		}
-		a.BalanceMicros = int64(m)
+		a.Balance = m
 	}
 	var err error
 	if a.ServerLimit, err = p.count(fields, path, "server_limit"); err != nil {
@@ -172,7 +172,7 @@ func (p parser) accountNumbers(n *yaml.Node, fields map[string]*yaml.Node, path 
 
 var serverFields = []string{"name", "plan_id", "template_id", "power"}
 
-func (p parser) servers(n *yaml.Node, path string, a *server.SeedAccount, lines *accountLines) error {
+func (p parser) servers(n *yaml.Node, path string, a *seed.Account, lines *accountLines) error {
 	items, err := p.sequence(n, join(path, "servers"))
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ func (p parser) servers(n *yaml.Node, path string, a *server.SeedAccount, lines 
 		if err != nil {
 			return err
 		}
-		var s server.SeedServer
+		var s seed.Server
 		if s.Name, err = p.str(item, fields, at, "name", true); err != nil {
 			return err
 		}
@@ -212,7 +212,7 @@ func (p parser) servers(n *yaml.Node, path string, a *server.SeedAccount, lines 
 	return nil
 }
 
-func (p parser) snapshots(n *yaml.Node, path string, a *server.SeedAccount, lines *accountLines) error {
+func (p parser) snapshots(n *yaml.Node, path string, a *seed.Account, lines *accountLines) error {
 	items, err := p.sequence(n, join(path, "snapshots"))
 	if err != nil {
 		return err
@@ -223,14 +223,14 @@ func (p parser) snapshots(n *yaml.Node, path string, a *server.SeedAccount, line
 		if err != nil {
 			return err
 		}
-		var s server.SeedSnapshot
+		var s seed.Snapshot
 		if s.Name, err = p.str(item, fields, at, "name", true); err != nil {
 			return err
 		}
 		if s.Server, err = p.str(item, fields, at, "server", true); err != nil {
 			return err
 		}
-		if !slices.ContainsFunc(a.Servers, func(sv server.SeedServer) bool { return sv.Name == s.Server }) {
+		if !slices.ContainsFunc(a.Servers, func(sv seed.Server) bool { return sv.Name == s.Server }) {
 			return p.fail(fields["server"], join(at, "server"), "no server named %q in this account's servers", s.Server)
 		}
 		a.Snapshots = append(a.Snapshots, s)
@@ -239,7 +239,7 @@ func (p parser) snapshots(n *yaml.Node, path string, a *server.SeedAccount, line
 	return nil
 }
 
-func (p parser) webhook(n *yaml.Node, path string, a *server.SeedAccount, lines *accountLines) error {
+func (p parser) webhook(n *yaml.Node, path string, a *seed.Account, lines *accountLines) error {
 	if n == nil {
 		return nil
 	}
@@ -248,7 +248,7 @@ func (p parser) webhook(n *yaml.Node, path string, a *server.SeedAccount, lines 
 	if err != nil {
 		return err
 	}
-	var w server.SeedWebhook
+	var w seed.Webhook
 	if w.URL, err = p.str(n, fields, at, "url", true); err != nil {
 		return err
 	}
@@ -312,10 +312,11 @@ func (p parser) count(fields map[string]*yaml.Node, path, name string) (int, err
 	return n, nil
 }
 
-// Explain turns an error of server.Seed into one naming the file, the line and the field of
-// the item that failed; other errors come back as they are.
+// Explain turns an error of applying the seed (a *seed.Error, as server.Seed returns) into one
+// naming the file, the line and the field of the item that failed; other errors come back as
+// they are.
 func (f *File) Explain(err error) error {
-	var se *server.SeedError
+	var se *seed.Error
 	if !errors.As(err, &se) || se.Account >= len(f.lines) {
 		return err
 	}

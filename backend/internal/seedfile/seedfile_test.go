@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/seed"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 const key = "k-0123456789abcdef0123456789abcdef"
@@ -40,17 +40,17 @@ func TestParseEveryField(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := f.Accounts[0]
-	if a.APIKey != key || a.BalanceMicros != 12_500_000 || a.ServerLimit != 3 || a.OrderLimit != 2 || a.Language != "en" {
+	if a.APIKey != key || a.Balance != 12_500_000 || a.ServerLimit != 3 || a.OrderLimit != 2 || a.Language != "en" {
 		t.Fatalf("account fields: %+v", a.NewAccount)
 	}
-	want := []server.SeedServer{{Name: "web-1", PlanID: 101, TemplateID: 1}, {Name: "web-2", PlanID: 102, TemplateID: 3, PowerOff: true}}
+	want := []seed.Server{{Name: "web-1", PlanID: 101, TemplateID: 1}, {Name: "web-2", PlanID: 102, TemplateID: 3, PowerOff: true}}
 	if len(a.Servers) != 2 || a.Servers[0] != want[0] || a.Servers[1] != want[1] {
 		t.Fatalf("servers: %+v", a.Servers)
 	}
-	if len(a.Snapshots) != 1 || a.Snapshots[0] != (server.SeedSnapshot{Name: "golden", Server: "web-2"}) {
+	if len(a.Snapshots) != 1 || a.Snapshots[0] != (seed.Snapshot{Name: "golden", Server: "web-2"}) {
 		t.Fatalf("snapshots: %+v", a.Snapshots)
 	}
-	if a.Webhook == nil || *a.Webhook != (server.SeedWebhook{URL: "http://127.0.0.1:9/hook", Secret: "s-0123456789abcdef"}) {
+	if a.Webhook == nil || *a.Webhook != (seed.Webhook{URL: "http://127.0.0.1:9/hook", Secret: "s-0123456789abcdef"}) {
 		t.Fatalf("webhook: %+v", a.Webhook)
 	}
 }
@@ -102,10 +102,10 @@ func TestExplainNamesTheLine(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&server.SeedError{Account: 0, Part: "servers", Index: 1, Err: service.Validation("server_id", "no such plan")}, "seed.yaml:12: accounts[0].servers[1].plan_id: server_id: no such plan"},
-		{&server.SeedError{Account: 0, Part: "webhook", Err: service.Validation("url", "must be https")}, "seed.yaml:19: accounts[0].webhook.url:"},
-		{&server.SeedError{Account: 0, Part: "snapshots", Index: 0, Err: errors.New("snapshot 1 ended failed")}, "seed.yaml:16: accounts[0].snapshots[0]: snapshot 1 ended failed"},
-		{&server.SeedError{Account: 0, Err: service.Validation("balance", "too large")}, "seed.yaml:3: accounts[0].balance:"},
+		{&seed.Error{Account: 0, Part: "servers", Index: 1, Err: service.Validation("server_id", "no such plan")}, "seed.yaml:12: accounts[0].servers[1].plan_id: server_id: no such plan"},
+		{&seed.Error{Account: 0, Part: "webhook", Err: service.Validation("url", "must be https")}, "seed.yaml:19: accounts[0].webhook.url:"},
+		{&seed.Error{Account: 0, Part: "snapshots", Index: 0, Err: errors.New("snapshot 1 ended failed")}, "seed.yaml:16: accounts[0].snapshots[0]: snapshot 1 ended failed"},
+		{&seed.Error{Account: 0, Err: service.Validation("balance", "too large")}, "seed.yaml:3: accounts[0].balance:"},
 	}
 	for _, c := range cases {
 		if got := f.Explain(c.err).Error(); !strings.HasPrefix(got, c.want) {
@@ -125,7 +125,7 @@ func TestExampleSeedHasEveryField(t *testing.T) {
 		t.Fatal("no accounts")
 	}
 	a := f.Accounts[0]
-	if a.APIKey == "" || a.BalanceMicros == 0 || a.ServerLimit == 0 || a.OrderLimit == 0 || a.Language == "" {
+	if a.APIKey == "" || a.Balance == 0 || a.ServerLimit == 0 || a.OrderLimit == 0 || a.Language == "" {
 		t.Errorf("the first account leaves an account field unset: %+v", a.NewAccount)
 	}
 	powerOff := false

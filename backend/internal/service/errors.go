@@ -3,7 +3,6 @@ package service
 import (
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
@@ -37,14 +36,40 @@ const (
 	CodeSnapshotLocked       = "snapshot_locked"
 	CodeRestoreUnsupported   = "restore_unsupported"
 
-	// CodeUnsupportedMediaType (415) answers a request body that is not application/json.
+	// CodeUnsupportedMediaType answers a request body that is not application/json.
 	CodeUnsupportedMediaType = "unsupported_media_type"
 )
 
-// Error is a failure the API can show a client: an HTTP status, a stable code and a message safe
-// to publish. The cause, when there is one, is only for the log.
+// Kind is what sort of failure an Error is. The service says what went wrong and the API says
+// how that is answered: package api gives each kind its HTTP status, once, so no status is
+// decided here and a new code of a known kind needs nothing there.
+type Kind uint8
+
+// The kinds of failure. The zero Kind is KindInternal, so an Error built without one is never
+// shown as the client's fault.
+const (
+	KindInternal            Kind = iota // a fault of ours; its detail goes to the log only
+	KindInvalid                         // bad input; the message names the field
+	KindUnauthorized                    // the API key is missing or wrong
+	KindInsufficientBalance             // the wallet cannot cover the price
+	KindForbidden                       // the account may not do this
+	KindNotFound                        // no such resource, or not the caller's
+	KindConflict                        // the resource's state refuses the operation; Code says which rule
+	KindKeyReused                       // an Idempotency-Key sent again with another body
+	KindProvider                        // the datacenter failed; Reference names the failure for support
+	KindUnavailable                     // the service cannot take the work now; retry later
+
+	// Refusals of a request as such, which the API raises itself before a route runs.
+	KindTooLarge             // the body is over the API's limit
+	KindMethodNotAllowed     // the path exists under other methods
+	KindUnsupportedMediaType // a body not declared as JSON
+	KindRateLimited          // over a rate limit; the answer says when to retry
+)
+
+// Error is a failure the API can show a client: its kind, a stable code and a message safe to
+// publish. The cause, when there is one, is only for the log.
 type Error struct {
-	Status    int
+	Kind      Kind
 	Code      string
 	Message   string
 	Field     string // the offending input of a validation_error
@@ -64,56 +89,56 @@ func (e *Error) Unwrap() error { return e.cause }
 
 // Validation reports bad input; the message names the field, as the spec requires.
 func Validation(field, format string, args ...any) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: CodeValidation, Field: field,
+	return &Error{Kind: KindInvalid, Code: CodeValidation, Field: field,
 		Message: fmt.Sprintf("%s: %s", field, fmt.Sprintf(format, args...))}
 }
 
 // NotFound reports a resource that does not exist or is not the caller's.
 func NotFound(what string) *Error {
-	return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: what + " not found"}
+	return &Error{Kind: KindNotFound, Code: CodeNotFound, Message: what + " not found"}
 }
 
 // Forbidden reports an account that may not do this (blocked, closed datacenter, identity check).
 func Forbidden(message string) *Error {
-	return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: message}
+	return &Error{Kind: KindForbidden, Code: CodeForbidden, Message: message}
 }
 
 // Unauthorized reports a missing or wrong API key.
 func Unauthorized() *Error {
-	return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "missing or invalid API key"}
+	return &Error{Kind: KindUnauthorized, Code: CodeUnauthorized, Message: "missing or invalid API key"}
 }
 
-// Conflict reports an operation the resource's state refuses (409) under a specific code.
+// Conflict reports an operation the resource's state refuses, under the code of the rule that refuses it.
 func Conflict(code, format string, args ...any) *Error {
-	return &Error{Status: http.StatusConflict, Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Kind: KindConflict, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // InsufficientBalance reports a wallet that cannot cover need; available already counts the
 // prices of orders still provisioning.
 func InsufficientBalance(need, available money.Micros) *Error {
-	return &Error{Status: http.StatusPaymentRequired, Code: CodeInsufficientBalance,
+	return &Error{Kind: KindInsufficientBalance, Code: CodeInsufficientBalance,
 		Message: fmt.Sprintf("insufficient balance: %s USD needed, %s USD available", need, max(available, 0))}
 }
 
-// ProviderFailure reports a failure on the datacenter's side (502) with its support reference.
+// ProviderFailure reports a failure on the datacenter's side with its support reference.
 // An error that is not a *datacenter.Error is a fault of ours and becomes Internal.
 func ProviderFailure(err error) *Error {
 	var de *datacenter.Error
 	if !errors.As(err, &de) {
 		return Internal(err)
 	}
-	return &Error{Status: http.StatusBadGateway, Code: CodeProviderError, Reference: de.Reference, cause: err,
+	return &Error{Kind: KindProvider, Code: CodeProviderError, Reference: de.Reference, cause: err,
 		Message: "the datacenter did not answer; retry later and quote the reference if it repeats"}
 }
 
-// Unavailable reports work the service cannot take now (503); the client retries later.
+// Unavailable reports work the service cannot take now; the client retries later.
 func Unavailable(message string) *Error {
-	return &Error{Status: http.StatusServiceUnavailable, Code: CodeServiceUnavailable, Message: message}
+	return &Error{Kind: KindUnavailable, Code: CodeServiceUnavailable, Message: message}
 }
 
-// Internal hides err behind a generic 500; err goes to the log only.
+// Internal hides err behind a generic message; err goes to the log only.
 func Internal(err error) *Error {
-	return &Error{Status: http.StatusInternalServerError, Code: CodeServerError,
+	return &Error{Kind: KindInternal, Code: CodeServerError,
 		Message: "internal error; quote the request id to support", cause: err}
 }
 

@@ -91,7 +91,7 @@ func (s *Service) replay(ctx context.Context, accountID int64, key, hash string)
 		return CreatedOrder{}, false, nil
 	}
 	if k.RequestHash != hash {
-		return CreatedOrder{}, false, &Error{Status: 422, Code: CodeIdempotencyKeyReused,
+		return CreatedOrder{}, false, &Error{Kind: KindKeyReused, Code: CodeIdempotencyKeyReused,
 			Message: "this Idempotency-Key was used with a different body; use a new key for a new order"}
 	}
 	o, err := s.store.Order(ctx, accountID, k.OrderID)

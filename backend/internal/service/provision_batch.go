@@ -17,18 +17,18 @@ import (
 // Deploys move in batches: one transaction claims a batch of due orders, the datacenter is asked
 // about all of them at once, and one more transaction records what became of each: its ticket,
 // or its deploy (instance, charge, finished order, queued installs, order.deployed event), or
-// its time-out (finished order, order.timed_out event), and the end of every claim. Moving the
-// orders one at a time took four or five commits each (about 73 orders a second on SQLite);
-// a batch takes two, so the worker keeps up with admission.
+// its time-out (finished order, order.timed_out event), and the end of every claim. A batch
+// takes two commits whatever its size, where moving the orders one at a time would take four or
+// five each: commits, not the datacenter, bound the drain, and this is what lets the worker keep
+// up with admission (bench/README.md has the figures).
 const (
 	// provisionPerTick bounds the due orders one ProvisionDue reads, so a tick of a long queue
 	// still ends and lets the loop's other steps run.
 	provisionPerTick = 2000
 	// provisionBatchSize is how many orders one batch moves: one transaction's worth. On
 	// SQLite a batch holds the single writer while it runs, and POST /instances waits behind
-	// it: batches of 50, one after the other, drained 1,100 to 1,200 orders a second while
-	// admitting 1,500 to 1,760 a second (p99 about 0.2 s); four batches of 100 at once drained
-	// as fast but cut admission to 630 to 740 a second (p99 0.7 s).
+	// it, so a batch stays small enough that an order waits for at most one short batch; bigger
+	// batches, or several at once, drain no faster and hold admission up longer.
 	provisionBatchSize = 50
 	// provisionPollers is how many datacenter calls a batch makes at once.
 	provisionPollers = 16

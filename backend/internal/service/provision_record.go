@@ -12,10 +12,11 @@ import (
 // batch's size (store.BatchQueries): it locks the batch's accounts and reads their balances,
 // charges the deploys and writes their instances (and queued app installs), finishes the
 // deployed and timed-out orders, emits their events, and ends every other claim with the
-// ticket of a build submitted this tick. On PostgreSQL each statement is a round trip, and ten
-// statements for every order made the batch, not the database, the bound of the drain. The
-// apps queued on the new servers and the deliveries of the events to webhooks are one
-// statement each too; only an order restored from a snapshot still reads its snapshot alone.
+// ticket of a build submitted this tick. On PostgreSQL each statement is a round trip: with a
+// statement or more per order and table, the batch's round trips, not the database's work,
+// would bound the drain. The apps queued on the new servers and the deliveries of the events
+// to webhooks are one statement each too; only an order restored from a snapshot reads its
+// snapshot alone.
 // ErrConflict when an order is no longer pending; the caller then records the moves one by
 // one.
 func (s *Service) recordMoves(ctx context.Context, tx store.Tx, moves []orderMove, now time.Time) error {

@@ -80,7 +80,8 @@ func TestCheckWebhookURL(t *testing.T) {
 	}{
 		{"https://hooks.example.com/x", false, true},
 		{"HTTPS://hooks.example.com/x", false, true},
-		{"https://[2001:db8::1]:8443/x", false, true},
+		{"https://[2001:4860:4860::8888]:8443/x", false, true},
+		{"https://[2001:db8::1]:8443/x", false, false}, // documentation space: not globally reachable
 		{"http://127.0.0.1/x", false, false},
 		{"http://127.0.0.1/x", true, true},
 		{"http://127.0.0.2:8080/x", true, true}, // all of 127.0.0.0/8 is loopback

@@ -264,10 +264,11 @@ func TestTargetsAdmitAndLoopbackWithEmbeddedIPv4(t *testing.T) {
 	}
 }
 
-// TestTargetsRefuseEmbeddedIPv4AtRegistrationAndDial: the literal hosts of the issue are refused
-// at registration (CheckHost), and a name resolving to the local NAT64 form of the metadata
-// address gets no connection: the dialer's check refuses it (ErrRefusedTarget) instead of
-// dialling it.
+// TestTargetsRefuseEmbeddedIPv4AtRegistrationAndDial: literal hosts that embed an internal IPv4
+// address (NAT64, 6to4, IPv4-compatible) or lie in another special-purpose range are refused at
+// registration (CheckHost), while those embedding a public one are permitted; and a name
+// resolving to the local NAT64 form of the metadata address gets no connection: the dialer's
+// check refuses it (ErrRefusedTarget) instead of dialling it.
 func TestTargetsRefuseEmbeddedIPv4AtRegistrationAndDial(t *testing.T) {
 	t.Parallel()
 	for _, host := range []string{"[64:ff9b:1::a9fe:a9fe]", "[2002:a9fe:a9fe::]", "[64:ff9b::a9fe:a9fe]",

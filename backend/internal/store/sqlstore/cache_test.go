@@ -148,7 +148,7 @@ func newCachedInstance(t *testing.T, s *Store, accountID int64) store.Instance {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
-	o, err := s.CreateOrder(ctx, store.Order{AccountID: accountID, Status: store.OrderPending, Price: 4_000,
+	o, err := s.createOrder(ctx, store.Order{AccountID: accountID, Status: store.OrderPending, Price: 4_000,
 		CreatedAt: now, PlanID: 101, TemplateID: 1})
 	if err != nil {
 		t.Fatal(err)

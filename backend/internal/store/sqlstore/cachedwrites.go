@@ -12,9 +12,9 @@ import (
 // On PostgreSQL the read cache hears of other processes' changes through notifications
 // (pgchanges), and of this process's own at once, when the statement or transaction that made
 // them returns. Only the changes migration 0012's triggers notify matter: a column of an
-// account that the store reads, an instance, an app install, the simulator's fail rate. Telling the cache of every commit
-// instead emptied it at every order, so under a load of orders every request's key was read
-// from the database again.
+// account that the store reads, an instance, an app install, the simulator's fail rate.
+// Telling the cache of every commit would empty it at every order, so that under a load of
+// orders every request's key would be read from the database again.
 
 // autocommits is the pool as the store's statements outside transactions use it on
 // PostgreSQL, where each commits on its own: one that changes cached rows tells committed once

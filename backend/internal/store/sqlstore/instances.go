@@ -49,8 +49,8 @@ type instanceWithInstalls struct {
 // InstanceWithInstalls reads an instance of the account and its app installs outside
 // transactions, through the row cache (see cache.go); what it returns is a copy the caller may
 // change. The instance's row says whether it has installs at all, so an instance without any
-// (most of them) costs one statement, not two: on PostgreSQL, which has no cache, each statement
-// is a round trip of GET /instances/{id}.
+// (most of them) costs one statement, not two, when the cache misses: on PostgreSQL each
+// statement is a round trip of GET /instances/{id}.
 func (s *Store) InstanceWithInstalls(ctx context.Context, accountID, id int64) (store.Instance, []store.AppInstall, error) {
 	v, err := cached(ctx, s.cache, cacheKey{kind: cachedInstanceWithInstalls, accountID: accountID, id: id},
 		func() (instanceWithInstalls, error) { return s.instanceWithInstalls(ctx, accountID, id) })

@@ -58,7 +58,7 @@ func testOrderCountsMigration(t *testing.T, db *sql.DB, d *dialect, reopen func(
 
 	s := reopen()
 	wantTotals(t, s, acct.ID, store.OrderTotals{Pending: 2, Reserved: 7_000})
-	if _, err := s.CreateOrder(ctx, store.Order{AccountID: acct.ID, Status: store.OrderPending, Price: 1_000,
+	if _, err := s.createOrder(ctx, store.Order{AccountID: acct.ID, Status: store.OrderPending, Price: 1_000,
 		CreatedAt: base, PlanID: 101, TemplateID: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func testInstancePlacesMigration(t *testing.T, db *sql.DB, d *dialect, reopen fu
 	for _, a := range accounts {
 		wantPages(t, s, a.ID, want[a.ID])
 	}
-	order, err := s.CreateOrder(ctx, store.Order{AccountID: accounts[0].ID, Status: store.OrderPending, CreatedAt: base,
+	order, err := s.createOrder(ctx, store.Order{AccountID: accounts[0].ID, Status: store.OrderPending, CreatedAt: base,
 		PlanID: 101, TemplateID: 1})
 	if err != nil {
 		t.Fatal(err)

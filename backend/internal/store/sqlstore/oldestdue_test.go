@@ -34,7 +34,7 @@ func TestOldestDueAndPing(t *testing.T) {
 			}
 			first := time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
 			for i, at := range []time.Time{first, first.Add(time.Minute)} {
-				if _, err := s.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 4000,
+				if _, err := s.createOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 4000,
 					CreatedAt: at, PlanID: 101, TemplateID: 1}); err != nil {
 					t.Fatalf("order %d: %v", i, err)
 				}

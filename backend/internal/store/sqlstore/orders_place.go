@@ -34,10 +34,11 @@ func (s *Store) PlaceOrder(ctx context.Context, o store.Order, key *store.Idempo
 
 // PlaceOrder writes the new pending order o if its account admits it, counts it on the
 // account, and records key (when not nil) as naming it. On PostgreSQL it is one statement
-// (placeOrder), where BEGIN, reading the counts, writing and COMMIT took four round trips and a
-// keyed order eight; the account's row stays locked only while the statement runs and commits. On
-// SQLite, which has no writes inside WITH, it reads the counts, checks them in Go and writes,
-// which is atomic because SQLite runs it in a transaction.
+// (placeOrder) rather than BEGIN, reading the counts, writing and COMMIT, four round trips
+// (eight with a key) across which the account's row would stay locked: here it stays locked
+// only while the statement runs and commits. On SQLite, which has no writes inside WITH, it
+// reads the counts, checks them in Go and writes, which is atomic because SQLite runs it in a
+// transaction.
 func (q queries) PlaceOrder(ctx context.Context, o store.Order, key *store.IdempotencyKey) (store.Order, store.AccountCounts, error) {
 	o.Status = store.OrderPending
 	if !q.d.writableCTEs {
@@ -78,7 +79,7 @@ func (q queries) placeOrderInSteps(ctx context.Context, o store.Order, key *stor
 	if !c.Admits(o.Price) {
 		return store.Order{}, c, fmt.Errorf("sqlstore: place order: %w", store.ErrNotAdmitted)
 	}
-	if o, err = q.CreateOrder(ctx, o); err != nil {
+	if o, err = q.createOrder(ctx, o); err != nil {
 		return store.Order{}, c, err
 	}
 	if key != nil {

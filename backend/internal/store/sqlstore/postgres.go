@@ -98,12 +98,10 @@ func txTurns(conns int32) int64 {
 // pool_max_conns: poolPerProc connections a CPU, from minPool to maxPool. A request holds its
 // connection while PostgreSQL works and while its commit waits for the WAL flush, and
 // database/sql hands a freed connection to a random waiter, so a pool much smaller than the
-// requests in flight (pgxpool's default, 4 or one per CPU) gives a long tail: 200 clients
-// ordering on 2 CPUs had a p99 of 480-612 ms with 4 connections, 440-450 ms with 32, at the same
-// rate. maxPool keeps three replicas, each with its pool and the change watcher's connection
-// (pgchanges), within the 97 connections PostgreSQL's defaults leave to other users than the
-// superuser (max_connections 100, 3 reserved).
-// bench/README.md has the figures.
+// requests in flight (pgxpool's default, 4 or one per CPU) gives a long tail at the same rate
+// (bench/README.md has the figures). maxPool keeps three replicas, each with its pool and the
+// change watcher's connection (pgchanges), within the 97 connections PostgreSQL's defaults
+// leave to other users than the superuser (max_connections 100, 3 reserved).
 func defaultPoolSize(procs int) int32 {
 	return int32(min(maxPool, max(minPool, poolPerProc*procs)))
 }

@@ -92,7 +92,7 @@ func TestPostgresCacheServesUnchangedRowsWithoutSQL(t *testing.T) {
 		t.Fatalf("20 reads of an unchanged instance ran SQL: %v, want none", n)
 	}
 	err := s.WithTx(ctx, func(tx store.Tx) error { // an order changes no cached row
-		_, err := tx.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 4_000,
+		_, err := tx.(queries).createOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, Price: 4_000,
 			CreatedAt: time.Now().UTC(), PlanID: 101, TemplateID: 1})
 		return err
 	})

@@ -47,7 +47,7 @@ func TestStorePostgres(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
 		s, _ := openFresh(t)
 		return s
-	})
+	}, uncheckedOrder)
 }
 
 // TestConcurrentMigrators opens one new database from several replicas at once: the advisory
@@ -288,7 +288,7 @@ func TestAccountFirstAvoidsDeadlocks(t *testing.T) {
 	first, url := openFresh(t)
 	replicas := []*Store{first, openURL(t, url)}
 	a := newTestAccount(t, first, "deadlock", 5)
-	o, err := first.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderDeployed, CreatedAt: time.Now()})
+	o, err := first.createOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderDeployed, CreatedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func TestWorkerListsSkipLockedRows(t *testing.T) {
 	first, url := openFresh(t)
 	second := openURL(t, url)
 	a := newTestAccount(t, first, "skip", 5)
-	o, err := first.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, CreatedAt: time.Now()})
+	o, err := first.createOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderPending, CreatedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}

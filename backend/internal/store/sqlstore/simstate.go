@@ -87,8 +87,8 @@ func (s *Store) UpdateIPPool(ctx context.Context, datacenterID int64, update fun
 // SimFailRate returns the share of simulated builds, images and operations that fail. It is
 // read at every operation through the row cache, so a change is seen by this process's next
 // operation and by every other replica's once the change reaches its cache (see cache.go: at
-// once on SQLite, within a notification's delay on PostgreSQL). Read from the database, it was
-// one round trip of every build, a batch of deploys' most.
+// once on SQLite, within a notification's delay on PostgreSQL). Read from the database, it would
+// cost every build a round trip, the most of any in a batch of deploys.
 func (s *Store) SimFailRate(ctx context.Context) (float64, error) {
 	return cached(ctx, s.cache, cacheKey{kind: cachedSimFailRate}, func() (float64, error) {
 		var rate float64

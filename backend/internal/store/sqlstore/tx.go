@@ -36,9 +36,9 @@ type plainTx struct {
 	// cachedwrites.go), so the cache serves nothing older to a read that starts after it.
 	tell *changeTeller
 	// turns lets at most its size of transactions hold a connection at once and gives the
-	// next turn to the one that has waited longest (x/sync's semaphore is FIFO). Without it
-	// database/sql hands a freed connection to a random waiter, and the p99 of POST /instances
-	// was about twice as long at the same rate (bench/README.md). In a pool of 2 or more its
+	// next turn to the one that has waited longest (x/sync's semaphore is FIFO): database/sql
+	// hands a freed connection to a random waiter, so without turns some requests wait far
+	// longer than the others and the tail of POST /instances grows. In a pool of 2 or more its
 	// size is below the pool's, so the reads outside transactions (every request's key) never
 	// wait behind the transactions' line.
 	turns *semaphore.Weighted

@@ -159,10 +159,7 @@ func accountWithLimits(t *testing.T, s store.Store, key string, serverLimit, ord
 		t.Fatal(err)
 	}
 	if activeServer {
-		o, err := s.CreateOrder(ctx, store.Order{AccountID: a.ID, Status: store.OrderDeployed, CreatedAt: base})
-		if err != nil {
-			t.Fatal(err)
-		}
+		o := insertOrder(t, s, store.Order{AccountID: a.ID, Status: store.OrderDeployed, CreatedAt: base})
 		newInstance(t, s, a.ID, o.ID)
 	}
 	return a

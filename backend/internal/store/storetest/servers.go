@@ -37,17 +37,14 @@ func testLedgerDebt(t *testing.T, s store.Store) {
 	}
 }
 
-func newOrder(t *testing.T, s store.Queries, accountID int64, created time.Time) store.Order {
+// newOrder writes a pending order of the account, whatever its limits and wallet (insertOrder).
+func newOrder(t *testing.T, s store.Store, accountID int64, created time.Time) store.Order {
 	t.Helper()
-	o, err := s.CreateOrder(context.Background(), store.Order{
+	return insertOrder(t, s, store.Order{
 		AccountID: accountID, Status: store.OrderPending, Price: 4_000, CreatedAt: created, PlanID: 101, TemplateID: 1,
 		Hostname: "web-1", Features: []int64{1, 3}, Apps: []string{"mysql", "wordpress"},
 		AppInputs: map[string]map[string]string{"wordpress": {"DOMAIN": "x.example"}},
 	})
-	if err != nil {
-		t.Fatalf("create order: %v", err)
-	}
-	return o
 }
 
 func testOrdersRoundTrip(t *testing.T, s store.Store) {

@@ -14,8 +14,15 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-// Run runs the suite; open must return a fresh, empty, migrated store for each call.
-func Run(t *testing.T, open func(t *testing.T) store.Store) {
+// InsertOrder writes o as it is, status and price included, without the admission PlaceOrder
+// applies: the suite sets up with it orders no client could place (on an account without
+// balance, or already deployed). The store's interface has no such write, so that the service
+// cannot skip the rules; each implementation's test passes its own.
+type InsertOrder func(ctx context.Context, s store.Store, o store.Order) (store.Order, error)
+
+// Run runs the suite; open must return a fresh, empty, migrated store for each call, and insert
+// writes the orders the suite sets up on it.
+func Run(t *testing.T, open func(t *testing.T) store.Store, insert InsertOrder) {
 	t.Helper()
 	tests := []struct {
 		name string
@@ -56,9 +63,29 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tt.fn(t, open(t))
+			tt.fn(t, subject{Store: open(t), insert: insert})
 		})
 	}
+}
+
+// subject is the store under test with the fixture that writes its orders (insertOrder).
+type subject struct {
+	store.Store
+	insert InsertOrder
+}
+
+// insertOrder writes o as it is on the store under test s (see InsertOrder).
+func insertOrder(t *testing.T, s store.Store, o store.Order) store.Order {
+	t.Helper()
+	sub, ok := s.(subject)
+	if !ok {
+		t.Fatalf("insertOrder needs the store Run passed, not a %T", s)
+	}
+	created, err := sub.insert(context.Background(), sub.Store, o)
+	if err != nil {
+		t.Fatalf("insert order: %v", err)
+	}
+	return created
 }
 
 var base = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -263,10 +290,7 @@ func testOrderTotals(t *testing.T, s store.Store) {
 		{AccountID: a.ID, Status: store.OrderPending, Price: 500_000, CreatedAt: base},
 		{AccountID: a.ID, Status: "deployed", Price: 1_000_000, CreatedAt: base},
 	} {
-		created, err := s.CreateOrder(ctx, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		created := insertOrder(t, s, o)
 		if i == 0 {
 			first = created
 		}

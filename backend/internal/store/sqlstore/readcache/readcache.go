@@ -25,7 +25,9 @@ import (
 // every earlier one once anything the cache keeps may have changed; ok is false when it cannot
 // tell right now, and the caller must then read the database and keep nothing.
 type Watcher[V comparable] interface {
+	// Version is the database's version now; ok is false when the watcher cannot tell.
 	Version(ctx context.Context) (v V, ok bool)
+	// Close stops watching.
 	Close()
 }
 

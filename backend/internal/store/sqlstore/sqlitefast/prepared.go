@@ -49,10 +49,13 @@ func NewReads(reads, writer *sql.DB) Reads {
 	return Reads{read: newStmtCache(reads), write: writer}
 }
 
+// ExecContext runs a write on the writer connection.
 func (p Reads) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	return p.write.ExecContext(ctx, query, args...)
 }
 
+// QueryContext runs a read as a prepared statement of the read pool, anything else on the
+// writer connection.
 func (p Reads) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if !isRead(query) {
 		return p.write.QueryContext(ctx, query, args...)
@@ -64,6 +67,7 @@ func (p Reads) QueryContext(ctx context.Context, query string, args ...any) (*sq
 	return st.QueryContext(ctx, args...)
 }
 
+// QueryRowContext is QueryContext for one row.
 func (p Reads) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	if !isRead(query) {
 		return p.write.QueryRowContext(ctx, query, args...)

@@ -35,8 +35,11 @@ import (
 
 // Querier is what *sql.DB and *sql.Tx share, and what the store runs its queries on.
 type Querier interface {
+	// ExecContext runs a statement that returns no rows.
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	// QueryContext runs a query; the caller closes the rows.
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	// QueryRowContext runs a query expected to return at most one row.
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
