@@ -62,7 +62,7 @@ func (q queries) CreateInstances(ctx context.Context, ins []store.Instance) ([]s
 	if err := q.lockAccounts(ctx, accounts); err != nil {
 		return nil, err
 	}
-	rows, args, err := instanceRows(ins)
+	rows, args, err := q.instanceRows(ins)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +80,7 @@ func (q queries) CreateInstances(ctx context.Context, ins []store.Instance) ([]s
 	slices.SortFunc(got, func(a, b placed) int { return int(a.seq - b.seq) })
 	out := slices.Clone(ins)
 	deltas := map[int64][]int64{}
+	passwords := make([]newSecret, len(out))
 	for i := range out {
 		k := slices.IndexFunc(got, func(p placed) bool { return p.account == out[i].AccountID })
 		if k < 0 {
@@ -88,6 +89,10 @@ func (q queries) CreateInstances(ctx context.Context, ins []store.Instance) ([]s
 		out[i].ID = got[k].id
 		got = slices.Delete(got, k, k+1)
 		addDeltas(deltas, out[i].AccountID, 1, int64(boolCount(out[i].Active)))
+		passwords[i] = newSecret{row: out[i].ID, plain: out[i].Password}
+	}
+	if err := q.sealInserted(ctx, instancePassword, passwords); err != nil {
+		return nil, err
 	}
 	if err := q.addToAccounts(ctx, []string{"instances_total", "instances_active"}, deltas); err != nil {
 		return nil, err
@@ -97,8 +102,9 @@ func (q queries) CreateInstances(ctx context.Context, ins []store.Instance) ([]s
 
 // instanceRows are the VALUES rows of ins and their arguments: each row's place is read from
 // its account's count of instances (locked) plus the instance's rank among its account's new
-// ones.
-func instanceRows(ins []store.Instance) (string, []any, error) {
+// ones. The password is the insertValue: with a key, CreateInstances seals it once the row has
+// its id.
+func (q queries) instanceRows(ins []store.Instance) (string, []any, error) {
 	const row = `((SELECT instances_total + ? FROM accounts WHERE id = ?),
 		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	rank := map[int64]int64{}
@@ -106,6 +112,10 @@ func instanceRows(ins []store.Instance) (string, []any, error) {
 	args := make([]any, 0, 30*len(ins))
 	for i, in := range ins {
 		features, err := jsonText(in.Features, "[]")
+		if err != nil {
+			return "", nil, err
+		}
+		password, err := q.insertValue(instancePassword, in.Password)
 		if err != nil {
 			return "", nil, err
 		}
@@ -117,7 +127,7 @@ func instanceRows(ins []store.Instance) (string, []any, error) {
 		args = append(args, rank[in.AccountID], in.AccountID,
 			in.AccountID, in.OrderID, in.Name, in.Note, in.Hostname, in.PlanID, in.TemplateID, in.DatacenterID, in.LocationID,
 			features, in.Status, in.Next.Status, nullTime(in.Next.At), in.Active, in.Renew, in.Locked, in.LockReason,
-			nullTime(in.LockedAt), in.MachineRef, in.IPv4, in.IPv6, in.Username, in.Password, in.Port,
+			nullTime(in.LockedAt), in.MachineRef, in.IPv4, in.IPv6, in.Username, password, in.Port,
 			in.CredentialsAt, in.CreatedAt, in.RenewalDue, in.Paid)
 	}
 	return string(rows), args, nil

@@ -15,13 +15,24 @@ const instanceColumns = `id, account_id, order_id, name, note, hostname, plan_id
 	machine_deleted, ipv4, ipv6, username, password, port, credentials_at, created_at, renewal_due, expired_at,
 	cancel_reason, paid_micros, last_ip_change_at, traffic_used_gb`
 
-func scanInstance(r rowScanner) (store.Instance, error) {
+// scanInstance reads an instance and opens its password.
+func (q queries) scanInstance(r rowScanner) (store.Instance, error) {
 	var in store.Instance
-	err := r.Scan(instanceDest(&in)...)
-	return in, err
+	if err := r.Scan(instanceDest(&in)...); err != nil {
+		return store.Instance{}, err
+	}
+	return in, q.openInstance(&in)
 }
 
-// instanceDest is where the columns of instanceColumns are scanned to.
+// openInstance opens the password of an instance scanned with instanceDest.
+func (q queries) openInstance(in *store.Instance) error {
+	pw, err := q.open(instancePassword, in.ID, in.Password)
+	in.Password = pw
+	return err
+}
+
+// instanceDest is where the columns of instanceColumns are scanned to; the password as stored
+// (openInstance opens it).
 func instanceDest(in *store.Instance) []any {
 	return []any{&in.ID, &in.AccountID, &in.OrderID, &in.Name, &in.Note, &in.Hostname, &in.PlanID, &in.TemplateID,
 		&in.DatacenterID, &in.LocationID, jsonColumn{&in.Features}, &in.Status, &in.Next.Status, at(&in.Next.At),
@@ -64,6 +75,9 @@ func (q queries) instanceWithInstalls(ctx context.Context, accountID, id int64) 
 	var hasInstalls bool
 	err := q.queryRow(ctx, `SELECT `+instanceColumns+`, EXISTS (SELECT 1 FROM app_installs WHERE instance_id = instances.id)
 		FROM instances WHERE id = ? AND account_id = ?`, id, accountID).Scan(append(instanceDest(&v.in), &hasInstalls)...)
+	if err == nil {
+		err = q.openInstance(&v.in)
+	}
 	if err != nil {
 		return instanceWithInstalls{}, fmt.Errorf("sqlstore: instance %d: %w", id, err)
 	}
@@ -78,12 +92,12 @@ func (q queries) instanceWithInstalls(ctx context.Context, accountID, id int64) 
 // Instance reads an instance of the account, in a transaction (locking it) or for
 // Store.Instance.
 func (q queries) Instance(ctx context.Context, accountID, id int64) (store.Instance, error) {
-	return one(ctx, q, tableInstances, id, scanInstance,
+	return one(ctx, q, tableInstances, id, q.scanInstance,
 		`SELECT `+instanceColumns+` FROM instances WHERE id = ? AND account_id = ?`, id, accountID)
 }
 
 func (q queries) InstanceByID(ctx context.Context, id int64) (store.Instance, error) {
-	return one(ctx, q, tableInstances, id, scanInstance, `SELECT `+instanceColumns+` FROM instances WHERE id = ?`, id)
+	return one(ctx, q, tableInstances, id, q.scanInstance, `SELECT `+instanceColumns+` FROM instances WHERE id = ?`, id)
 }
 
 // Instances reads the total from the account's counts, and the page as a range of places
@@ -105,7 +119,7 @@ func (q queries) Instances(ctx context.Context, accountID int64, onlyActive bool
 	if !onlyActive {
 		// Newest first: offset 0 starts at the place total.
 		last := total - page.Offset
-		out, err := list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+` FROM instances
+		out, err := list(ctx, q, "instances", q.scanInstance, `SELECT `+instanceColumns+` FROM instances
 			WHERE account_id = ? AND account_seq BETWEEN ? AND ? ORDER BY account_seq DESC`,
 			accountID, last-limit+1, last)
 		return out, total, err
@@ -113,11 +127,11 @@ func (q queries) Instances(ctx context.Context, accountID int64, onlyActive bool
 	where := ` FROM instances WHERE account_id = ? AND active = TRUE ORDER BY id `
 	fromOldest := total - page.Offset - limit
 	if page.Offset <= fromOldest {
-		out, err := list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+where+`DESC LIMIT ? OFFSET ?`,
+		out, err := list(ctx, q, "instances", q.scanInstance, `SELECT `+instanceColumns+where+`DESC LIMIT ? OFFSET ?`,
 			accountID, limit, page.Offset)
 		return out, total, err
 	}
-	out, err := list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+where+`ASC LIMIT ? OFFSET ?`,
+	out, err := list(ctx, q, "instances", q.scanInstance, `SELECT `+instanceColumns+where+`ASC LIMIT ? OFFSET ?`,
 		accountID, limit, fromOldest)
 	slices.Reverse(out)
 	return out, total, err
@@ -155,6 +169,10 @@ func (q queries) UpdateInstance(ctx context.Context, in store.Instance) error {
 	if err != nil {
 		return err
 	}
+	password, err := q.seal(instancePassword, in.ID, in.Password)
+	if err != nil {
+		return err
+	}
 	if err := q.lockAccount(ctx, in.AccountID); err != nil { // account_id never changes
 		return err
 	}
@@ -171,14 +189,14 @@ func (q queries) UpdateInstance(ctx context.Context, in store.Instance) error {
 		traffic_used_gb = ?
 		WHERE id = ?`,
 		in.Name, in.Note, in.PlanID, in.TemplateID, features, in.Status, in.Next.Status, nullTime(in.Next.At),
-		in.Active, in.Renew, in.Locked, in.LockReason, nullTime(in.LockedAt), in.IPv4, in.IPv6, in.Username, in.Password,
+		in.Active, in.Renew, in.Locked, in.LockReason, nullTime(in.LockedAt), in.IPv4, in.IPv6, in.Username, password,
 		in.Port, in.CredentialsAt, in.RenewalDue, nullTime(in.ExpiredAt), in.CancelReason,
 		in.Paid, nullTime(in.LastIPChange), in.TrafficUsedGB, in.ID)
 	return checkOneRow(res, err, "update instance", in.ID)
 }
 
 func (q queries) DueRenewals(ctx context.Context, now time.Time, limit int) ([]store.Instance, error) {
-	return list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+` FROM instances
+	return list(ctx, q, "instances", q.scanInstance, `SELECT `+instanceColumns+` FROM instances
 		WHERE active AND renewal_due <= ? ORDER BY renewal_due, id LIMIT ?`+q.workerLock(skipLocked), now, limit)
 }
 
@@ -206,7 +224,7 @@ func (q queries) UnlockInstances(ctx context.Context, accountID int64, reason st
 const machineUndeleted = `NOT active AND NOT machine_deleted`
 
 func (q queries) UndeletedMachines(ctx context.Context, limit int) ([]store.Instance, error) {
-	return list(ctx, q, "instances", scanInstance, `SELECT `+instanceColumns+` FROM instances
+	return list(ctx, q, "instances", q.scanInstance, `SELECT `+instanceColumns+` FROM instances
 		WHERE `+machineUndeleted+` ORDER BY id LIMIT ?`+q.workerLock(skipLocked), limit)
 }
 

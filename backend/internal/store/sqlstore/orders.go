@@ -13,12 +13,17 @@ import (
 const orderColumns = `id, account_id, status, price_micros, created_at, plan_id, template_id, snapshot_id, hostname,
 	features, apps, app_inputs, ticket, lease_until, finished_at, COALESCE(instance_id, 0), reference`
 
-func scanOrder(r rowScanner) (store.Order, error) {
+// scanOrder reads an order and opens its app inputs.
+func (q queries) scanOrder(r rowScanner) (store.Order, error) {
 	var o store.Order
+	var inputs string
 	err := r.Scan(&o.ID, &o.AccountID, &o.Status, &o.Price, at(&o.CreatedAt), &o.PlanID, &o.TemplateID, &o.SnapshotID,
-		&o.Hostname, jsonColumn{&o.Features}, jsonColumn{&o.Apps}, jsonColumn{&o.AppInputs}, &o.Ticket,
+		&o.Hostname, jsonColumn{&o.Features}, jsonColumn{&o.Apps}, &inputs, &o.Ticket,
 		at(&o.LeaseUntil), at(&o.FinishedAt), &o.InstanceID, &o.Reference)
-	return o, err
+	if err != nil {
+		return store.Order{}, err
+	}
+	return o, q.openJSON(orderAppInputs, o.ID, inputs, &o.AppInputs)
 }
 
 // createOrder writes o as it is, status and price included, and counts it on its account,
@@ -27,7 +32,7 @@ func scanOrder(r rowScanner) (store.Order, error) {
 // orders with that no client could place (past its account's limits, or already deployed). The
 // store's interface has no such write, so the service cannot skip the rules.
 func (q queries) createOrder(ctx context.Context, o store.Order) (store.Order, error) {
-	args, err := orderArgs(o)
+	args, err := q.orderArgs(o)
 	if err != nil {
 		return store.Order{}, err
 	}
@@ -37,14 +42,18 @@ func (q queries) createOrder(ctx context.Context, o store.Order) (store.Order, e
 	if err = q.queryRow(ctx, insertOrder, args...).Scan(&o.ID); err != nil {
 		return store.Order{}, fmt.Errorf("sqlstore: create order: %w", err)
 	}
+	if err := q.sealOrderInputs(ctx, o); err != nil {
+		return store.Order{}, err
+	}
 	if _, err := q.exec(ctx, countOrder, orderCountArgs(o)...); err != nil {
 		return store.Order{}, fmt.Errorf("sqlstore: count order of account %d: %w", o.AccountID, err)
 	}
 	return o, nil
 }
 
-// orderArgs are the values of a new order o in the order of newOrderColumns.
-func orderArgs(o store.Order) ([]any, error) {
+// orderArgs are the values of a new order o in the order of newOrderColumns. Its app inputs are
+// the insertValue: with a key, sealOrderInputs seals them once the order has its id.
+func (q queries) orderArgs(o store.Order) ([]any, error) {
 	features, err := jsonText(o.Features, "[]")
 	if err != nil {
 		return nil, err
@@ -53,12 +62,21 @@ func orderArgs(o store.Order) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := jsonText(o.AppInputs, "{}")
+	inputs, err := q.insertJSON(orderAppInputs, o.AppInputs)
 	if err != nil {
 		return nil, err
 	}
 	return []any{o.AccountID, o.Status, o.Price, o.CreatedAt, o.PlanID, o.TemplateID, o.SnapshotID, o.Hostname,
 		features, apps, inputs, o.Ticket, nullTime(o.FinishedAt), o.Reference}, nil
+}
+
+// sealOrderInputs seals the app inputs of the new order o, in the transaction that wrote it.
+func (q queries) sealOrderInputs(ctx context.Context, o store.Order) error {
+	inputs, err := jsonText(o.AppInputs, orderAppInputs.empty)
+	if err != nil {
+		return err
+	}
+	return q.sealInserted(ctx, orderAppInputs, []newSecret{{row: o.ID, plain: inputs}})
 }
 
 // newOrderColumns are the columns a new order is written with (orderArgs).
@@ -101,15 +119,15 @@ func (q queries) OrderTotals(ctx context.Context, accountID int64) (store.OrderT
 }
 
 func (q queries) Order(ctx context.Context, accountID, id int64) (store.Order, error) {
-	return one(ctx, q, tableOrders, id, scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id = ? AND account_id = ?`, id, accountID)
+	return one(ctx, q, tableOrders, id, q.scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id = ? AND account_id = ?`, id, accountID)
 }
 
 func (q queries) OrderByID(ctx context.Context, id int64) (store.Order, error) {
-	return one(ctx, q, tableOrders, id, scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id = ?`, id)
+	return one(ctx, q, tableOrders, id, q.scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id = ?`, id)
 }
 
 func (q queries) RecentOrders(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) ([]store.Order, error) {
-	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+` FROM orders
+	return list(ctx, q, "orders", q.scanOrder, `SELECT `+orderColumns+` FROM orders
 		WHERE account_id = ? AND id < ? AND (status = ? OR finished_at > ?) ORDER BY id DESC LIMIT ?`,
 		accountID, beforeID, store.OrderPending, since, limit)
 }
@@ -121,12 +139,12 @@ func (q queries) OrderServers(ctx context.Context, accountID int64, ids []int64)
 		return byID, byInstance, nil
 	}
 	in, args := inList(ids)
-	instances, err := list(ctx, q, "instances of orders", scanInstance, `SELECT `+instanceColumns+` FROM instances
+	instances, err := list(ctx, q, "instances of orders", q.scanInstance, `SELECT `+instanceColumns+` FROM instances
 		WHERE account_id = ? AND id IN `+in, append([]any{accountID}, args...)...)
 	if err != nil {
 		return nil, nil, err
 	}
-	installs, err := list(ctx, q, "app installs of orders", scanInstall, `SELECT `+installColumns+` FROM app_installs
+	installs, err := list(ctx, q, "app installs of orders", q.scanInstall, `SELECT `+installColumns+` FROM app_installs
 		WHERE instance_id IN `+in+` ORDER BY instance_id, position`, args...)
 	if err != nil {
 		return nil, nil, err
@@ -150,7 +168,7 @@ func inList(ids []int64) (string, []any) {
 }
 
 func (q queries) DueOrders(ctx context.Context, now time.Time, limit int) ([]store.Order, error) {
-	return list(ctx, q, "orders", scanOrder, `SELECT `+orderColumns+` FROM orders
+	return list(ctx, q, "orders", q.scanOrder, `SELECT `+orderColumns+` FROM orders
 		WHERE status = ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY id LIMIT ?`+q.workerLock(skipLocked),
 		store.OrderPending, now, limit)
 }

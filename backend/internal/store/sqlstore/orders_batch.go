@@ -88,7 +88,9 @@ func (q queries) ReleaseOrders(ctx context.Context, releases []store.OrderReleas
 }
 
 // FinishOrders moves the orders with one guarded UPDATE, which returns what each finished order
-// held reserved, and takes them out of their accounts' pending counts with one more.
+// held reserved and drops its app inputs (a deployed order's installs have their own copy, a
+// timed-out one installs nothing), and takes them out of their accounts' pending counts with
+// one more.
 func (q queries) FinishOrders(ctx context.Context, finishes []store.OrderFinish, at time.Time) error {
 	if len(finishes) == 0 {
 		return nil
@@ -115,7 +117,7 @@ func (q queries) FinishOrders(ctx context.Context, finishes []store.OrderFinish,
 		[]string{"BIGINT", "BIGINT", "TEXT", "BIGINT", "TEXT"}, len(finishes))+`
 		UPDATE orders SET status = `+batchValue("status", "orders")+`, finished_at = ?,
 		instance_id = `+batchValue("instance_id", "orders")+`, reference = `+batchValue("reference", "orders")+`,
-		lease_until = NULL WHERE `+batchRows("orders", "orders.status = ?")+` RETURNING account_id, price_micros`, append(args, at, store.OrderPending)...)
+		lease_until = NULL, app_inputs = '{}' WHERE `+batchRows("orders", "orders.status = ?")+` RETURNING account_id, price_micros`, append(args, at, store.OrderPending)...)
 	if err != nil {
 		return fmt.Errorf("sqlstore: finish %d orders: %w", len(finishes), err)
 	}

@@ -13,9 +13,10 @@ import (
 // PostgreSQL that step is one statement (placeOrder), which waits for a turn as a transaction
 // does (plainTx.turns), so that under a load of orders a freed connection goes to the statement
 // that has waited longest. On SQLite it is a transaction of the group commit, as every write
-// there is.
+// there is, and so it is on PostgreSQL for an order with app inputs when the store has a key:
+// their seal is written once the order has its id (see secrets.go).
 func (s *Store) PlaceOrder(ctx context.Context, o store.Order, key *store.IdempotencyKey) (store.Order, store.AccountCounts, error) {
-	if !s.d.writableCTEs {
+	if !s.d.writableCTEs || (s.keys.Seals() && len(o.AppInputs) > 0) { // sealing the inputs takes a second statement
 		var placed store.Order
 		var c store.AccountCounts
 		err := s.WithTx(ctx, func(tx store.Tx) error {
@@ -44,7 +45,7 @@ func (q queries) PlaceOrder(ctx context.Context, o store.Order, key *store.Idemp
 	if !q.d.writableCTEs {
 		return q.placeOrderInSteps(ctx, o, key)
 	}
-	args, err := orderArgs(o)
+	args, err := q.orderArgs(o)
 	if err != nil {
 		return store.Order{}, store.AccountCounts{}, err
 	}
@@ -65,6 +66,9 @@ func (q queries) PlaceOrder(ctx context.Context, o store.Order, key *store.Idemp
 	}
 	if o.ID == 0 {
 		return store.Order{}, c, fmt.Errorf("sqlstore: place order: %w", store.ErrNotAdmitted)
+	}
+	if err := q.sealOrderInputs(ctx, o); err != nil {
+		return store.Order{}, c, err
 	}
 	return o, c, nil
 }

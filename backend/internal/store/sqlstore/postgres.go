@@ -83,9 +83,9 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 	cache, tell := readcache.New[cacheKey](changes), &changeTeller{committed: changes.Changed}
 	turns := semaphore.NewWeighted(txTurns(cfg.MaxConns))
 	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db,
-		tx: plainTx{db: db, d: d, hook: o.hook, tell: tell, turns: turns}, turns: turns,
+		tx: plainTx{db: db, d: d, hook: o.hook, keys: o.keys, tell: tell, turns: turns}, turns: turns,
 		cache: cache, closers: []func() error{cache.Close},
-		queries: queries{q: autocommits{DB: db, tell: tell}, d: d, hook: o.hook}})
+		queries: queries{q: autocommits{DB: db, tell: tell}, d: d, hook: o.hook, keys: o.keys}})
 }
 
 // txTurns is how many transactions hold a connection at once in a pool of size conns (see

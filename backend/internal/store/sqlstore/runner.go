@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
@@ -24,7 +25,8 @@ type queries struct {
 	q     querier
 	d     *dialect
 	locks *txLocks
-	hook  ReadHook // nil unless a test asked for one
+	hook  ReadHook         // nil unless a test asked for one
+	keys  *secrets.Keyring // seals and opens the secret columns (secrets.go); nil: stored plain
 }
 
 // ReadHook is told each read the store made (its query text) and how many rows it returned.

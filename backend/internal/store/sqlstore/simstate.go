@@ -20,6 +20,9 @@ import (
 func (s *Store) SimMachine(ctx context.Context, ref string) (store.SimMachine, error) {
 	var m store.SimMachine
 	err := s.queryRow(ctx, `SELECT power, password FROM sim_machines WHERE ref = ?`, ref).Scan(&m.Power, &m.Password)
+	if err == nil {
+		m.Password, err = s.open(simPassword, ref, m.Password)
+	}
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return store.SimMachine{}, fmt.Errorf("sqlstore: sim machine %s: %w", ref, err)
 	}
@@ -40,8 +43,15 @@ func (s *Store) UpdateSimMachine(ctx context.Context, ref string, update func(*s
 		if err != nil {
 			return err
 		}
+		if m.Password, err = q.open(simPassword, ref, m.Password); err != nil {
+			return err
+		}
 		update(&m)
-		_, err = q.exec(ctx, `UPDATE sim_machines SET power = ?, password = ? WHERE ref = ?`, m.Power, m.Password, ref)
+		password, err := q.seal(simPassword, ref, m.Password) // the ref is the row: known before the INSERT
+		if err != nil {
+			return err
+		}
+		_, err = q.exec(ctx, `UPDATE sim_machines SET power = ?, password = ? WHERE ref = ?`, m.Power, password, ref)
 		return err
 	})
 	if err != nil {

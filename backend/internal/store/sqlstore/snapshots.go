@@ -25,18 +25,27 @@ const activeSnapshot = `('` + store.SnapshotCreating + `', '` + store.SnapshotAv
 // billedSnapshot is the SQL list of the statuses that are billed.
 const billedSnapshot = `('` + store.SnapshotAvailable + `', '` + store.SnapshotRestoring + `')`
 
-func scanSnapshot(r rowScanner) (store.Snapshot, error) {
+// scanSnapshot reads a snapshot and opens its password.
+func (q queries) scanSnapshot(r rowScanner) (store.Snapshot, error) {
 	var s store.Snapshot
 	err := r.Scan(&s.ID, &s.AccountID, &s.InstanceID, &s.SourceActive, &s.Name, &s.Note, &s.Status, &s.Next.Status, at(&s.Next.At),
 		&s.Locked, &s.LockReason, at(&s.LockedAt), &s.SizeGB, &s.Price, &s.Accrued, &s.Paid, at(&s.RenewalDue),
 		at(&s.CreatedAt), at(&s.AvailableAt), at(&s.ExpiredAt), &s.DatacenterID, &s.LocationID, &s.TemplateID,
 		&s.PlanID, &s.OSType, &s.Architecture, &s.SourceName, jsonColumn{&s.Features}, &s.Local, &s.Username,
 		&s.Password, &s.Port, &s.ImageRef, &s.ImageGone)
+	if err != nil {
+		return store.Snapshot{}, err
+	}
+	s.Password, err = q.open(snapshotPassword, s.ID, s.Password)
 	return s, err
 }
 
 func (q queries) CreateSnapshot(ctx context.Context, s store.Snapshot) (store.Snapshot, error) {
 	features, err := jsonText(s.Features, "[]")
+	if err != nil {
+		return store.Snapshot{}, err
+	}
+	password, err := q.insertValue(snapshotPassword, s.Password)
 	if err != nil {
 		return store.Snapshot{}, err
 	}
@@ -51,9 +60,12 @@ func (q queries) CreateSnapshot(ctx context.Context, s store.Snapshot) (store.Sn
 		s.AccountID, s.InstanceID, s.Name, s.Note, s.Status, s.Next.Status, nullTime(s.Next.At), s.Locked, s.LockReason,
 		nullTime(s.LockedAt), s.SizeGB, s.Price, s.Accrued, s.Paid, nullTime(s.RenewalDue), s.CreatedAt,
 		nullTime(s.AvailableAt), nullTime(s.ExpiredAt), s.DatacenterID, s.LocationID, s.TemplateID, s.PlanID, s.OSType,
-		s.Architecture, s.SourceName, features, s.Local, s.Username, s.Password, s.Port, s.ImageRef).Scan(&s.ID)
+		s.Architecture, s.SourceName, features, s.Local, s.Username, password, s.Port, s.ImageRef).Scan(&s.ID)
 	if err != nil {
 		return store.Snapshot{}, fmt.Errorf("sqlstore: create snapshot: %w", err)
+	}
+	if err := q.sealInserted(ctx, snapshotPassword, []newSecret{{row: s.ID, plain: s.Password}}); err != nil {
+		return store.Snapshot{}, err
 	}
 	if err := q.walletChanged(ctx, s.AccountID); err != nil {
 		return store.Snapshot{}, err
@@ -63,32 +75,32 @@ func (q queries) CreateSnapshot(ctx context.Context, s store.Snapshot) (store.Sn
 }
 
 func (q queries) Snapshot(ctx context.Context, accountID, id int64) (store.Snapshot, error) {
-	return one(ctx, q, tableSnapshots, id, scanSnapshot, selectSnapshots+`WHERE s.id = ? AND s.account_id = ?`, id, accountID)
+	return one(ctx, q, tableSnapshots, id, q.scanSnapshot, selectSnapshots+`WHERE s.id = ? AND s.account_id = ?`, id, accountID)
 }
 
 func (q queries) SnapshotByID(ctx context.Context, id int64) (store.Snapshot, error) {
-	return one(ctx, q, tableSnapshots, id, scanSnapshot, selectSnapshots+`WHERE s.id = ?`, id)
+	return one(ctx, q, tableSnapshots, id, q.scanSnapshot, selectSnapshots+`WHERE s.id = ?`, id)
 }
 
 func (q queries) Snapshots(ctx context.Context, accountID int64, includeInactive bool) ([]store.Snapshot, error) {
 	if includeInactive {
-		return list(ctx, q, "snapshots", scanSnapshot, selectSnapshots+`WHERE s.account_id = ? ORDER BY s.id DESC`, accountID)
+		return list(ctx, q, "snapshots", q.scanSnapshot, selectSnapshots+`WHERE s.account_id = ? ORDER BY s.id DESC`, accountID)
 	}
-	return list(ctx, q, "snapshots", scanSnapshot, selectSnapshots+`WHERE s.account_id = ? AND s.status IN `+activeSnapshot+`
+	return list(ctx, q, "snapshots", q.scanSnapshot, selectSnapshots+`WHERE s.account_id = ? AND s.status IN `+activeSnapshot+`
 		ORDER BY s.id DESC`, accountID)
 }
 
 func (q queries) InstanceSnapshots(ctx context.Context, instanceID int64) ([]store.Snapshot, error) {
-	return list(ctx, q, "snapshots", scanSnapshot, selectSnapshots+`WHERE s.instance_id = ? ORDER BY s.id DESC`, instanceID)
+	return list(ctx, q, "snapshots", q.scanSnapshot, selectSnapshots+`WHERE s.instance_id = ? ORDER BY s.id DESC`, instanceID)
 }
 
 func (q queries) OpenSnapshots(ctx context.Context, limit int) ([]store.Snapshot, error) {
-	return list(ctx, q, "snapshots", scanSnapshot, selectSnapshots+`WHERE s.status IN (?, ?) ORDER BY s.id LIMIT ?`+
+	return list(ctx, q, "snapshots", q.scanSnapshot, selectSnapshots+`WHERE s.status IN (?, ?) ORDER BY s.id LIMIT ?`+
 		q.workerLock(snapshotSkipLocked), store.SnapshotCreating, store.SnapshotRestoring, limit)
 }
 
 func (q queries) DueSnapshotRenewals(ctx context.Context, now time.Time, limit int) ([]store.Snapshot, error) {
-	return list(ctx, q, "snapshots", scanSnapshot, selectSnapshots+`WHERE s.status IN `+billedSnapshot+`
+	return list(ctx, q, "snapshots", q.scanSnapshot, selectSnapshots+`WHERE s.status IN `+billedSnapshot+`
 		AND s.renewal_due <= ? ORDER BY s.renewal_due, s.id LIMIT ?`+q.workerLock(snapshotSkipLocked), now, limit)
 }
 
@@ -98,7 +110,7 @@ func (q queries) DueSnapshotRenewals(ctx context.Context, now time.Time, limit i
 const imageUndeleted = `s.status IN ('deleted', 'expired', 'failed') AND s.image_ref != '' AND NOT s.image_deleted`
 
 func (q queries) UndeletedImages(ctx context.Context, limit int) ([]store.Snapshot, error) {
-	return list(ctx, q, "snapshots", scanSnapshot, selectSnapshots+`WHERE `+imageUndeleted+`
+	return list(ctx, q, "snapshots", q.scanSnapshot, selectSnapshots+`WHERE `+imageUndeleted+`
 		ORDER BY s.id LIMIT ?`+q.workerLock(snapshotSkipLocked), limit)
 }
 

@@ -55,10 +55,10 @@ func OpenSQLite(ctx context.Context, path string, opts ...Option) (*Store, error
 		return nil, err
 	}
 	d := newSQLiteDialect()
-	group := sqlitefast.NewGroupCommitter(writer, func(q sqlitefast.Querier) store.Tx { return txQueries(q, d, o.hook) },
+	group := sqlitefast.NewGroupCommitter(writer, func(q sqlitefast.Querier) store.Tx { return txQueries(q, d, o.hook, o.keys) },
 		o.commitHook)
 	s, err := open(ctx, &Store{db: writer, pools: map[string]*sql.DB{"main": writer, "reads": reads}, probe: reads, tx: group, cache: noCache{}, closers: []func() error{group.Close, reads.Close},
-		queries: queries{q: sqlitefast.NewReads(reads, writer), d: d, hook: o.hook}})
+		queries: queries{q: sqlitefast.NewReads(reads, writer), d: d, hook: o.hook, keys: o.keys}})
 	if err != nil {
 		return nil, err
 	}

@@ -79,6 +79,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/sqlitefast"
 )
@@ -97,10 +98,14 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-// open applies every pending migration to the store s of a dialect's Open; it closes s on
-// failure.
+// open applies every pending migration to the store s of a dialect's Open and checks its keys
+// against the database's secrets (checkCanary); it closes s on failure.
 func open(ctx context.Context, s *Store) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	if err := s.checkCanary(ctx); err != nil {
 		_ = s.Close()
 		return nil, err
 	}
@@ -117,6 +122,7 @@ type options struct {
 	busyTimeout time.Duration  // SQLite only
 	noShm       bool           // SQLite only: watch PRAGMA data_version, not the -shm file (tests)
 	log         *slog.Logger   // PostgreSQL only: where the change watcher reports (pgchanges)
+	keys        *secrets.Keyring
 }
 
 // collect applies opts to the defaults.

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
@@ -32,6 +33,7 @@ type plainTx struct {
 	db   *sql.DB
 	d    *dialect
 	hook ReadHook
+	keys *secrets.Keyring
 	// tell is told of every commit that changed rows the read cache keeps (see
 	// cachedwrites.go), so the cache serves nothing older to a read that starts after it.
 	tell *changeTeller
@@ -74,7 +76,7 @@ func (p plainTx) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 	}
 	defer func() { _ = tx.Rollback() }()
 	w := &watchedTx{Tx: tx, tell: p.tell}
-	if err := fn(txQueries(w, p.d, p.hook)); err != nil {
+	if err := fn(txQueries(w, p.d, p.hook, p.keys)); err != nil {
 		return err
 	}
 	err = tx.Commit()
@@ -88,7 +90,7 @@ func (p plainTx) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 }
 
 // txQueries is the store's view of the transaction tx: its reads lock rows where the dialect
-// does.
-func txQueries(tx querier, d *dialect, hook ReadHook) store.Tx {
-	return queries{q: tx, d: d, locks: d.newLocks(), hook: hook}
+// does, and it seals and opens secrets with keys.
+func txQueries(tx querier, d *dialect, hook ReadHook, keys *secrets.Keyring) store.Tx {
+	return queries{q: tx, d: d, locks: d.newLocks(), hook: hook, keys: keys}
 }

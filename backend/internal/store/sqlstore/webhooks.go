@@ -12,14 +12,19 @@ import (
 
 const webhookColumns = `account_id, url, secret, updated_at`
 
-func scanWebhook(r rowScanner) (store.Webhook, error) {
+// scanWebhook reads a webhook and opens its secret.
+func (q queries) scanWebhook(r rowScanner) (store.Webhook, error) {
 	var w store.Webhook
-	err := r.Scan(&w.AccountID, &w.URL, &w.Secret, at(&w.UpdatedAt))
+	if err := r.Scan(&w.AccountID, &w.URL, &w.Secret, at(&w.UpdatedAt)); err != nil {
+		return store.Webhook{}, err
+	}
+	secret, err := q.open(webhookSecret, w.AccountID, w.Secret)
+	w.Secret = secret
 	return w, err
 }
 
 func (q queries) Webhook(ctx context.Context, accountID int64) (store.Webhook, error) {
-	w, err := scanWebhook(q.queryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE account_id = ?`, accountID))
+	w, err := q.scanWebhook(q.queryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE account_id = ?`, accountID))
 	if err != nil {
 		return store.Webhook{}, fmt.Errorf("sqlstore: webhook of account %d: %w", accountID, err)
 	}
@@ -34,7 +39,7 @@ func (q queries) Webhooks(ctx context.Context, accountIDs []int64) (map[int64]st
 		return out, nil
 	}
 	in, args := inList(ids)
-	hooks, err := list(ctx, q, "webhooks", scanWebhook, `SELECT `+webhookColumns+` FROM webhooks WHERE account_id IN `+in, args...)
+	hooks, err := list(ctx, q, "webhooks", q.scanWebhook, `SELECT `+webhookColumns+` FROM webhooks WHERE account_id IN `+in, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -45,12 +50,16 @@ func (q queries) Webhooks(ctx context.Context, accountIDs []int64) (map[int64]st
 }
 
 func (q queries) SetWebhook(ctx context.Context, w store.Webhook) error {
+	secret, err := q.seal(webhookSecret, w.AccountID, w.Secret) // the account is the row: known before the INSERT
+	if err != nil {
+		return err
+	}
 	if err := q.lockAccount(ctx, w.AccountID); err != nil {
 		return err
 	}
-	_, err := q.exec(ctx, `INSERT INTO webhooks (account_id, url, secret, updated_at) VALUES (?, ?, ?, ?)
+	_, err = q.exec(ctx, `INSERT INTO webhooks (account_id, url, secret, updated_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (account_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at`,
-		w.AccountID, w.URL, w.Secret, w.UpdatedAt)
+		w.AccountID, w.URL, secret, w.UpdatedAt)
 	if err != nil {
 		return fmt.Errorf("sqlstore: set webhook of account %d: %w", w.AccountID, err)
 	}
