@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -17,6 +18,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -47,6 +49,20 @@ type Config struct {
 	// failed-authentication limit, the per-client rate limits and the access log use, is the
 	// right-most untrusted address of its Forwarded or X-Forwarded-For header. None: the peer.
 	TrustedProxies []netip.Prefix
+	// SecretsKeyFile is the key file (--secrets-key-file): base64 keys of 32 bytes, one a line,
+	// the first encrypting the secrets stored from now on (webhook signing secrets, root
+	// passwords, app inputs and results), every one decrypting them (package secrets). New
+	// refuses a file none of whose keys decrypts the database's secrets, naming it. Empty:
+	// DevSecrets' key, or else secrets are stored plain, and a database whose secrets are
+	// encrypted is refused.
+	SecretsKeyFile string
+	// DevSecrets encrypts with resellerd dev's built-in key (secrets.Dev) when there is no
+	// SecretsKeyFile.
+	DevSecrets bool
+	// NoSecrets opens the database for a command that reads and writes no secret (the account
+	// commands) without a key, whether its secrets are encrypted or not; a secret it would read
+	// or write is an error.
+	NoSecrets bool
 	// WebhookResolver resolves webhook hosts when they are dialled; nil is the system's (tests
 	// pass one whose answers they control).
 	WebhookResolver *net.Resolver
@@ -110,7 +126,11 @@ type Server struct {
 // it for all.
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	cfg = withDefaults(cfg)
-	st, err := openStore(ctx, cfg.DB, cfg.Logger)
+	keys, err := cfg.keyring()
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStore(ctx, cfg.DB, cfg.Logger, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -178,22 +198,45 @@ func withDefaults(cfg Config) Config {
 
 // openStore picks the store by the form of dsn (ParseDB): a postgres:// or postgresql:// URL is
 // a PostgreSQL database that several replicas may share, a path or sqlite:PATH a SQLite file,
-// anything else an error.
-func openStore(ctx context.Context, dsn string, log *slog.Logger) (*sqlstore.Store, error) {
+// anything else an error. keys encrypt and decrypt its secrets (nil: stored plain).
+func openStore(ctx context.Context, dsn string, log *slog.Logger, keys *secrets.Keyring) (*sqlstore.Store, error) {
 	kind, target, err := ParseDB(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	var st *sqlstore.Store
 	if kind == DBPostgres {
-		st, err = sqlstore.OpenPostgres(ctx, target, sqlstore.WithLogger(log))
+		st, err = sqlstore.OpenPostgres(ctx, target, sqlstore.WithLogger(log), sqlstore.WithSecrets(keys))
 	} else {
-		st, err = sqlstore.OpenSQLite(ctx, target)
+		st, err = sqlstore.OpenSQLite(ctx, target, sqlstore.WithSecrets(keys))
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, sqlstore.ErrSecretsNeedKey):
+		return nil, fmt.Errorf("server: %w: give the key file that encrypted them with --secrets-key-file (RESELLER_SECRETS_KEY_FILE)", err)
+	case errors.Is(err, sqlstore.ErrSecretsWrongKey):
+		return nil, fmt.Errorf("server: --secrets-key-file: %w", err)
+	case err != nil:
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	return st, nil
+}
+
+// keyring is the keys cfg asks for: the key file's, dev's built-in one, a locked keyring for a
+// command without secrets, or nil (secrets stored plain).
+func (cfg Config) keyring() (*secrets.Keyring, error) {
+	switch {
+	case cfg.SecretsKeyFile != "":
+		keys, err := secrets.Load(cfg.SecretsKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("server: --secrets-key-file: %w", err)
+		}
+		return keys, nil
+	case cfg.DevSecrets:
+		return secrets.Dev(), nil
+	case cfg.NoSecrets:
+		return secrets.Locked("no --secrets-key-file (this command touches no secret)"), nil
+	}
+	return nil, nil
 }
 
 func isPostgres(dsn string) bool {

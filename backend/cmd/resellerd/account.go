@@ -35,7 +35,8 @@ func openServer(ctx context.Context, db string) (*server.Server, error) {
 	}
 	// No workers: the command only writes the account; a running serve does the rest. The fail
 	// rate stays as serve set it.
-	return server.New(ctx, server.Config{DB: db, WorkerInterval: -1, KeepFailRate: true})
+	// It reads and writes no secret, so it needs no --secrets-key-file (NoSecrets).
+	return server.New(ctx, server.Config{DB: db, WorkerInterval: -1, KeepFailRate: true, NoSecrets: true})
 }
 
 func accountCreate(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {

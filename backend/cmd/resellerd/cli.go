@@ -27,12 +27,16 @@ const usage = `usage:
                   [--fail-rate 0] [--allow-http-webhooks] [--rate-limit-scale 1]
                   [--tls-cert FILE --tls-key FILE] [--webhook-allow-cidr CIDR,...] [--retain-events 168h]
                   [--log-format text|json] [--log-level debug|info|warn|error]
-                  [--metrics-listen ADDR] [--trusted-proxies CIDR,...]
+                  [--metrics-listen ADDR] [--trusted-proxies CIDR,...] [--secrets-key-file FILE]
   resellerd dev [--listen 127.0.0.1:8080] [--env-file FILE] [--seed FILE] [--db PATH] [serve's flags]
       # a fresh temporary database with one account; prints the export lines to use it;
       # --db opens only a database dev created (marked as a dev database) or a new file
-  resellerd seed [--db ...] [--allow-http-webhooks] [--webhook-allow-cidr CIDR,...] [--retain-events 168h] FILE
+  resellerd seed [--db ...] [--allow-http-webhooks] [--webhook-allow-cidr CIDR,...] [--retain-events 168h]
+                 [--secrets-key-file FILE] FILE
       # the seed's accounts into any database, under serve's webhook policy; only its own work
+  resellerd secrets rotate [--db ...] --secrets-key-file FILE [--batch-size 200]
+      # re-encrypt every secret under the key file's first key, beside a running serve;
+      # safe to stop and to run again
   resellerd account create [--db ...] [--balance 100] [--server-limit 10] [--order-limit 5] [--language fa]
   resellerd account rotate-key [--db ...] --account N
   resellerd account topup [--db ...] --account N --amount 50 [--payment-type card]
@@ -98,6 +102,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		return seed(ctx, args[1:], stdout, env)
 	case "account":
 		return account(ctx, args[1:], stdout, env)
+	case "secrets":
+		return secretsCommand(ctx, args[1:], stdout, env)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "resellerd %s\n", version)
 		return nil

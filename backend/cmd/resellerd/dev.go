@@ -107,6 +107,7 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	}
 	clock := &devapi.OffsetClock{}
 	o.Config.Clock, o.Config.Logger = clock, logger
+	o.Config.DevSecrets = true // without --secrets-key-file, dev encrypts with its built-in key (secrets.Dev)
 	b := &devBackend{cfg: o.Config, accounts: accounts}
 	if err := b.open(ctx); err != nil {
 		if seed != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"strings"
 
@@ -10,13 +11,31 @@ import (
 )
 
 // addSafeFlags registers the flags that make a shared resellerd safe: the webhook policy and the
-// event retention (addWebhookFlags), and the proxies whose forwarding headers name the client.
-// Called from addServeFlags, so serve and dev both take them.
+// event retention (addWebhookFlags), the proxies whose forwarding headers name the client, and
+// the key file that encrypts the secrets at rest (addSecretsFlag). Called from addServeFlags,
+// so serve and dev both take them.
 func addSafeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	addWebhookFlags(fs, &o.Config, def.Config)
 	o.Config.TrustedProxies = append(o.Config.TrustedProxies[:0], def.Config.TrustedProxies...)
 	fs.Var((*cidrList)(&o.Config.TrustedProxies), "trusted-proxies",
 		"address ranges (`CIDR,...`) of the load balancers or reverse proxies in front of the API, such as 10.0.0.0/8; a request from one is counted (failed-key limit, rate limits, access log key client) by the right-most address of its Forwarded or X-Forwarded-For header that is not itself in these ranges; from any other peer those headers are ignored")
+	addSecretsFlag(fs, &o.Config, def.Config)
+}
+
+// addSecretsFlag registers --secrets-key-file on fs, filling c with the default def. serve, dev,
+// seed (which writes webhooks and servers) and secrets rotate take it, under one name and one
+// RESELLER_ variable.
+func addSecretsFlag(fs *flag.FlagSet, c *server.Config, def server.Config) {
+	fs.StringVar(&c.SecretsKeyFile, "secrets-key-file", def.SecretsKeyFile,
+		"file of base64 keys (`FILE`), 32 bytes each, one a line (# comments): the first encrypts the webhook signing secrets, root passwords and app inputs stored in the database (AES-256-GCM), every one decrypts them, so a new key goes first and the old ones stay until `resellerd secrets rotate` has run; make one with: head -c 32 /dev/urandom | base64. Without it serve stores them as plain text, and dev uses a built-in key")
+}
+
+// warnPlainSecrets logs serve's one warning at start when it stores the secrets as plain text.
+func warnPlainSecrets(logger *slog.Logger, c server.Config) {
+	if c.SecretsKeyFile == "" && !c.DevSecrets {
+		logger.Warn("no --secrets-key-file: webhook signing secrets, root passwords and app inputs are stored as plain text " +
+			"in the database and in every backup of it; see backend/README.md, Sharing resellerd safely")
+	}
 }
 
 // addWebhookFlags registers serve's webhook policy (which URLs a webhook may have and which

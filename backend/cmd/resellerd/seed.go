@@ -28,6 +28,7 @@ func parseSeed(args []string, env lookupEnv) (seedOptions, error) {
 	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
 	fs.StringVar(&o.Config.DB, "db", defaultDB, "SQLite file path or postgres:// URL")
 	addWebhookFlags(fs, &o.Config, serveDefaults.Config)
+	addSecretsFlag(fs, &o.Config, serveDefaults.Config)
 	if len(args) == 0 || strings.HasPrefix(args[len(args)-1], "-") {
 		if err := parseFlags(fs, args, env); err != nil {
 			return seedOptions{}, err // --help among them: the flags, exit 0

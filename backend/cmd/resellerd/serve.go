@@ -105,6 +105,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 		return err // before opening the database: a bad certificate changes nothing
 	}
 	warnIfDevDB(logger, o.Config.DB)
+	warnPlainSecrets(logger, o.Config)
 	srv, err := server.New(ctx, o.Config)
 	if err != nil {
 		return err

@@ -132,8 +132,8 @@ func (s *Service) newInstalls(instanceID int64, apps []catalog.App, inputs map[s
 // The state machine: queued/waiting (until the machine is online with its credentials) →
 // installing/preparing (the stored root password is tried: a rejected one fails the install
 // with stage auth_failed) → installing/running (the installer runs; a datacenter failure is
-// retried up to three attempts) → installed/done, or failed/failed. Each stage takes
-// AppStepDelay.
+// retried up to three attempts) → installed/done, or failed/failed, which drop the install's
+// inputs (dropInputs). Each stage takes AppStepDelay.
 func (s *Service) InstallAppsDue(ctx context.Context) error {
 	open, err := s.store.OpenAppInstalls(ctx, workBatch)
 	if err != nil {
@@ -250,7 +250,14 @@ func (s *Service) runInstall(ctx context.Context, a *store.AppInstall, in store.
 	a.Status, a.Stage, a.Result, a.FinishedAt, a.NextAt = store.InstallInstalled, store.StageDone, res.Result, now, now
 	a.Error = ""
 	a.LogTail = appendLog(a.LogTail, strings.TrimRight(res.Log, "\n"))
+	dropInputs(a)
 }
+
+// dropInputs forgets the inputs of an install that has finished: installed, or failed for good
+// (an app that failed is queued again as a new install, with the inputs sent then). They hold
+// secrets (passwords among them) that nothing reads once the installer has run, so neither the
+// database nor its backups keep them.
+func dropInputs(a *store.AppInstall) { a.Inputs = nil }
 
 // installJob is what the installer gets: every input (defaults filled in) and which empty
 // password inputs it must generate. The app answers on its DOMAIN input when one is set.
@@ -272,6 +279,7 @@ func (s *Service) failInstall(a *store.AppInstall, stage, reason, log string) {
 	now := s.now()
 	a.Status, a.Stage, a.Error, a.FinishedAt, a.NextAt = store.InstallFailed, stage, reason, now, now
 	a.LogTail = appendLog(a.LogTail, log)
+	dropInputs(a)
 }
 
 // failDependents fails the open installs of the same instance that need the failed app, since

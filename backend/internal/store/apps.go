@@ -14,8 +14,8 @@ type AppInstall struct {
 	Status     string
 	Stage      string
 	Attempts   int
-	Inputs     map[string]string
-	Result     map[string]string
+	Inputs     map[string]string // kept until the install has finished (service: dropInputs)
+	Result     map[string]string // what the installer reports: where the app answers, generated passwords
 	Error      string
 	LogTail    string
 	QueuedAt   time.Time
@@ -53,7 +53,8 @@ type AppInstallQueries interface {
 	// ClaimAppInstall takes the lease of an open install; false when another worker holds it or
 	// it is no longer open.
 	ClaimAppInstall(ctx context.Context, id int64, now, until time.Time) (bool, error)
-	// UpdateAppInstall writes the progress of an install and drops its lease.
+	// UpdateAppInstall writes the progress of an install, its inputs and result included, and
+	// drops its lease.
 	UpdateAppInstall(ctx context.Context, a AppInstall) error
 	// DeleteAppInstalls removes every install of an instance (its disk was rebuilt).
 	DeleteAppInstalls(ctx context.Context, instanceID int64) error

@@ -21,8 +21,8 @@ type BatchQueries interface {
 	// ReleaseOrders drops the lease of every order of releases and records the ticket given
 	// with a pending one; ErrNotFound when one of them does not exist.
 	ReleaseOrders(ctx context.Context, releases []OrderRelease) error
-	// FinishOrders moves every order of finishes from pending to its status at the given time
-	// and takes it out of its account's pending counts; ErrConflict when one of them is no
+	// FinishOrders moves every order of finishes from pending to its status at the given time,
+	// drops its app inputs and takes it out of its account's pending counts; ErrConflict when one of them is no
 	// longer pending (the transaction must then be rolled back: the others were written).
 	FinishOrders(ctx context.Context, finishes []OrderFinish, at time.Time) error
 	// AddLedgerEntries records the entries and moves each account's balance and debt by their

@@ -79,8 +79,9 @@ type OrderQueries interface {
 	OrderServers(ctx context.Context, accountID int64, ids []int64) (map[int64]Instance, map[int64][]AppInstall, error)
 	// DueOrders lists up to limit pending orders no worker holds a lease on at now, oldest first.
 	DueOrders(ctx context.Context, now time.Time, limit int) ([]Order, error)
-	// FinishOrder moves a pending order to status; ErrConflict when it is no longer pending, so
-	// two workers can never both finish it.
+	// FinishOrder moves a pending order to status and drops its app inputs (a deployed order's
+	// installs have their own copy); ErrConflict when it is no longer pending, so two workers
+	// can never both finish it.
 	FinishOrder(ctx context.Context, id int64, status string, at time.Time, instanceID int64, reference string) error
 
 	// IdempotencyKey returns the record of key for the account.

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Webhook is an account's webhook registration. Secret signs the deliveries; it is stored as it
-// was sent because signing needs it, and it is never shown.
+// Webhook is an account's webhook registration. Secret signs the deliveries; it is kept (sealed
+// when the store has a key, see package secrets) because signing needs it, and it is never shown.
 type Webhook struct {
 	AccountID int64
 	URL       string

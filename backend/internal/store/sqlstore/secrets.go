@@ -104,8 +104,8 @@ func (s *Store) checkCanary(ctx context.Context) error {
 		return fmt.Errorf("sqlstore: %w", ErrSecretsNeedKey)
 	}
 	if plain, err := s.keys.Open(secretsCanary.cell(int64(1)), stored); err != nil || plain != canaryText {
-		return fmt.Errorf("sqlstore: %w: %s (its secrets were encrypted under key id %s)", ErrSecretsWrongKey, s.keys.Source(),
-			sealedKeyID(stored))
+		return fmt.Errorf("sqlstore: %w: none of the keys of %s decrypts them (they are encrypted under key id %s)",
+			ErrSecretsWrongKey, s.keys.Source(), sealedKeyID(stored))
 	}
 	return nil
 }

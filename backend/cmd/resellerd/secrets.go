@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
+)
+
+// rotateReportEvery is how often `secrets rotate` reports a column it is still working on.
+const rotateReportEvery = 5 * time.Second
+
+// secretsCommand runs `resellerd secrets SUBCOMMAND`.
+func secretsCommand(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: secrets: no subcommand (rotate)", errUsage)
+	}
+	switch args[0] {
+	case "rotate":
+		return secretsRotate(ctx, args[1:], stdout, env)
+	default:
+		return fmt.Errorf("%w: secrets: unknown subcommand %q", errUsage, args[0])
+	}
+}
+
+// secretsRotate runs `resellerd secrets rotate --db ... --secrets-key-file FILE`: every secret
+// of the database not under the file's first key is encrypted again under it (server.
+// RotateSecrets), while serve keeps running. It reports each column as it finishes, and a
+// long one every rotateReportEvery.
+func secretsRotate(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
+	fs := flag.NewFlagSet("secrets rotate", flag.ContinueOnError)
+	var cfg server.Config
+	fs.StringVar(&cfg.DB, "db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
+	addSecretsFlag(fs, &cfg, server.Config{})
+	batch := fs.Int("batch-size", sqlstore.DefaultRotateBatch, "values encrypted again per transaction")
+	if err := parseFlags(fs, args, env); err != nil {
+		return err
+	}
+	switch {
+	case cfg.SecretsKeyFile == "":
+		return fmt.Errorf("%w: secrets rotate: --secrets-key-file is required (the new key on its first line, the keys that encrypted the database after it)", errUsage)
+	case *batch <= 0:
+		return fmt.Errorf("%w: secrets rotate: --batch-size must be positive", errUsage)
+	}
+	if _, _, err := server.ParseDB(cfg.DB); err != nil {
+		return fmt.Errorf("%w: secrets rotate: %w", errUsage, err)
+	}
+	last := time.Now()
+	res, err := server.RotateSecrets(ctx, cfg, *batch, func(p server.RotateProgress) {
+		if p.Done || time.Since(last) >= rotateReportEvery {
+			last = time.Now()
+			state := "so far"
+			if p.Done {
+				state = "done"
+			}
+			fmt.Fprintf(stdout, "%s: %d encrypted again (%s)\n", p.Column, p.Resealed, state)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "rotated: %d values encrypted again; every secret is under key %s, the first of %s\n",
+		res.Resealed, res.KeyID, cfg.SecretsKeyFile)
+	return err
+}
