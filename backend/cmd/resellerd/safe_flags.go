@@ -30,11 +30,27 @@ func addSecretsFlag(fs *flag.FlagSet, c *server.Config, def server.Config) {
 		"file of base64 keys (`FILE`), 32 bytes each, one a line (# comments): the first encrypts the webhook signing secrets, root passwords and app inputs stored in the database (AES-256-GCM), every one decrypts them, so a new key goes first and the old ones stay until `resellerd secrets rotate` has run; make one with: head -c 32 /dev/urandom | base64. Without it serve stores them as plain text, and dev uses a built-in key")
 }
 
-// warnPlainSecrets logs serve's one warning at start when it stores the secrets as plain text.
+// warnPlainSecrets logs serve's one warning at start when it keeps the secrets readable to
+// anyone with the database: without a key file (on a dev database they are under dev's built-in
+// key, which is no secret either).
 func warnPlainSecrets(logger *slog.Logger, c server.Config) {
-	if c.SecretsKeyFile == "" && !c.DevSecrets {
+	if c.SecretsKeyFile == "" {
 		logger.Warn("no --secrets-key-file: webhook signing secrets, root passwords and app inputs are stored as plain text " +
 			"in the database and in every backup of it; see backend/README.md, Sharing resellerd safely")
+	}
+}
+
+// devKeyOnDevDB has serve open a database resellerd dev created with dev's built-in key when it
+// is given no key file, as dev encrypted its secrets with it: serve on a dev database (which it
+// warns about, warnIfDevDB) keeps working as it did before secrets were encrypted.
+func devKeyOnDevDB(c *server.Config) {
+	if c.SecretsKeyFile != "" {
+		return
+	}
+	if path, ok := sqlitePath(c.DB); ok {
+		if kind, err := devDBKind(path); err == nil && kind == dbDev {
+			c.DevSecrets = true
+		}
 	}
 }
 

@@ -106,6 +106,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	}
 	warnIfDevDB(logger, o.Config.DB)
 	warnPlainSecrets(logger, o.Config)
+	devKeyOnDevDB(&o.Config)
 	srv, err := server.New(ctx, o.Config)
 	if err != nil {
 		return err
