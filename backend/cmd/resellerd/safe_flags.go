@@ -40,9 +40,9 @@ func warnPlainSecrets(logger *slog.Logger, c server.Config) {
 	}
 }
 
-// devKeyOnDevDB has serve open a database resellerd dev created with dev's built-in key when it
-// is given no key file, as dev encrypted its secrets with it: serve on a dev database (which it
-// warns about, warnIfDevDB) keeps working as it did before secrets were encrypted.
+// devKeyOnDevDB has serve (and seed) open a database resellerd dev created with dev's built-in
+// key when given no key file, as dev encrypted its secrets with it: serve on a dev database
+// (which it warns about, warnIfDevDB) keeps working as it did before secrets were encrypted.
 func devKeyOnDevDB(c *server.Config) {
 	if c.SecretsKeyFile != "" {
 		return

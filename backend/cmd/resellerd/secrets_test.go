@@ -448,7 +448,7 @@ func countSealed(t *testing.T, db, id string) int {
 }
 
 // TestDevEncryptsWithItsOwnKey: dev, without a key file, encrypts with its built-in key, which
-// opens its database in any later run.
+// opens its database in any later run, and with which serve and seed open it too.
 func TestDevEncryptsWithItsOwnKey(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "dev.db")
@@ -476,4 +476,10 @@ func TestDevEncryptsWithItsOwnKey(t *testing.T) {
 		t.Fatalf("dev's database with dev's key: %v", err)
 	}
 	_ = st.Close()
+	if code, _, errOut := cli(t, noEnv, "seed", "--db", path, "--allow-http-webhooks", writeSeed(t, everyField)); code != exitOK {
+		t.Fatalf("seed into dev's database: exit %d: %s", code, errOut)
+	}
+	if err := serveOnce(t, path); err != nil {
+		t.Fatalf("serve on dev's database: %v", err)
+	}
 }

@@ -53,6 +53,7 @@ func seed(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) e
 	if err != nil {
 		return err
 	}
+	devKeyOnDevDB(&o.Config) // a dev database's secrets are under dev's key, as serve finds them
 	f, err := seedfile.Read(o.File)
 	if err != nil {
 		return err
