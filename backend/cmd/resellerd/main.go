@@ -2,6 +2,7 @@
 //
 //	resellerd serve --listen 127.0.0.1:8080 [--alt-listen ADDR] [--db PATH_OR_URL] ...
 //	resellerd account create|rotate-key|topup ...
+//	resellerd secrets rotate --db ... --secrets-key-file FILE
 //	resellerd --version
 //
 // Every flag also reads RESELLER_<FLAG> from the environment; the command line wins.

@@ -27,7 +27,7 @@ func addSafeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 // RESELLER_ variable.
 func addSecretsFlag(fs *flag.FlagSet, c *server.Config, def server.Config) {
 	fs.StringVar(&c.SecretsKeyFile, "secrets-key-file", def.SecretsKeyFile,
-		"file of base64 keys (`FILE`), 32 bytes each, one a line (# comments): the first encrypts the webhook signing secrets, root passwords and app inputs stored in the database (AES-256-GCM), every one decrypts them, so a new key goes first and the old ones stay until `resellerd secrets rotate` has run; make one with: head -c 32 /dev/urandom | base64. Without it serve stores them as plain text, and dev uses a built-in key")
+		"file of base64 keys (`FILE`), 32 bytes each, one a line (# comments): the first encrypts the webhook signing secrets, root passwords and app inputs stored in the database (AES-256-GCM), every one decrypts them, so a new key goes first and the old ones stay until resellerd secrets rotate has run; make one with: head -c 32 /dev/urandom | base64. Without it serve stores them as plain text, and dev uses a built-in key")
 }
 
 // warnPlainSecrets logs serve's one warning at start when it keeps the secrets readable to
