@@ -208,8 +208,24 @@ func (k *Keyring) Open(c Cell, stored string) (string, error) {
 // Current reports whether stored needs no rotation: empty, or sealed under the first key.
 // Without a key nothing is current but the empty value.
 func (k *Keyring) Current(stored string) bool {
-	return stored == "" || (k.Seals() && strings.HasPrefix(stored, sealedPrefix+k.keys[0].id+":"))
+	return stored == "" || (k.Seals() && strings.HasPrefix(stored, k.CurrentPrefix()))
 }
 
-// IsSealed reports whether stored is a sealed value (of any key).
-func IsSealed(stored string) bool { return strings.HasPrefix(stored, familyPrefix) }
+// CurrentPrefix is how every value sealed under the first key starts, so a database can pass
+// over them by their prefix (rotation); "" without a key.
+func (k *Keyring) CurrentPrefix() string {
+	if !k.Seals() {
+		return ""
+	}
+	return sealedPrefix + k.keys[0].id + ":"
+}
+
+// SealedKeyID is the id of the key a stored value is sealed under, for messages; "none" for a
+// plain value.
+func SealedKeyID(stored string) string {
+	id, _, ok := strings.Cut(strings.TrimPrefix(stored, sealedPrefix), ":")
+	if !strings.HasPrefix(stored, sealedPrefix) || !ok {
+		return "none"
+	}
+	return id
+}

@@ -46,8 +46,11 @@ func TestSealOpen(t *testing.T) {
 			t.Fatalf("Open = %q, %v", got, err)
 		}
 	}
-	if !k.Current(a) {
+	if !k.Current(a) || !strings.HasPrefix(a, k.CurrentPrefix()) {
 		t.Fatal("a value sealed under the first key is not current")
+	}
+	if SealedKeyID(a) != KeyID(rawKey(1)) || SealedKeyID(plain) != "none" {
+		t.Fatalf("SealedKeyID = %q, %q", SealedKeyID(a), SealedKeyID(plain))
 	}
 }
 

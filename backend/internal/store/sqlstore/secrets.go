@@ -105,7 +105,7 @@ func (s *Store) checkCanary(ctx context.Context) error {
 	}
 	if plain, err := s.keys.Open(secretsCanary.cell(int64(1)), stored); err != nil || plain != canaryText {
 		return fmt.Errorf("sqlstore: %w: none of the keys of %s decrypts them (they are encrypted under key id %s)",
-			ErrSecretsWrongKey, s.keys.Source(), sealedKeyID(stored))
+			ErrSecretsWrongKey, s.keys.Source(), secrets.SealedKeyID(stored))
 	}
 	return nil
 }
@@ -134,15 +134,6 @@ func (s *Store) writeCanary(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("sqlstore: write secrets canary: %w", err)
 	}
 	return s.canary(ctx)
-}
-
-// sealedKeyID is the key id a sealed value names, for messages; "none" for a plain one.
-func sealedKeyID(stored string) string {
-	const prefix = "enc:v1:"
-	if len(stored) < len(prefix)+8 || stored[:len(prefix)] != prefix {
-		return "none"
-	}
-	return stored[len(prefix) : len(prefix)+8]
 }
 
 // seal is plain as stored in column c of row.

@@ -94,7 +94,7 @@ func (s *Store) rotateColumn(ctx context.Context, c sealedColumn, batch int, pro
 // rotateBatch seals again the next batch of values of column c after the key after that are
 // not under the first key, and reports the rows it read and how many it changed.
 func (q queries) rotateBatch(ctx context.Context, c sealedColumn, after any, batch int) ([]storedValue, int, error) {
-	current := "enc:v1:" + q.keys.FirstID() + ":"
+	current := q.keys.CurrentPrefix()
 	rows, err := list(ctx, q, c.String(), c.scanStored, `SELECT `+c.key+`, `+c.column+` FROM `+c.table+`
 		WHERE `+c.key+` > ? AND `+c.column+` <> ? AND substr(`+c.column+`, 1, `+strconv.Itoa(len(current))+`) <> ?
 		ORDER BY `+c.key+` LIMIT ?`, after, c.empty, current, batch)
