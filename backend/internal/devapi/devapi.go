@@ -57,12 +57,21 @@ type Config struct {
 	Clock *OffsetClock
 	// Logger receives the 5xx answers' detail (nil: nowhere).
 	Logger *slog.Logger
+	// CheckpointDir is where the checkpoint routes keep their copies of the service: a
+	// directory the dev process owns and removes at exit. Empty: no checkpoint routes (404).
+	CheckpointDir string
+	// Save writes the whole service (database and clock) to a new SQLite file at path,
+	// atomically, and returns the service clock's time it saved.
+	Save func(ctx context.Context, path string) (time.Time, error)
+	// Load replaces the whole service by the one Save wrote to path, with the same keys; work
+	// in flight is dropped, as by Reset.
+	Load func(ctx context.Context, path string) error
 }
 
 // New returns the handler of every /_dev/ route; anything else under /_dev/ is 404 in the
 // spec's envelope.
 func New(cfg Config) http.Handler {
-	h := handler{cfg: cfg, resp: api.NewResponder(cfg.Logger)}
+	h := handler{cfg: cfg, resp: api.NewResponder(cfg.Logger), checkpoints: newCheckpoints(cfg)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /_dev/reset", h.reset)
 	mux.HandleFunc("POST /_dev/clock", h.clock)
@@ -71,6 +80,12 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("POST /_dev/instances/{id}/password-changed", h.instance(passwordChanged))
 	mux.HandleFunc("POST /_dev/orders/{id}/time-out", h.timeOut)
 	mux.HandleFunc("PUT /_dev/fail-rate", h.failRate)
+	if cfg.CheckpointDir != "" {
+		mux.HandleFunc("POST /_dev/checkpoints", h.saveCheckpoint)
+		mux.HandleFunc("GET /_dev/checkpoints", h.listCheckpoints)
+		mux.HandleFunc("POST /_dev/checkpoints/{name}/restore", h.restoreCheckpoint)
+		mux.HandleFunc("DELETE /_dev/checkpoints/{name}", h.deleteCheckpoint)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.resp.Fail(w, r, service.NotFound("path "+r.URL.Path))
 	})
@@ -78,8 +93,9 @@ func New(cfg Config) http.Handler {
 }
 
 type handler struct {
-	cfg  Config
-	resp api.Responder // answers as the API does
+	cfg         Config
+	resp        api.Responder // answers as the API does
+	checkpoints *checkpoints  // the saved copies of the service, shared by every request
 }
 
 func (h handler) reset(w http.ResponseWriter, r *http.Request) {
