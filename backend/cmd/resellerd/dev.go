@@ -29,6 +29,7 @@ type devOptions struct {
 	serveOptions
 	EnvFile string // written with the two export lines once the API listens
 	Seed    string // YAML seed file; empty: one fresh account
+	devControlOptions
 }
 
 // devDefaults are serve's flags as `resellerd dev` starts them: a temporary database (DB empty),
@@ -51,6 +52,7 @@ func devFlags(o *devOptions) *flag.FlagSet {
 	addServeFlags(fs, &o.serveOptions, devDefaults)
 	fs.StringVar(&o.EnvFile, "env-file", "", "file the two export lines are written to once the API is ready")
 	fs.StringVar(&o.Seed, "seed", "", "YAML seed file with the accounts, servers, snapshots and webhooks to start with")
+	addDevControlFlags(fs, &o.devControlOptions)
 	return fs
 }
 
@@ -64,6 +66,9 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 		o.Config.DB = "-" // a temporary database, chosen by dev; validate only wants it not empty
 	}
 	if err := o.validate(); err != nil {
+		return devOptions{}, err
+	}
+	if err := o.validateControl(); err != nil {
 		return devOptions{}, err
 	}
 	if _, ok := sqlitePath(o.Config.DB); !ok {
@@ -118,7 +123,8 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	mux := http.NewServeMux()
 	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock, Logger: logger}))
 	mux.Handle("/", b)
-	return serveHandler(ctx, o.serveOptions, mux, http.HandlerFunc(b.serveMetrics), logger, func(addrs []net.Addr) {
+	// Guard covers every path under /_dev/, whichever handler of mux serves it.
+	return serveHandler(ctx, o.serveOptions, devapi.Guard(o.guardConfig(), mux), http.HandlerFunc(b.serveMetrics), logger, func(addrs []net.Addr) {
 		b.announce(stdout, logger, o.EnvFile, endpointScheme(o.serveOptions), addrs[0])
 	})
 }

@@ -20,8 +20,9 @@ import (
 // Prefix is where the test-control API is mounted.
 const Prefix = "/_dev/"
 
-// MaxAdvance bounds one clock move, so a single request's work stays bounded (about a year).
-const MaxAdvance = 366 * 24 * time.Hour
+// MaxAdvance bounds one clock move, so a single request's work stays bounded: 744 hourly
+// steps of the workers, about half a minute.
+const MaxAdvance = 31 * 24 * time.Hour
 
 // clockStep is the largest step of a clock move: the workers run after each step, so hourly
 // renewals, snapshot hours and low-balance alerts happen hour by hour as they would in real time.
@@ -105,7 +106,7 @@ func (h handler) clock(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := time.ParseDuration(*in.Advance)
 	if err != nil || d <= 0 || d > MaxAdvance {
-		h.resp.Fail(w, r, service.Validation("advance", "must be a positive duration such as \"25h\", at most %s", MaxAdvance))
+		h.resp.Fail(w, r, service.Validation("advance", "must be a positive duration such as \"25h\", at most 31 days (%s)", MaxAdvance))
 		return
 	}
 	err = h.cfg.Do(func(s Backend) error { return advance(r.Context(), s, h.cfg.Clock, d) })
