@@ -29,7 +29,7 @@ const usage = `usage:
                   [--log-format text|json] [--log-level debug|info|warn|error]
                   [--metrics-listen ADDR]
   resellerd dev [--listen 127.0.0.1:8080] [--env-file FILE] [--seed FILE] [--db PATH]
-                [--dev-allowed-hosts NAME,...] [serve's flags]
+                [--journal-size 1000] [--dev-allowed-hosts NAME,...] [serve's flags]
       # a fresh temporary database with one account; prints the export lines to use it;
       # --db opens only a database dev created (marked as a dev database) or a new file
   resellerd seed [--db ...] [--allow-http-webhooks] [--webhook-allow-cidr CIDR,...] [--retain-events 168h] FILE

@@ -112,7 +112,9 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	}
 	clock := &devapi.OffsetClock{}
 	o.Config.Clock, o.Config.Logger = clock, logger
-	b := &devBackend{cfg: o.Config, accounts: accounts}
+	b := &devBackend{accounts: accounts}
+	controls := newDevControls(o.devControlOptions, &o.Config, b)
+	b.cfg = o.Config
 	if err := b.open(ctx); err != nil {
 		if seed != nil {
 			err = seed.Explain(err)
@@ -121,8 +123,9 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	}
 	defer b.close()
 	mux := http.NewServeMux()
-	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock, Logger: logger}))
-	mux.Handle("/", b)
+	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock, Logger: logger,
+		Journal: controls.journal, Faults: controls.faults}))
+	mux.Handle("/", controls.wrap(b))
 	// Guard covers every path under /_dev/, whichever handler of mux serves it.
 	return serveHandler(ctx, o.serveOptions, devapi.Guard(o.guardConfig(), mux), http.HandlerFunc(b.serveMetrics), logger, func(addrs []net.Addr) {
 		b.announce(stdout, logger, o.EnvFile, endpointScheme(o.serveOptions), addrs[0])

@@ -58,6 +58,10 @@ type Config struct {
 	Clock *OffsetClock
 	// Logger receives the 5xx answers' detail (nil: nowhere).
 	Logger *slog.Logger
+	// Journal is the request journal GET and DELETE /_dev/requests show and empty (nil: off).
+	Journal *Journal
+	// Faults are the fault rules PUT, GET and DELETE /_dev/faults set, show and clear.
+	Faults *Faults
 }
 
 // New returns the handler of every /_dev/ route; anything else under /_dev/ is 404 in the
@@ -72,6 +76,13 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("POST /_dev/instances/{id}/password-changed", h.instance(passwordChanged))
 	mux.HandleFunc("POST /_dev/orders/{id}/time-out", h.timeOut)
 	mux.HandleFunc("PUT /_dev/fail-rate", h.failRate)
+	mux.HandleFunc("GET /_dev/requests", h.listRequests)
+	mux.HandleFunc("DELETE /_dev/requests", h.clearRequests)
+	if cfg.Faults != nil {
+		mux.HandleFunc("PUT /_dev/faults", h.putFaults)
+		mux.HandleFunc("GET /_dev/faults", h.listFaults)
+		mux.HandleFunc("DELETE /_dev/faults", h.clearFaults)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.resp.Fail(w, r, service.NotFound("path "+r.URL.Path))
 	})
