@@ -30,6 +30,7 @@ type devOptions struct {
 	EnvFile string // written with the two export lines once the API listens
 	Seed    string // YAML seed file; empty: one fresh account
 	State   string // file the service is loaded from at start when it exists and written back to at exit
+	devControlOptions
 }
 
 // devDefaults are serve's flags as `resellerd dev` starts them: a temporary database (DB empty),
@@ -54,6 +55,7 @@ func devFlags(o *devOptions) *flag.FlagSet {
 	fs.StringVar(&o.Seed, "seed", "", "YAML seed file with the accounts, servers, snapshots and webhooks to start with")
 	fs.StringVar(&o.State, "state", "", "file the whole service (database and clock) is loaded from at start when it exists, "+
 		"instead of --seed, and written back to atomically on a clean exit")
+	addDevControlFlags(fs, &o.devControlOptions)
 	return fs
 }
 
@@ -72,6 +74,9 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 		o.Config.DB = "-" // a temporary database, chosen by dev; validate only wants it not empty
 	}
 	if err := o.validate(); err != nil {
+		return devOptions{}, err
+	}
+	if err := o.validateControl(); err != nil {
 		return devOptions{}, err
 	}
 	if _, ok := sqlitePath(o.Config.DB); !ok {
@@ -120,7 +125,9 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	}
 	clock := &devapi.OffsetClock{}
 	o.Config.Clock, o.Config.Logger = clock, logger
-	b := &devBackend{cfg: o.Config, accounts: accounts, clock: clock}
+	b := &devBackend{accounts: accounts, clock: clock}
+	controls := newDevControls(o.devControlOptions, &o.Config, b)
+	b.cfg = o.Config
 	if state != nil {
 		err = b.openState(ctx, o.State, *state)
 	} else if err = b.open(ctx); err != nil && seed != nil {
@@ -132,9 +139,11 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	defer b.close()
 	mux := http.NewServeMux()
 	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock, Logger: logger,
-		CheckpointDir: filepath.Join(dir, "checkpoints"), Save: b.save, Load: b.restore}))
-	mux.Handle("/", b)
-	err = serveHandler(ctx, o.serveOptions, mux, http.HandlerFunc(b.serveMetrics), logger, func(addrs []net.Addr) {
+		CheckpointDir: filepath.Join(dir, "checkpoints"), Save: b.save, Load: b.restore,
+		Journal: controls.journal, Faults: controls.faults}))
+	mux.Handle("/", controls.wrap(b))
+	// Guard covers every path under /_dev/, whichever handler of mux serves it.
+	err = serveHandler(ctx, o.serveOptions, devapi.Guard(o.guardConfig(), mux), http.HandlerFunc(b.serveMetrics), logger, func(addrs []net.Addr) {
 		b.announce(stdout, logger, o.EnvFile, endpointScheme(o.serveOptions), addrs[0])
 	})
 	if err == nil && o.State != "" {

@@ -20,8 +20,9 @@ import (
 // Prefix is where the test-control API is mounted.
 const Prefix = "/_dev/"
 
-// MaxAdvance bounds one clock move, so a single request's work stays bounded (about a year).
-const MaxAdvance = 366 * 24 * time.Hour
+// MaxAdvance bounds one clock move, so a single request's work stays bounded: 744 hourly
+// steps of the workers, about half a minute.
+const MaxAdvance = 31 * 24 * time.Hour
 
 // clockStep is the largest step of a clock move: the workers run after each step, so hourly
 // renewals, snapshot hours and low-balance alerts happen hour by hour as they would in real time.
@@ -66,6 +67,10 @@ type Config struct {
 	// Load replaces the whole service by the one Save wrote to path, with the same keys; work
 	// in flight is dropped, as by Reset.
 	Load func(ctx context.Context, path string) error
+	// Journal is the request journal GET and DELETE /_dev/requests show and empty (nil: off).
+	Journal *Journal
+	// Faults are the fault rules PUT, GET and DELETE /_dev/faults set, show and clear.
+	Faults *Faults
 }
 
 // New returns the handler of every /_dev/ route; anything else under /_dev/ is 404 in the
@@ -85,6 +90,13 @@ func New(cfg Config) http.Handler {
 		mux.HandleFunc("GET /_dev/checkpoints", h.listCheckpoints)
 		mux.HandleFunc("POST /_dev/checkpoints/{name}/restore", h.restoreCheckpoint)
 		mux.HandleFunc("DELETE /_dev/checkpoints/{name}", h.deleteCheckpoint)
+	}
+	mux.HandleFunc("GET /_dev/requests", h.listRequests)
+	mux.HandleFunc("DELETE /_dev/requests", h.clearRequests)
+	if cfg.Faults != nil {
+		mux.HandleFunc("PUT /_dev/faults", h.putFaults)
+		mux.HandleFunc("GET /_dev/faults", h.listFaults)
+		mux.HandleFunc("DELETE /_dev/faults", h.clearFaults)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.resp.Fail(w, r, service.NotFound("path "+r.URL.Path))
@@ -121,7 +133,7 @@ func (h handler) clock(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := time.ParseDuration(*in.Advance)
 	if err != nil || d <= 0 || d > MaxAdvance {
-		h.resp.Fail(w, r, service.Validation("advance", "must be a positive duration such as \"25h\", at most %s", MaxAdvance))
+		h.resp.Fail(w, r, service.Validation("advance", "must be a positive duration such as \"25h\", at most 31 days (%s)", MaxAdvance))
 		return
 	}
 	err = h.cfg.Do(func(s Backend) error { return advance(r.Context(), s, h.cfg.Clock, d) })
