@@ -14,7 +14,6 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
 )
@@ -332,9 +331,8 @@ func TestPostgresReplicasShareTheSimulator(t *testing.T) {
 // seesFailRate waits, at most 10 s, until the replica's simulator reads the fail rate want.
 func (e *env) seesFailRate(t *testing.T, want float64) {
 	t.Helper()
-	state := e.srv.store.(sim.State)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		rate, err := state.SimFailRate(context.Background())
+		rate, err := e.srv.FailRate(context.Background())
 		if err == nil && rate == want {
 			return
 		}
