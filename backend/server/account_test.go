@@ -151,9 +151,9 @@ func TestBalance(t *testing.T) {
 		{AccountID: a.ID, Status: store.OrderPending, Price: 417, CreatedAt: e.clock.Now()},
 		{AccountID: a.ID, Status: "deployed", Price: 1_000_000, CreatedAt: e.clock.Now()},
 	} {
-		placed, _, err := e.srv.store.PlaceOrder(ctx, o, nil)
+		placed, _, err := e.database(t).PlaceOrder(ctx, o, nil)
 		if err == nil && o.Status != store.OrderPending {
-			err = e.srv.store.FinishOrder(ctx, placed.ID, o.Status, o.CreatedAt, 0, "")
+			err = e.database(t).FinishOrder(ctx, placed.ID, o.Status, o.CreatedAt, 0, "")
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -182,11 +182,11 @@ func TestTopUpReconcilesLedger(t *testing.T) {
 	if err := e.srv.TopUp(ctx, a.ID, 417, ""); err != nil {
 		t.Fatal(err)
 	}
-	acct, err := e.srv.store.Account(ctx, a.ID)
+	acct, err := e.database(t).Account(ctx, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := e.srv.store.LedgerSum(ctx, a.ID)
+	sum, err := e.database(t).LedgerSum(ctx, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
@@ -28,6 +30,8 @@ type env struct {
 	clock     *ManualClock
 	http      *httptest.Server
 	validator *openapi.Validator
+	dsn       string      // the backend's Config.DB
+	db        store.Store // the database opened beside the backend (see database); nil until then
 }
 
 // validators are expensive to build; one per test binary is shared (it is safe for concurrent use).
@@ -68,7 +72,35 @@ func openEnv(t *testing.T, cfg Config) *env {
 	if err != nil {
 		t.Fatalf("openapi validator: %v", err)
 	}
-	return &env{srv: srv, clock: clock, http: hs, validator: v}
+	return &env{srv: srv, clock: clock, http: hs, validator: v, dsn: cfg.DB}
+}
+
+// database is the backend's database opened a second time, as `resellerd account` opens it
+// beside a running serve (or another replica does): through it the suite reads the rows the API
+// does not show (the ledger, events, deliveries) and writes the states no client can cause,
+// without reaching into the server. It is opened on the first call, on the test's goroutine, and
+// closed when the test ends.
+func (e *env) database(t *testing.T) store.Store {
+	t.Helper()
+	if e.db != nil {
+		return e.db
+	}
+	kind, target, err := ParseDB(e.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st *sqlstore.Store
+	if kind == DBPostgres {
+		st, err = sqlstore.OpenPostgres(context.Background(), target)
+	} else {
+		st, err = sqlstore.OpenSQLite(context.Background(), target)
+	}
+	if err != nil {
+		t.Fatalf("open the database beside the backend: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	e.db = st
+	return st
 }
 
 // account creates an account with the given balance in micro-USD.

@@ -21,7 +21,7 @@ func TestIdempotencyRules(t *testing.T) {
 
 	countOrders := func() int {
 		t.Helper()
-		totals, err := e.srv.store.OrderTotals(context.Background(), a.ID)
+		totals, err := e.database(t).OrderTotals(context.Background(), a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestIdempotencyConcurrent(t *testing.T) {
 	if created != 1 || len(orderIDs) != 1 || created+replays+inProgress != n {
 		t.Fatalf("created %d, replayed %d, in progress %d over %d order ids; want exactly one order", created, replays, inProgress, len(orderIDs))
 	}
-	totals, err := e.srv.store.OrderTotals(context.Background(), a.ID)
+	totals, err := e.database(t).OrderTotals(context.Background(), a.ID)
 	if err != nil || totals.Pending != 1 || totals.Reserved != 4_000 {
 		t.Fatalf("store holds %+v, %v; want one order reserving 0.004", totals, err)
 	}

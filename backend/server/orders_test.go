@@ -457,7 +457,7 @@ func TestInsufficientBalance(t *testing.T) {
 	r := e.order(t, a.APIKey, "", ubuntuOn101)
 	r.wantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
 	r.wantMessage(t, "0.004", "0.001")
-	if totals, _ := e.srv.store.OrderTotals(context.Background(), a.ID); totals.Pending != 1 {
+	if totals, _ := e.database(t).OrderTotals(context.Background(), a.ID); totals.Pending != 1 {
 		t.Fatalf("%d pending orders, want 1: a refused order must not be recorded", totals.Pending)
 	}
 }

@@ -107,7 +107,7 @@ func TestPostgresTwoReplicas(t *testing.T) {
 		runBoth(t, replicas, 2)
 	}
 
-	st := replicas[0].srv.store
+	st := replicas[0].database(t)
 	ctx := context.Background()
 	instances, total, err := st.Instances(ctx, a.ID, true, store.All)
 	if err != nil {

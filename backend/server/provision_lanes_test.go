@@ -20,7 +20,7 @@ func TestPostgresLanesDeployOnce(t *testing.T) {
 	cfg := Config{DB: url, Clock: clock, WorkerInterval: -1}
 	replicas := []*env{openEnv(t, cfg), openEnv(t, cfg)}
 	ctx := context.Background()
-	st := replicas[0].srv.store
+	st := replicas[0].database(t)
 	var accounts []int64
 	for range 12 {
 		a, err := replicas[0].srv.CreateAccount(ctx, NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 1000, OrderLimit: 1000})

@@ -103,11 +103,11 @@ func (r response) wantMessage(t *testing.T, words ...string) {
 func (e *env) ledger(t *testing.T, accountID int64) (store.Account, []store.LedgerEntry) {
 	t.Helper()
 	ctx := context.Background()
-	acct, err := e.srv.store.Account(ctx, accountID)
+	acct, err := e.database(t).Account(ctx, accountID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := e.srv.store.LedgerEntries(ctx, accountID)
+	entries, err := e.database(t).LedgerEntries(ctx, accountID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func (e *env) ledger(t *testing.T, accountID int64) (store.Account, []store.Ledg
 // events returns the names of the account's events, oldest first.
 func (e *env) events(t *testing.T, accountID int64) []store.Event {
 	t.Helper()
-	evs, err := e.srv.store.Events(context.Background(), accountID)
+	evs, err := e.database(t).Events(context.Background(), accountID)
 	if err != nil {
 		t.Fatal(err)
 	}

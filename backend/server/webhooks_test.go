@@ -69,7 +69,7 @@ func TestWebhookRegistration(t *testing.T) {
 	if v := settings(e.do(t, request{Path: "/account/webhook", Key: a.APIKey})); *v.URL != "https://other.example.com/h?x=1" {
 		t.Fatalf("GET after replace: %+v", v)
 	}
-	if w, err := e.srv.store.Webhook(context.Background(), a.ID); err != nil || w.Secret != strings.Repeat("s", 16) {
+	if w, err := e.database(t).Webhook(context.Background(), a.ID); err != nil || w.Secret != strings.Repeat("s", 16) {
 		t.Fatalf("stored secret = %q, %v; want the second one", w.Secret, err)
 	}
 	if v := settings(e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey})); v.Configured || v.URL != nil {
@@ -301,7 +301,7 @@ func TestDeliveryRetries(t *testing.T) {
 			t.Fatalf("attempt %d signed at %d, want %d", i+1, at, wantT[i])
 		}
 	}
-	ds, err := e.srv.store.Deliveries(context.Background(), a.ID)
+	ds, err := e.database(t).Deliveries(context.Background(), a.ID)
 	if err != nil || len(ds) != 1 || ds[0].Status != store.DeliveryFailed || ds[0].Attempts != 3 || ds[0].LastStatus != 503 {
 		t.Fatalf("deliveries = %+v, %v; want one failed after 3 attempts", ds, err)
 	}
@@ -322,7 +322,7 @@ func TestDeliverySucceedsOnRetry(t *testing.T) {
 	if n := len(hook.deliveries()); n != 2 {
 		t.Fatalf("%d attempts, want 2: the second succeeded", n)
 	}
-	ds, _ := e.srv.store.Deliveries(context.Background(), a.ID)
+	ds, _ := e.database(t).Deliveries(context.Background(), a.ID)
 	if ds[0].Status != store.DeliveryDelivered || ds[0].Attempts != 2 || !ds[0].FinishedAt.Equal(testStart.Add(30*time.Second)) {
 		t.Fatalf("delivery = %+v", ds[0])
 	}
@@ -348,7 +348,7 @@ func TestEventsWithoutWebhook(t *testing.T) {
 	if n := len(hook.deliveries()); n != 0 {
 		t.Fatalf("a delivery was made after the webhook was removed (%d)", n)
 	}
-	ds, _ := e.srv.store.Deliveries(context.Background(), a.ID)
+	ds, _ := e.database(t).Deliveries(context.Background(), a.ID)
 	if len(ds) != 1 || ds[0].Status != store.DeliverySkipped || len(e.events(t, a.ID)) != 2 {
 		t.Fatalf("deliveries = %+v, want one skipped; the outbox keeps both events", ds)
 	}
@@ -450,13 +450,13 @@ func TestDeliveryCanceled(t *testing.T) {
 	if err := e.srv.RunDue(ctx); err != nil {
 		t.Fatalf("RunDue: %v", err)
 	}
-	ds, _ := e.srv.store.Deliveries(context.Background(), a.ID)
+	ds, _ := e.database(t).Deliveries(context.Background(), a.ID)
 	if len(ds) != 1 || ds[0].Status != store.DeliveryPending || ds[0].Attempts != 0 {
 		t.Fatalf("after a canceled attempt: %+v, want pending with no attempt counted", ds)
 	}
 	release()
 	e.runDue(t)
-	ds, _ = e.srv.store.Deliveries(context.Background(), a.ID)
+	ds, _ = e.database(t).Deliveries(context.Background(), a.ID)
 	if ds[0].Status != store.DeliveryDelivered || ds[0].Attempts != 1 {
 		t.Fatalf("after the next run: %+v, want delivered at the first counted attempt", ds[0])
 	}
