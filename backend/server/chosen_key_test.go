@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,7 +52,11 @@ func TestSeedRefusesARepeatedKeyBeforeWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	if _, err := srv.svc.Authenticate(ctx, key); err == nil {
-		t.Fatal("the first account was written before the repeated key was found")
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/account", nil)
+	req.Header.Set("X-API-Token", key)
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusUnauthorized {
+		t.Fatalf("GET /account with the repeated key: %d, want 401: the first account was written before the repeated key was found", rec.Code)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
@@ -389,15 +389,14 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := first.store.Account(ctx, acct.ID)
-	if err != nil {
-		t.Fatal(err)
+	firstHTTP := httptest.NewServer(first.Handler())
+	r, err := (&env{srv: first, http: firstHTTP}).send(request{Method: http.MethodPost, Path: "/instances", Key: acct.APIKey, Body: ubuntuOn101})
+	firstHTTP.Close()
+	if err != nil || r.Status != http.StatusCreated {
+		t.Fatalf("POST /instances: %v %d %s", err, r.Status, r.Raw)
 	}
-	plan, tmpl, term := int64(101), int64(1), "hourly"
-	created, err := first.svc.CreateOrder(ctx, a, service.OrderRequest{ServerID: &plan, TemplateID: &tmpl, Term: &term}, service.Idempotency{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var created wiretest.CreatedOrder
+	r.data(t, &created)
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -407,13 +406,17 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.Close()
+	secondHTTP := httptest.NewServer(second.Handler())
+	defer secondHTTP.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		o, err := second.store.OrderByID(ctx, created.Order.ID)
-		if err != nil {
-			t.Fatal(err)
+		r, err := (&env{srv: second, http: secondHTTP}).send(request{Path: fmt.Sprintf("/orders/%d", created.OrderID), Key: acct.APIKey})
+		if err != nil || r.Status != http.StatusOK {
+			t.Fatalf("GET /orders/%d: %v %d %s", created.OrderID, err, r.Status, r.Raw)
 		}
-		if o.Status == store.OrderDeployed {
+		var o wiretest.Order
+		r.data(t, &o)
+		if o.Status == "deployed" {
 			break
 		}
 		if time.Now().After(deadline) {
