@@ -14,24 +14,6 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
 )
 
-// TestProbesAreNeverRateLimited sends far more probes than /health's limit allows from one
-// address: /livez and /readyz answer 200 every time while /health is refused.
-func TestProbesAreNeverRateLimited(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.RateLimitScale = 0.025 }) // /health: 3 a minute
-	for range 20 {
-		for _, p := range []string{"//livez", "//readyz"} {
-			e.do(t, request{Path: p, SkipContract: true}).wantStatus(t, http.StatusOK, "")
-		}
-	}
-	for range 3 {
-		e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "")
-	}
-	e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
-	e.do(t, request{Path: "//readyz", SkipContract: true}).wantStatus(t, http.StatusOK, "")
-	e.do(t, request{Path: "/livez", SkipContract: true}).wantStatus(t, http.StatusNotFound, "not_found") // root only
-}
-
 // TestReadyzFollowsPostgres serves on a PostgreSQL server of the test's own, with the workers
 // running, and stops that server: /readyz answers 503 service_unavailable naming the database
 // while /livez stays 200, and 200 again once the server is back. /readyz is never rate-limited,
