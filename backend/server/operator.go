@@ -144,3 +144,15 @@ func (c *ManualClock) Set(t time.Time) {
 	defer c.mu.Unlock()
 	c.now = t
 }
+
+// FailRate is the share (0 to 1) of simulated builds that never finish and of datacenter
+// operations that fail, as this backend applies it now. A SetFailRate through another replica
+// of the same PostgreSQL database reaches it within a notification's delay, so an operator (or
+// a test) that changed the rate elsewhere can tell when this replica follows it.
+func (s *Server) FailRate(ctx context.Context) (float64, error) {
+	rate, err := s.sim.FailRate(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("server: %w", err)
+	}
+	return rate, nil
+}

@@ -1,10 +1,12 @@
-package server
+package apitest
 
 import (
 	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // TestRetentionBoundsTheTables: under a steady churn (an order an hour that times out, its
@@ -14,7 +16,7 @@ import (
 func TestRetentionBoundsTheTables(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "reseller.db")
-	e := newEnv(t, func(c *Config) {
+	e := newEnv(t, func(c *server.Config) {
 		c.DB, c.FailRate, c.OrderWindow, c.RetainEvents, c.AllowHTTPWebhooks = path, 1, 30*time.Minute, 24*time.Hour, true
 	})
 	a := e.funded(t, 1_000_000_000)

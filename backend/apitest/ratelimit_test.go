@@ -1,16 +1,18 @@
-package server
+package apitest
 
 import (
 	"net/http"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
 	// Scale 0.025: catalogue routes and /health allow 3 a minute, account routes 2.
-	e := newEnv(t, func(c *Config) { c.RateLimitScale = 0.025 })
+	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0.025 })
 	a := e.account(t, 0).APIKey
 	b := e.account(t, 0).APIKey
 
@@ -50,7 +52,7 @@ func TestRateLimit(t *testing.T) {
 
 func TestRateLimitDisabled(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.RateLimitScale = 0 })
+	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0 })
 	for i := 0; i < 130; i++ {
 		e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "")
 	}
@@ -60,7 +62,7 @@ func TestRateLimitDisabled(t *testing.T) {
 // instance reads 60, each per key. Scale 0.1 makes them 1, 3 and 6.
 func TestServerRouteRateLimits(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.RateLimitScale = 0.1 })
+	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0.1 })
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, ubuntuOn101)
 	e.order(t, a.APIKey, "", ubuntuOn101).wantStatus(t, http.StatusTooManyRequests, "rate_limited")

@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"net/http"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // TestConcurrentOrdersOnOneSQLiteFile sends 100 POST /instances at once to one SQLite file,
@@ -14,8 +16,8 @@ import (
 func TestConcurrentOrdersOnOneSQLiteFile(t *testing.T) {
 	t.Parallel()
 	const accounts, perAccount = 20, 5
-	e := openEnv(t, Config{
-		DB: filepath.Join(t.TempDir(), "contention.db"), Clock: NewManualClock(testStart),
+	e := openEnv(t, server.Config{
+		DB: filepath.Join(t.TempDir(), "contention.db"), Clock: server.NewManualClock(testStart),
 		WorkerInterval: time.Millisecond, // the workers write beside the requests
 	})
 	keys := make([]string, accounts)

@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 func TestIdempotencyRules(t *testing.T) {
@@ -21,7 +22,7 @@ func TestIdempotencyRules(t *testing.T) {
 
 	countOrders := func() int {
 		t.Helper()
-		totals, err := e.srv.store.OrderTotals(context.Background(), a.ID)
+		totals, err := e.database(t).OrderTotals(context.Background(), a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +56,7 @@ func TestIdempotencyRules(t *testing.T) {
 		}
 	})
 	t.Run("a replay answers even when the body would be refused now", func(t *testing.T) {
-		one, err := e.srv.CreateAccount(context.Background(), NewAccount{BalanceMicros: 10_000_000, ServerLimit: 100, OrderLimit: 1})
+		one, err := e.srv.CreateAccount(context.Background(), server.NewAccount{BalanceMicros: 10_000_000, ServerLimit: 100, OrderLimit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +162,7 @@ func TestIdempotencyConcurrent(t *testing.T) {
 	if created != 1 || len(orderIDs) != 1 || created+replays+inProgress != n {
 		t.Fatalf("created %d, replayed %d, in progress %d over %d order ids; want exactly one order", created, replays, inProgress, len(orderIDs))
 	}
-	totals, err := e.srv.store.OrderTotals(context.Background(), a.ID)
+	totals, err := e.database(t).OrderTotals(context.Background(), a.ID)
 	if err != nil || totals.Pending != 1 || totals.Reserved != 4_000 {
 		t.Fatalf("store holds %+v, %v; want one order reserving 0.004", totals, err)
 	}

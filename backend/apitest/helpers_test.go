@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"bytes"
@@ -13,7 +13,10 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // testStart is where every test clock starts.
@@ -24,19 +27,21 @@ var testStart = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 // workers do not run by themselves: tests move the clock and call runDue, so every step is
 // deterministic.
 type env struct {
-	srv       *Server
-	clock     *ManualClock
+	srv       *server.Server
+	clock     *server.ManualClock
 	http      *httptest.Server
 	validator *openapi.Validator
+	dsn       string      // the backend's Config.DB
+	db        store.Store // the database opened beside the backend (see database); nil until then
 }
 
 // validators are expensive to build; one per test binary is shared (it is safe for concurrent use).
 var sharedValidator = sync.OnceValues(openapi.NewValidator)
 
-func newEnv(t *testing.T, mutate ...func(*Config)) *env {
+func newEnv(t *testing.T, mutate ...func(*server.Config)) *env {
 	t.Helper()
-	clock := NewManualClock(testStart)
-	cfg := Config{
+	clock := server.NewManualClock(testStart)
+	cfg := server.Config{
 		DB:             testDB(t),
 		RateLimitScale: 100, // high enough that only the rate-limit tests meet a limit
 		Clock:          clock,
@@ -50,10 +55,10 @@ func newEnv(t *testing.T, mutate ...func(*Config)) *env {
 
 // openEnv starts a backend on cfg (whose Clock must be a *ManualClock) behind a real HTTP
 // server, closed when the test ends.
-func openEnv(t *testing.T, cfg Config) *env {
+func openEnv(t *testing.T, cfg server.Config) *env {
 	t.Helper()
-	clock := cfg.Clock.(*ManualClock)
-	srv, err := New(context.Background(), cfg)
+	clock := cfg.Clock.(*server.ManualClock)
+	srv, err := server.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}
@@ -68,13 +73,41 @@ func openEnv(t *testing.T, cfg Config) *env {
 	if err != nil {
 		t.Fatalf("openapi validator: %v", err)
 	}
-	return &env{srv: srv, clock: clock, http: hs, validator: v}
+	return &env{srv: srv, clock: clock, http: hs, validator: v, dsn: cfg.DB}
+}
+
+// database is the backend's database opened a second time, as `resellerd account` opens it
+// beside a running serve (or another replica does): through it the suite reads the rows the API
+// does not show (the ledger, events, deliveries) and writes the states no client can cause,
+// without reaching into the server. It is opened on the first call, on the test's goroutine, and
+// closed when the test ends.
+func (e *env) database(t *testing.T) store.Store {
+	t.Helper()
+	if e.db != nil {
+		return e.db
+	}
+	kind, target, err := server.ParseDB(e.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st *sqlstore.Store
+	if kind == server.DBPostgres {
+		st, err = sqlstore.OpenPostgres(context.Background(), target)
+	} else {
+		st, err = sqlstore.OpenSQLite(context.Background(), target)
+	}
+	if err != nil {
+		t.Fatalf("open the database beside the backend: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	e.db = st
+	return st
 }
 
 // account creates an account with the given balance in micro-USD.
-func (e *env) account(t *testing.T, balanceMicros int64) CreatedAccount {
+func (e *env) account(t *testing.T, balanceMicros int64) server.CreatedAccount {
 	t.Helper()
-	a, err := e.srv.CreateAccount(context.Background(), NewAccount{BalanceMicros: balanceMicros})
+	a, err := e.srv.CreateAccount(context.Background(), server.NewAccount{BalanceMicros: balanceMicros})
 	if err != nil {
 		t.Fatalf("CreateAccount: %v", err)
 	}

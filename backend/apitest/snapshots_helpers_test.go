@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"context"
@@ -72,7 +72,7 @@ func snapshotIDs(list []wiretest.Snapshot) []int64 {
 // storedSnapshot reads a snapshot as the store has it.
 func (e *env) storedSnapshot(t *testing.T, id int64) store.Snapshot {
 	t.Helper()
-	s, err := e.srv.store.SnapshotByID(context.Background(), id)
+	s, err := e.database(t).SnapshotByID(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

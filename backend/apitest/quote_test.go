@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"context"
@@ -15,7 +15,7 @@ func TestQuote(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.account(t, 10_000) // 0.01 USD
-	if _, _, err := e.srv.store.PlaceOrder(context.Background(), store.Order{
+	if _, _, err := e.database(t).PlaceOrder(context.Background(), store.Order{
 		AccountID: a.ID, Status: store.OrderPending, Price: 2_000, CreatedAt: e.clock.Now(),
 	}, nil); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 var allEvents = []string{"ping", "order.deployed", "order.timed_out", "instance.canceled", "instance.password_reset",
@@ -69,7 +70,7 @@ func TestWebhookRegistration(t *testing.T) {
 	if v := settings(e.do(t, request{Path: "/account/webhook", Key: a.APIKey})); *v.URL != "https://other.example.com/h?x=1" {
 		t.Fatalf("GET after replace: %+v", v)
 	}
-	if w, err := e.srv.store.Webhook(context.Background(), a.ID); err != nil || w.Secret != strings.Repeat("s", 16) {
+	if w, err := e.database(t).Webhook(context.Background(), a.ID); err != nil || w.Secret != strings.Repeat("s", 16) {
 		t.Fatalf("stored secret = %q, %v; want the second one", w.Secret, err)
 	}
 	if v := settings(e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey})); v.Configured || v.URL != nil {
@@ -84,7 +85,7 @@ func TestWebhookRegistration(t *testing.T) {
 func TestWebhookURLAndSecretRules(t *testing.T) {
 	t.Parallel()
 	strict := newEnv(t)
-	loose := newEnv(t, func(c *Config) { c.AllowHTTPWebhooks = true })
+	loose := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
 	good := hookSecret
 	tests := []struct {
 		name        string
@@ -133,7 +134,7 @@ func TestWebhookURLAndSecretRules(t *testing.T) {
 
 func TestWebhookChangesRateLimit(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.RateLimitScale = 0.3 }) // 10 changes a minute become 3
+	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0.3 }) // 10 changes a minute become 3
 	a := e.account(t, 0)
 	body := fmt.Sprintf(`{"url": "https://hooks.example.com/x", "secret": %q}`, hookSecret)
 	e.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: a.APIKey, Body: body}).wantStatus(t, http.StatusOK, "")
@@ -158,7 +159,7 @@ func (e *env) ping(t *testing.T, key string) wiretest.WebhookTestResult {
 
 func TestWebhookTestPing(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
 	a := e.account(t, 0)
 	r := e.do(t, request{Method: http.MethodPost, Path: "/account/webhook/test", Key: a.APIKey})
 	r.wantStatus(t, http.StatusBadRequest, "validation_error")
@@ -213,7 +214,7 @@ func TestWebhookTestPing(t *testing.T) {
 // body and a signature an independent verifier accepts.
 func TestEventDelivery(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
 	a := e.funded(t, 1_000_000)
 	hook := newReceiver(t, http.StatusOK)
 	e.register(t, a.APIKey, hook.url())
@@ -268,7 +269,7 @@ func TestEventDelivery(t *testing.T) {
 // and body under a fresh signature time.
 func TestDeliveryRetries(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
 	a := e.funded(t, 1_000_000)
 	hook := newReceiver(t, http.StatusServiceUnavailable)
 	e.register(t, a.APIKey, hook.url())
@@ -301,7 +302,7 @@ func TestDeliveryRetries(t *testing.T) {
 			t.Fatalf("attempt %d signed at %d, want %d", i+1, at, wantT[i])
 		}
 	}
-	ds, err := e.srv.store.Deliveries(context.Background(), a.ID)
+	ds, err := e.database(t).Deliveries(context.Background(), a.ID)
 	if err != nil || len(ds) != 1 || ds[0].Status != store.DeliveryFailed || ds[0].Attempts != 3 || ds[0].LastStatus != 503 {
 		t.Fatalf("deliveries = %+v, %v; want one failed after 3 attempts", ds, err)
 	}
@@ -309,7 +310,7 @@ func TestDeliveryRetries(t *testing.T) {
 
 func TestDeliverySucceedsOnRetry(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
 	a := e.funded(t, 1_000_000)
 	hook := newReceiver(t, http.StatusBadGateway)
 	e.register(t, a.APIKey, hook.url())
@@ -322,7 +323,7 @@ func TestDeliverySucceedsOnRetry(t *testing.T) {
 	if n := len(hook.deliveries()); n != 2 {
 		t.Fatalf("%d attempts, want 2: the second succeeded", n)
 	}
-	ds, _ := e.srv.store.Deliveries(context.Background(), a.ID)
+	ds, _ := e.database(t).Deliveries(context.Background(), a.ID)
 	if ds[0].Status != store.DeliveryDelivered || ds[0].Attempts != 2 || !ds[0].FinishedAt.Equal(testStart.Add(30*time.Second)) {
 		t.Fatalf("delivery = %+v", ds[0])
 	}
@@ -333,7 +334,7 @@ func TestDeliverySucceedsOnRetry(t *testing.T) {
 // removed are skipped.
 func TestEventsWithoutWebhook(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
 	a := e.funded(t, 1_000_000)
 	id := e.deployed(t, a.APIKey, ubuntuOn101)
 	hook := newReceiver(t, http.StatusOK)
@@ -348,7 +349,7 @@ func TestEventsWithoutWebhook(t *testing.T) {
 	if n := len(hook.deliveries()); n != 0 {
 		t.Fatalf("a delivery was made after the webhook was removed (%d)", n)
 	}
-	ds, _ := e.srv.store.Deliveries(context.Background(), a.ID)
+	ds, _ := e.database(t).Deliveries(context.Background(), a.ID)
 	if len(ds) != 1 || ds[0].Status != store.DeliverySkipped || len(e.events(t, a.ID)) != 2 {
 		t.Fatalf("deliveries = %+v, want one skipped; the outbox keeps both events", ds)
 	}
@@ -358,7 +359,7 @@ func TestEventsWithoutWebhook(t *testing.T) {
 // on the same database.
 func TestDeliveryAfterRestart(t *testing.T) {
 	t.Parallel()
-	cfg := Config{DB: filepath.Join(t.TempDir(), "restart.db"), Clock: NewManualClock(testStart), WorkerInterval: -1,
+	cfg := server.Config{DB: filepath.Join(t.TempDir(), "restart.db"), Clock: server.NewManualClock(testStart), WorkerInterval: -1,
 		RateLimitScale: 100, AllowHTTPWebhooks: true}
 	first := openEnv(t, cfg)
 	a := first.funded(t, 1_000_000)
@@ -405,7 +406,7 @@ func gatedReceiver(t *testing.T) (url string, arrived <-chan struct{}, release f
 // TestPingRelayBusy: with as many test pings in flight as the relay takes, another is 503.
 func TestPingRelayBusy(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
 	a := e.account(t, 0)
 	url, arrived, release := gatedReceiver(t)
 	e.register(t, a.APIKey, url)
@@ -437,7 +438,7 @@ func TestPingRelayBusy(t *testing.T) {
 // delivery stays pending and the next run makes it.
 func TestDeliveryCanceled(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
 	a := e.funded(t, 1_000_000)
 	url, arrived, release := gatedReceiver(t)
 	e.register(t, a.APIKey, url)
@@ -450,13 +451,13 @@ func TestDeliveryCanceled(t *testing.T) {
 	if err := e.srv.RunDue(ctx); err != nil {
 		t.Fatalf("RunDue: %v", err)
 	}
-	ds, _ := e.srv.store.Deliveries(context.Background(), a.ID)
+	ds, _ := e.database(t).Deliveries(context.Background(), a.ID)
 	if len(ds) != 1 || ds[0].Status != store.DeliveryPending || ds[0].Attempts != 0 {
 		t.Fatalf("after a canceled attempt: %+v, want pending with no attempt counted", ds)
 	}
 	release()
 	e.runDue(t)
-	ds, _ = e.srv.store.Deliveries(context.Background(), a.ID)
+	ds, _ = e.database(t).Deliveries(context.Background(), a.ID)
 	if ds[0].Status != store.DeliveryDelivered || ds[0].Attempts != 1 {
 		t.Fatalf("after the next run: %+v, want delivered at the first counted attempt", ds[0])
 	}

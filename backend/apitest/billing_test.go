@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"context"
@@ -266,7 +266,7 @@ func TestLongRunReconciles(t *testing.T) {
 			snapshotCharged += -en.Amount + en.Debt
 		}
 	}
-	snaps, err := e.srv.store.Snapshots(ctx, a.ID, true)
+	snaps, err := e.database(t).Snapshots(ctx, a.ID, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestLongRunReconciles(t *testing.T) {
 		t.Fatalf("the ledger charged %v for snapshots, the %d snapshots were charged %v", snapshotCharged, len(snaps), snapshotPaid)
 	}
 	var paid money.Micros
-	all, _, err := e.srv.store.Instances(ctx, a.ID, false, store.All)
+	all, _, err := e.database(t).Instances(ctx, a.ID, false, store.All)
 	if err != nil {
 		t.Fatal(err)
 	}

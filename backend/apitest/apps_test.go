@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 func (e *env) installs(t *testing.T, key string, id int64) wiretest.InstanceApps {
@@ -40,7 +41,7 @@ func stages(v wiretest.InstanceApps) []string {
 func TestAppInstallStateMachine(t *testing.T) {
 	t.Parallel()
 	step := time.Minute
-	e := newEnv(t, func(c *Config) { c.CredentialsDelay = step }) // each install stage takes a minute too
+	e := newEnv(t, func(c *server.Config) { c.CredentialsDelay = step }) // each install stage takes a minute too
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 102, "template_id": 1, "term": "hourly", "apps": ["wordpress"],
 		"app_inputs": {"wordpress": {"DOMAIN": "blog.example.org"}}}`)

@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 func TestAuthentication(t *testing.T) {
@@ -57,7 +58,7 @@ func TestAuthentication(t *testing.T) {
 func TestAccount(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	created, err := e.srv.CreateAccount(context.Background(), NewAccount{ServerLimit: 3, OrderLimit: 2, Language: "en"})
+	created, err := e.srv.CreateAccount(context.Background(), server.NewAccount{ServerLimit: 3, OrderLimit: 2, Language: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +114,9 @@ func TestAccountAdminErrors(t *testing.T) {
 		name string
 		err  error
 	}{
-		{"negative balance", func() error { _, err := e.srv.CreateAccount(ctx, NewAccount{BalanceMicros: -1}); return err }()},
-		{"unknown language", func() error { _, err := e.srv.CreateAccount(ctx, NewAccount{Language: "de"}); return err }()},
-		{"negative limit", func() error { _, err := e.srv.CreateAccount(ctx, NewAccount{ServerLimit: -1}); return err }()},
+		{"negative balance", func() error { _, err := e.srv.CreateAccount(ctx, server.NewAccount{BalanceMicros: -1}); return err }()},
+		{"unknown language", func() error { _, err := e.srv.CreateAccount(ctx, server.NewAccount{Language: "de"}); return err }()},
+		{"negative limit", func() error { _, err := e.srv.CreateAccount(ctx, server.NewAccount{ServerLimit: -1}); return err }()},
 		{"zero top-up", e.srv.TopUp(ctx, a.ID, 0, "card")},
 		{"unknown payment type", e.srv.TopUp(ctx, a.ID, 1, "cash")},
 		{"top-up of unknown account", e.srv.TopUp(ctx, 999, 1, "card")},
@@ -151,9 +152,9 @@ func TestBalance(t *testing.T) {
 		{AccountID: a.ID, Status: store.OrderPending, Price: 417, CreatedAt: e.clock.Now()},
 		{AccountID: a.ID, Status: "deployed", Price: 1_000_000, CreatedAt: e.clock.Now()},
 	} {
-		placed, _, err := e.srv.store.PlaceOrder(ctx, o, nil)
+		placed, _, err := e.database(t).PlaceOrder(ctx, o, nil)
 		if err == nil && o.Status != store.OrderPending {
-			err = e.srv.store.FinishOrder(ctx, placed.ID, o.Status, o.CreatedAt, 0, "")
+			err = e.database(t).FinishOrder(ctx, placed.ID, o.Status, o.CreatedAt, 0, "")
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -182,11 +183,11 @@ func TestTopUpReconcilesLedger(t *testing.T) {
 	if err := e.srv.TopUp(ctx, a.ID, 417, ""); err != nil {
 		t.Fatal(err)
 	}
-	acct, err := e.srv.store.Account(ctx, a.ID)
+	acct, err := e.database(t).Account(ctx, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := e.srv.store.LedgerSum(ctx, a.ID)
+	sum, err := e.database(t).LedgerSum(ctx, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

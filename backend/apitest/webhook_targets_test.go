@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook/webhooktest"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // TestWebhookRegistrationRefusesInternalTargets: a webhook whose host is a literal internal
@@ -19,7 +20,7 @@ import (
 func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 	t.Parallel()
 	strict := newEnv(t)
-	admitting := newEnv(t, func(c *Config) { c.WebhookAllowCIDRs = []netip.Prefix{netip.MustParsePrefix("10.20.0.0/16")} })
+	admitting := newEnv(t, func(c *server.Config) { c.WebhookAllowCIDRs = []netip.Prefix{netip.MustParsePrefix("10.20.0.0/16")} })
 	refused := []string{
 		"https://127.0.0.1/x", "https://127.9.9.9:8443/x", "https://[::1]/x", "https://localhost/x",
 		"https://LOCALHOST.:8443/x", "https://api.localhost/x", "https://10.0.0.1/x", "https://172.16.5.4/x",
@@ -54,7 +55,7 @@ func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 func TestPingToANameResolvingInside(t *testing.T) {
 	t.Parallel()
 	var logs lockedBuffer
-	e := newEnv(t, func(c *Config) {
+	e := newEnv(t, func(c *server.Config) {
 		c.WebhookResolver = webhooktest.Resolver(netip.MustParseAddr("127.0.0.1"))
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})

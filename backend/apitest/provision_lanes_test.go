@@ -1,10 +1,12 @@
-package server
+package apitest
 
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // TestPostgresLanesDeployOnce has two replicas on one PostgreSQL database, each running the
@@ -16,14 +18,14 @@ import (
 func TestPostgresLanesDeployOnce(t *testing.T) {
 	t.Parallel()
 	url := pg.Database(t)
-	clock := NewManualClock(testStart)
-	cfg := Config{DB: url, Clock: clock, WorkerInterval: -1}
+	clock := server.NewManualClock(testStart)
+	cfg := server.Config{DB: url, Clock: clock, WorkerInterval: -1}
 	replicas := []*env{openEnv(t, cfg), openEnv(t, cfg)}
 	ctx := context.Background()
-	st := replicas[0].srv.store
+	st := replicas[0].database(t)
 	var accounts []int64
 	for range 12 {
-		a, err := replicas[0].srv.CreateAccount(ctx, NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 1000, OrderLimit: 1000})
+		a, err := replicas[0].srv.CreateAccount(ctx, server.NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 1000, OrderLimit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +34,7 @@ func TestPostgresLanesDeployOnce(t *testing.T) {
 	}
 	// The poor account's orders were placed while it could pay for them all; a charge since
 	// left it 6,000 of their 12,000.
-	poor, err := replicas[0].srv.CreateAccount(ctx, NewAccount{BalanceMicros: 12_000, ServerLimit: 10, OrderLimit: 10})
+	poor, err := replicas[0].srv.CreateAccount(ctx, server.NewAccount{BalanceMicros: 12_000, ServerLimit: 10, OrderLimit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,5 +82,23 @@ func TestPostgresLanesDeployOnce(t *testing.T) {
 		if acct.Balance != 0 || acct.Debt != 6_000 || locked != 2 {
 			t.Fatalf("poor account: balance %v debt %v with %d instances locked; want 0, 6000 and 2", acct.Balance, acct.Debt, locked)
 		}
+	}
+}
+
+// fillPending writes n pending orders of the account, reserving their price, in one transaction.
+func fillPending(t *testing.T, st store.Store, accountID int64, n int, now time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	err := st.WithTx(ctx, func(tx store.Tx) error {
+		for range n {
+			if _, _, err := tx.PlaceOrder(ctx, store.Order{AccountID: accountID, Status: store.OrderPending, Price: 4_000,
+				CreatedAt: now, PlanID: 101, TemplateID: 1}, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("fill: %v", err)
 	}
 }

@@ -1,10 +1,11 @@
-package server
+package apitest
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 var referencePattern = regexp.MustCompile(`^[A-Za-z0-9]+$`)
@@ -156,7 +157,7 @@ func TestCreateInstanceAccepted(t *testing.T) {
 
 func TestOrderLifecycleToDeployed(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.DeployDelay = 3 * time.Second; c.CredentialsDelay = time.Second })
+	e := newEnv(t, func(c *server.Config) { c.DeployDelay = 3 * time.Second; c.CredentialsDelay = time.Second })
 	a := e.funded(t, 10_000_000)
 	c := e.placed(t, a.APIKey, `{"server_id": 101, "template_id": 1, "term": "hourly", "active_features": ["1"], "apps": ["docker"]}`)
 	if c.Price != 0.0054 {
@@ -226,7 +227,7 @@ func TestOrderLifecycleToDeployed(t *testing.T) {
 
 func TestOrderTimesOut(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.FailRate = 1; c.OrderWindow = 10 * time.Minute })
+	e := newEnv(t, func(c *server.Config) { c.FailRate = 1; c.OrderWindow = 10 * time.Minute })
 	a := e.funded(t, 10_000_000)
 	c := e.placed(t, a.APIKey, ubuntuOn101)
 	e.runDue(t)
@@ -297,7 +298,7 @@ func TestOrdersReadableFor24Hours(t *testing.T) {
 
 func TestTimeOutOrderHook(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.DeployDelay = time.Hour })
+	e := newEnv(t, func(c *server.Config) { c.DeployDelay = time.Hour })
 	a := e.funded(t, 10_000_000)
 	c := e.placed(t, a.APIKey, ubuntuOn101)
 	ctx := context.Background()
@@ -319,7 +320,7 @@ func TestTimeOutOrderHook(t *testing.T) {
 
 func TestOrderSetFailRateHook(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.OrderWindow = time.Minute })
+	e := newEnv(t, func(c *server.Config) { c.OrderWindow = time.Minute })
 	a := e.funded(t, 10_000_000)
 	if err := e.srv.SetFailRate(context.Background(), 1); err != nil {
 		t.Fatal(err)
@@ -347,8 +348,8 @@ func TestOrderSetFailRateHook(t *testing.T) {
 func TestRestartResumesPendingOrders(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "restart.db")
-	clock := NewManualClock(testStart)
-	cfg := Config{DB: db, Clock: clock, WorkerInterval: -1, DeployDelay: time.Minute, RateLimitScale: 0}
+	clock := server.NewManualClock(testStart)
+	cfg := server.Config{DB: db, Clock: clock, WorkerInterval: -1, DeployDelay: time.Minute, RateLimitScale: 0}
 
 	first := openEnv(t, cfg)
 	a := first.funded(t, 10_000_000)
@@ -381,39 +382,42 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "bg.db")
 	ctx := context.Background()
 	// The first backend runs no workers: the order is left pending in the store.
-	first, err := New(ctx, Config{DB: db, WorkerInterval: -1})
+	first, err := server.New(ctx, server.Config{DB: db, WorkerInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	acct, err := first.CreateAccount(ctx, NewAccount{BalanceMicros: 1_000_000})
+	acct, err := first.CreateAccount(ctx, server.NewAccount{BalanceMicros: 1_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := first.store.Account(ctx, acct.ID)
-	if err != nil {
-		t.Fatal(err)
+	firstHTTP := httptest.NewServer(first.Handler())
+	r, err := (&env{srv: first, http: firstHTTP}).send(request{Method: http.MethodPost, Path: "/instances", Key: acct.APIKey, Body: ubuntuOn101})
+	firstHTTP.Close()
+	if err != nil || r.Status != http.StatusCreated {
+		t.Fatalf("POST /instances: %v %d %s", err, r.Status, r.Raw)
 	}
-	plan, tmpl, term := int64(101), int64(1), "hourly"
-	created, err := first.svc.CreateOrder(ctx, a, service.OrderRequest{ServerID: &plan, TemplateID: &tmpl, Term: &term}, service.Idempotency{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var created wiretest.CreatedOrder
+	r.data(t, &created)
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
 	// The second backend's own loop (real clock, 10 ms ticks) finishes the order.
-	second, err := New(ctx, Config{DB: db, WorkerInterval: 10 * time.Millisecond})
+	second, err := server.New(ctx, server.Config{DB: db, WorkerInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer second.Close()
+	secondHTTP := httptest.NewServer(second.Handler())
+	defer secondHTTP.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		o, err := second.store.OrderByID(ctx, created.Order.ID)
-		if err != nil {
-			t.Fatal(err)
+		r, err := (&env{srv: second, http: secondHTTP}).send(request{Path: fmt.Sprintf("/orders/%d", created.OrderID), Key: acct.APIKey})
+		if err != nil || r.Status != http.StatusOK {
+			t.Fatalf("GET /orders/%d: %v %d %s", created.OrderID, err, r.Status, r.Raw)
 		}
-		if o.Status == store.OrderDeployed {
+		var o wiretest.Order
+		r.data(t, &o)
+		if o.Status == "deployed" {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -426,7 +430,7 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 func TestOrderLimits(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	a, err := e.srv.CreateAccount(context.Background(), NewAccount{BalanceMicros: 10_000_000, ServerLimit: 2, OrderLimit: 1})
+	a, err := e.srv.CreateAccount(context.Background(), server.NewAccount{BalanceMicros: 10_000_000, ServerLimit: 2, OrderLimit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +461,7 @@ func TestInsufficientBalance(t *testing.T) {
 	r := e.order(t, a.APIKey, "", ubuntuOn101)
 	r.wantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
 	r.wantMessage(t, "0.004", "0.001")
-	if totals, _ := e.srv.store.OrderTotals(context.Background(), a.ID); totals.Pending != 1 {
+	if totals, _ := e.database(t).OrderTotals(context.Background(), a.ID); totals.Pending != 1 {
 		t.Fatalf("%d pending orders, want 1: a refused order must not be recorded", totals.Pending)
 	}
 }

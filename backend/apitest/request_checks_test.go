@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
 )
@@ -49,7 +49,7 @@ func testDB(t *testing.T) string {
 func TestPostgresEndToEnd(t *testing.T) {
 	t.Parallel()
 	url := pg.Database(t)
-	e := openEnv(t, Config{DB: url, Clock: NewManualClock(testStart), WorkerInterval: -1, RateLimitScale: 100})
+	e := openEnv(t, server.Config{DB: url, Clock: server.NewManualClock(testStart), WorkerInterval: -1, RateLimitScale: 100})
 	a := e.funded(t, 10_000_000)
 	c := e.placed(t, a.APIKey, ubuntuOn101)
 	if b := e.balance(t, a.APIKey); b.PendingOrders != 1 || b.Reserved != c.Price {
@@ -74,7 +74,7 @@ func TestPostgresEndToEnd(t *testing.T) {
 	}
 	e.wantReconciled(t, a.ID)
 
-	restarted := openEnv(t, Config{DB: url, Clock: e.clock, WorkerInterval: -1, RateLimitScale: 100})
+	restarted := openEnv(t, server.Config{DB: url, Clock: e.clock, WorkerInterval: -1, RateLimitScale: 100})
 	if b := restarted.balance(t, a.APIKey); !near(b.Balance, want+5) {
 		t.Fatalf("balance after restart = %v, want %.6f", b.Balance, want+5)
 	}
@@ -92,8 +92,8 @@ func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 func TestPostgresTwoReplicas(t *testing.T) {
 	t.Parallel()
 	url := pg.Database(t)
-	clock := NewManualClock(testStart)
-	cfg := Config{DB: url, Clock: clock, WorkerInterval: -1, RateLimitScale: 100, AllowHTTPWebhooks: true}
+	clock := server.NewManualClock(testStart)
+	cfg := server.Config{DB: url, Clock: clock, WorkerInterval: -1, RateLimitScale: 100, AllowHTTPWebhooks: true}
 	replicas := []*env{openEnv(t, cfg), openEnv(t, cfg)}
 	a := replicas[0].funded(t, 100_000_000)
 	hook := newReceiver(t, http.StatusOK)
@@ -108,7 +108,7 @@ func TestPostgresTwoReplicas(t *testing.T) {
 		runBoth(t, replicas, 2)
 	}
 
-	st := replicas[0].srv.store
+	st := replicas[0].database(t)
 	ctx := context.Background()
 	instances, total, err := st.Instances(ctx, a.ID, true, store.All)
 	if err != nil {
@@ -246,8 +246,8 @@ func wantDeliveredOnce(t *testing.T, hook *receiver, events []store.Event) {
 // both at once. Scale 0.025: account routes allow 2 a minute, /health 3.
 func TestPostgresReplicasShareRateLimits(t *testing.T) {
 	t.Parallel()
-	clock := NewManualClock(testStart)
-	cfg := Config{DB: pg.Database(t), Clock: clock, WorkerInterval: -1, RateLimitScale: 0.025}
+	clock := server.NewManualClock(testStart)
+	cfg := server.Config{DB: pg.Database(t), Clock: clock, WorkerInterval: -1, RateLimitScale: 0.025}
 	replicas := []*env{openEnv(t, cfg), openEnv(t, cfg)}
 	key := replicas[0].account(t, 0).APIKey
 
@@ -277,7 +277,7 @@ func TestPostgresReplicasShareRateLimits(t *testing.T) {
 func TestPostgresReplicasShareTheSimulator(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg := Config{DB: pg.Database(t), Clock: NewManualClock(testStart), WorkerInterval: -1, RateLimitScale: 100}
+	cfg := server.Config{DB: pg.Database(t), Clock: server.NewManualClock(testStart), WorkerInterval: -1, RateLimitScale: 100}
 	a, b := openEnv(t, cfg), openEnv(t, cfg)
 	acct := a.funded(t, 10_000_000)
 	id := b.deployed(t, acct.APIKey, `{"server_id": 201, "template_id": 1, "term": "hourly"}`) // datacenter 2: paid change_ip
@@ -332,9 +332,8 @@ func TestPostgresReplicasShareTheSimulator(t *testing.T) {
 // seesFailRate waits, at most 10 s, until the replica's simulator reads the fail rate want.
 func (e *env) seesFailRate(t *testing.T, want float64) {
 	t.Helper()
-	state := e.srv.store.(sim.State)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		rate, err := state.SimFailRate(context.Background())
+		rate, err := e.srv.FailRate(context.Background())
 		if err == nil && rate == want {
 			return
 		}

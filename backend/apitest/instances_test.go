@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"context"
@@ -260,7 +260,7 @@ func TestCancelInstance(t *testing.T) {
 	if after.Balance != before.Balance {
 		t.Fatalf("balance moved from %v to %v after the cancel", before.Balance, after.Balance)
 	}
-	stored, err := e.srv.store.InstanceByID(ctx, id)
+	stored, err := e.database(t).InstanceByID(ctx, id)
 	if err != nil || !stored.MachineGone {
 		t.Fatalf("machine deleted = %v (%v), want true after the housekeeping worker ran", stored.MachineGone, err)
 	}

@@ -1,4 +1,4 @@
-package server
+package apitest
 
 import (
 	"context"
@@ -10,12 +10,13 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // funded creates an account with limits high enough that only limit tests meet them.
-func (e *env) funded(t *testing.T, balanceMicros int64) CreatedAccount {
+func (e *env) funded(t *testing.T, balanceMicros int64) server.CreatedAccount {
 	t.Helper()
-	a, err := e.srv.CreateAccount(context.Background(), NewAccount{BalanceMicros: balanceMicros, ServerLimit: 100, OrderLimit: 100})
+	a, err := e.srv.CreateAccount(context.Background(), server.NewAccount{BalanceMicros: balanceMicros, ServerLimit: 100, OrderLimit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,11 +104,11 @@ func (r response) wantMessage(t *testing.T, words ...string) {
 func (e *env) ledger(t *testing.T, accountID int64) (store.Account, []store.LedgerEntry) {
 	t.Helper()
 	ctx := context.Background()
-	acct, err := e.srv.store.Account(ctx, accountID)
+	acct, err := e.database(t).Account(ctx, accountID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := e.srv.store.LedgerEntries(ctx, accountID)
+	entries, err := e.database(t).LedgerEntries(ctx, accountID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func (e *env) ledger(t *testing.T, accountID int64) (store.Account, []store.Ledg
 // events returns the names of the account's events, oldest first.
 func (e *env) events(t *testing.T, accountID int64) []store.Event {
 	t.Helper()
-	evs, err := e.srv.store.Events(context.Background(), accountID)
+	evs, err := e.database(t).Events(context.Background(), accountID)
 	if err != nil {
 		t.Fatal(err)
 	}
