@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"deliveries", testDeliveries},
 		{"deliveries except busy accounts", testDueDeliveriesExcept},
 		{"retention", testRetention},
+		{"overview", testOverview},
 		{"low-balance alerts", testLowBalanceAlerts},
 		{"work due", testWorkDue},
 		{"order servers", testOrderServers},
