@@ -1,6 +1,11 @@
 package store
 
-import "context"
+import (
+	"context"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+)
 
 // Overview reads the whole database at once, across accounts, for the console of `resellerd
 // dev` (GET /_dev/overview): what a developer watching a test wants to see move. Every read is
@@ -21,7 +26,17 @@ type Overview interface {
 	// RecentDeliveries lists up to limit pending deliveries of every account, earliest due
 	// first, then up to limit finished ones, last finished first.
 	RecentDeliveries(ctx context.Context, limit int) ([]Delivery, error)
-	// RecentLedger lists the last perAccount ledger entries of each account of accountIDs, by
-	// account and then oldest first.
-	RecentLedger(ctx context.Context, accountIDs []int64, perAccount int) ([]LedgerEntry, error)
+	// BalanceHistory lists, for each account of accountIDs, the balance right after each of its
+	// last perAccount ledger entries, by account and then oldest first. The balances are worked
+	// back from the account's balance in the same statement, so they agree with it even while
+	// entries are being added.
+	BalanceHistory(ctx context.Context, accountIDs []int64, perAccount int) ([]BalancePoint, error)
+}
+
+// BalancePoint is an account's balance right after a ledger entry.
+type BalancePoint struct {
+	AccountID int64
+	EntryID   int64
+	At        time.Time // the entry's time, on the service's clock
+	Balance   money.Micros
 }

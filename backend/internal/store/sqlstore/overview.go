@@ -34,9 +34,11 @@ const overviewFinishedDeliveries = `SELECT ` + deliveryColumns + ` FROM deliveri
 // overviewLedger reads, for each account of an IN list, its entries from its perAccount-th
 // newest on: the subquery finds that entry's id through ledger_account (account_id, id), and the
 // join then reads only the entries from there, so an account with years of hourly renewals
-// costs perAccount index steps, not its whole history. The IN list comes first, then the
-// offset (perAccount - 1).
-const overviewLedger = `SELECT l.id, l.account_id, l.amount_micros, l.debt_micros, l.kind, l.reference, l.created_at
+// costs perAccount index steps, not its whole history. The balance after each entry is the
+// account's balance less the entries after it (a running sum, newest first), all in one
+// statement so they agree. The IN list comes first, then the offset (perAccount - 1).
+const overviewLedger = `SELECT l.account_id, l.id, l.created_at, CAST(a.balance_micros
+		- SUM(l.amount_micros) OVER (PARTITION BY l.account_id ORDER BY l.id DESC) + l.amount_micros AS BIGINT)
 	FROM accounts a JOIN ledger l ON l.account_id = a.id
 	WHERE a.id IN %s AND l.id >= COALESCE((SELECT m.id FROM ledger m WHERE m.account_id = a.id
 		ORDER BY m.id DESC LIMIT 1 OFFSET ?), 0)
@@ -74,15 +76,15 @@ func (q queries) RecentDeliveries(ctx context.Context, limit int) ([]store.Deliv
 	return append(pending, finished...), nil
 }
 
-func (q queries) RecentLedger(ctx context.Context, accountIDs []int64, perAccount int) ([]store.LedgerEntry, error) {
+func (q queries) BalanceHistory(ctx context.Context, accountIDs []int64, perAccount int) ([]store.BalancePoint, error) {
 	ids := slices.Compact(slices.Sorted(slices.Values(accountIDs)))
 	if len(ids) == 0 || perAccount < 1 {
-		return []store.LedgerEntry{}, nil
+		return []store.BalancePoint{}, nil
 	}
 	in, args := inList(ids)
-	return list(ctx, q, "recent ledger", func(r rowScanner) (store.LedgerEntry, error) {
-		var e store.LedgerEntry
-		err := r.Scan(&e.ID, &e.AccountID, &e.Amount, &e.Debt, &e.Kind, &e.Reference, at(&e.CreatedAt))
-		return e, err
+	return list(ctx, q, "balance history", func(r rowScanner) (store.BalancePoint, error) {
+		var p store.BalancePoint
+		err := r.Scan(&p.AccountID, &p.EntryID, at(&p.At), &p.Balance)
+		return p, err
 	}, fmt.Sprintf(overviewLedger, in), append(args, perAccount-1)...)
 }

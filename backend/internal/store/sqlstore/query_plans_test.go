@@ -61,7 +61,8 @@ func TestSQLiteImageQueueSeeksItsIndex(t *testing.T) {
 
 // TestSQLiteOverviewSeeksItsIndexes: every read of the console's overview is a search of an
 // index (or, for the accounts, the first rows of the primary key), and the ledger read takes
-// each account's last entries as a range of ledger_account, not its whole history.
+// each account's last entries as a range of ledger_account, not its whole history (its running
+// sum then passes over those rows only).
 func TestSQLiteOverviewSeeksItsIndexes(t *testing.T) {
 	t.Parallel()
 	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "plan.db"))
@@ -75,7 +76,8 @@ func TestSQLiteOverviewSeeksItsIndexes(t *testing.T) {
 		"ledger":              {fmt.Sprintf(overviewLedger, "(1, 2)"), "SEARCH l USING INDEX ledger_account (account_id=? AND id>?)"},
 	} {
 		got := queryPlan(t, s, strings.ReplaceAll(c.query, "?", "10"))
-		if !strings.Contains(got, c.want) || strings.Count(got, "SCAN") > strings.Count(c.want, "SCAN") {
+		tables := strings.Count(got, "SCAN") - strings.Count(got, "SCAN (subquery") // the window's pass over the rows found
+		if !strings.Contains(got, c.want) || tables > strings.Count(c.want, "SCAN") {
 			t.Errorf("%s: query plan %q: want %q and no other scan", name, got, c.want)
 		}
 	}

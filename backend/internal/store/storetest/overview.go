@@ -71,21 +71,23 @@ func testOverview(t *testing.T, s store.Store) {
 			}
 		}
 	}
-	entries, err := s.RecentLedger(ctx, []int64{b.ID, a.ID, b.ID}, 3)
-	if err != nil || len(entries) != 6 {
-		t.Fatalf("RecentLedger = %+v, %v; want three entries of each account", entries, err)
+	points, err := s.BalanceHistory(ctx, []int64{b.ID, a.ID, b.ID}, 3)
+	if err != nil || len(points) != 6 {
+		t.Fatalf("BalanceHistory = %+v, %v; want three points of each account", points, err)
 	}
-	for i, e := range entries {
-		wantAccount, wantAmount := a.ID, int64(1_000*(3+i%3))
+	for i, p := range points {
+		// Each account got 1000, 2000, ... 5000: its last three balances are 6000, 10000, 15000.
+		wantAccount, wantBalance := a.ID, money.Micros([]int64{6_000, 10_000, 15_000}[i%3])
 		if i >= 3 {
 			wantAccount = b.ID
 		}
-		if e.AccountID != wantAccount || int64(e.Amount) != wantAmount {
-			t.Fatalf("entry %d = %+v; want account %d's entry of %d (its last three, oldest first)", i, e, wantAccount, wantAmount)
+		if p.AccountID != wantAccount || p.Balance != wantBalance || !p.At.Equal(base.Add(time.Duration(2+i%3)*time.Hour)) {
+			t.Fatalf("point %d = %+v; want account %d at %v after its entry at %v (its last three, oldest first)",
+				i, p, wantAccount, wantBalance, base.Add(time.Duration(2+i%3)*time.Hour))
 		}
 	}
-	if entries, err := s.RecentLedger(ctx, nil, 3); err != nil || len(entries) != 0 {
-		t.Fatalf("RecentLedger of no account = %+v, %v", entries, err)
+	if points, err := s.BalanceHistory(ctx, nil, 3); err != nil || len(points) != 0 {
+		t.Fatalf("BalanceHistory of no account = %+v, %v", points, err)
 	}
 
 	counts, err := s.AccountsWithCounts(ctx, 1)
