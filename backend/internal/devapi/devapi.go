@@ -45,6 +45,7 @@ type Backend interface {
 	TimeOutOrder(ctx context.Context, orderID int64) error
 	// SetFailRate sets the share (0 to 1) of simulated builds and operations that fail.
 	SetFailRate(ctx context.Context, rate float64) error
+	OverviewReader // overview.go
 }
 
 // Config is what the handler acts on.
@@ -71,6 +72,7 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("POST /_dev/instances/{id}/password-changed", h.instance(passwordChanged))
 	mux.HandleFunc("POST /_dev/orders/{id}/time-out", h.timeOut)
 	mux.HandleFunc("PUT /_dev/fail-rate", h.failRate)
+	mux.HandleFunc("GET /_dev/overview", h.overview)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.resp.Fail(w, r, service.NotFound("path "+r.URL.Path))
 	})
