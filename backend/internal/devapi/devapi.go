@@ -73,6 +73,7 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("POST /_dev/orders/{id}/time-out", h.timeOut)
 	mux.HandleFunc("PUT /_dev/fail-rate", h.failRate)
 	mux.HandleFunc("GET /_dev/overview", h.overview)
+	mux.HandleFunc("GET "+ConsolePath, h.console)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.resp.Fail(w, r, service.NotFound("path "+r.URL.Path))
 	})
