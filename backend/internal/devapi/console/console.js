@@ -305,8 +305,8 @@
 
   // Fault rules.
   function drawFaults(data) {
-    state.faults = listOf(data, "rules");
-    rows("faults", state.faults, (f) => JSON.stringify(f), (f) => el("tr", { "data-route": f.route },
+    const rules = (state.faults = listOf(data, "rules"));
+    rows("faults", rules, (f) => JSON.stringify(f), (f) => el("tr", { "data-route": f.route },
       el("td", { class: "wrap" }, f.route),
       el("td", { class: "num" }, dash(f.status)),
       el("td", { class: "num" }, f.latency_ms ? f.latency_ms + " ms" : "—"),
@@ -315,7 +315,7 @@
       el("td", { class: "num" }, dash(f.count)),
       el("td", { class: "num" }, dash(f.remaining)),
       el("td", {}, dash(f.account_id)),
-      el("td", {}, el("button", { type: "button", class: "small danger", onclick: () => removeFault(f) }, "Remove"))),
+      el("td", {}, el("button", { type: "button", class: "small danger", onclick: () => removeFault(rules, f) }, "Remove"))),
     "No fault rule: every request is answered normally.", 9);
   }
   // ruleOf is a rule as PUT /_dev/faults takes it: the fields it was given, a counted rule
@@ -342,8 +342,9 @@
   async function putFaults(rules) {
     return act(() => api("PUT", "faults", { rules }));
   }
-  function removeFault(f) {
-    return putFaults(state.faults.filter((g) => g !== f).map(ruleOf));
+  // removeFault puts back the rules as the table shows them (rules), all but f.
+  function removeFault(rules, f) {
+    return putFaults(rules.filter((g) => g !== f).map(ruleOf));
   }
 
   // Checkpoints.
