@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 )
 
 // The operator and test hooks below act as support, the system or the datacenter would. The
@@ -83,6 +85,19 @@ func (s *Server) ChangeRootPasswordOutOfBand(ctx context.Context, instanceID int
 		return fmt.Errorf("server: change root password of instance %d: %w", instanceID, err)
 	}
 	return nil
+}
+
+// Overview reads the whole service within limits, across accounts, for the console of
+// `resellerd dev` (GET /_dev/overview): accounts with their balance histories, active servers,
+// pending orders, active snapshots and recent webhook deliveries. Its reads are bounded and
+// index-backed. Its rows are the store's, credentials included: the caller picks what to show
+// (devapi shows no key, password or secret).
+func (s *Server) Overview(ctx context.Context, limits service.OverviewLimits) (service.Overview, error) {
+	o, err := s.svc.Overview(ctx, limits)
+	if err != nil {
+		return service.Overview{}, fmt.Errorf("server: %w", err)
+	}
+	return o, nil
 }
 
 // AuthorizeInstance checks that key is a valid account key and that the instance belongs to that

@@ -271,8 +271,10 @@ func sqlitePath(db string) (string, bool) {
 }
 
 // announce prints the two export lines first on stdout and writes them to envFile, once the API
-// listens on addr.
+// listens on addr. The console page's address goes to the log (stderr), just before, so stdout
+// stays the two lines a shell evals.
 func (b *devBackend) announce(stdout io.Writer, logger *slog.Logger, envFile, scheme string, addr net.Addr) {
+	logger.Info("dev console", slog.String("url", scheme+"://"+clientHost(addr)+devapi.ConsolePath))
 	lines := exportLines(scheme, addr, b.accounts[0].APIKey)
 	fmt.Fprint(stdout, lines)
 	if envFile == "" {
@@ -291,14 +293,18 @@ func endpointScheme(o serveOptions) string {
 	return "http"
 }
 
-// exportLines are the shell lines naming the endpoint and the first account's key. An
-// unspecified listen address (0.0.0.0, [::]) is named as loopback, which reaches it.
+// exportLines are the shell lines naming the endpoint and the first account's key.
 func exportLines(scheme string, addr net.Addr, key string) string {
-	host := addr.String()
+	return fmt.Sprintf("export RESELLER_ENDPOINT=%s://%s/api/v1\nexport RESELLER_API_KEY=%s\n", scheme, clientHost(addr), key)
+}
+
+// clientHost is how a client on this machine reaches addr: an unspecified listen address
+// (0.0.0.0, [::]) is named as loopback, which reaches it.
+func clientHost(addr net.Addr) string {
 	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
-		host = net.JoinHostPort("127.0.0.1", fmt.Sprint(ta.Port))
+		return net.JoinHostPort("127.0.0.1", fmt.Sprint(ta.Port))
 	}
-	return fmt.Sprintf("export RESELLER_ENDPOINT=%s://%s/api/v1\nexport RESELLER_API_KEY=%s\n", scheme, host, key)
+	return addr.String()
 }
 
 // writeFileAtomic writes data to path through a temporary file renamed over it, so a job

@@ -46,6 +46,7 @@ type Backend interface {
 	TimeOutOrder(ctx context.Context, orderID int64) error
 	// SetFailRate sets the share (0 to 1) of simulated builds and operations that fail.
 	SetFailRate(ctx context.Context, rate float64) error
+	OverviewReader // overview.go
 }
 
 // Config is what the handler acts on.
@@ -98,6 +99,8 @@ func New(cfg Config) http.Handler {
 		mux.HandleFunc("GET /_dev/faults", h.listFaults)
 		mux.HandleFunc("DELETE /_dev/faults", h.clearFaults)
 	}
+	mux.HandleFunc("GET /_dev/overview", h.overview)
+	mux.HandleFunc("GET "+ConsolePath, h.console)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.resp.Fail(w, r, service.NotFound("path "+r.URL.Path))
 	})
