@@ -174,9 +174,9 @@ func runFailureStep(t *testing.T, cli *acctest.CLI, row failureStep, writeOnly b
 	}
 	kept := stateServer(t, cli, row.tainted, "after the failed apply", out)
 	settleBackend(t, b)
-	id := kept.id
-	if id == 0 {
-		id = orderServer(t, b, kept.orderID)
+	id := orderServer(t, b, kept.orderID)
+	if kept.id != 0 && kept.id != id {
+		t.Fatalf("after the failed apply: the state holds server %d, its order %d built %d", kept.id, kept.orderID, id)
 	}
 	if err := b.CheckActiveInstances(t, id)(nil); err != nil {
 		t.Fatalf("after the failed apply: %v (the state's server is %d)", err, id)
