@@ -1,11 +1,10 @@
-//go:build unix
+//go:build linux
 
 package instance_test
 
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"syscall"
 	"testing"
@@ -23,9 +22,6 @@ import (
 // log line about it is read while Terraform runs: written to a Terraform already gone, it would
 // end the provider with SIGPIPE by chance, and the test would show nothing.
 func TestAccInstance_providerAfterSIGTERM(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads the process group from /proc")
-	}
 	cli := acctest.NewCLI(t)
 	b := acctest.StartBackend(t, acctest.WithDelays(time.Minute, 100*time.Millisecond))
 	cli.Write("main.tf", acctest.ProviderRequirement()+b.ResourceConfig("reseller_instance",
