@@ -26,10 +26,10 @@ func NullWriteOnly(ctx context.Context, state *tfsdk.State, diags *diag.Diagnost
 		if len(p.Steps()) == 0 || v.IsNull() {
 			return v, nil
 		}
+		// A path the schema has no attribute for is a block, or an element inside a map, list
+		// or dynamic attribute: nothing there can be write-only by itself.
 		a, err := state.Schema.AttributeAtTerraformPath(ctx, p)
-		if err != nil || !a.IsWriteOnly() {
-			// Not an attribute of its own (a block, or an element inside a map, list or dynamic
-			// attribute): nothing there can be write-only by itself.
+		if writeOnly := err == nil && a.IsWriteOnly(); !writeOnly {
 			return v, nil
 		}
 		return tftypes.NewValue(v.Type(), nil), nil
