@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
-	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
+	"github.com/reseller/terraform-provider-reseller/internal/planbudget"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
@@ -37,7 +37,7 @@ var (
 // Resource is reseller_instance.
 type Resource struct {
 	tfutil.ResourceBase
-	checks *plancheck.Run // nil until configured
+	checks *planbudget.Run // nil until configured
 }
 
 // NewResource returns reseller_instance.
