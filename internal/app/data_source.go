@@ -15,26 +15,26 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// AppsTypeName is the type name of the list data source.
-const AppsTypeName = "reseller_apps"
+// TypeName is the type name of the list data source.
+const TypeName = "reseller_apps"
 
-var _ datasource.DataSourceWithConfigure = (*AppsDataSource)(nil)
+var _ datasource.DataSourceWithConfigure = (*DataSource)(nil)
 
-// AppsDataSource is reseller_apps.
-type AppsDataSource struct {
+// DataSource is reseller_apps.
+type DataSource struct {
 	tfutil.DataSourceBase
 }
 
-// NewAppsDataSource returns reseller_apps.
-func NewAppsDataSource() datasource.DataSource { return &AppsDataSource{} }
+// NewDataSource returns reseller_apps.
+func NewDataSource() datasource.DataSource { return &DataSource{} }
 
 // Metadata sets the type name.
-func (d *AppsDataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = AppsTypeName
+func (d *DataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = TypeName
 }
 
 // Schema describes reseller_apps.
-func (d *AppsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = Schema()
 }
 
@@ -92,12 +92,12 @@ func Schema() schema.Schema {
 }
 
 // Read lists the apps.
-func (d *AppsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	c := d.Client(&resp.Diagnostics)
 	if c == nil {
 		return
 	}
-	var data AppsModel
+	var data Model
 	resp.Diagnostics.Append(req.Config.Get(ctx, &data)...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -11,26 +11,26 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// DatacentersTypeName is the type name of the list data source.
-const DatacentersTypeName = "reseller_datacenters"
+// TypeName is the type name of the list data source.
+const TypeName = "reseller_datacenters"
 
-var _ datasource.DataSourceWithConfigure = (*DatacentersDataSource)(nil)
+var _ datasource.DataSourceWithConfigure = (*DataSource)(nil)
 
-// DatacentersDataSource is reseller_datacenters.
-type DatacentersDataSource struct {
+// DataSource is reseller_datacenters.
+type DataSource struct {
 	tfutil.DataSourceBase
 }
 
-// NewDatacentersDataSource returns reseller_datacenters.
-func NewDatacentersDataSource() datasource.DataSource { return &DatacentersDataSource{} }
+// NewDataSource returns reseller_datacenters.
+func NewDataSource() datasource.DataSource { return &DataSource{} }
 
 // Metadata sets the type name.
-func (d *DatacentersDataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = DatacentersTypeName
+func (d *DataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = TypeName
 }
 
 // Schema describes reseller_datacenters.
-func (d *DatacentersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = Schema()
 }
 
@@ -73,12 +73,12 @@ func Schema() schema.Schema {
 }
 
 // Read lists the datacenters.
-func (d *DatacentersDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	c := d.Client(&resp.Diagnostics)
 	if c == nil {
 		return
 	}
-	var data DatacentersModel
+	var data Model
 	resp.Diagnostics.Append(req.Config.Get(ctx, &data)...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -13,26 +13,26 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// LocationsTypeName is the type name of the list data source.
-const LocationsTypeName = "reseller_locations"
+// TypeName is the type name of the list data source.
+const TypeName = "reseller_locations"
 
-var _ datasource.DataSourceWithConfigure = (*LocationsDataSource)(nil)
+var _ datasource.DataSourceWithConfigure = (*DataSource)(nil)
 
-// LocationsDataSource is reseller_locations.
-type LocationsDataSource struct {
+// DataSource is reseller_locations.
+type DataSource struct {
 	tfutil.DataSourceBase
 }
 
-// NewLocationsDataSource returns reseller_locations.
-func NewLocationsDataSource() datasource.DataSource { return &LocationsDataSource{} }
+// NewDataSource returns reseller_locations.
+func NewDataSource() datasource.DataSource { return &DataSource{} }
 
 // Metadata sets the type name.
-func (d *LocationsDataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = LocationsTypeName
+func (d *DataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = TypeName
 }
 
 // Schema describes reseller_locations.
-func (d *LocationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *DataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = Schema()
 }
 
@@ -66,12 +66,12 @@ func Schema() schema.Schema {
 }
 
 // Read lists the locations.
-func (d *LocationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	c := d.Client(&resp.Diagnostics)
 	if c == nil {
 		return
 	}
-	var data LocationsModel
+	var data Model
 	resp.Diagnostics.Append(req.Config.Get(ctx, &data)...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -273,10 +273,10 @@ func (p *Provider) DataSources(_ context.Context) []func() datasource.DataSource
 	return []func() datasource.DataSource{
 		account.NewDataSource,
 		account.NewBalanceDataSource,
-		app.NewAppsDataSource,
-		datacenter.NewDatacentersDataSource,
+		app.NewDataSource,
+		datacenter.NewDataSource,
 		instance.NewInstancesDataSource,
-		location.NewLocationsDataSource,
+		location.NewDataSource,
 		plan.NewDataSource,
 		plan.NewPlansDataSource,
 		quote.NewDataSource,

@@ -16,8 +16,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// DataSourceType is the type name of the list data source.
-const DataSourceType = "reseller_snapshots"
+// SnapshotsTypeName is the type name of the list data source.
+const SnapshotsTypeName = "reseller_snapshots"
 
 var _ datasource.DataSourceWithConfigure = (*SnapshotsDataSource)(nil)
 
@@ -31,7 +31,7 @@ func NewSnapshotsDataSource() datasource.DataSource { return &SnapshotsDataSourc
 
 // Metadata sets the type name.
 func (d *SnapshotsDataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = DataSourceType
+	resp.TypeName = SnapshotsTypeName
 }
 
 // Schema describes reseller_snapshots.
