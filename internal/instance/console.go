@@ -16,8 +16,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// EphemeralResourceType is the type name of the ephemeral resource.
-const EphemeralResourceType = "reseller_console"
+// ConsoleTypeName is the type name of the ephemeral resource.
+const ConsoleTypeName = "reseller_console"
 
 var _ ephemeral.EphemeralResourceWithConfigure = (*Console)(nil)
 
@@ -39,7 +39,7 @@ type ConsoleModel struct {
 
 // Metadata sets the type name.
 func (e *Console) Metadata(_ context.Context, _ ephemeral.MetadataRequest, resp *ephemeral.MetadataResponse) {
-	resp.TypeName = EphemeralResourceType
+	resp.TypeName = ConsoleTypeName
 }
 
 // Schema describes reseller_console.

@@ -12,8 +12,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// DataSourceType is the type name of the list data source.
-const DataSourceType = "reseller_instances"
+// InstancesTypeName is the type name of the list data source.
+const InstancesTypeName = "reseller_instances"
 
 var _ datasource.DataSourceWithConfigure = (*InstancesDataSource)(nil)
 
@@ -27,7 +27,7 @@ func NewInstancesDataSource() datasource.DataSource { return &InstancesDataSourc
 
 // Metadata sets the type name.
 func (d *InstancesDataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = DataSourceType
+	resp.TypeName = InstancesTypeName
 }
 
 // Schema describes reseller_instances.

@@ -1,4 +1,4 @@
-package plancheck
+package planbudget
 
 import (
 	"context"

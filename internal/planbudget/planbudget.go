@@ -1,14 +1,17 @@
-// Package plancheck is what one provider process knows about the run it serves at plan time:
-// the first charge of each distinct order (from POST /quote, asked once per plan, template and
-// features), and a tally of what the run's creates need (new servers, first charges) against
-// what the account has (server_limit, active servers, orders provisioning, available balance).
+// Package planbudget checks a run's plan against the account's budget: what its creates need
+// (new servers, first charges) against what the account has (server_limit, active servers,
+// orders provisioning, available balance). It is what one provider process knows about the run
+// it serves at plan time: the first charge of each distinct order (from POST /quote, asked once
+// per plan, template and features) and the tally of the run's creates. The provider's
+// plan_checks setting says whether a budget passed is a warning, an error or not checked.
 //
 // Terraform plans every resource of an operation through one provider process, so the tally
 // sees the whole run. The apply re-plans each create in a new process (a new Run), which builds
 // the same tally again: nothing is doubled across the two. The protocol gives a provider no
 // resource address, so a replacement is recognised by the private data Terraform hands from the
-// plan of the old object to the plan of its replacement (see Replacement).
-package plancheck
+// plan of the old object to the plan of its replacement (Create.Replaces; the instance package's
+// plan_tally.go sets and reads that private data).
+package planbudget
 
 import (
 	"context"
