@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
@@ -111,10 +110,4 @@ func (d *InstancesDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 	data.Instances = newInstanceItems(list)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
-}
-
-// InstancesModel is the state of reseller_instances.
-type InstancesModel struct {
-	OnlyActive types.Bool  `tfsdk:"only_active"`
-	Instances  []ItemModel `tfsdk:"instances"`
 }

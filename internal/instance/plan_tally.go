@@ -13,12 +13,6 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// Configure keeps the client and the run's plan checks the provider handed over.
-func (r *Resource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.ResourceBase.Configure(ctx, req, resp)
-	r.checks = tfutil.ChecksFromProviderData(req.ProviderData)
-}
-
 // privateReplacesKey marks the plan of an existing server with its id. When the plan replaces
 // the server, Terraform plans the replacement with the marked private data as its prior private
 // data, so the create knows it replaces that server (the protocol names no resource address).

@@ -43,6 +43,12 @@ type Resource struct {
 // NewResource returns reseller_instance.
 func NewResource() resource.Resource { return &Resource{} }
 
+// Configure keeps the client and the run's plan checks the provider handed over.
+func (r *Resource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.ResourceBase.Configure(ctx, req, resp)
+	r.checks = tfutil.ChecksFromProviderData(req.ProviderData)
+}
+
 // Metadata sets the type name.
 func (r *Resource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = TypeName
