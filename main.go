@@ -21,6 +21,7 @@ func main() {
 	flag.Parse()
 	if !debug {
 		quietUnreadLogs(os.Getenv, os.Setenv)
+		outliveSIGTERM() // a debugged provider runs on its own, and a SIGTERM ends it
 	}
 
 	opts := providerserver.ServeOpts{

@@ -36,13 +36,16 @@ func TestHangingReceiverDelaysNoOtherAccount(t *testing.T) {
 	}))
 	t.Cleanup(slow.Close)
 	t.Cleanup(func() { close(release) }) // runs first: the attempts end before the backend closes
-	fast := newReceiver(t, http.StatusOK)
+	var delivered atomic.Int32
+	fast := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { delivered.Add(1) }))
+	t.Cleanup(fast.Close)
 
 	ctx := context.Background()
 	a, b := fundedAccount(t, srv), fundedAccount(t, srv)
 	now := time.Now().UTC()
-	for _, w := range []store.Webhook{{AccountID: a, URL: slow.URL + "/hook", Secret: hookSecret, UpdatedAt: now},
-		{AccountID: b, URL: fast.url(), Secret: hookSecret, UpdatedAt: now}} {
+	const secret = "whsec_test_0123456789abcdef"
+	for _, w := range []store.Webhook{{AccountID: a, URL: slow.URL + "/hook", Secret: secret, UpdatedAt: now},
+		{AccountID: b, URL: fast.URL + "/hook", Secret: secret, UpdatedAt: now}} {
 		if err := srv.store.SetWebhook(ctx, w); err != nil {
 			t.Fatal(err)
 		}
@@ -55,10 +58,10 @@ func TestHangingReceiverDelaysNoOtherAccount(t *testing.T) {
 	srv.wake()
 
 	deadline := time.Now().Add(2 * time.Second)
-	for len(fast.deliveries()) < 3 && time.Now().Before(deadline) {
+	for delivered.Load() < 3 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := len(fast.deliveries()); n != 3 {
+	if n := delivered.Load(); n != 3 {
 		t.Fatalf("B's receiver got %d of 3 events within 2 s while A's receiver hung (A held %d connections)", n, hanging.Load())
 	}
 	t.Logf("B's events arrived after %s; A's receiver holds %d connections", time.Since(start).Round(time.Millisecond), hanging.Load())

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 )
 
 // The operator and test hooks below act as support, the system or the datacenter would. The
@@ -85,6 +87,19 @@ func (s *Server) ChangeRootPasswordOutOfBand(ctx context.Context, instanceID int
 	return nil
 }
 
+// Overview reads the whole service within limits, across accounts, for the console of
+// `resellerd dev` (GET /_dev/overview): accounts with their balance histories, active servers,
+// pending orders, active snapshots and recent webhook deliveries. Its reads are bounded and
+// index-backed. Its rows are the store's, credentials included: the caller picks what to show
+// (devapi shows no key, password or secret).
+func (s *Server) Overview(ctx context.Context, limits service.OverviewLimits) (service.Overview, error) {
+	o, err := s.svc.Overview(ctx, limits)
+	if err != nil {
+		return service.Overview{}, fmt.Errorf("server: %w", err)
+	}
+	return o, nil
+}
+
 // AuthorizeInstance checks that key is a valid account key and that the instance belongs to that
 // account, so that a hook acts for the holder of an account's key (`resellerd dev`'s /_dev/
 // routes) only on that account's instances. Its errors are the API's: 401 for a bad key, 404
@@ -143,4 +158,16 @@ func (c *ManualClock) Set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = t
+}
+
+// FailRate is the share (0 to 1) of simulated builds that never finish and of datacenter
+// operations that fail, as this backend applies it now. A SetFailRate through another replica
+// of the same PostgreSQL database reaches it within a notification's delay, so an operator (or
+// a test) that changed the rate elsewhere can tell when this replica follows it.
+func (s *Server) FailRate(ctx context.Context) (float64, error) {
+	rate, err := s.sim.FailRate(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("server: %w", err)
+	}
+	return rate, nil
 }

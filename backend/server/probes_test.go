@@ -14,24 +14,6 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
 )
 
-// TestProbesAreNeverRateLimited sends far more probes than /health's limit allows from one
-// address: /livez and /readyz answer 200 every time while /health is refused.
-func TestProbesAreNeverRateLimited(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, func(c *Config) { c.RateLimitScale = 0.025 }) // /health: 3 a minute
-	for range 20 {
-		for _, p := range []string{"//livez", "//readyz"} {
-			e.do(t, request{Path: p, SkipContract: true}).wantStatus(t, http.StatusOK, "")
-		}
-	}
-	for range 3 {
-		e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "")
-	}
-	e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
-	e.do(t, request{Path: "//readyz", SkipContract: true}).wantStatus(t, http.StatusOK, "")
-	e.do(t, request{Path: "/livez", SkipContract: true}).wantStatus(t, http.StatusNotFound, "not_found") // root only
-}
-
 // TestReadyzFollowsPostgres serves on a PostgreSQL server of the test's own, with the workers
 // running, and stops that server: /readyz answers 503 service_unavailable naming the database
 // while /livez stays 200, and 200 again once the server is back. /readyz is never rate-limited,
@@ -79,7 +61,7 @@ func TestReadyzFollowsPostgres(t *testing.T) {
 	if !strings.Contains(r.Body.Error.Message, "database") {
 		t.Fatalf("503 message %q does not name the database", r.Body.Error.Message)
 	}
-	e.do(t, request{Path: "//livez", SkipContract: true}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "//livez"}).wantStatus(t, http.StatusOK, "")
 
 	if err := pgs.Resume(ctx); err != nil {
 		t.Fatal(err)
@@ -100,16 +82,16 @@ func TestReadyzWantsTickingWorkers(t *testing.T) {
 	for _, l := range e.srv.loops {
 		l.beat.beat()
 	}
-	e.do(t, request{Path: "//readyz", SkipContract: true}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "//readyz"}).wantStatus(t, http.StatusOK, "")
 	stuck := e.srv.loops[0].beat
 	stuck.unixNano.Store(time.Now().Add(-2 * time.Minute).UnixNano())
-	r := e.do(t, request{Path: "//readyz", SkipContract: true})
+	r := e.do(t, request{Path: "//readyz"})
 	r.wantStatus(t, http.StatusServiceUnavailable, "service_unavailable")
 	if !strings.Contains(r.Body.Error.Message, "provisioning") {
 		t.Fatalf("503 message %q does not name the stuck loop", r.Body.Error.Message)
 	}
 	stuck.beat()
-	e.do(t, request{Path: "//readyz", SkipContract: true}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "//readyz"}).wantStatus(t, http.StatusOK, "")
 }
 
 // countingPinger is a store whose Ping counts the database queries it makes (each call is one
@@ -222,7 +204,7 @@ func TestReadyzAnswersFromACheckAtMostASecondOld(t *testing.T) {
 	clock.advance(readyMaxAge)
 	wantAll(t, sendProbes(e, 100, 10), http.StatusServiceUnavailable)
 	wantPings(3)
-	r := e.do(t, request{Path: "//readyz", SkipContract: true})
+	r := e.do(t, request{Path: "//readyz"})
 	r.wantStatus(t, http.StatusServiceUnavailable, "service_unavailable")
 	if !strings.Contains(r.Body.Error.Message, "database unavailable") || strings.Contains(r.Body.Error.Message, "10.0.0.5") {
 		t.Fatalf("503 message %q: want the database named, not the driver's error", r.Body.Error.Message)
@@ -268,7 +250,7 @@ func TestReadyzTurns503WithinASecondOfRealTime(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	db := countPings(e, nil)
-	e.do(t, request{Path: "//readyz", SkipContract: true}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "//readyz"}).wantStatus(t, http.StatusOK, "")
 	db.down.Store(true)
 	down := time.Now()
 	for {

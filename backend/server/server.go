@@ -86,7 +86,17 @@ type Config struct {
 	// KeepFailRate leaves the fail rate stored in the database as it is and ignores FailRate:
 	// the account commands, which open the database beside a running serve, must not change it.
 	KeepFailRate bool
+
+	// DeliveryObserver is told about every webhook delivery attempt as it was made (`resellerd
+	// dev` journals them); nil: nobody.
+	DeliveryObserver DeliveryObserver
 }
+
+// DeliveryObserver is told about every webhook delivery attempt (see Config.DeliveryObserver).
+type DeliveryObserver = service.DeliveryObserver
+
+// DeliveryAttempt is one webhook delivery attempt, as a DeliveryObserver is told it.
+type DeliveryAttempt = service.DeliveryAttempt
 
 // DefaultWorkerInterval is how often the workers poll the datacenter when
 // Config.WorkerInterval is 0. It is short so that provisioning follows --deploy-delay closely.
@@ -154,7 +164,7 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 		Store: st, Catalog: catalog.New(), Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
 		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks,
 		WebhookAllow: cfg.WebhookAllowCIDRs, WebhookResolver: cfg.WebhookResolver, EventRetention: cfg.RetainEvents,
-		OnDelivery: m.delivery, ProvisionLanes: provisionLanes(cfg.DB),
+		OnDelivery: m.delivery, ProvisionLanes: provisionLanes(cfg.DB), DeliveryObserver: cfg.DeliveryObserver,
 	})
 	s := &Server{
 		store:    st,

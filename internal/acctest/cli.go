@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,14 @@ func NewCLI(t *testing.T) *CLI {
 	c := newCLI(t)
 	c.install()
 	return c
+}
+
+// Sub returns a CLI for the subtest t: a working directory of its own, with the binary, the
+// provider and the environment of c, so a table of subtests builds the provider once. c's test
+// must outlive t's, as a parent test outlives its subtests.
+func (c *CLI) Sub(t *testing.T) *CLI {
+	t.Helper()
+	return &CLI{t: t, bin: c.bin, dir: t.TempDir(), env: slices.Clone(c.env)}
 }
 
 func newCLI(t *testing.T) *CLI {
@@ -219,4 +228,51 @@ func (c *CLI) PlannedChanges(planFile string) []PlannedChange {
 // by the source its dev_overrides serve.
 func ProviderRequirement() string {
 	return fmt.Sprintf("terraform {\n  required_providers {\n    reseller = {\n      source = %q\n    }\n  }\n}\n", providerSource)
+}
+
+// StateInstance is one resource instance of the working directory's state file.
+type StateInstance struct {
+	// Address is the resource's address, such as "reseller_instance.test".
+	Address string
+	// Tainted tells whether Terraform marked the instance tainted (to be replaced).
+	Tainted bool
+	// Attributes are its attributes as stored.
+	Attributes map[string]any
+}
+
+// StateInstances reads the managed resource instances of the state file terraform.tfstate (none
+// when there is no state yet), and its whole text. Terraform and OpenTofu write the same format.
+func (c *CLI) StateInstances() ([]StateInstance, string) {
+	c.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(c.dir, "terraform.tfstate"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ""
+	}
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var state struct {
+		Resources []struct {
+			Mode      string `json:"mode"`
+			Type      string `json:"type"`
+			Name      string `json:"name"`
+			Instances []struct {
+				Status     string         `json:"status"`
+				Attributes map[string]any `json:"attributes"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(raw, &state); err != nil {
+		c.t.Fatalf("reading terraform.tfstate: %v\n%s", err, raw)
+	}
+	var out []StateInstance
+	for _, r := range state.Resources {
+		if r.Mode != "managed" {
+			continue
+		}
+		for _, in := range r.Instances {
+			out = append(out, StateInstance{Address: r.Type + "." + r.Name, Tainted: in.Status == "tainted", Attributes: in.Attributes})
+		}
+	}
+	return out, string(raw)
 }

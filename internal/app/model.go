@@ -6,8 +6,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
-// AppsModel is the state of reseller_apps.
-type AppsModel struct {
+// Model is the state of reseller_apps.
+type Model struct {
 	PlanID     types.Int64 `tfsdk:"plan_id"`
 	TemplateID types.Int64 `tfsdk:"template_id"`
 	Apps       []ItemModel `tfsdk:"apps"`

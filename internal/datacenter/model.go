@@ -6,8 +6,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
-// DatacentersModel is the state of reseller_datacenters.
-type DatacentersModel struct {
+// Model is the state of reseller_datacenters.
+type Model struct {
 	Datacenters []ItemModel `tfsdk:"datacenters"`
 }
 

@@ -23,5 +23,5 @@ func TestModelsMatchSchemas(t *testing.T) {
 	if !items[1].Description.IsNull() || !items[1].Status.IsNull() {
 		t.Errorf("nil description and status: got %v and %v, want null", items[1].Description, items[1].Status)
 	}
-	schemacheck.DataSource(t, "reseller_datacenters", s, DatacentersModel{Datacenters: items})
+	schemacheck.DataSource(t, TypeName, s, Model{Datacenters: items})
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// PowerActionType is the type name of the power action.
-const PowerActionType = "reseller_instance_power"
+// PowerActionTypeName is the type name of the power action.
+const PowerActionTypeName = "reseller_instance_power"
 
 // defaultActionTimeout bounds an action's wait for the server to settle; actions have no
 // timeouts block.
@@ -55,7 +55,7 @@ type powerModel struct {
 
 // Metadata sets the type name.
 func (a *PowerAction) Metadata(_ context.Context, _ action.MetadataRequest, resp *action.MetadataResponse) {
-	resp.TypeName = PowerActionType
+	resp.TypeName = PowerActionTypeName
 }
 
 // Schema describes reseller_instance_power.

@@ -12,8 +12,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// ResetPasswordActionType is the type name of the password reset action.
-const ResetPasswordActionType = "reseller_instance_reset_password"
+// ResetPasswordActionTypeName is the type name of the password reset action.
+const ResetPasswordActionTypeName = "reseller_instance_reset_password"
 
 var _ action.ActionWithConfigure = (*ResetPasswordAction)(nil)
 
@@ -32,7 +32,7 @@ type resetPasswordModel struct {
 
 // Metadata sets the type name.
 func (a *ResetPasswordAction) Metadata(_ context.Context, _ action.MetadataRequest, resp *action.MetadataResponse) {
-	resp.TypeName = ResetPasswordActionType
+	resp.TypeName = ResetPasswordActionTypeName
 }
 
 // Schema describes reseller_instance_reset_password.

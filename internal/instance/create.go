@@ -22,6 +22,7 @@ import (
 // Create orders the server and waits until it is ready (see finishCreate).
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer tfutil.NullWriteOnly(ctx, &resp.State, &resp.Diagnostics) // on error paths too: the framework does it only on success
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return
@@ -56,7 +57,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.finishCreate(ctx, c, &plan, len(order.Apps), &resp.State, resp.Private, &resp.Diagnostics)
+	r.finishCreate(ctx, c, &plan, len(order.Apps), false, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 // placeOrder sends POST /instances with one Idempotency-Key, generated here and sent on every
@@ -103,11 +104,12 @@ func snapshotBusy(ctx context.Context, c *client.Client, snapshotID *int64, err 
 // saves the finished state. Create runs it, and so does the Update that resumes an interrupted
 // create. A wait cut short keeps the order in the state with a warning (the pending marker,
 // resume.go); a timed-out order removes the resource with an error quoting the support
-// reference; any other failure is an error, after which Terraform taints the resource.
+// reference; any other failure is an error, after which Terraform taints the resource (in a
+// Create; resumed is true in the Update that resumes one, where an error taints nothing).
 //
 // m is the plan: its known values are what Terraform expects in the state, so only its unknown
 // values are filled from the API, in every state saved here.
-func (r *Resource) finishCreate(ctx context.Context, c *client.Client, m *Model, expectApps int,
+func (r *Resource) finishCreate(ctx context.Context, c *client.Client, m *Model, expectApps int, resumed bool,
 	state *tfsdk.State, private privateWriter, diags *diag.Diagnostics,
 ) {
 	var last *client.Instance
@@ -117,11 +119,15 @@ func (r *Resource) finishCreate(ctx context.Context, c *client.Client, m *Model,
 		switch {
 		case errors.As(err, &timedOut):
 			state.RemoveResource(ctx)
+			left := "Nothing is left in the state; the next apply places a new order."
+			if resumed {
+				left = "The next apply removes it from the state and places a new order."
+			}
 			diags.AddError("Order timed out", fmt.Sprintf("%s.\n\nQuote the support reference %s if it "+
-				"happens again. Nothing is left in the state; the next apply places a new order.", timedOut, timedOut.Reference))
+				"happens again. %s", timedOut, timedOut.Reference, left))
 			return
 		case err != nil:
-			r.createNotFinished(ctx, state, *m, nil, err, diags)
+			r.createNotFinished(ctx, state, *m, nil, err, resumed, diags)
 			return
 		}
 		m.ID = types.Int64Value(built.ID)
@@ -149,7 +155,7 @@ func (r *Resource) finishCreate(ctx context.Context, c *client.Client, m *Model,
 		err = r.complete(ctx, c, m, in)
 	}
 	if err != nil {
-		r.createNotFinished(ctx, state, *m, last, err, diags)
+		r.createNotFinished(ctx, state, *m, last, err, resumed, diags)
 		return
 	}
 	diags.Append(state.Set(ctx, m)...)
@@ -178,8 +184,11 @@ func (r *Resource) configureNew(ctx context.Context, c *client.Client, m Model, 
 // createNotFinished saves what is known after a failed or cut-short create (last is the latest
 // reading of the instance, or nil). A wait cut short by the create timeout or an interrupt is a
 // warning: the state keeps the order, and the next apply resumes waiting for it. Anything else
-// is an error.
-func (r *Resource) createNotFinished(ctx context.Context, state *tfsdk.State, m Model, last *client.Instance, err error, diags *diag.Diagnostics) {
+// is an error: Terraform taints the server a Create saved with one, not one a resumed create
+// (an Update, resumed true) saved, and the message says which.
+func (r *Resource) createNotFinished(ctx context.Context, state *tfsdk.State, m Model, last *client.Instance, err error,
+	resumed bool, diags *diag.Diagnostics,
+) {
 	diags.Append(savePartialState(ctx, state, m, last)...)
 	if tfutil.IsWaitError(err) {
 		diags.AddWarning("Server not ready yet: the next apply resumes",
@@ -192,8 +201,7 @@ func (r *Resource) createNotFinished(ctx context.Context, state *tfsdk.State, m 
 	}
 	var appErr *appFailedError
 	if errors.As(err, &appErr) {
-		diags.AddError("App install failed", appErr.Error()+"\n\nThe server exists and is kept in the state; "+
-			"Terraform marks it tainted, so the next apply replaces it.")
+		diags.AddError("App install failed", appErr.Error()+"\n\n"+keptAfterFailure(resumed))
 		return
 	}
 	tfutil.AddAPIError(diags, "Unable to finish creating the server", err)
@@ -214,6 +222,19 @@ func savePartialState(ctx context.Context, state *tfsdk.State, m Model, last *cl
 	}
 	diags.Append(state.Set(ctx, &m)...)
 	return diags
+}
+
+// keptAfterFailure says what a failed create leaves behind and what the next apply does: a
+// Create's error taints the server, so it is replaced; an Update's does not, so the resumed
+// create is tried again (and fails the same way while the cause stays) until it is replaced.
+func keptAfterFailure(resumed bool) string {
+	if !resumed {
+		return "The server exists and is kept in the state; Terraform marks it tainted, so the next apply " +
+			"replaces it (cancels it and orders a new one)."
+	}
+	return "The server exists and is kept in the state, not tainted (this apply resumed an earlier, " +
+		"interrupted create): the next apply checks it again and fails the same way while the cause stays. " +
+		"To replace it, run terraform apply with -replace and this resource's address."
 }
 
 func valueOrNone(v types.Int64) string {

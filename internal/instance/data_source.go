@@ -6,14 +6,13 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// DataSourceType is the type name of the list data source.
-const DataSourceType = "reseller_instances"
+// InstancesTypeName is the type name of the list data source.
+const InstancesTypeName = "reseller_instances"
 
 var _ datasource.DataSourceWithConfigure = (*InstancesDataSource)(nil)
 
@@ -27,7 +26,7 @@ func NewInstancesDataSource() datasource.DataSource { return &InstancesDataSourc
 
 // Metadata sets the type name.
 func (d *InstancesDataSource) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = DataSourceType
+	resp.TypeName = InstancesTypeName
 }
 
 // Schema describes reseller_instances.
@@ -111,10 +110,4 @@ func (d *InstancesDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 	data.Instances = newInstanceItems(list)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &data)...)
-}
-
-// InstancesModel is the state of reseller_instances.
-type InstancesModel struct {
-	OnlyActive types.Bool  `tfsdk:"only_active"`
-	Instances  []ItemModel `tfsdk:"instances"`
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// CredentialsType is the type name of the ephemeral credentials resource.
-const CredentialsType = "reseller_instance_credentials"
+// CredentialsTypeName is the type name of the ephemeral credentials resource.
+const CredentialsTypeName = "reseller_instance_credentials"
 
 // credentialsWait bounds how long Open waits for credentials still pending (after a rebuild or
 // a password reset): the datacenter delivers them within seconds.
@@ -48,7 +48,7 @@ type CredentialsModel struct {
 
 // Metadata sets the type name.
 func (e *Credentials) Metadata(_ context.Context, _ ephemeral.MetadataRequest, resp *ephemeral.MetadataResponse) {
-	resp.TypeName = CredentialsType
+	resp.TypeName = CredentialsTypeName
 }
 
 // Schema describes reseller_instance_credentials.

@@ -481,3 +481,9 @@ func newInstanceItems(in []client.Instance) []ItemModel {
 	}
 	return out
 }
+
+// InstancesModel is the state of reseller_instances.
+type InstancesModel struct {
+	OnlyActive types.Bool  `tfsdk:"only_active"`
+	Instances  []ItemModel `tfsdk:"instances"`
+}

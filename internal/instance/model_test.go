@@ -50,31 +50,31 @@ func TestModelsMatchSchemas(t *testing.T) {
 		t.Fatal(diags)
 	}
 	m.nullUnknowns()
-	schemacheck.Resource(t, ResourceType, Schema(ctx), m)
+	schemacheck.Resource(t, TypeName, Schema(ctx), m)
 
 	ds := InstancesSchema()
-	schemacheck.DataSource(t, DataSourceType, ds, InstancesModel{OnlyActive: types.BoolNull(), Instances: newInstanceItems([]client.Instance{*sampleInstance(), {ID: 8}})})
-	schemacheck.Fields(t, DataSourceType+".instances", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "instances"))
+	schemacheck.DataSource(t, InstancesTypeName, ds, InstancesModel{OnlyActive: types.BoolNull(), Instances: newInstanceItems([]client.Instance{*sampleInstance(), {ID: 8}})})
+	schemacheck.Fields(t, InstancesTypeName+".instances", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "instances"))
 
 	cm := ConsoleModel{InstanceID: types.Int64Value(7)}
 	cm.setConsole(&client.ActionResult{ConsoleURL: new("https://console/x"), ConsolePassword: new("pw")})
-	schemacheck.Ephemeral(t, EphemeralResourceType, ConsoleSchema(), cm)
+	schemacheck.Ephemeral(t, ConsoleTypeName, ConsoleSchema(), cm)
 
 	crm := CredentialsModel{InstanceID: types.Int64Value(7)}
 	crm.setCredentials(sampleInstance())
-	schemacheck.Ephemeral(t, CredentialsType, CredentialsSchema(), crm)
+	schemacheck.Ephemeral(t, CredentialsTypeName, CredentialsSchema(), crm)
 }
 
 func TestEveryAttributeDescribed(t *testing.T) {
 	s := Schema(context.Background())
 	for name, a := range s.Attributes {
 		if a.GetMarkdownDescription() == "" {
-			t.Errorf("%s.%s: no description", ResourceType, name)
+			t.Errorf("%s.%s: no description", TypeName, name)
 		}
 	}
 	for _, name := range []string{"password", "app_inputs"} {
 		if !s.Attributes[name].IsSensitive() {
-			t.Errorf("%s.%s: got not sensitive, want sensitive", ResourceType, name)
+			t.Errorf("%s.%s: got not sensitive, want sensitive", TypeName, name)
 		}
 	}
 }

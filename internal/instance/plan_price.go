@@ -1,7 +1,7 @@
 package instance
 
 // The price of a server known at plan time: a new server's first charge from the quote (once
-// per distinct plan, template and features in the run, see plancheck.Run.FirstCharge), a clone's
+// per distinct plan, template and features in the run, see planbudget.Run.FirstCharge), a clone's
 // from its plan in the catalogue, a resize's new hourly cost from the resize options.
 
 import (
@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
-	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
+	"github.com/reseller/terraform-provider-reseller/internal/planbudget"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
@@ -62,7 +62,7 @@ func clonePrice(p *client.Plan, s *client.Snapshot, configured []string, feature
 	if s.OSType != nil {
 		osType = *s.OSType
 	}
-	total := plancheck.Micros(hour) + plancheck.Micros(p.CreationFee)
+	total := planbudget.Micros(hour) + planbudget.Micros(p.CreationFee)
 	for _, f := range p.Features {
 		id := strconv.FormatInt(f.ID, 10)
 		chosen := slices.Contains(configured, id)
@@ -70,7 +70,7 @@ func clonePrice(p *client.Plan, s *client.Snapshot, configured []string, feature
 			chosen = slices.Contains(s.Features, f.Name)
 		}
 		if chosen || slices.Contains(f.RequiredForOSTypes, osType) {
-			total += plancheck.Micros(f.Price)
+			total += planbudget.Micros(f.Price)
 		}
 	}
 	return float64(total) / 1e6, true

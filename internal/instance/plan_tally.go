@@ -1,7 +1,7 @@
 package instance
 
 // The run-wide checks at plan time: every create of the run is tallied by the provider process
-// (plancheck.Run) against the account's server_limit and available balance.
+// (planbudget.Run) against the account's server_limit and available balance.
 
 import (
 	"context"
@@ -9,15 +9,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
-	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
+	"github.com/reseller/terraform-provider-reseller/internal/planbudget"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
-
-// Configure keeps the client and the run's plan checks the provider handed over.
-func (r *Resource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.ResourceBase.Configure(ctx, req, resp)
-	r.checks = tfutil.ChecksFromProviderData(req.ProviderData)
-}
 
 // privateReplacesKey marks the plan of an existing server with its id. When the plan replaces
 // the server, Terraform plans the replacement with the marked private data as its prior private
@@ -70,7 +64,7 @@ func (r *Resource) tallyCreate(ctx context.Context, req resource.ModifyPlanReque
 	if r.checks == nil {
 		return
 	}
-	r.checks.Add(ctx, plancheck.Create{
+	r.checks.Add(ctx, planbudget.Create{
 		Charge:      plan.Price.ValueFloat64(),
 		ChargeKnown: tfutil.IsSet(plan.Price),
 		Replaces:    replacedID(ctx, req),

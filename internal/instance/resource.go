@@ -13,12 +13,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
-	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
+	"github.com/reseller/terraform-provider-reseller/internal/planbudget"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// ResourceType is the type name of the resource.
-const ResourceType = "reseller_instance"
+// TypeName is the type name of the resource.
+const TypeName = "reseller_instance"
 
 // Default timeouts. A build takes minutes at most; the order window of the API (after which an
 // order times out on its own) is ten minutes by default.
@@ -37,15 +37,21 @@ var (
 // Resource is reseller_instance.
 type Resource struct {
 	tfutil.ResourceBase
-	checks *plancheck.Run // nil until configured
+	checks *planbudget.Run // nil until configured
 }
 
 // NewResource returns reseller_instance.
 func NewResource() resource.Resource { return &Resource{} }
 
+// Configure keeps the client and the run's plan checks the provider handed over.
+func (r *Resource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.ResourceBase.Configure(ctx, req, resp)
+	r.checks = tfutil.ChecksFromProviderData(req.ProviderData)
+}
+
 // Metadata sets the type name.
 func (r *Resource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = ResourceType
+	resp.TypeName = TypeName
 	resp.ResourceBehavior.MutableIdentity = true // see IdentitySchema
 }
 
@@ -212,7 +218,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 // read back (features, apps, app_inputs, triggers) stay null and are taken from the
 // configuration by the next apply without replacing the server.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := tfutil.ImportNumericID(ctx, req, ResourceType, &resp.Diagnostics)
+	id, ok := tfutil.ImportNumericID(ctx, req, TypeName, &resp.Diagnostics)
 	if !ok {
 		return
 	}

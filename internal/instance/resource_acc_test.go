@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/reseller/terraform-provider-reseller/internal/acctest"
 	"github.com/reseller/terraform-provider-reseller/internal/client"
@@ -659,33 +660,86 @@ resource "reseller_instance" "many" {
 // service's back as soon as the order is deployed, so the installer cannot log in.
 func TestAccInstance_appInstallFails(t *testing.T) {
 	b := acctest.StartBackend(t, acctest.WithDelays(200*time.Millisecond, 2*time.Second))
-	breakPassword := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		go func() {
-			defer cancel()
-			c := b.Client(t, "en")
-			tick := time.NewTicker(20 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					t.Errorf("no deployed order within a minute")
-					return
-				case <-tick.C:
-				}
-				orders, err := c.ListOrders(ctx)
-				if err == nil && len(orders) == 1 && orders[0].Server != nil {
-					if err := b.Server.ChangeRootPasswordOutOfBand(ctx, orders[0].Server.ID); err != nil {
-						t.Errorf("changing the root password out of band: %v", err)
-					}
-					return
-				}
-			}
-		}()
-	}
 	resource.ParallelTest(t, steps(t, b, resource.TestStep{
-		PreConfig:   breakPassword,
+		PreConfig:   func() { breakPasswordOnDeploy(t, b) },
 		Config:      b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), `apps = ["docker"]`),
 		ExpectError: acctest.ErrorRegexp(`App install failed.*"docker".*auth_failed.*Install log`),
 	}))
+}
+
+// TestAccInstance_appInstallFailsWriteOnly is the MySQL server of issue 25: with a write-only
+// root password, a failed install must still leave the server in the state, tainted, so the next
+// apply replaces it rather than ordering a second server beside one nothing tracks. (The state
+// saved with the error used to carry app_inputs_wo, and Terraform threw it away whole.)
+func TestAccInstance_appInstallFailsWriteOnly(t *testing.T) {
+	b := acctest.StartBackend(t, acctest.WithDelays(200*time.Millisecond, 500*time.Millisecond))
+	config := b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planMedium), acctest.Attr("template_id", tmplUbuntu),
+		`apps = ["mysql"]`, fmt.Sprintf(`app_inputs_wo = { mysql = { ROOT_PASSWORD = %q } }`, woRootPassword),
+		acctest.Attr("app_inputs_wo_version", 1))
+	var first int64
+	tc := steps(t, b,
+		resource.TestStep{
+			PreConfig:   func() { breakPasswordOnDeploy(t, b) },
+			Config:      config,
+			ExpectError: acctest.ErrorRegexp(`App install failed.*"mysql".*auth_failed.*kept in the state.*tainted`),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				orders := b.Orders(t)
+				if len(orders) != 1 || orders[0].Server == nil {
+					t.Fatalf("backend orders after the failed create: got %+v, want one deployed", orders)
+				}
+				first = orders[0].Server.ID
+			},
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(res, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.ExpectAbsentFromState("app_inputs_wo's ROOT_PASSWORD", woRootPassword),
+				acctest.Check(res, "status", knownvalue.StringExact("online")),
+			},
+			Check: func(s *terraform.State) error {
+				in := instanceOf(t, b, s)
+				if in.ID == first {
+					return fmt.Errorf("the state still points at the failed server %d, want its replacement", first)
+				}
+				if n := len(b.Orders(t)); n != 2 {
+					return fmt.Errorf("backend orders: got %d, want 2 (the failed server and its replacement)", n)
+				}
+				return b.CheckActiveInstances(t, in.ID)(s)
+			},
+		},
+	)
+	tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)}
+	resource.ParallelTest(t, tc)
+}
+
+// breakPasswordOnDeploy changes the root password of the account's first server behind the
+// service's back as soon as its order is deployed, so its app installs fail at stage
+// auth_failed. It watches from a goroutine for at most a minute.
+func breakPasswordOnDeploy(t *testing.T, b *acctest.Backend) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	c := b.Client(t, "en")
+	go func() {
+		defer cancel()
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				t.Errorf("no deployed order within a minute")
+				return
+			case <-tick.C:
+			}
+			orders, err := c.ListOrders(ctx)
+			if err == nil && len(orders) == 1 && orders[0].Server != nil {
+				if err := b.Server.ChangeRootPasswordOutOfBand(ctx, orders[0].Server.ID); err != nil {
+					t.Errorf("changing the root password out of band: %v", err)
+				}
+				return
+			}
+		}
+	}()
 }

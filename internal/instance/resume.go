@@ -123,7 +123,7 @@ func (r *Resource) resumeCreate(ctx context.Context, c *client.Client, plan *Mod
 	}
 	ctx = tflog.SetField(ctx, "order_id", plan.OrderID.ValueInt64())
 	tflog.Info(ctx, "resuming an unfinished create")
-	r.finishCreate(ctx, c, plan, 0, &resp.State, resp.Private, &resp.Diagnostics)
+	r.finishCreate(ctx, c, plan, 0, true, &resp.State, resp.Private, &resp.Diagnostics)
 	if resp.State.Raw.IsNull() {
 		// The order timed out. An update cannot remove the resource, so the state keeps it
 		// (with the error already reported) and the next refresh removes it: Read sees the

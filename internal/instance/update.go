@@ -19,6 +19,7 @@ import (
 // fails, the state records the steps that succeeded, so the next plan shows what is left.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer tfutil.NullWriteOnly(ctx, &resp.State, &resp.Diagnostics) // on error paths too: the framework does it only on success
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return

@@ -6,8 +6,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
-// LocationsModel is the state of reseller_locations.
-type LocationsModel struct {
+// Model is the state of reseller_locations.
+type Model struct {
 	DatacenterID types.Int64 `tfsdk:"datacenter_id"`
 	Locations    []ItemModel `tfsdk:"locations"`
 }

@@ -14,7 +14,7 @@ func TestModelsMatchSchemas(t *testing.T) {
 	schemacheck.Fields(t, "reseller_locations.locations", ItemModel{}, schemacheck.Nested(t, s.Attributes, "locations"))
 
 	flag := "DE"
-	schemacheck.DataSource(t, "reseller_locations", s, LocationsModel{
+	schemacheck.DataSource(t, TypeName, s, Model{
 		DatacenterID: types.Int64Value(1),
 		Locations: newItems([]client.Location{
 			{ID: 1, DatacenterID: 1, Name: "Frankfurt", Country: "Germany", CountryCode: "DE", Flag: &flag, Active: true},

@@ -7,13 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
@@ -220,69 +215,4 @@ func sortPrice(p client.Plan) float64 {
 		return price
 	}
 	return math.Inf(1)
-}
-
-// filterAttributes returns the schema of the filters. In reseller_plan, datacenter_id,
-// country_code and type are also results, so they are computed there as well.
-func filterAttributes(alsoComputed bool) map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"datacenter_id": schema.Int64Attribute{
-			MarkdownDescription: "Only plans of this datacenter (see `reseller_datacenters`).",
-			Optional:            true,
-			Computed:            alsoComputed,
-			Validators:          []validator.Int64{int64validator.AtLeast(1)},
-		},
-		"country_code": schema.StringAttribute{
-			MarkdownDescription: "Only plans located in this country, as a two-letter ISO 3166-1 code such as `DE` (case-insensitive).",
-			Optional:            true,
-			Computed:            alsoComputed,
-			Validators: []validator.String{
-				stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z]{2}$`), "must be a two-letter ISO 3166-1 country code"),
-			},
-		},
-		"min_cpu": schema.Int64Attribute{
-			MarkdownDescription: "Only plans with at least this many CPU cores.",
-			Optional:            true,
-			Validators:          []validator.Int64{int64validator.AtLeast(0)},
-		},
-		"min_memory": schema.Int64Attribute{
-			MarkdownDescription: "Only plans with at least this much memory, in GB.",
-			Optional:            true,
-			Validators:          []validator.Int64{int64validator.AtLeast(0)},
-		},
-		"min_disk": schema.Int64Attribute{
-			MarkdownDescription: "Only plans with at least this much disk, in GB.",
-			Optional:            true,
-			Validators:          []validator.Int64{int64validator.AtLeast(0)},
-		},
-		"max_price": schema.Float64Attribute{
-			MarkdownDescription: "Only plans whose hourly price is at most this many USD.",
-			Optional:            true,
-			Validators:          []validator.Float64{float64validator.AtLeast(0)},
-		},
-		"type": schema.StringAttribute{
-			MarkdownDescription: "Only plans of this type (exact match, as the API spells it).",
-			Optional:            true,
-			Computed:            alsoComputed,
-		},
-		"name_regex": schema.StringAttribute{
-			MarkdownDescription: "Only plans whose name matches this regular expression (RE2 syntax). " +
-				"Names follow the provider's `language`, so write the expression for that language.",
-			Optional:   true,
-			Validators: []validator.String{tfutil.ValidRegex()},
-		},
-		"include_unavailable": schema.BoolAttribute{
-			MarkdownDescription: "Also consider plans of datacenters that take no orders now (status other " +
-				"than `available`, for example under maintenance). Defaults to `false`: only orderable plans.",
-			Optional: true,
-		},
-		"local_snapshots": schema.BoolAttribute{
-			MarkdownDescription: "`false`: only plans whose snapshots outlive the server (kept apart from it, " +
-				"so a snapshot taken before a destroy survives it); `true`: only plans whose snapshots are " +
-				"restore points on the server's own disk, deleted with it. Plans whose datacenter does not " +
-				"say (an API without resellerd's `local_snapshots` extension) are left out either way.",
-			Optional: true,
-			Computed: alsoComputed,
-		},
-	}
 }

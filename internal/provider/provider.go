@@ -27,7 +27,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/instance"
 	"github.com/reseller/terraform-provider-reseller/internal/location"
 	"github.com/reseller/terraform-provider-reseller/internal/plan"
-	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
+	"github.com/reseller/terraform-provider-reseller/internal/planbudget"
 	"github.com/reseller/terraform-provider-reseller/internal/quote"
 	"github.com/reseller/terraform-provider-reseller/internal/snapshot"
 	"github.com/reseller/terraform-provider-reseller/internal/template"
@@ -55,14 +55,14 @@ const (
 	// limits.
 	DefaultRateLimitScale = 1.0
 	// DefaultPlanChecks is what the run-wide plan checks do when plan_checks is not set.
-	DefaultPlanChecks = plancheck.ModeWarn
+	DefaultPlanChecks = planbudget.ModeWarn
 )
 
 // Languages are the values the language attribute accepts: the API's.
 var Languages = client.Languages
 
 // PlanChecksModes are the values the plan_checks attribute accepts.
-var PlanChecksModes = []string{plancheck.ModeWarn, plancheck.ModeError, plancheck.ModeOff}
+var PlanChecksModes = []string{planbudget.ModeWarn, planbudget.ModeError, planbudget.ModeOff}
 
 var (
 	_ provider.Provider                       = (*Provider)(nil)
@@ -262,7 +262,7 @@ func (p *Provider) Configure(ctx context.Context, req provider.ConfigureRequest,
 	})
 
 	resp.DataSourceData = c
-	resp.ResourceData = &tfutil.ResourceData{Client: c, Checks: plancheck.New(c, planChecks)}
+	resp.ResourceData = &tfutil.ResourceData{Client: c, Checks: planbudget.New(c, planChecks)}
 	resp.EphemeralResourceData = c
 	resp.ActionData = c
 	resp.ListResourceData = c
@@ -273,10 +273,10 @@ func (p *Provider) DataSources(_ context.Context) []func() datasource.DataSource
 	return []func() datasource.DataSource{
 		account.NewDataSource,
 		account.NewBalanceDataSource,
-		app.NewAppsDataSource,
-		datacenter.NewDatacentersDataSource,
+		app.NewDataSource,
+		datacenter.NewDataSource,
 		instance.NewInstancesDataSource,
-		location.NewLocationsDataSource,
+		location.NewDataSource,
 		plan.NewDataSource,
 		plan.NewPlansDataSource,
 		quote.NewDataSource,

@@ -279,3 +279,27 @@ func TestDescribeResourceSchemas(t *testing.T) {
 		}
 	}
 }
+
+// nullsWriteOnly lists the resources whose Create and Update defer tfutil.NullWriteOnly, so a
+// state they save together with an error holds no write-only value (which Terraform would throw
+// away, and OpenTofu would store).
+var nullsWriteOnly = []string{"reseller_instance", "reseller_webhook"}
+
+// TestWriteOnlyResources fails when a resource gains a write-only attribute without being in
+// nullsWriteOnly: add the defer to its Create and Update first, then the name here.
+func TestWriteOnlyResources(t *testing.T) {
+	var got []string
+	for name, d := range describeResourceSchemas(t) {
+		for _, desc := range d.Attributes {
+			if strings.HasSuffix(desc, " write-only") {
+				got = append(got, name)
+				break
+			}
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, nullsWriteOnly) {
+		t.Errorf("resources with write-only attributes: got %v, want %v (those whose Create and Update defer "+
+			"tfutil.NullWriteOnly)", got, nullsWriteOnly)
+	}
+}

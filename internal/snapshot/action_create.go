@@ -17,8 +17,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// CreateActionType is the type name of the snapshot action.
-const CreateActionType = "reseller_snapshot_create"
+// CreateActionTypeName is the type name of the snapshot action.
+const CreateActionTypeName = "reseller_snapshot_create"
 
 var _ action.ActionWithConfigure = (*CreateAction)(nil)
 
@@ -38,7 +38,7 @@ type createActionModel struct {
 
 // Metadata sets the type name.
 func (a *CreateAction) Metadata(_ context.Context, _ action.MetadataRequest, resp *action.MetadataResponse) {
-	resp.TypeName = CreateActionType
+	resp.TypeName = CreateActionTypeName
 }
 
 // Schema describes reseller_snapshot_create.

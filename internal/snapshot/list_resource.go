@@ -26,7 +26,7 @@ func NewListResource() list.ListResource { return &ListResource{} }
 
 // Metadata sets the type name: that of the resource it lists.
 func (r *ListResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = ResourceType
+	resp.TypeName = TypeName
 }
 
 // ListResourceConfigSchema describes the filters of a list "reseller_snapshot" block.

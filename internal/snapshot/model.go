@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"context"
+	"strconv"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -145,4 +147,94 @@ func noteFromAPI(api *string) types.String {
 		return types.StringNull()
 	}
 	return types.StringValue(*api)
+}
+
+// SnapshotsModel is the state of reseller_snapshots.
+type SnapshotsModel struct {
+	IncludeInactive types.Bool  `tfsdk:"include_inactive"`
+	InstanceID      types.Int64 `tfsdk:"instance_id"`
+	Snapshots       []ItemModel `tfsdk:"snapshots"`
+}
+
+// ItemModel is one snapshot of reseller_snapshots.
+type ItemModel struct {
+	ID           types.Int64   `tfsdk:"id"`
+	Name         types.String  `tfsdk:"name"`
+	Status       types.String  `tfsdk:"status"`
+	Note         types.String  `tfsdk:"note"`
+	InstanceID   types.Int64   `tfsdk:"instance_id"`
+	SourceName   types.String  `tfsdk:"source_name"`
+	SizeGB       types.Float64 `tfsdk:"size_gb"`
+	Price        types.Float64 `tfsdk:"price"`
+	PriceMonthly types.Float64 `tfsdk:"price_monthly"`
+	Accrued      types.Float64 `tfsdk:"accrued"`
+	PaidAmount   types.Float64 `tfsdk:"paid_amount"`
+	Local        types.Bool    `tfsdk:"local"`
+	Restore      types.Bool    `tfsdk:"restore"`
+	Features     []string      `tfsdk:"features"`
+	OSType       types.String  `tfsdk:"os_type"`
+	TemplateID   types.Int64   `tfsdk:"template_id"`
+	PlanID       types.Int64   `tfsdk:"plan_id"`
+	DatacenterID types.Int64   `tfsdk:"datacenter_id"`
+	LocationID   types.Int64   `tfsdk:"location_id"`
+	CreatedAt    types.String  `tfsdk:"created_at"`
+	AvailableAt  types.String  `tfsdk:"available_at"`
+	ExpiredAt    types.String  `tfsdk:"expired_at"`
+	Locked       types.Bool    `tfsdk:"locked"`
+	LockReason   types.String  `tfsdk:"lock_reason"`
+}
+
+// newItems converts API snapshots, keeping their order.
+func newItems(in []client.Snapshot) []ItemModel {
+	out := make([]ItemModel, 0, len(in))
+	for _, s := range in {
+		features := s.Features
+		if features == nil {
+			features = []string{}
+		}
+		out = append(out, ItemModel{
+			ID:           types.Int64Value(s.ID),
+			Name:         types.StringValue(s.Name),
+			Status:       types.StringValue(s.Status),
+			Note:         noteFromAPI(s.Note),
+			InstanceID:   types.Int64PointerValue(s.InstanceID),
+			SourceName:   types.StringPointerValue(s.SourceName),
+			SizeGB:       types.Float64PointerValue(s.SizeGB),
+			Price:        types.Float64PointerValue(s.Price),
+			PriceMonthly: types.Float64PointerValue(s.PriceMonthly),
+			Accrued:      types.Float64PointerValue(s.Accrued),
+			PaidAmount:   types.Float64PointerValue(s.PaidAmount),
+			Local:        types.BoolValue(s.Local),
+			Restore:      types.BoolValue(s.Restore),
+			Features:     features,
+			OSType:       types.StringPointerValue(s.OSType),
+			TemplateID:   types.Int64PointerValue(s.TemplateID),
+			PlanID:       types.Int64PointerValue(s.ServerProductID),
+			DatacenterID: types.Int64PointerValue(s.DatacenterID),
+			LocationID:   types.Int64PointerValue(s.LocationID),
+			CreatedAt:    types.StringPointerValue(s.CreatedAt),
+			AvailableAt:  types.StringPointerValue(s.AvailableAt),
+			ExpiredAt:    types.StringPointerValue(s.ExpiredAt),
+			Locked:       types.BoolValue(s.Locked),
+			LockReason:   types.StringPointerValue(s.LockReason),
+		})
+	}
+	return out
+}
+
+// RestoreModel is the state of reseller_snapshot_restore.
+type RestoreModel struct {
+	SnapshotID types.Int64    `tfsdk:"snapshot_id"`
+	Triggers   types.Map      `tfsdk:"triggers"`
+	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+	ID         types.String   `tfsdk:"id"`
+	InstanceID types.Int64    `tfsdk:"instance_id"`
+	RestoredAt types.String   `tfsdk:"restored_at"`
+}
+
+// setRestore records a restore the API accepted.
+func (m *RestoreModel) setRestore(snapshotID, instanceID int64, at time.Time) {
+	m.InstanceID = types.Int64Value(instanceID)
+	m.RestoredAt = types.StringValue(at.Format(time.RFC3339))
+	m.ID = types.StringValue(strconv.FormatInt(snapshotID, 10) + "@" + m.RestoredAt.ValueString())
 }

@@ -39,7 +39,7 @@ func TestModelsMatchSchemas(t *testing.T) {
 	if diags := m.setSnapshot(ctx, sampleSnapshot()); diags.HasError() {
 		t.Fatal(diags)
 	}
-	schemacheck.Resource(t, ResourceType, Schema(ctx), m)
+	schemacheck.Resource(t, TypeName, Schema(ctx), m)
 
 	rm := RestoreModel{
 		SnapshotID: types.Int64Value(5),
@@ -47,31 +47,31 @@ func TestModelsMatchSchemas(t *testing.T) {
 		Timeouts:   timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType})},
 	}
 	rm.setRestore(5, 7, mustTime(t, "2025-06-01T10:00:00Z"))
-	schemacheck.Resource(t, RestoreResourceType, RestoreSchema(ctx), rm)
+	schemacheck.Resource(t, RestoreTypeName, RestoreSchema(ctx), rm)
 
 	ds := SnapshotsSchema()
-	schemacheck.DataSource(t, DataSourceType, ds, SnapshotsModel{
+	schemacheck.DataSource(t, SnapshotsTypeName, ds, SnapshotsModel{
 		IncludeInactive: types.BoolNull(), InstanceID: types.Int64Value(7),
 		Snapshots: newItems([]client.Snapshot{*sampleSnapshot(), {ID: 6, Status: client.SnapshotCreating}}),
 	})
-	schemacheck.Fields(t, DataSourceType+".snapshots", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "snapshots"))
+	schemacheck.Fields(t, SnapshotsTypeName+".snapshots", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "snapshots"))
 }
 
 func TestEveryAttributeDescribed(t *testing.T) {
 	ctx := context.Background()
 	for name, a := range Schema(ctx).Attributes {
 		if a.GetMarkdownDescription() == "" {
-			t.Errorf("%s.%s: no description", ResourceType, name)
+			t.Errorf("%s.%s: no description", TypeName, name)
 		}
 	}
 	for name, a := range RestoreSchema(ctx).Attributes {
 		if a.GetMarkdownDescription() == "" {
-			t.Errorf("%s.%s: no description", RestoreResourceType, name)
+			t.Errorf("%s.%s: no description", RestoreTypeName, name)
 		}
 	}
 	for name, a := range SnapshotsSchema().Attributes {
 		if a.GetMarkdownDescription() == "" {
-			t.Errorf("%s.%s: no description", DataSourceType, name)
+			t.Errorf("%s.%s: no description", SnapshotsTypeName, name)
 		}
 	}
 }

@@ -19,8 +19,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// ResourceType is the type name of the resource.
-const ResourceType = "reseller_snapshot"
+// TypeName is the type name of the resource.
+const TypeName = "reseller_snapshot"
 
 // Default timeouts. A real image of a large disk takes minutes; deleting is immediate at the
 // API (the image is removed in the background), but waits out a running restore first.
@@ -45,7 +45,7 @@ func NewResource() resource.Resource { return &Resource{} }
 
 // Metadata sets the type name.
 func (r *Resource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = ResourceType
+	resp.TypeName = TypeName
 }
 
 // Schema describes reseller_snapshot.
@@ -266,7 +266,7 @@ func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 // ImportState takes the numeric snapshot id; Read fills in the rest, instance_id included
 // while the source server exists.
 func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, ok := tfutil.ImportNumericID(ctx, req, ResourceType, &resp.Diagnostics)
+	id, ok := tfutil.ImportNumericID(ctx, req, TypeName, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
-// RestoreResourceType is the type name of the restore resource.
-const RestoreResourceType = "reseller_snapshot_restore"
+// RestoreTypeName is the type name of the restore resource.
+const RestoreTypeName = "reseller_snapshot_restore"
 
 // defaultRestoreTimeout bounds the wait for a restore to settle: the datacenter writes the
 // image back onto the disk and delivers the snapshot's credentials.
@@ -34,7 +34,7 @@ func NewRestore() resource.Resource { return &Restore{} }
 
 // Metadata sets the type name.
 func (r *Restore) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = RestoreResourceType
+	resp.TypeName = RestoreTypeName
 }
 
 // Schema describes reseller_snapshot_restore.

@@ -6,7 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
-	"github.com/reseller/terraform-provider-reseller/internal/plancheck"
+	"github.com/reseller/terraform-provider-reseller/internal/planbudget"
 )
 
 // ResourceData is what the provider's Configure hands its resources: the API client, and the
@@ -14,12 +14,12 @@ import (
 // shares across the whole run.
 type ResourceData struct {
 	Client *client.Client
-	Checks *plancheck.Run
+	Checks *planbudget.Run
 }
 
 // ChecksFromProviderData returns the run's plan checks handed to a resource, or nil (no client
 // yet, or provider data without them).
-func ChecksFromProviderData(providerData any) *plancheck.Run {
+func ChecksFromProviderData(providerData any) *planbudget.Run {
 	if d, ok := providerData.(*ResourceData); ok && d != nil {
 		return d.Checks
 	}

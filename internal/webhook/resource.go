@@ -55,6 +55,7 @@ func (r *Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *res
 // and the next apply registers it again and sends another ping.
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer tfutil.NullWriteOnly(ctx, &resp.State, &resp.Diagnostics) // on error paths too: the framework does it only on success
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return
@@ -123,6 +124,7 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 // verify false, so the next plan shows the change again and the next apply pings again.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer setIdentity(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer tfutil.NullWriteOnly(ctx, &resp.State, &resp.Diagnostics) // on error paths too: the framework does it only on success
 	c := r.Client(&resp.Diagnostics)
 	if c == nil {
 		return

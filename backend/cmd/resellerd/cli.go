@@ -28,9 +28,11 @@ const usage = `usage:
                   [--tls-cert FILE --tls-key FILE] [--webhook-allow-cidr CIDR,...] [--retain-events 168h]
                   [--log-format text|json] [--log-level debug|info|warn|error]
                   [--metrics-listen ADDR] [--trusted-proxies CIDR,...] [--secrets-key-file FILE]
-  resellerd dev [--listen 127.0.0.1:8080] [--env-file FILE] [--seed FILE] [--db PATH] [serve's flags]
+  resellerd dev [--listen 127.0.0.1:8080] [--env-file FILE] [--seed FILE] [--db PATH] [--state FILE]
+                [--journal-size 1000] [--dev-allowed-hosts NAME,...] [serve's flags]
       # a fresh temporary database with one account; prints the export lines to use it;
-      # --db opens only a database dev created (marked as a dev database) or a new file
+      # --db opens only a database dev created (marked as a dev database) or a new file;
+      # --state FILE loads the service from FILE when it exists and writes it back at exit
   resellerd seed [--db ...] [--allow-http-webhooks] [--webhook-allow-cidr CIDR,...] [--retain-events 168h]
                  [--secrets-key-file FILE] FILE
       # the seed's accounts into any database, under serve's webhook policy; only its own work

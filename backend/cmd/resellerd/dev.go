@@ -29,6 +29,8 @@ type devOptions struct {
 	serveOptions
 	EnvFile string // written with the two export lines once the API listens
 	Seed    string // YAML seed file; empty: one fresh account
+	State   string // file the service is loaded from at start when it exists and written back to at exit
+	devControlOptions
 }
 
 // devDefaults are serve's flags as `resellerd dev` starts them: a temporary database (DB empty),
@@ -51,6 +53,9 @@ func devFlags(o *devOptions) *flag.FlagSet {
 	addServeFlags(fs, &o.serveOptions, devDefaults)
 	fs.StringVar(&o.EnvFile, "env-file", "", "file the two export lines are written to once the API is ready")
 	fs.StringVar(&o.Seed, "seed", "", "YAML seed file with the accounts, servers, snapshots and webhooks to start with")
+	fs.StringVar(&o.State, "state", "", "file the whole service (database and clock) is loaded from at start when it exists, "+
+		"instead of --seed, and written back to atomically on a clean exit")
+	addDevControlFlags(fs, &o.devControlOptions)
 	return fs
 }
 
@@ -60,10 +65,18 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 	if err := parseFlags(fs, args, withoutDBVariable(env)); err != nil {
 		return devOptions{}, err
 	}
+	if o.State != "" && o.Config.DB != "" {
+		// --state keeps the service across runs already; a --db beside it would be a second copy
+		// of it, and which of the two wins at start would surprise one way or the other.
+		return devOptions{}, fmt.Errorf("%w: dev: --state and --db together: --state FILE keeps the service across runs on its own; give one of them", errUsage)
+	}
 	if o.Config.DB == "" {
 		o.Config.DB = "-" // a temporary database, chosen by dev; validate only wants it not empty
 	}
 	if err := o.validate(); err != nil {
+		return devOptions{}, err
+	}
+	if err := o.validateControl(); err != nil {
 		return devOptions{}, err
 	}
 	if _, ok := sqlitePath(o.Config.DB); !ok {
@@ -93,35 +106,63 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 			return err // before anything opens the file
 		}
 	}
-	accounts, seed, err := devAccounts(o.Seed)
+	state, err := stateAtStart(ctx, o.State)
 	if err != nil {
 		return err
 	}
+	accounts, seed, err := startAccounts(o.Seed, state, logger)
+	if err != nil {
+		return err
+	}
+	// The process's own directory: the temporary database, the checkpoints.
+	dir, err := os.MkdirTemp("", "resellerd-dev-")
+	if err != nil {
+		return fmt.Errorf("dev: %w", err)
+	}
+	defer os.RemoveAll(dir)
 	if o.Config.DB == "-" {
-		dir, err := os.MkdirTemp("", "resellerd-dev-")
-		if err != nil {
-			return fmt.Errorf("dev: %w", err)
-		}
-		defer os.RemoveAll(dir)
 		o.Config.DB = filepath.Join(dir, "reseller.db")
 	}
 	clock := &devapi.OffsetClock{}
 	o.Config.Clock, o.Config.Logger = clock, logger
 	o.Config.DevSecrets = true // without --secrets-key-file, dev encrypts with its built-in key (secrets.Dev)
-	b := &devBackend{cfg: o.Config, accounts: accounts}
-	if err := b.open(ctx); err != nil {
-		if seed != nil {
-			err = seed.Explain(err)
-		}
+	b := &devBackend{accounts: accounts, clock: clock}
+	controls := newDevControls(o.devControlOptions, &o.Config, b)
+	b.cfg = o.Config
+	if state != nil {
+		err = b.openState(ctx, o.State, *state)
+	} else if err = b.open(ctx); err != nil && seed != nil {
+		err = seed.Explain(err)
+	}
+	if err != nil {
 		return err
 	}
 	defer b.close()
 	mux := http.NewServeMux()
-	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock, Logger: logger}))
-	mux.Handle("/", b)
-	return serveHandler(ctx, o.serveOptions, mux, http.HandlerFunc(b.serveMetrics), logger, func(addrs []net.Addr) {
+	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock, Logger: logger,
+		CheckpointDir: filepath.Join(dir, "checkpoints"), Save: b.save, Load: b.restore,
+		Journal: controls.journal, Faults: controls.faults}))
+	mux.Handle("/", controls.wrap(b))
+	// Guard covers every path under /_dev/, whichever handler of mux serves it.
+	err = serveHandler(ctx, o.serveOptions, devapi.Guard(o.guardConfig(), mux), http.HandlerFunc(b.serveMetrics), logger, func(addrs []net.Addr) {
 		b.announce(stdout, logger, o.EnvFile, endpointScheme(o.serveOptions), addrs[0])
 	})
+	if err == nil && o.State != "" {
+		err = b.writeState(ctx, o.State, logger)
+	}
+	return err
+}
+
+// startAccounts are the accounts dev starts with: the --state file's when it has one (it wins
+// over --seed, which is then not read), else the seed's or one fresh account (devAccounts).
+func startAccounts(seedPath string, state *savedState, logger *slog.Logger) ([]seedpkg.Account, *seedfile.File, error) {
+	if state == nil {
+		return devAccounts(seedPath)
+	}
+	if seedPath != "" {
+		logger.Info("dev: --seed not applied: the service comes from --state", slog.String("seed", seedPath))
+	}
+	return state.Accounts, nil, nil
 }
 
 // devAccounts are the accounts dev starts with: the seed file's, or one fresh account with a
@@ -147,7 +188,8 @@ func devAccounts(path string) ([]seedpkg.Account, *seedfile.File, error) {
 type devBackend struct {
 	cfg      server.Config
 	accounts []seedpkg.Account
-	mu       sync.RWMutex // held for reading while a request uses srv, for writing by reset
+	clock    *devapi.OffsetClock // the service's clock, saved and put back with the database
+	mu       sync.RWMutex        // held for reading while a request uses srv, for writing by reset, save and restore
 	srv      *server.Server
 }
 
@@ -230,8 +272,10 @@ func sqlitePath(db string) (string, bool) {
 }
 
 // announce prints the two export lines first on stdout and writes them to envFile, once the API
-// listens on addr.
+// listens on addr. The console page's address goes to the log (stderr), just before, so stdout
+// stays the two lines a shell evals.
 func (b *devBackend) announce(stdout io.Writer, logger *slog.Logger, envFile, scheme string, addr net.Addr) {
+	logger.Info("dev console", slog.String("url", scheme+"://"+clientHost(addr)+devapi.ConsolePath))
 	lines := exportLines(scheme, addr, b.accounts[0].APIKey)
 	fmt.Fprint(stdout, lines)
 	if envFile == "" {
@@ -250,14 +294,18 @@ func endpointScheme(o serveOptions) string {
 	return "http"
 }
 
-// exportLines are the shell lines naming the endpoint and the first account's key. An
-// unspecified listen address (0.0.0.0, [::]) is named as loopback, which reaches it.
+// exportLines are the shell lines naming the endpoint and the first account's key.
 func exportLines(scheme string, addr net.Addr, key string) string {
-	host := addr.String()
+	return fmt.Sprintf("export RESELLER_ENDPOINT=%s://%s/api/v1\nexport RESELLER_API_KEY=%s\n", scheme, clientHost(addr), key)
+}
+
+// clientHost is how a client on this machine reaches addr: an unspecified listen address
+// (0.0.0.0, [::]) is named as loopback, which reaches it.
+func clientHost(addr net.Addr) string {
 	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
-		host = net.JoinHostPort("127.0.0.1", fmt.Sprint(ta.Port))
+		return net.JoinHostPort("127.0.0.1", fmt.Sprint(ta.Port))
 	}
-	return fmt.Sprintf("export RESELLER_ENDPOINT=%s://%s/api/v1\nexport RESELLER_API_KEY=%s\n", scheme, host, key)
+	return addr.String()
 }
 
 // writeFileAtomic writes data to path through a temporary file renamed over it, so a job

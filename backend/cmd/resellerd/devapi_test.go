@@ -320,4 +320,10 @@ func TestDevRoutesAbsentUnderServe(t *testing.T) {
 		d.call(t, "POST", p, "", `{}`).want(t, 404, "not_found")
 	}
 	d.call(t, "PUT", "/_dev/fail-rate", "", `{"rate": 0.2}`).want(t, 404, "not_found")
+	// Nor the request journal and the fault rules: serve records nothing and injects nothing.
+	d.call(t, "GET", "/_dev/requests", "", "").want(t, 404, "not_found")
+	d.call(t, "DELETE", "/_dev/requests", "", "").want(t, 404, "not_found")
+	d.call(t, "PUT", "/_dev/faults", "", `{"rules": [{"route": "*", "status": 500}]}`).want(t, 404, "not_found")
+	d.call(t, "GET", "/_dev/faults", "", "").want(t, 404, "not_found")
+	d.call(t, "GET", "/api/v1/health", "", "").want(t, 200, "")
 }

@@ -24,7 +24,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"account", "topup", "-h"}, []string{"--amount", "--payment-type", "default: card   variable: RESELLER_PAYMENT_TYPE"}},
 		{[]string{"seed", "--help"}, []string{"--db", "variable: RESELLER_DB", "--allow-http-webhooks", "default: false   variable: RESELLER_ALLOW_HTTP_WEBHOOKS",
 			"--webhook-allow-cidr", "--retain-events", "default: 168h0m0s   variable: RESELLER_RETAIN_EVENTS"}},
-		{[]string{"dev", "--help"}, []string{"--env-file", "--seed", "--tls-cert", "--log-level", "--metrics-listen", "--retain-events"}},
+		{[]string{"dev", "--help"}, []string{"--env-file", "--seed", "--state", "variable: RESELLER_STATE", "--tls-cert", "--log-level", "--metrics-listen", "--retain-events"}},
 	} {
 		var stdout, stderr strings.Builder
 		if code := run(t.Context(), tt.args, &stdout, &stderr, noEnv); code != exitOK || stderr.Len() != 0 {

@@ -43,7 +43,8 @@ func (h *handler) withRequestID(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-ID", id)
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
-		rec := &accessRecord{route: unmatchedRoute, client: h.proxies.clientAddr(r)}
+		rec := newAccessRecord(r.Context())
+		rec.client = h.proxies.clientAddr(r)
 		next.ServeHTTP(sw, r.WithContext(withAccessRecord(context.WithValue(r.Context(), requestIDKey, id), rec)))
 		h.logAccess(r, id, rec, sw, time.Since(start))
 	})

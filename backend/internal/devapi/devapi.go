@@ -20,8 +20,9 @@ import (
 // Prefix is where the test-control API is mounted.
 const Prefix = "/_dev/"
 
-// MaxAdvance bounds one clock move, so a single request's work stays bounded (about a year).
-const MaxAdvance = 366 * 24 * time.Hour
+// MaxAdvance bounds one clock move, so a single request's work stays bounded: 744 hourly
+// steps of the workers, about half a minute.
+const MaxAdvance = 31 * 24 * time.Hour
 
 // clockStep is the largest step of a clock move: the workers run after each step, so hourly
 // renewals, snapshot hours and low-balance alerts happen hour by hour as they would in real time.
@@ -45,6 +46,7 @@ type Backend interface {
 	TimeOutOrder(ctx context.Context, orderID int64) error
 	// SetFailRate sets the share (0 to 1) of simulated builds and operations that fail.
 	SetFailRate(ctx context.Context, rate float64) error
+	OverviewReader // overview.go
 }
 
 // Config is what the handler acts on.
@@ -57,12 +59,25 @@ type Config struct {
 	Clock *OffsetClock
 	// Logger receives the 5xx answers' detail (nil: nowhere).
 	Logger *slog.Logger
+	// CheckpointDir is where the checkpoint routes keep their copies of the service: a
+	// directory the dev process owns and removes at exit. Empty: no checkpoint routes (404).
+	CheckpointDir string
+	// Save writes the whole service (database and clock) to a new SQLite file at path,
+	// atomically, and returns the service clock's time it saved.
+	Save func(ctx context.Context, path string) (time.Time, error)
+	// Load replaces the whole service by the one Save wrote to path, with the same keys; work
+	// in flight is dropped, as by Reset.
+	Load func(ctx context.Context, path string) error
+	// Journal is the request journal GET and DELETE /_dev/requests show and empty (nil: off).
+	Journal *Journal
+	// Faults are the fault rules PUT, GET and DELETE /_dev/faults set, show and clear.
+	Faults *Faults
 }
 
 // New returns the handler of every /_dev/ route; anything else under /_dev/ is 404 in the
 // spec's envelope.
 func New(cfg Config) http.Handler {
-	h := handler{cfg: cfg, resp: api.NewResponder(cfg.Logger)}
+	h := handler{cfg: cfg, resp: api.NewResponder(cfg.Logger), checkpoints: newCheckpoints(cfg)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /_dev/reset", h.reset)
 	mux.HandleFunc("POST /_dev/clock", h.clock)
@@ -71,6 +86,21 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("POST /_dev/instances/{id}/password-changed", h.instance(passwordChanged))
 	mux.HandleFunc("POST /_dev/orders/{id}/time-out", h.timeOut)
 	mux.HandleFunc("PUT /_dev/fail-rate", h.failRate)
+	if cfg.CheckpointDir != "" {
+		mux.HandleFunc("POST /_dev/checkpoints", h.saveCheckpoint)
+		mux.HandleFunc("GET /_dev/checkpoints", h.listCheckpoints)
+		mux.HandleFunc("POST /_dev/checkpoints/{name}/restore", h.restoreCheckpoint)
+		mux.HandleFunc("DELETE /_dev/checkpoints/{name}", h.deleteCheckpoint)
+	}
+	mux.HandleFunc("GET /_dev/requests", h.listRequests)
+	mux.HandleFunc("DELETE /_dev/requests", h.clearRequests)
+	if cfg.Faults != nil {
+		mux.HandleFunc("PUT /_dev/faults", h.putFaults)
+		mux.HandleFunc("GET /_dev/faults", h.listFaults)
+		mux.HandleFunc("DELETE /_dev/faults", h.clearFaults)
+	}
+	mux.HandleFunc("GET /_dev/overview", h.overview)
+	mux.HandleFunc("GET "+ConsolePath, h.console)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.resp.Fail(w, r, service.NotFound("path "+r.URL.Path))
 	})
@@ -78,8 +108,9 @@ func New(cfg Config) http.Handler {
 }
 
 type handler struct {
-	cfg  Config
-	resp api.Responder // answers as the API does
+	cfg         Config
+	resp        api.Responder // answers as the API does
+	checkpoints *checkpoints  // the saved copies of the service, shared by every request
 }
 
 func (h handler) reset(w http.ResponseWriter, r *http.Request) {
@@ -105,7 +136,7 @@ func (h handler) clock(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := time.ParseDuration(*in.Advance)
 	if err != nil || d <= 0 || d > MaxAdvance {
-		h.resp.Fail(w, r, service.Validation("advance", "must be a positive duration such as \"25h\", at most %s", MaxAdvance))
+		h.resp.Fail(w, r, service.Validation("advance", "must be a positive duration such as \"25h\", at most 31 days (%s)", MaxAdvance))
 		return
 	}
 	err = h.cfg.Do(func(s Backend) error { return advance(r.Context(), s, h.cfg.Clock, d) })

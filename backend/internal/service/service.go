@@ -54,6 +54,9 @@ type Config struct {
 	// OnDelivery is told the outcome of every recorded webhook delivery attempt (see
 	// deliveryOutcome), for the metrics; nil: nobody.
 	OnDelivery func(outcome string)
+	// DeliveryObserver is told about every webhook delivery attempt as it was made (see
+	// DeliveryAttempt); nil: nobody.
+	DeliveryObserver DeliveryObserver
 	// ProvisionLanes is how many batches of deploys the provisioning worker runs at once, each
 	// over accounts of its own (see ProvisionDue); 0 or 1 runs them one after the other, and
 	// more than MaxProvisionLanes is MaxProvisionLanes. The server sets it from the database.
@@ -78,6 +81,7 @@ type Service struct {
 	targets        webhook.Targets // where webhooks may point, checked at registration and when dialled
 	sender         webhook.Sender
 	onDelivery     func(outcome string)
+	observer       DeliveryObserver
 	pings          chan struct{} // a slot per test ping in flight (see TestWebhook)
 	attempts       *attemptPool  // the delivery attempts in flight (see DeliverDue)
 	lanes          int           // batches of deploys at once (Config.ProvisionLanes), 1 to MaxProvisionLanes
@@ -102,7 +106,7 @@ func New(cfg Config) *Service {
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
 		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
 		inflight: newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
-		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(), onDelivery: cfg.OnDelivery,
+		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(), onDelivery: cfg.OnDelivery, observer: cfg.DeliveryObserver,
 		lanes: min(max(cfg.ProvisionLanes, 1), MaxProvisionLanes),
 	}
 }

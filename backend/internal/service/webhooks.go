@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook"
@@ -157,9 +158,10 @@ func (s *Service) TestWebhook(ctx context.Context, acct store.Account) (PingResu
 // attemptOnce sends d to w once, now, and returns d with the attempt recorded: delivered on a
 // 2xx, otherwise still pending (the caller decides whether it is retried).
 func (s *Service) attemptOnce(ctx context.Context, w store.Webhook, d store.Delivery) store.Delivery {
-	at := s.now()
+	at, started := s.now(), time.Now()
 	status, err := s.sender.Send(ctx, webhook.Message{URL: w.URL, Secret: w.Secret, Event: d.Event, DeliveryID: d.ID,
 		Body: d.Body, At: at})
+	s.observeAttempt(w, d, at, time.Since(started), status, err)
 	d.Attempts++
 	d.LastStatus, d.LastError = status, ""
 	switch {

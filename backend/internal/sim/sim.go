@@ -112,6 +112,17 @@ func (s *Sim) SetFailRate(ctx context.Context, rate float64) error {
 	return nil
 }
 
+// FailRate is the share of failing builds and operations as this simulator reads it now: a
+// change made through another simulator on the same State shows once the State has it (at
+// once on one process, within a notification's delay on another replica of PostgreSQL).
+func (s *Sim) FailRate(ctx context.Context) (float64, error) {
+	rate, err := s.state.SimFailRate(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("sim: read fail rate: %w", err)
+	}
+	return rate, nil
+}
+
 // SetRootPasswordOutOfBand changes the machine's root password behind the service's back, as a
 // user logged in over SSH would: the password the service stored stops working.
 func (s *Sim) SetRootPasswordOutOfBand(ctx context.Context, ref string) error {

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,6 +55,30 @@ func TestSQLiteImageQueueSeeksItsIndex(t *testing.T) {
 	} {
 		if got := queryPlan(t, s, query); !strings.Contains(got, "s USING INDEX snapshots_image_undeleted") {
 			t.Errorf("%s: query plan %q: want a search of snapshots_image_undeleted", name, got)
+		}
+	}
+}
+
+// TestSQLiteOverviewSeeksItsIndexes: every read of the console's overview is a search of an
+// index (or, for the accounts, the first rows of the primary key), and the ledger read takes
+// each account's last entries as a range of ledger_account, not its whole history (its running
+// sum then passes over those rows only).
+func TestSQLiteOverviewSeeksItsIndexes(t *testing.T) {
+	t.Parallel()
+	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "plan.db"))
+	for name, c := range map[string]struct{ query, want string }{
+		"accounts":            {overviewAccounts, "SCAN accounts"},
+		"instances":           {overviewInstances, "SEARCH instances USING INDEX instances_renewal (active=?)"},
+		"orders":              {overviewOrders, "SEARCH orders USING INDEX orders_status (status=?)"},
+		"snapshots":           {overviewSnapshots, "SEARCH s USING INDEX snapshots_status (status=?)"},
+		"pending deliveries":  {overviewPendingDeliveries, "SEARCH deliveries USING INDEX deliveries_due (status=?)"},
+		"finished deliveries": {overviewFinishedDeliveries, "SEARCH deliveries USING INDEX deliveries_finished (finished_at>?)"},
+		"ledger":              {fmt.Sprintf(overviewLedger, "(1, 2)"), "SEARCH l USING INDEX ledger_account (account_id=? AND id>?)"},
+	} {
+		got := queryPlan(t, s, strings.ReplaceAll(c.query, "?", "10"))
+		tables := strings.Count(got, "SCAN") - strings.Count(got, "SCAN (subquery") // the window's pass over the rows found
+		if !strings.Contains(got, c.want) || tables > strings.Count(c.want, "SCAN") {
+			t.Errorf("%s: query plan %q: want %q and no other scan", name, got, c.want)
 		}
 	}
 }

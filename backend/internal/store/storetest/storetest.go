@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, insert InsertOrder) 
 		{"deliveries", testDeliveries},
 		{"deliveries except busy accounts", testDueDeliveriesExcept},
 		{"retention", testRetention},
+		{"overview", testOverview},
 		{"low-balance alerts", testLowBalanceAlerts},
 		{"work due", testWorkDue},
 		{"order servers", testOrderServers},

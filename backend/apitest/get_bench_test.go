@@ -1,0 +1,66 @@
+package apitest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/reseller/terraform-provider-reseller/backend/server"
+)
+
+// BenchmarkGetInstanceInProcess measures GET /instances/{id} through the whole handler on SQLite,
+// with no network: the store's read path (key, instance, installs) and the API's encoding.
+func BenchmarkGetInstanceInProcess(b *testing.B) {
+	ctx := context.Background()
+	srv, err := server.New(ctx, server.Config{DB: filepath.Join(b.TempDir(), "b.db"), WorkerInterval: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	acct, err := srv.CreateAccount(ctx, server.NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 100, OrderLimit: 100, Language: "en"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := srv.Handler()
+	do := func(method, path, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, "/api/v1"+path, strings.NewReader(body))
+		r.Header.Set("X-API-Token", acct.APIKey)
+		r.Header.Set("Content-Type", "application/json")
+		r.RemoteAddr = "192.0.2.1:1234"
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w := do(http.MethodPost, "/instances", `{"server_id": 101, "template_id": 1, "term": "hourly"}`)
+	if w.Code >= 300 {
+		b.Fatalf("order: %d %s", w.Code, w.Body)
+	}
+	for range 5 {
+		if err := srv.RunDue(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	w = do(http.MethodGet, "/instances?limit=1", "")
+	var list struct {
+		Data []struct {
+			ID int64 `json:"id"`
+		} `json:"data"`
+	}
+	_ = json.Unmarshal(w.Body.Bytes(), &list)
+	if len(list.Data) == 0 {
+		b.Fatalf("no instance: %s", w.Body)
+	}
+	path := "/instances/" + strconv.FormatInt(list.Data[0].ID, 10)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if w := do(http.MethodGet, path, ""); w.Code != http.StatusOK {
+			b.Fatalf("get: %d %s", w.Code, w.Body)
+		}
+	}
+}

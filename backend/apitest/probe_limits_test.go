@@ -1,0 +1,26 @@
+package apitest
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/reseller/terraform-provider-reseller/backend/server"
+)
+
+// TestProbesAreNeverRateLimited sends far more probes than /health's limit allows from one
+// address: /livez and /readyz answer 200 every time while /health is refused.
+func TestProbesAreNeverRateLimited(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0.025 }) // /health: 3 a minute
+	for range 20 {
+		for _, p := range []string{"//livez", "//readyz"} {
+			e.do(t, request{Path: p, SkipContract: true}).wantStatus(t, http.StatusOK, "")
+		}
+	}
+	for range 3 {
+		e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "")
+	}
+	e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	e.do(t, request{Path: "//readyz", SkipContract: true}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "/livez", SkipContract: true}).wantStatus(t, http.StatusNotFound, "not_found") // root only
+}

@@ -1,0 +1,206 @@
+package devapi
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+)
+
+// CodeCheckpointExists is the code of the 409 answer to a save under a name already taken: a
+// checkpoint is never overwritten by accident (two jobs choosing the same name, a script run
+// twice), so replacing one takes a DELETE first.
+const CodeCheckpointExists = "checkpoint_exists"
+
+// checkpointName is what a checkpoint may be called: lower-case letters, digits, dots, dashes
+// and underscores, starting with a letter or digit, at most 64 characters. Such a name is a file
+// name on every system and a path segment that needs no escaping.
+var checkpointName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// checkpointFileExt ends the name of each checkpoint's file in the checkpoint directory.
+const checkpointFileExt = ".db"
+
+// Checkpoint is one saved copy of the service as the checkpoint routes answer it.
+type Checkpoint struct {
+	Name string `json:"name"`
+	// Time is the service clock's time when it was saved (RFC 3339), as the journal's entries
+	// read it; a restore puts the clock back to it, plus the real time passed since.
+	Time string `json:"time"`
+	// SavedAt is the wall clock's time of the save (RFC 3339).
+	SavedAt string `json:"saved_at"`
+	// SizeBytes is the size of the copy on disk.
+	SizeBytes int64 `json:"size_bytes"`
+
+	saved time.Time // orders the list, newest first
+}
+
+// checkpoints are the named copies of the service, one SQLite file each in dir. Their index is
+// kept in memory: dir belongs to this process, which removes it at exit. Errors that are not a
+// *service.Error (a full disk) are answered 500 by the Responder, their detail logged.
+type checkpoints struct {
+	dir  string
+	save func(ctx context.Context, path string) (time.Time, error)
+	load func(ctx context.Context, path string) error
+
+	mu     sync.Mutex // held through a save, restore or delete, so they never overlap
+	byName map[string]Checkpoint
+}
+
+func newCheckpoints(cfg Config) *checkpoints {
+	return &checkpoints{dir: cfg.CheckpointDir, save: cfg.Save, load: cfg.Load, byName: map[string]Checkpoint{}}
+}
+
+// path is the file of the checkpoint name (already validated).
+func (c *checkpoints) path(name string) string {
+	return filepath.Join(c.dir, name+checkpointFileExt)
+}
+
+// checkName answers whether name may name a checkpoint, as the validation error naming `name`.
+func checkName(name string) error {
+	if !checkpointName.MatchString(name) {
+		return service.Validation("name", "must be 1 to 64 characters of a-z, 0-9, '.', '_' and '-', "+
+			"starting with a letter or a digit, such as \"before-upgrade\"")
+	}
+	return nil
+}
+
+// create saves the whole service under name; a name already taken is 409 checkpoint_exists.
+func (c *checkpoints) create(ctx context.Context, name string) (Checkpoint, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byName[name]; ok {
+		return Checkpoint{}, service.Conflict(CodeCheckpointExists,
+			"checkpoint %q exists; DELETE /_dev/checkpoints/%s first to save another under its name", name, name)
+	}
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
+	}
+	serviceTime, err := c.save(ctx, c.path(name))
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint %s: save: %w", name, err)
+	}
+	fi, err := os.Stat(c.path(name))
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint %s: %w", name, err)
+	}
+	now := time.Now()
+	cp := Checkpoint{Name: name, Time: serviceTime.UTC().Format(time.RFC3339), SavedAt: now.UTC().Format(time.RFC3339),
+		SizeBytes: fi.Size(), saved: now}
+	c.byName[name] = cp
+	return cp, nil
+}
+
+// list is every checkpoint, the newest first.
+func (c *checkpoints) list() []Checkpoint {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Checkpoint, 0, len(c.byName))
+	for _, cp := range c.byName {
+		out = append(out, cp)
+	}
+	slices.SortFunc(out, func(a, b Checkpoint) int {
+		return cmp.Or(b.saved.Compare(a.saved), cmp.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
+// restore puts the service back as the checkpoint name saved it.
+func (c *checkpoints) restore(ctx context.Context, name string) (Checkpoint, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cp, ok := c.byName[name]
+	if !ok {
+		return Checkpoint{}, service.NotFound("checkpoint " + name)
+	}
+	if err := c.load(ctx, c.path(name)); err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint %s: restore: %w", name, err)
+	}
+	return cp, nil
+}
+
+// remove deletes the checkpoint name and its file.
+func (c *checkpoints) remove(name string) (Checkpoint, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cp, ok := c.byName[name]
+	if !ok {
+		return Checkpoint{}, service.NotFound("checkpoint " + name)
+	}
+	if err := os.Remove(c.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Checkpoint{}, fmt.Errorf("checkpoint %s: delete: %w", name, err)
+	}
+	delete(c.byName, name)
+	return cp, nil
+}
+
+// saveCheckpoint serves POST /_dev/checkpoints {"name": "..."}.
+func (h handler) saveCheckpoint(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Name *string `json:"name"`
+	}
+	if !h.decode(w, r, &in) {
+		return
+	}
+	if in.Name == nil {
+		h.resp.Fail(w, r, service.Validation("name", "is required, such as \"before-upgrade\""))
+		return
+	}
+	if err := checkName(*in.Name); err != nil {
+		h.resp.Fail(w, r, err)
+		return
+	}
+	cp, err := h.checkpoints.create(r.Context(), *in.Name)
+	if err != nil {
+		h.resp.Fail(w, r, err)
+		return
+	}
+	h.resp.OK(w, r, cp)
+}
+
+// listCheckpoints serves GET /_dev/checkpoints.
+func (h handler) listCheckpoints(w http.ResponseWriter, r *http.Request) {
+	h.resp.OK(w, r, h.checkpoints.list())
+}
+
+// restoreCheckpoint serves POST /_dev/checkpoints/{name}/restore.
+func (h handler) restoreCheckpoint(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := checkName(name); err != nil {
+		h.resp.Fail(w, r, err)
+		return
+	}
+	if !h.decode(w, r, &struct{}{}) {
+		return
+	}
+	cp, err := h.checkpoints.restore(r.Context(), name)
+	if err != nil {
+		h.resp.Fail(w, r, err)
+		return
+	}
+	h.resp.OK(w, r, map[string]any{"restored": cp, "now": h.cfg.Clock.Now().UTC().Format(time.RFC3339)})
+}
+
+// deleteCheckpoint serves DELETE /_dev/checkpoints/{name}.
+func (h handler) deleteCheckpoint(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := checkName(name); err != nil {
+		h.resp.Fail(w, r, err)
+		return
+	}
+	cp, err := h.checkpoints.remove(name)
+	if err != nil {
+		h.resp.Fail(w, r, err)
+		return
+	}
+	h.resp.OK(w, r, map[string]any{"deleted": cp})
+}

@@ -1,0 +1,127 @@
+package devapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+)
+
+// redacted replaces every secret the journal would otherwise show.
+const redacted = "[redacted]"
+
+// maxJournalBody is the largest body the journal keeps: a longer one is shown as a note of its
+// size, so a journal of many large lists stays small.
+const maxJournalBody = 64 << 10
+
+// redactor removes secrets from the JSON bodies the journal keeps: the values of every member
+// named like a password or a secret (password, console_password, secret, root_password, ...),
+// and of every app input the catalogue declares of the password kind, in app_inputs and
+// wherever its name appears (an install's result).
+type redactor struct {
+	appPasswords map[string]map[string]bool // app id → input key → of the password kind
+	passwordKeys map[string]bool            // every password-kind input key, in lower case
+}
+
+func newRedactor(c *catalog.Catalog) redactor {
+	x := redactor{appPasswords: map[string]map[string]bool{}, passwordKeys: map[string]bool{}}
+	if c == nil {
+		return x
+	}
+	for _, app := range c.Apps() {
+		for _, in := range app.Inputs {
+			if in.Kind != catalog.KindPassword {
+				continue
+			}
+			if x.appPasswords[app.ID] == nil {
+				x.appPasswords[app.ID] = map[string]bool{}
+			}
+			x.appPasswords[app.ID][in.Key] = true
+			x.passwordKeys[strings.ToLower(in.Key)] = true
+		}
+	}
+	return x
+}
+
+// body is b as the journal keeps it: nil when there is none, the JSON with its secrets
+// redacted, or a JSON string noting a body that is not JSON or longer than maxJournalBody
+// (size is the whole body's length; b may hold only its first bytes).
+func (x redactor) body(b []byte, size int64) json.RawMessage {
+	switch {
+	case size > maxJournalBody:
+		return note(fmt.Sprintf("[omitted: %d bytes, more than %d]", size, maxJournalBody))
+	case len(bytes.TrimSpace(b)) == 0:
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return note(fmt.Sprintf("[not JSON: %d bytes]", size))
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x.value(v)); err != nil {
+		return note(fmt.Sprintf("[not JSON: %d bytes]", size))
+	}
+	return bytes.TrimSpace(out.Bytes())
+}
+
+// note is s as a JSON string.
+func note(s string) json.RawMessage {
+	b, _ := json.Marshal(s) // a string always encodes
+	return b
+}
+
+// value is v with the secrets of every object in it redacted, in place.
+func (x redactor) value(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, child := range t {
+			switch {
+			case child == nil: // null shows that nothing is set, and hides nothing
+			case x.secretName(k):
+				t[k] = redacted
+			case k == "app_inputs":
+				t[k] = x.appInputs(child)
+			default:
+				t[k] = x.value(child)
+			}
+		}
+	case []any:
+		for i := range t {
+			t[i] = x.value(t[i])
+		}
+	}
+	return v
+}
+
+// secretName reports whether a member named k holds a secret.
+func (x redactor) secretName(k string) bool {
+	l := strings.ToLower(k)
+	return strings.Contains(l, "password") || strings.Contains(l, "secret") || l == "api_key" || x.passwordKeys[l]
+}
+
+// appInputs redacts an app_inputs object (app id → input key → value): the inputs of the
+// password kind of each app, and any named like a secret.
+func (x redactor) appInputs(v any) any {
+	apps, ok := v.(map[string]any)
+	if !ok {
+		return x.value(v)
+	}
+	for app, inputs := range apps {
+		m, ok := inputs.(map[string]any)
+		if !ok {
+			continue
+		}
+		for k, val := range m {
+			if val != nil && (x.appPasswords[app][k] || x.secretName(k)) {
+				m[k] = redacted
+			}
+		}
+	}
+	return apps
+}
