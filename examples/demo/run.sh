@@ -96,6 +96,11 @@ if grep -q 'refused a delivery' "$work/receiver.err"; then
 	exit 1
 fi
 
+# The request journal of `resellerd dev` (GET /_dev/requests) keeps what the apply sent and got
+# back, secrets redacted; the demo leaves it beside its state for a look.
+curl -fsS "http://127.0.0.1:$port/_dev/requests?limit=1000" >"$work/journal.json" &&
+	echo "==> the apply's requests, as the journal kept them: $work/journal.json"
+
 echo "==> terraform destroy"
 tf destroy -auto-approve -input=false -no-color >/dev/null
 echo "==> done: the backend and the receiver stop now"
