@@ -127,7 +127,7 @@ func (r *Resource) finishCreate(ctx context.Context, c *client.Client, m *Model,
 				"happens again. %s", timedOut, timedOut.Reference, left))
 			return
 		case err != nil:
-			r.createNotFinished(ctx, state, *m, nil, err, resumed, diags)
+			r.createNotFinished(ctx, state, private, *m, nil, err, resumed, diags)
 			return
 		}
 		m.ID = types.Int64Value(built.ID)
@@ -155,7 +155,7 @@ func (r *Resource) finishCreate(ctx context.Context, c *client.Client, m *Model,
 		err = r.complete(ctx, c, m, in)
 	}
 	if err != nil {
-		r.createNotFinished(ctx, state, *m, last, err, resumed, diags)
+		r.createNotFinished(ctx, state, private, *m, last, err, resumed, diags)
 		return
 	}
 	diags.Append(state.Set(ctx, m)...)
@@ -184,10 +184,11 @@ func (r *Resource) configureNew(ctx context.Context, c *client.Client, m Model, 
 // createNotFinished saves what is known after a failed or cut-short create (last is the latest
 // reading of the instance, or nil). A wait cut short by the create timeout or an interrupt is a
 // warning: the state keeps the order, and the next apply resumes waiting for it. Anything else
-// is an error: Terraform taints the server a Create saved with one, not one a resumed create
-// (an Update, resumed true) saved, and the message says which.
-func (r *Resource) createNotFinished(ctx context.Context, state *tfsdk.State, m Model, last *client.Instance, err error,
-	resumed bool, diags *diag.Diagnostics,
+// is an error: Terraform taints the server a Create saved with one. A resumed create (an Update,
+// resumed true) cannot taint, so an app install that failed there records the failed-create
+// marker in private, which makes the next plan replace the server all the same.
+func (r *Resource) createNotFinished(ctx context.Context, state *tfsdk.State, private privateWriter, m Model,
+	last *client.Instance, err error, resumed bool, diags *diag.Diagnostics,
 ) {
 	diags.Append(savePartialState(ctx, state, m, last)...)
 	if tfutil.IsWaitError(err) {
@@ -202,6 +203,9 @@ func (r *Resource) createNotFinished(ctx context.Context, state *tfsdk.State, m 
 	var appErr *appFailedError
 	if errors.As(err, &appErr) {
 		diags.AddError("App install failed", appErr.Error()+"\n\n"+keptAfterFailure(resumed))
+		if resumed {
+			diags.Append(setFailed(ctx, private, appErr.Error())...)
+		}
 		return
 	}
 	tfutil.AddAPIError(diags, "Unable to finish creating the server", err)
@@ -225,16 +229,16 @@ func savePartialState(ctx context.Context, state *tfsdk.State, m Model, last *cl
 }
 
 // keptAfterFailure says what a failed create leaves behind and what the next apply does: a
-// Create's error taints the server, so it is replaced; an Update's does not, so the resumed
-// create is tried again (and fails the same way while the cause stays) until it is replaced.
+// Create's error taints the server, so it is replaced; an Update's does not, but the failure is
+// recorded (the failed-create marker), so the next plan replaces it too.
 func keptAfterFailure(resumed bool) string {
 	if !resumed {
 		return "The server exists and is kept in the state; Terraform marks it tainted, so the next apply " +
 			"replaces it (cancels it and orders a new one)."
 	}
 	return "The server exists and is kept in the state, not tainted (this apply resumed an earlier, " +
-		"interrupted create): the next apply checks it again and fails the same way while the cause stays. " +
-		"To replace it, run terraform apply with -replace and this resource's address."
+		"interrupted create, and an update cannot taint); the failure is recorded, so the next apply " +
+		"replaces it (cancels it and orders a new one), with a warning in its plan."
 }
 
 func valueOrNone(v types.Int64) string {

@@ -40,6 +40,11 @@ type failureStep struct {
 	// tainted tells whether the server is left tainted (the next apply replaces it: one more
 	// order) rather than partial (the next apply finishes it: no new order).
 	tainted bool
+	// replaced tells whether the next apply replaces a server left untainted (one more order):
+	// a resumed create, an Update, cannot taint, so it records the failure for the next plan.
+	replaced bool
+	// nextOutput, when set, is what the next apply's output must match (acctest.ErrorRegexp).
+	nextOutput string
 }
 
 // failureSteps is the matrix: a new step that can fail is a new row.
@@ -102,6 +107,20 @@ func failureSteps() []failureStep {
 			fail:       failingDatacenterOnceDeployed,
 			wantCode:   1,
 			wantOutput: `Unable to finish creating the server.*Error code: provider_error`,
+		},
+		{
+			// The create is cut short while the order is pending; the apply that resumes it (an
+			// Update) fails at the app install, which an Update cannot taint: the failure is
+			// recorded, and the next apply replaces the server.
+			name:       "app_install_fails_on_resume",
+			backend:    []acctest.Option{acctest.WithDelays(5*time.Second, 500*time.Millisecond)},
+			before:     []string{plan(planMedium), createTimeout("1s")},
+			lines:      []string{plan(planMedium)},
+			fail:       brokenPasswordOnResume,
+			wantCode:   1,
+			wantOutput: `App install failed.*"mysql".*auth_failed.*not tainted.*the next apply replaces it`,
+			replaced:   true,
+			nextOutput: `Failed create will be replaced.*order \d+.*"mysql" failed at stage "auth_failed"`,
 		},
 		{
 			name:       "sigterm_to_process_group",
@@ -184,18 +203,22 @@ func runFailureStep(t *testing.T, cli *acctest.CLI, row failureStep, writeOnly b
 
 	out, _ = cli.Run([]string{"apply", "-auto-approve"})
 	after := stateServer(t, cli, false, "after the next apply", out)
+	if row.nextOutput != "" && !acctest.ErrorRegexp(row.nextOutput).MatchString(out) {
+		t.Errorf("the next apply: want output matching %q:\n%s", row.nextOutput, out)
+	}
 	if err := b.CheckActiveInstances(t, after.id)(nil); err != nil {
 		t.Errorf("after the next apply: %v (the state's server is %d)", err, after.id)
 	}
+	wantReplaced := row.tainted || row.replaced
 	wantOrders := 1
-	if row.tainted {
+	if wantReplaced {
 		wantOrders = 2
 	}
 	if orders := b.Orders(t); len(orders) != wantOrders {
 		t.Errorf("orders after the next apply: got %d, want %d", len(orders), wantOrders)
 	}
-	if replaced := after.id != id; replaced != row.tainted {
-		t.Errorf("the next apply left server %d in the state, the failed apply left %d: replaced %v, want %v", after.id, id, replaced, row.tainted)
+	if replaced := after.id != id; replaced != wantReplaced {
+		t.Errorf("the next apply left server %d in the state, the failed apply left %d: replaced %v, want %v", after.id, id, replaced, wantReplaced)
 	}
 	if out, code := cli.Run([]string{"plan", "-detailed-exitcode"}, 0, 2); code != 0 {
 		t.Errorf("the plan after the next apply has changes:\n%s", out)
@@ -262,6 +285,16 @@ func brokenPassword(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string,
 	t.Helper()
 	breakPasswordOnDeploy(t, b)
 	return applyOnce(t, b, cli)
+}
+
+// brokenPasswordOnResume is brokenPassword for the apply that resumes a create an earlier apply
+// cut short: that order must still be pending, or its installs may have run already.
+func brokenPasswordOnResume(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string, int) {
+	t.Helper()
+	if orders := b.Orders(t); len(orders) != 1 || orders[0].Status != client.OrderPending {
+		t.Fatalf("before the resumed apply: got orders %+v, want one pending (raise the row's deploy delay)", orders)
+	}
+	return brokenPassword(t, b, cli)
 }
 
 // failingDatacenter makes every datacenter operation fail (502 provider_error) during the apply;

@@ -17,7 +17,8 @@ import (
 //   - a new plan_id is a resize (in place) only when the API lists it among the instance's
 //     resize options, otherwise the server is replaced, and the plan shows which;
 //   - a new template_id rebuilds in place, with a warning that the disk is erased;
-//   - an unfinished create (see create.go) becomes an in-place update that resumes it;
+//   - an unfinished create (see create.go) becomes an in-place update that resumes it, and one
+//     whose resume failed for good (an app install) is replaced (see resume.go);
 //   - on any update, the computed values the update can change are unknown, so the applied
 //     values never contradict the plan;
 //   - a new server built from a snapshot is checked against its plan (see planClone).
@@ -35,11 +36,15 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
 	pending, diags := getPending(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
+	failed, diags := getFailed(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	markReplaceable(ctx, resp, state)
 	switch {
+	case failed != nil:
+		planFailedReplace(&plan, state, *failed, resp)
 	case pending != nil:
 		r.planResume(&plan, state, config, resp)
 	case req.Plan.Raw.Equal(req.State.Raw):

@@ -81,3 +81,21 @@ func TestPlanResume(t *testing.T) {
 		t.Errorf("diagnostics: got %v, want a warning that the create is resumed", resp.Diagnostics)
 	}
 }
+
+// A resumed create that failed for good (the failed-create marker) is replaced: status, unknown
+// in the plan, is the attribute Terraform is asked to replace on, and a warning says why.
+func TestPlanFailedReplace(t *testing.T) {
+	state := existing()
+	plan := state
+	var resp resource.ModifyPlanResponse
+	planFailedReplace(&plan, state, failedCreate{Reason: `install of app "mysql" failed`}, &resp)
+	if len(resp.RequiresReplace) != 1 || !resp.RequiresReplace[0].Equal(path.Root("status")) {
+		t.Errorf("RequiresReplace: got %v, want status", resp.RequiresReplace)
+	}
+	if !plan.Status.IsUnknown() {
+		t.Errorf("status: got %v, want unknown (Terraform replaces only on a changed or unknown value)", plan.Status)
+	}
+	if resp.Diagnostics.WarningsCount() != 1 || !strings.Contains(resp.Diagnostics.Warnings()[0].Detail(), `"mysql" failed`) {
+		t.Errorf("diagnostics: got %v, want one warning quoting why the create failed", resp.Diagnostics)
+	}
+}

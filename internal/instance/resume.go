@@ -76,9 +76,57 @@ func setPending(ctx context.Context, p privateWriter, orderID int64) diag.Diagno
 	return p.SetKey(ctx, privatePendingKey, raw)
 }
 
-// clearPending records that the create finished.
+// clearPending records that the create finished: neither marker is left.
 func clearPending(ctx context.Context, p privateWriter) diag.Diagnostics {
-	return p.SetKey(ctx, privatePendingKey, nil)
+	diags := p.SetKey(ctx, privatePendingKey, nil)
+	diags.Append(p.SetKey(ctx, privateFailedKey, nil)...)
+	return diags
+}
+
+// A resumed create (an Update) that fails for good, with an app whose install failed, cannot
+// taint the server: only a failed Create does. Resuming it again would fail the same way, so the
+// Update records this second marker instead, and ModifyPlan turns it into a planned replacement
+// (planFailedReplace), as Terraform would for a tainted server.
+
+// privateFailedKey is the private state key of the failed-create marker.
+const privateFailedKey = "failed_create"
+
+// failedCreate is that marker's JSON value: why the create failed, for the plan's warning.
+type failedCreate struct {
+	Reason string `json:"reason"`
+}
+
+// getFailed returns the failed-create marker, or nil when there is none.
+func getFailed(ctx context.Context, p privateReader) (*failedCreate, diag.Diagnostics) {
+	if p == nil {
+		return nil, nil
+	}
+	raw, diags := p.GetKey(ctx, privateFailedKey)
+	if diags.HasError() || len(raw) == 0 {
+		return nil, diags
+	}
+	var fc failedCreate
+	if err := json.Unmarshal(raw, &fc); err != nil {
+		diags.AddError("Corrupt private state",
+			fmt.Sprintf("The private state of this instance holds an unreadable %q marker (%s). This is a bug "+
+				"in the provider; please report it.", privateFailedKey, raw))
+		return nil, diags
+	}
+	return &fc, diags
+}
+
+// setFailed records that the resumed create failed for good (reason says why): the create is no
+// longer pending, and the next plan replaces the server.
+func setFailed(ctx context.Context, p privateWriter, reason string) diag.Diagnostics {
+	raw, err := json.Marshal(failedCreate{Reason: reason})
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Unable to record the failed create in the private state", err.Error())
+		return diags
+	}
+	diags := p.SetKey(ctx, privatePendingKey, nil)
+	diags.Append(p.SetKey(ctx, privateFailedKey, raw)...)
+	return diags
 }
 
 // planResume plans the update that finishes an unfinished create: everything the API has not
@@ -111,6 +159,20 @@ func (r *Resource) planResume(plan *Model, state, config Model, resp *resource.M
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root(p.name))
 		}
 	}
+}
+
+// planFailedReplace plans the replacement of a server whose resumed create failed for good (the
+// failed-create marker), with a warning saying why. An Update cannot taint, so the plan asks for
+// the replacement itself: Terraform honours RequiresReplace only on a value that changes or is
+// unknown, and status is unknown in this plan.
+func planFailedReplace(plan *Model, state Model, failed failedCreate, resp *resource.ModifyPlanResponse) {
+	resp.Diagnostics.AddWarning("Failed create will be replaced",
+		fmt.Sprintf("An earlier apply resumed the interrupted create of server %s (order %d), and it failed: %s\n\n"+
+			"An update cannot taint the server, so this plan replaces it, as Terraform replaces a tainted one: "+
+			"the server is cancelled and a new one is ordered.",
+			valueOrNone(state.ID), state.OrderID.ValueInt64(), failed.Reason))
+	plan.markVolatileUnknown()
+	resp.RequiresReplace = append(resp.RequiresReplace, path.Root("status"))
 }
 
 // resumeCreate finishes a create that an earlier apply left unfinished, within the create
