@@ -20,7 +20,7 @@ type testCLI struct {
 	tofu bool
 }
 
-// kitCLIs are the CLIs of CI: Terraform on PATH (1.11), and Terraform 1.15.9 and OpenTofu 1.12.6
+// kitCLIs are the CLIs of CI: Terraform on PATH (1.11), and Terraform 1.15.9, 1.16.0-rc2 and OpenTofu 1.12.6
 // from tf-bin (TF_BIN, else shared/bin/tf-bin beside the main checkout, as .ci/testacc-matrix).
 func kitCLIs(t *testing.T) []testCLI {
 	t.Helper()
@@ -31,7 +31,7 @@ func kitCLIs(t *testing.T) []testCLI {
 			tfBin = filepath.Join(strings.TrimSpace(string(out)), "..", "..", "shared", "bin", "tf-bin")
 		}
 	}
-	for _, name := range []string{"terraform-1.15.9", "tofu-1.12.6"} {
+	for _, name := range []string{"terraform-1.15.9", "terraform-1.16.0-rc2", "tofu-1.12.6"} {
 		cli := testCLI{name: name, tofu: strings.HasPrefix(name, "tofu")}
 		if out, err := exec.Command(tfBin, name).Output(); err == nil {
 			cli.path = strings.TrimSpace(string(out))
