@@ -46,34 +46,45 @@ type privateWriter interface {
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
-// getPending returns the marker, or nil when the create finished (or the resource was imported).
-func getPending(ctx context.Context, p privateReader) (*pendingCreate, diag.Diagnostics) {
+// getMarker reads the private marker under key, or nil when there is none. A value that does
+// not decode, or that valid refuses, is an error: the provider wrote it, so it is a bug.
+func getMarker[T any](ctx context.Context, p privateReader, key string, valid func(T) bool) (*T, diag.Diagnostics) {
 	if p == nil {
 		return nil, nil
 	}
-	raw, diags := p.GetKey(ctx, privatePendingKey)
+	raw, diags := p.GetKey(ctx, key)
 	if diags.HasError() || len(raw) == 0 {
 		return nil, diags
 	}
-	var pc pendingCreate
-	if err := json.Unmarshal(raw, &pc); err != nil || pc.OrderID == 0 {
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil || !valid(v) {
 		diags.AddError("Corrupt private state",
 			fmt.Sprintf("The private state of this instance holds an unreadable %q marker (%s). This is a bug "+
-				"in the provider; please report it.", privatePendingKey, raw))
+				"in the provider; please report it.", key, raw))
 		return nil, diags
 	}
-	return &pc, diags
+	return &v, diags
+}
+
+// setMarker writes v as the private marker under key.
+func setMarker(ctx context.Context, p privateWriter, key string, v any) diag.Diagnostics {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Unable to record "+key+" in the private state", err.Error())
+		return diags
+	}
+	return p.SetKey(ctx, key, raw)
+}
+
+// getPending returns the marker, or nil when the create finished (or the resource was imported).
+func getPending(ctx context.Context, p privateReader) (*pendingCreate, diag.Diagnostics) {
+	return getMarker(ctx, p, privatePendingKey, func(pc pendingCreate) bool { return pc.OrderID != 0 })
 }
 
 // setPending records that the create of orderID is unfinished.
 func setPending(ctx context.Context, p privateWriter, orderID int64) diag.Diagnostics {
-	raw, err := json.Marshal(pendingCreate{OrderID: orderID})
-	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddError("Unable to record the order in the private state", err.Error())
-		return diags
-	}
-	return p.SetKey(ctx, privatePendingKey, raw)
+	return setMarker(ctx, p, privatePendingKey, pendingCreate{OrderID: orderID})
 }
 
 // clearPending records that the create finished: neither marker is left.
@@ -98,34 +109,14 @@ type failedCreate struct {
 
 // getFailed returns the failed-create marker, or nil when there is none.
 func getFailed(ctx context.Context, p privateReader) (*failedCreate, diag.Diagnostics) {
-	if p == nil {
-		return nil, nil
-	}
-	raw, diags := p.GetKey(ctx, privateFailedKey)
-	if diags.HasError() || len(raw) == 0 {
-		return nil, diags
-	}
-	var fc failedCreate
-	if err := json.Unmarshal(raw, &fc); err != nil {
-		diags.AddError("Corrupt private state",
-			fmt.Sprintf("The private state of this instance holds an unreadable %q marker (%s). This is a bug "+
-				"in the provider; please report it.", privateFailedKey, raw))
-		return nil, diags
-	}
-	return &fc, diags
+	return getMarker(ctx, p, privateFailedKey, func(failedCreate) bool { return true })
 }
 
 // setFailed records that the resumed create failed for good (reason says why): the create is no
 // longer pending, and the next plan replaces the server.
 func setFailed(ctx context.Context, p privateWriter, reason string) diag.Diagnostics {
-	raw, err := json.Marshal(failedCreate{Reason: reason})
-	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddError("Unable to record the failed create in the private state", err.Error())
-		return diags
-	}
 	diags := p.SetKey(ctx, privatePendingKey, nil)
-	diags.Append(p.SetKey(ctx, privateFailedKey, raw)...)
+	diags.Append(setMarker(ctx, p, privateFailedKey, failedCreate{Reason: reason})...)
 	return diags
 }
 
