@@ -89,8 +89,9 @@ func (c *CLI) install() {
 	c.env = append(c.env, "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
 }
 
-// queryMissing says why the CLI cannot run `terraform query`, or "" when it can.
-func (c *CLI) queryMissing() string {
+// version is the CLI's name ("Terraform" or "OpenTofu") and its major and minor version, read
+// from `version`; the test fails when it cannot be read.
+func (c *CLI) version() (name string, major, minor int) {
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, c.bin, "version").Output()
@@ -98,9 +99,16 @@ func (c *CLI) queryMissing() string {
 		c.t.Fatalf("running %s version: %v", c.bin, err)
 	}
 	name, major, minor, ok := cliVersion(string(out))
-	switch {
-	case !ok:
+	if !ok {
 		c.t.Fatalf("reading the version of %s from:\n%s", c.bin, out)
+	}
+	return name, major, minor
+}
+
+// queryMissing says why the CLI cannot run `terraform query`, or "" when it can.
+func (c *CLI) queryMissing() string {
+	name, major, minor := c.version()
+	switch {
 	case name == "OpenTofu":
 		return fmt.Sprintf("OpenTofu has no list resources (`terraform query`); this CLI is OpenTofu %d.%d", major, minor)
 	case major == 1 && minor < 14:

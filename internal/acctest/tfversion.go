@@ -1,9 +1,7 @@
 package acctest
 
 import (
-	"context"
 	"fmt"
-	"os/exec"
 	"testing"
 
 	"github.com/hashicorp/go-version"
@@ -39,17 +37,8 @@ func NewCLI1_16(t *testing.T) *CLI {
 
 // below1_16 says why the CLI lacks Terraform 1.16's features, or "" when it has them.
 func (c *CLI) below1_16() string {
-	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, c.bin, "version").Output()
-	if err != nil {
-		c.t.Fatalf("running %s version: %v", c.bin, err)
-	}
-	name, major, minor, ok := cliVersion(string(out))
-	switch {
-	case !ok:
-		c.t.Fatalf("reading the version of %s from:\n%s", c.bin, out)
-	case name != "Terraform" || major < 1 || major == 1 && minor < 16:
+	name, major, minor := c.version()
+	if name != "Terraform" || major < 1 || major == 1 && minor < 16 {
 		return fmt.Sprintf("this test needs Terraform 1.16 (actions on destroy, on_failure, lifecycle destroy = false); this CLI is %s %d.%d", name, major, minor)
 	}
 	return ""
