@@ -43,7 +43,7 @@ func TestAuthentication(t *testing.T) {
 				if path == "/quote" {
 					r.Method, r.Body = http.MethodPost, `{"server_id": 101}`
 				}
-				e.do(t, r).wantStatus(t, tt.status, tt.code)
+				e.do(t, r).WantStatus(t, tt.status, tt.code)
 			}
 		})
 	}
@@ -51,7 +51,7 @@ func TestAuthentication(t *testing.T) {
 		if err := e.srv.SetBlocked(context.Background(), blocked.ID, false); err != nil {
 			t.Fatal(err)
 		}
-		e.do(t, request{Path: "/account", Key: blocked.APIKey}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: "/account", Key: blocked.APIKey}).WantStatus(t, http.StatusOK, "")
 	})
 }
 
@@ -65,7 +65,7 @@ func TestAccount(t *testing.T) {
 	defaults := e.account(t, 0)
 
 	var got wiretest.Account
-	e.do(t, request{Path: "/account", Key: created.APIKey}).data(t, &got)
+	e.do(t, request{Path: "/account", Key: created.APIKey}).Data(t, &got)
 	if got.ID != created.ID || got.APIKeyHint == nil || *got.APIKeyHint != created.APIKey[:8] ||
 		got.ServerLimit != 3 || got.APIOrderLimit != 2 || got.Language != "en" || got.WebhookConfigured {
 		t.Fatalf("got %+v, want id %d, hint %q, limits 3/2, en", got, created.ID, created.APIKey[:8])
@@ -73,7 +73,7 @@ func TestAccount(t *testing.T) {
 	if got.APIKeyCreatedAt == nil || *got.APIKeyCreatedAt != "2025-06-01T10:00:00Z" {
 		t.Fatalf("api_key_created_at = %v, want the clock's time in RFC 3339 UTC", got.APIKeyCreatedAt)
 	}
-	e.do(t, request{Path: "/account", Key: defaults.APIKey}).data(t, &got)
+	e.do(t, request{Path: "/account", Key: defaults.APIKey}).Data(t, &got)
 	if got.ServerLimit != 10 || got.APIOrderLimit != 5 || got.Language != "fa" {
 		t.Fatalf("defaults: got %+v, want 10, 5, fa", got)
 	}
@@ -92,11 +92,11 @@ func TestRotateKey(t *testing.T) {
 	if newKey == a.APIKey || len(newKey) != 64 {
 		t.Fatalf("new key %q: want a different 64-character key", newKey)
 	}
-	e.do(t, request{Path: "/account", Key: a.APIKey}).wantStatus(t, http.StatusUnauthorized, "unauthorized")
+	e.do(t, request{Path: "/account", Key: a.APIKey}).WantStatus(t, http.StatusUnauthorized, "unauthorized")
 	var got wiretest.Account
 	r := e.do(t, request{Path: "/account", Key: newKey})
-	r.wantStatus(t, http.StatusOK, "")
-	r.data(t, &got)
+	r.WantStatus(t, http.StatusOK, "")
+	r.Data(t, &got)
 	if got.APIKeyHint == nil || *got.APIKeyHint != newKey[:8] || got.APIKeyCreatedAt == nil || *got.APIKeyCreatedAt != "2025-06-01T11:00:00Z" {
 		t.Fatalf("got %+v, want hint %q created 11:00", got, newKey[:8])
 	}
@@ -137,8 +137,8 @@ func TestBalance(t *testing.T) {
 	a := e.account(t, 10_000_000)
 	var got wiretest.Balance
 	r := e.do(t, request{Path: "/account/balance", Key: a.APIKey})
-	r.wantStatus(t, http.StatusOK, "")
-	r.data(t, &got)
+	r.WantStatus(t, http.StatusOK, "")
+	r.Data(t, &got)
 	if got != (wiretest.Balance{Balance: 10, Available: 10}) {
 		t.Fatalf("got %+v, want balance 10 available 10 and nothing else", got)
 	}
@@ -161,7 +161,7 @@ func TestBalance(t *testing.T) {
 		}
 	}
 	r = e.do(t, request{Path: "/account/balance", Key: a.APIKey})
-	r.data(t, &got)
+	r.Data(t, &got)
 	if got.Reserved != 2.500417 || got.Available != 7.499583 || got.PendingOrders != 2 || got.Balance != 10 {
 		t.Fatalf("got %+v, want reserved 2.500417, available 7.499583, 2 pending", got)
 	}
@@ -196,7 +196,7 @@ func TestTopUpReconcilesLedger(t *testing.T) {
 	}
 
 	var payments []wiretest.Payment
-	e.do(t, request{Path: "/account/payments", Key: a.APIKey}).data(t, &payments)
+	e.do(t, request{Path: "/account/payments", Key: a.APIKey}).Data(t, &payments)
 	want := []struct {
 		amount float64
 		typ    string
@@ -255,7 +255,7 @@ func TestPaymentsPagination(t *testing.T) {
 		t.Run(tt.query, func(t *testing.T) {
 			r := e.do(t, request{Path: "/account/payments" + tt.query, Key: a.APIKey})
 			if tt.status != http.StatusOK {
-				r.wantStatus(t, tt.status, "validation_error")
+				r.WantStatus(t, tt.status, "validation_error")
 				field := "limit"
 				if contains([]byte(tt.query), "offset") {
 					field = "offset"
@@ -265,9 +265,9 @@ func TestPaymentsPagination(t *testing.T) {
 				}
 				return
 			}
-			r.wantStatus(t, http.StatusOK, "")
+			r.WantStatus(t, http.StatusOK, "")
 			var got []wiretest.Payment
-			r.data(t, &got)
+			r.Data(t, &got)
 			if len(got) != tt.wantCount || (len(got) > 0 && got[0].Amount != tt.wantFirst) {
 				t.Fatalf("got %+v, want %d payments starting with %v", got, tt.wantCount, tt.wantFirst)
 			}
@@ -281,7 +281,7 @@ func TestPaymentsPagination(t *testing.T) {
 		})
 	}
 	var got []wiretest.Payment
-	e.do(t, request{Path: "/account/payments", Key: other.APIKey}).data(t, &got)
+	e.do(t, request{Path: "/account/payments", Key: other.APIKey}).Data(t, &got)
 	if len(got) != 1 || got[0].Amount != 5 {
 		t.Fatalf("other account sees %+v, want its own single payment", got)
 	}

@@ -19,9 +19,9 @@ import (
 func (e *env) act(t *testing.T, key string, id int64, body string) wiretest.ActionResult {
 	t.Helper()
 	r := e.action(t, key, id, body)
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var v wiretest.ActionResult
-	r.data(t, &v)
+	r.Data(t, &v)
 	if !v.Success {
 		t.Fatalf("success false: %s", r.Raw)
 	}
@@ -93,8 +93,8 @@ func TestActionRequestErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.action(t, a.APIKey, tt.instance, tt.body)
-			r.wantStatus(t, http.StatusBadRequest, "validation_error")
-			r.wantMessage(t, tt.field)
+			r.WantStatus(t, http.StatusBadRequest, "validation_error")
+			r.WantMessage(t, tt.field)
 		})
 	}
 	if evs := e.events(t, a.ID); len(evs) != 2 {
@@ -119,14 +119,14 @@ func TestLockedInstanceRefusesOperations(t *testing.T) {
 	for _, body := range bodies {
 		t.Run(body, func(t *testing.T) {
 			r := e.action(t, a.APIKey, id, body)
-			r.wantStatus(t, http.StatusConflict, "instance_locked")
-			r.wantMessage(t, "debt")
+			r.WantStatus(t, http.StatusConflict, "instance_locked")
+			r.WantMessage(t, "debt")
 		})
 	}
 	e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/instances/%d/apps", id), Key: a.APIKey, Body: `{"apps": ["docker"]}`}).
-		wantStatus(t, http.StatusConflict, "instance_locked")
+		WantStatus(t, http.StatusConflict, "instance_locked")
 	for _, path := range []string{"", "/traffic", "/apps", "/resize-options"} {
-		e.do(t, request{Path: fmt.Sprintf("/instances/%d%s", id, path), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: fmt.Sprintf("/instances/%d%s", id, path), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	}
 	if err := e.srv.LockInstance(ctx, 99999, "x"); err == nil {
 		t.Fatal("locking an unknown instance: got nil error")
@@ -202,8 +202,8 @@ func TestChangeIPFree(t *testing.T) {
 	}
 	e.clock.Advance(time.Hour - time.Second)
 	r := e.action(t, a.APIKey, id, `{"action": "change_ip", "accept_cost": 5}`)
-	r.wantStatus(t, http.StatusConflict, "ip_change_too_soon")
-	r.wantMessage(t, "2025-06-01T11:00:00Z")
+	r.WantStatus(t, http.StatusConflict, "ip_change_too_soon")
+	r.WantMessage(t, "2025-06-01T11:00:00Z")
 	e.clock.Advance(time.Second)
 	e.act(t, a.APIKey, id, `{"action": "change_ip"}`)
 	evs := e.events(t, a.ID)
@@ -230,8 +230,8 @@ func TestChangeIPPaid(t *testing.T) {
 	}
 	for _, body := range []string{`{"action": "change_ip"}`, `{"action": "change_ip", "accept_cost": 0.499999}`, `{"action": "change_ip", "accept_cost": null}`} {
 		r := e.action(t, a.APIKey, id, body)
-		r.wantStatus(t, http.StatusConflict, "cost_unconfirmed")
-		r.wantMessage(t, "0.5")
+		r.WantStatus(t, http.StatusConflict, "cost_unconfirmed")
+		r.WantMessage(t, "0.5")
 	}
 	if got := e.getInstance(t, a.APIKey, id); *got.IPv4 != *in.IPv4 || *got.PaidAmount != *in.PaidAmount {
 		t.Fatal("cost_unconfirmed changed the instance")
@@ -286,7 +286,7 @@ func TestChangeIPBooksDebt(t *testing.T) {
 		t.Fatalf("result = charged %v debt %v, want 0.5 charged of which 0.3 is debt", *v.Charged, *v.Debt)
 	}
 	var b wiretest.Balance
-	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
+	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
 	if b.Balance != 0 || b.Debt != 0.3 {
 		t.Fatalf("wallet = %+v, want balance 0 and debt 0.3", b)
 	}
@@ -294,11 +294,11 @@ func TestChangeIPBooksDebt(t *testing.T) {
 	if !in.Locked || *in.LockReason != "debt" {
 		t.Fatalf("locked %v %v, want locked for debt", in.Locked, in.LockReason)
 	}
-	e.action(t, a.APIKey, id, `{"action": "change_ip", "accept_cost": 1}`).wantStatus(t, http.StatusConflict, "instance_locked")
+	e.action(t, a.APIKey, id, `{"action": "change_ip", "accept_cost": 1}`).WantStatus(t, http.StatusConflict, "instance_locked")
 	if err := e.srv.TopUp(ctx, a.ID, 1_000_000, "card"); err != nil {
 		t.Fatal(err)
 	}
-	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
+	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
 	if b.Balance != 0.7 || b.Debt != 0 {
 		t.Fatalf("after a top-up of 1: %+v, want the debt paid first: balance 0.7, debt 0", b)
 	}
@@ -355,7 +355,7 @@ func TestResize(t *testing.T) {
 		small := e.deployed(t, poor.APIKey, ubuntuOn101)
 		e.clock.Advance(time.Minute)
 		r := e.action(t, poor.APIKey, small, `{"action": "resize", "server_id": 103}`)
-		r.wantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
+		r.WantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
 		if got := e.getInstance(t, poor.APIKey, small); got.ServerProductID != 101 {
 			t.Fatalf("a refused resize moved the plan to %d", got.ServerProductID)
 		}
@@ -391,7 +391,7 @@ func TestProviderErrors(t *testing.T) {
 	} {
 		t.Run(body, func(t *testing.T) {
 			r := e.action(t, a.APIKey, id, body)
-			r.wantStatus(t, http.StatusBadGateway, "provider_error")
+			r.WantStatus(t, http.StatusBadGateway, "provider_error")
 			if r.Body.Error.Reference == nil || !referencePattern.MatchString(*r.Body.Error.Reference) {
 				t.Fatalf("reference = %v, want letters and digits", r.Body.Error.Reference)
 			}

@@ -16,9 +16,9 @@ import (
 func (e *env) installs(t *testing.T, key string, id int64) wiretest.InstanceApps {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d/apps?lang=en", id), Key: key})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var v wiretest.InstanceApps
-	r.data(t, &v)
+	r.Data(t, &v)
 	return v
 }
 
@@ -93,9 +93,9 @@ func TestAppInstallAuthFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.install(t, a.APIKey, id, `{"apps": ["docker"]}`)
-	r.wantStatus(t, http.StatusAccepted, "")
+	r.WantStatus(t, http.StatusAccepted, "")
 	var queued wiretest.InstalledApps
-	r.data(t, &queued)
+	r.Data(t, &queued)
 	if queued.ServerID != id || !slices.Equal(queued.Queued, []string{"docker"}) {
 		t.Fatalf("got %+v", queued)
 	}
@@ -107,7 +107,7 @@ func TestAppInstallAuthFailed(t *testing.T) {
 		t.Fatalf("install = %+v, want failed with stage auth_failed explained in log_tail", got)
 	}
 	e.act(t, a.APIKey, id, `{"action": "reset_password"}`)
-	e.install(t, a.APIKey, id, `{"apps": ["docker"]}`).wantStatus(t, http.StatusAccepted, "") // a failed app is queued again
+	e.install(t, a.APIKey, id, `{"apps": ["docker"]}`).WantStatus(t, http.StatusAccepted, "") // a failed app is queued again
 	for range 3 {
 		e.runDue(t)
 	}
@@ -127,9 +127,9 @@ func TestInstallAppsRules(t *testing.T) {
 	queue := func(body string) []string {
 		t.Helper()
 		r := e.install(t, a.APIKey, id, body)
-		r.wantStatus(t, http.StatusAccepted, "")
+		r.WantStatus(t, http.StatusAccepted, "")
 		var v wiretest.InstalledApps
-		r.data(t, &v)
+		r.Data(t, &v)
 		return v.Queued
 	}
 	if got := queue(`{"apps": ["nextcloud"], "app_inputs": {"nextcloud": {"ADMIN_PASSWORD": "correct-horse"}}}`); !slices.Equal(got, []string{"docker", "nextcloud"}) {
@@ -158,15 +158,15 @@ func TestInstallAppsRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.install(t, a.APIKey, id, tt.body)
-			r.wantStatus(t, tt.status, tt.code)
-			r.wantMessage(t, tt.field)
+			r.WantStatus(t, tt.status, tt.code)
+			r.WantMessage(t, tt.field)
 		})
 	}
 	t.Run("closed to the account", func(t *testing.T) {
 		if err := e.srv.SetAppsEnabled(context.Background(), a.ID, false); err != nil {
 			t.Fatal(err)
 		}
-		e.install(t, a.APIKey, id, `{"apps": ["mysql"]}`).wantStatus(t, http.StatusForbidden, "forbidden")
+		e.install(t, a.APIKey, id, `{"apps": ["mysql"]}`).WantStatus(t, http.StatusForbidden, "forbidden")
 		if v := e.installs(t, a.APIKey, id); v.Supported {
 			t.Fatal("supported = true for an account without apps")
 		}
@@ -175,7 +175,7 @@ func TestInstallAppsRules(t *testing.T) {
 		}
 	})
 	t.Run("a canceled instance abandons its queue", func(t *testing.T) {
-		e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 		for range 3 {
 			e.runDue(t)
 		}
@@ -195,7 +195,7 @@ func TestAppInstallRetriesAndFailsDependents(t *testing.T) {
 	e := newEnv(t)
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 102, "template_id": 3, "term": "hourly"}`)
-	e.install(t, a.APIKey, id, `{"apps": ["nextcloud", "wireguard"]}`).wantStatus(t, http.StatusAccepted, "")
+	e.install(t, a.APIKey, id, `{"apps": ["nextcloud", "wireguard"]}`).WantStatus(t, http.StatusAccepted, "")
 	if err := e.srv.SetFailRate(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}

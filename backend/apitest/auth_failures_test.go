@@ -17,17 +17,17 @@ func TestFailedAuthenticationIsLimited(t *testing.T) {
 	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 1 })
 	good := e.account(t, 0).APIKey
 	for i := range 20 {
-		e.do(t, request{Path: "/account", Key: "wrong-key-" + string(rune('a'+i))}).wantStatus(t, http.StatusUnauthorized, "unauthorized")
+		e.do(t, request{Path: "/account", Key: "wrong-key-" + string(rune('a'+i))}).WantStatus(t, http.StatusUnauthorized, "unauthorized")
 		e.clock.Advance(time.Second)
 	}
 	for _, key := range []string{"wrong-key-z", good} {
 		r := e.do(t, request{Path: "/account", Key: key})
-		r.wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+		r.WantStatus(t, http.StatusTooManyRequests, "rate_limited")
 		if got := r.Header.Get("Retry-After"); got != "40" {
 			t.Fatalf("Retry-After = %q, want 40 (the minute since the first failure)", got)
 		}
 	}
-	e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "/health"}).WantStatus(t, http.StatusOK, "")
 	e.clock.Advance(40 * time.Second)
-	e.do(t, request{Path: "/account", Key: good}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "/account", Key: good}).WantStatus(t, http.StatusOK, "")
 }

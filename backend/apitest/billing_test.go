@@ -18,8 +18,8 @@ func (e *env) balance(t *testing.T, key string) wiretest.Balance {
 	t.Helper()
 	var b wiretest.Balance
 	r := e.do(t, request{Path: "/account/balance", Key: key})
-	r.wantStatus(t, http.StatusOK, "")
-	r.data(t, &b)
+	r.WantStatus(t, http.StatusOK, "")
+	r.Data(t, &b)
 	return b
 }
 
@@ -82,7 +82,7 @@ func TestDebtLocksAndTopUpUnlocks(t *testing.T) {
 	if !in.Locked || *in.LockReason != "debt" || !in.Active {
 		t.Fatalf("locked %v (%v) active %v, want locked for debt and still running", in.Locked, in.LockReason, in.Active)
 	}
-	e.action(t, a.APIKey, id, `{"action": "reboot"}`).wantStatus(t, http.StatusConflict, "instance_locked")
+	e.action(t, a.APIKey, id, `{"action": "reboot"}`).WantStatus(t, http.StatusConflict, "instance_locked")
 	e.clock.Advance(time.Hour)
 	e.runDue(t) // a locked server keeps running and accrues debt
 	b := e.balance(t, a.APIKey)
@@ -151,7 +151,7 @@ func TestRenewOffExpires(t *testing.T) {
 	id := e.deployed(t, a.APIKey, ubuntuOn101)
 	e.clock.Advance(30 * time.Minute)
 	e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey, Body: `{"renew": false}`}).
-		wantStatus(t, http.StatusOK, "")
+		WantStatus(t, http.StatusOK, "")
 	e.clock.Advance(30 * time.Minute)
 	e.runDue(t)
 	in := e.getInstance(t, a.APIKey, id)
@@ -169,7 +169,7 @@ func TestRenewOffExpires(t *testing.T) {
 	if b := e.balance(t, a.APIKey); b.Balance != 0.996 || b.ActiveInstances != 0 || b.HoursUntilBalanceZero != nil {
 		t.Fatalf("wallet = %+v, want 0.996 with nothing renewing", b)
 	}
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	if got := e.getInstance(t, a.APIKey, id); *got.Status != "expired" {
 		t.Fatalf("DELETE of an expired instance changed its status to %s", *got.Status)
 	}
@@ -189,7 +189,7 @@ func TestHoursUntilBalanceZero(t *testing.T) {
 		t.Fatalf("two instances: %+v, want 0.988 / 0.012 = 82.33 hours", b)
 	}
 	e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/instances/%d", big), Key: a.APIKey, Body: `{"renew": false}`}).
-		wantStatus(t, http.StatusOK, "")
+		WantStatus(t, http.StatusOK, "")
 	if b := e.balance(t, a.APIKey); *b.HoursUntilBalanceZero != 247 {
 		t.Fatalf("one renewing: %v hours, want 0.988 / 0.004 = 247", *b.HoursUntilBalanceZero)
 	}
@@ -304,7 +304,7 @@ func TestLongRunReconciles(t *testing.T) {
 func (e *env) activeIDs(t *testing.T, key string) []int64 {
 	t.Helper()
 	var list []wiretest.Instance
-	e.do(t, request{Path: "/instances", Key: key}).data(t, &list)
+	e.do(t, request{Path: "/instances", Key: key}).Data(t, &list)
 	var ids []int64
 	for _, in := range list {
 		ids = append(ids, in.ID)

@@ -51,15 +51,15 @@ func TestPlans(t *testing.T) {
 		t.Run(tt.query, func(t *testing.T) {
 			r := e.do(t, request{Path: "/catalog/servers" + tt.query, Key: key})
 			if tt.status != http.StatusOK {
-				r.wantStatus(t, tt.status, "validation_error")
+				r.WantStatus(t, tt.status, "validation_error")
 				if !contains([]byte(r.Body.Error.Message), tt.field) {
 					t.Fatalf("message %q does not name %s", r.Body.Error.Message, tt.field)
 				}
 				return
 			}
-			r.wantStatus(t, http.StatusOK, "")
+			r.WantStatus(t, http.StatusOK, "")
 			var plans []wiretest.Plan
-			r.data(t, &plans)
+			r.Data(t, &plans)
 			if got := planIDs(plans); !slices.Equal(got, tt.want) {
 				t.Fatalf("got plans %v, want %v", got, tt.want)
 			}
@@ -83,8 +83,8 @@ func TestPlanFields(t *testing.T) {
 	key := e.account(t, 0).APIKey
 	var p wiretest.Plan
 	r := e.do(t, request{Path: "/catalog/servers/104?lang=en", Key: key})
-	r.wantStatus(t, http.StatusOK, "")
-	r.data(t, &p)
+	r.WantStatus(t, http.StatusOK, "")
+	r.Data(t, &p)
 	if p.ID != 104 || p.Name != "CPU-Optimized 4 - Tehran" || p.Type != "cpu-optimized" || p.CPU != 4 || p.Memory != 4 ||
 		p.Disk != 80 || p.TermFilter != "hourly" || p.CreationFee != 0.5 {
 		t.Fatalf("got %+v", p)
@@ -107,7 +107,7 @@ func TestPlanFields(t *testing.T) {
 	}
 
 	r = e.do(t, request{Path: "/catalog/servers/105", Key: key})
-	r.data(t, &p)
+	r.Data(t, &p)
 	if slices.Contains(p.Actions, "change_ip") || slices.Contains(p.Actions, "console") {
 		t.Fatalf("plan 105 actions = %v, want no change_ip or console", p.Actions)
 	}
@@ -129,16 +129,16 @@ func TestPlanLookupErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			e.do(t, request{Path: tt.path, Key: a.APIKey}).wantStatus(t, tt.status, tt.code)
+			e.do(t, request{Path: tt.path, Key: a.APIKey}).WantStatus(t, tt.status, tt.code)
 		})
 	}
 	t.Run("identity check opens the datacenter", func(t *testing.T) {
 		if err := e.srv.SetKYCVerified(context.Background(), a.ID, true); err != nil {
 			t.Fatal(err)
 		}
-		e.do(t, request{Path: "/catalog/servers/401", Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: "/catalog/servers/401", Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 		var plans []wiretest.Plan
-		e.do(t, request{Path: "/catalog/servers?datacenter_id=4", Key: a.APIKey}).data(t, &plans)
+		e.do(t, request{Path: "/catalog/servers?datacenter_id=4", Key: a.APIKey}).Data(t, &plans)
 		if got := planIDs(plans); !slices.Equal(got, []int64{401, 402}) {
 			t.Fatalf("got %v, want [401 402]", got)
 		}
@@ -170,7 +170,7 @@ func TestLanguage(t *testing.T) {
 				hdr["Accept-Language"] = tt.accept
 			}
 			var p wiretest.Plan
-			e.do(t, request{Path: "/catalog/servers/101" + tt.query, Key: key, Header: hdr}).data(t, &p)
+			e.do(t, request{Path: "/catalog/servers/101" + tt.query, Key: key, Header: hdr}).Data(t, &p)
 			if p.Name != tt.want {
 				t.Fatalf("name = %q, want %q", p.Name, tt.want)
 			}
@@ -179,7 +179,7 @@ func TestLanguage(t *testing.T) {
 	t.Run("unknown lang is refused", func(t *testing.T) {
 		for _, path := range []string{"/catalog/servers/101?lang=de", "/datacenters?lang=EN", "/locations?lang="} {
 			r := e.do(t, request{Path: path, Key: key})
-			r.wantStatus(t, http.StatusBadRequest, "validation_error")
+			r.WantStatus(t, http.StatusBadRequest, "validation_error")
 			if !strings.Contains(r.Body.Error.Message, "lang") {
 				t.Fatalf("%s: message %q does not name lang", path, r.Body.Error.Message)
 			}
@@ -187,11 +187,11 @@ func TestLanguage(t *testing.T) {
 	})
 	t.Run("every list follows lang", func(t *testing.T) {
 		var dcs []wiretest.Datacenter
-		e.do(t, request{Path: "/datacenters?lang=en", Key: key}).data(t, &dcs)
+		e.do(t, request{Path: "/datacenters?lang=en", Key: key}).Data(t, &dcs)
 		var locs []wiretest.Location
-		e.do(t, request{Path: "/locations", Key: key, Header: map[string]string{"Accept-Language": "en"}}).data(t, &locs)
+		e.do(t, request{Path: "/locations", Key: key, Header: map[string]string{"Accept-Language": "en"}}).Data(t, &locs)
 		var apps []wiretest.App
-		e.do(t, request{Path: "/catalog/apps?lang=en", Key: key}).data(t, &apps)
+		e.do(t, request{Path: "/catalog/apps?lang=en", Key: key}).Data(t, &apps)
 		if dcs[0].Name != "Tehran - Asiatech" || locs[0].Name != "Tehran" || locs[0].Country != "Iran" || apps[0].Name != "Docker" {
 			t.Fatalf("got %q, %+v, %q", dcs[0].Name, locs[0], apps[0].Name)
 		}
@@ -210,7 +210,7 @@ func TestDatacenters(t *testing.T) {
 		return out
 	}
 	var got []wiretest.Datacenter
-	e.do(t, request{Path: "/datacenters", Key: a.APIKey}).data(t, &got)
+	e.do(t, request{Path: "/datacenters", Key: a.APIKey}).Data(t, &got)
 	if !slices.Equal(ids(got), []int64{1, 2, 3}) {
 		t.Fatalf("got %v, want [1 2 3]: the KYC datacenter hidden", ids(got))
 	}
@@ -226,7 +226,7 @@ func TestDatacenters(t *testing.T) {
 	if err := e.srv.SetKYCVerified(context.Background(), a.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	e.do(t, request{Path: "/datacenters", Key: a.APIKey}).data(t, &got)
+	e.do(t, request{Path: "/datacenters", Key: a.APIKey}).Data(t, &got)
 	if !slices.Equal(ids(got), []int64{1, 2, 3, 4}) || !got[3].RequireKYC {
 		t.Fatalf("verified account: got %+v, want [1 2 3 4] with 4 requiring KYC", got)
 	}
@@ -251,11 +251,11 @@ func TestLocations(t *testing.T) {
 		t.Run(tt.query, func(t *testing.T) {
 			r := e.do(t, request{Path: "/locations" + tt.query, Key: key})
 			if tt.status != http.StatusOK {
-				r.wantStatus(t, tt.status, "validation_error")
+				r.WantStatus(t, tt.status, "validation_error")
 				return
 			}
 			var locs []wiretest.Location
-			r.data(t, &locs)
+			r.Data(t, &locs)
 			got := []int64{}
 			for _, l := range locs {
 				got = append(got, l.ID)
@@ -295,12 +295,12 @@ func TestApps(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
 			r := e.do(t, request{Path: "/catalog/apps" + tt.query, Key: a.APIKey})
-			r.wantStatus(t, tt.status, tt.code)
+			r.WantStatus(t, tt.status, tt.code)
 			if tt.code != "" {
 				return
 			}
 			var apps []wiretest.App
-			r.data(t, &apps)
+			r.Data(t, &apps)
 			got := []string{}
 			for _, app := range apps {
 				got = append(got, app.ID)
@@ -315,10 +315,10 @@ func TestApps(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := e.do(t, request{Path: "/catalog/apps?server_id=103&template_id=1", Key: a.APIKey})
-		r.wantStatus(t, http.StatusOK, "")
+		r.WantStatus(t, http.StatusOK, "")
 		if string(r.Body.Data) != "[]" {
 			t.Fatalf("data = %s, want []", r.Body.Data)
 		}
-		e.do(t, request{Path: "/catalog/apps?server_id=999", Key: a.APIKey}).wantStatus(t, http.StatusNotFound, "not_found")
+		e.do(t, request{Path: "/catalog/apps?server_id=999", Key: a.APIKey}).WantStatus(t, http.StatusNotFound, "not_found")
 	})
 }

@@ -30,7 +30,7 @@ func TestChosenAPIKey(t *testing.T) {
 	if err != nil || a.APIKey != key {
 		t.Fatalf("CreateAccount = %+v, %v", a, err)
 	}
-	e.do(t, request{Path: "/account", Key: key}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "/account", Key: key}).WantStatus(t, http.StatusOK, "")
 	if _, err := e.srv.CreateAccount(ctx, server.NewAccount{APIKey: key}); err == nil {
 		t.Error("a second account took the same key")
 	}

@@ -103,8 +103,8 @@ func TestCloneCompatibility(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.order(t, a.APIKey, "", tt.body)
-			r.wantStatus(t, tt.status, tt.code)
-			r.wantMessage(t, tt.words...)
+			r.WantStatus(t, tt.status, tt.code)
+			r.WantMessage(t, tt.words...)
 		})
 	}
 	// The same snapshots do build compatible plans.
@@ -113,10 +113,10 @@ func TestCloneCompatibility(t *testing.T) {
 		fmt.Sprintf(`{"server_id": 202, "snapshot_id": %d, "term": "hourly"}`, frankfurt.ID), // same location
 		fmt.Sprintf(`{"server_id": 106, "snapshot_id": %d, "term": "hourly"}`, small.ID),     // cross_location
 	} {
-		e.order(t, a.APIKey, "", body).wantStatus(t, http.StatusCreated, "")
+		e.order(t, a.APIKey, "", body).WantStatus(t, http.StatusCreated, "")
 	}
 	// A deleted snapshot builds nothing.
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", small.ID), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", small.ID), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	e.order(t, a.APIKey, "", fmt.Sprintf(`{"server_id": 102, "snapshot_id": %d, "term": "hourly"}`, small.ID)).
-		wantStatus(t, http.StatusConflict, "snapshot_unavailable")
+		WantStatus(t, http.StatusConflict, "snapshot_unavailable")
 }

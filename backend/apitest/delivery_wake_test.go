@@ -22,7 +22,7 @@ func TestWorkerEventsAreDeliveredAtOnce(t *testing.T) {
 	hook := newReceiver(t, http.StatusOK)
 	e.register(t, a.APIKey, hook.url())
 	e.do(t, request{Method: http.MethodPost, Path: "/instances", Key: a.APIKey, Body: ubuntuOn101}).
-		wantStatus(t, http.StatusCreated, "")
+		WantStatus(t, http.StatusCreated, "")
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		for _, d := range hook.deliveries() {

@@ -1,21 +1,16 @@
 package apitest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/apicall"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -114,35 +109,11 @@ func (e *env) account(t *testing.T, balanceMicros int64) server.CreatedAccount {
 	return a
 }
 
-// request describes one call; Key is sent as X-API-Token unless Bearer is set.
-type request struct {
-	Method       string
-	Path         string // after /api/v1, or absolute when it starts with "//"
-	Key          string
-	Bearer       bool
-	Body         string
-	Header       map[string]string
-	SkipContract bool // the exchange deliberately departs from the OpenAPI document
-}
-
-// response is the decoded answer.
-type response struct {
-	Status int
-	Header http.Header
-	Raw    []byte
-	req    *http.Request
-	Body   struct {
-		Success bool            `json:"success"`
-		Data    json.RawMessage `json:"data"`
-		Meta    *wiretest.Meta  `json:"meta"`
-		Error   *struct {
-			Code      string  `json:"code"`
-			Message   string  `json:"message"`
-			RequestID string  `json:"request_id"`
-			Reference *string `json:"reference"`
-		} `json:"error"`
-	}
-}
+// request and response are the shared vocabulary of the backend's HTTP tests (apicall).
+type (
+	request  = apicall.Request
+	response = apicall.Response
+)
 
 // do sends r and checks the exchange against the OpenAPI document.
 func (e *env) do(t *testing.T, r request) response {
@@ -158,44 +129,7 @@ func (e *env) do(t *testing.T, r request) response {
 // send performs r without touching t, so goroutines may call it; check the answer afterwards on
 // the test's goroutine.
 func (e *env) send(r request) (response, error) {
-	if r.Method == "" {
-		r.Method = http.MethodGet
-	}
-	url := e.http.URL + "/api/v1" + r.Path
-	if len(r.Path) > 1 && r.Path[:2] == "//" {
-		url = e.http.URL + r.Path[1:]
-	}
-	req, err := http.NewRequest(r.Method, url, bytes.NewBufferString(r.Body))
-	if err != nil {
-		return response{}, err
-	}
-	if r.Body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if r.Key != "" {
-		if r.Bearer {
-			req.Header.Set("Authorization", "Bearer "+r.Key)
-		} else {
-			req.Header.Set("X-API-Token", r.Key)
-		}
-	}
-	for k, v := range r.Header {
-		req.Header.Set(k, v)
-	}
-	resp, err := e.http.Client().Do(req)
-	if err != nil {
-		return response{}, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return response{}, err
-	}
-	out := response{Status: resp.StatusCode, Header: resp.Header, Raw: raw, req: req}
-	if err := json.Unmarshal(raw, &out.Body); err != nil && r.Path != "//openapi.json" {
-		return response{}, fmt.Errorf("body is not JSON: %w\n%s", err, raw)
-	}
-	return out, nil
+	return apicall.Send(e.http.Client(), e.http.URL, r)
 }
 
 // check verifies what every answer must have, and the exchange against the OpenAPI document.
@@ -205,55 +139,8 @@ func (e *env) check(t *testing.T, r request, out response) {
 		t.Errorf("%s %s: no X-Request-ID header", r.Method, r.Path)
 	}
 	if !r.SkipContract && r.Path != "//openapi.json" {
-		if err := e.validator.Validate(context.Background(), out.req, []byte(r.Body), out.Status, out.Header, out.Raw); err != nil {
+		if err := e.validator.Validate(context.Background(), out.Request, []byte(r.Body), out.Status, out.Header, out.Raw); err != nil {
 			t.Errorf("contract: %v", err)
 		}
 	}
-}
-
-// wantStatus fails unless the answer has status and, for errors, code.
-func (r response) wantStatus(t *testing.T, status int, code string) {
-	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status = %d, want %d; body %s", r.Status, status, r.Raw)
-	}
-	if code == "" {
-		if !r.Body.Success {
-			t.Fatalf("success = false, want true; body %s", r.Raw)
-		}
-		return
-	}
-	if r.Body.Success || r.Body.Error == nil || r.Body.Error.Code != code {
-		t.Fatalf("error = %s, want code %q", r.Raw, code)
-	}
-	if r.Body.Error.RequestID != r.Header.Get("X-Request-ID") && status != http.StatusTooManyRequests {
-		t.Fatalf("error.request_id = %q, want the X-Request-ID header %q", r.Body.Error.RequestID, r.Header.Get("X-Request-ID"))
-	}
-}
-
-// data decodes the envelope's data into v.
-func (r response) data(t *testing.T, v any) {
-	t.Helper()
-	if err := json.Unmarshal(r.Body.Data, v); err != nil {
-		t.Fatalf("data: %v\n%s", err, r.Raw)
-	}
-}
-
-// lockedBuffer is a log destination safe for the concurrent writers of a backend, read by the
-// test while the workers write.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -16,9 +16,9 @@ func TestIdempotencyRules(t *testing.T) {
 	e := newEnv(t)
 	a := e.funded(t, 10_000_000)
 	first := e.order(t, a.APIKey, "key-1", ubuntuOn101)
-	first.wantStatus(t, http.StatusCreated, "")
+	first.WantStatus(t, http.StatusCreated, "")
 	var orig wiretest.CreatedOrder
-	first.data(t, &orig)
+	first.Data(t, &orig)
 
 	countOrders := func() int {
 		t.Helper()
@@ -34,9 +34,9 @@ func TestIdempotencyRules(t *testing.T) {
 		respelt := "{\n  \"term\": \"hourly\", \"hostname\": null,\n  \"template_id\": 1, \"server_id\": 101\n}"
 		for range 2 {
 			r := e.order(t, a.APIKey, "key-1", respelt)
-			r.wantStatus(t, http.StatusCreated, "")
+			r.WantStatus(t, http.StatusCreated, "")
 			var got wiretest.CreatedOrder
-			r.data(t, &got)
+			r.Data(t, &got)
 			if got.OrderID != orig.OrderID || got.Price != orig.Price {
 				t.Fatalf("replay = %+v, want order %d", got, orig.OrderID)
 			}
@@ -50,7 +50,7 @@ func TestIdempotencyRules(t *testing.T) {
 	})
 	t.Run("2: same key with another body is 422", func(t *testing.T) {
 		e.order(t, a.APIKey, "key-1", `{"server_id": 102, "template_id": 1, "term": "hourly"}`).
-			wantStatus(t, http.StatusUnprocessableEntity, "idempotency_key_reused")
+			WantStatus(t, http.StatusUnprocessableEntity, "idempotency_key_reused")
 		if n := countOrders(); n != 1 {
 			t.Fatalf("%d orders, want 1", n)
 		}
@@ -60,38 +60,38 @@ func TestIdempotencyRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.order(t, one.APIKey, "key-at-limit", ubuntuOn101).wantStatus(t, http.StatusCreated, "")
-		e.order(t, one.APIKey, "key-new", ubuntuOn101).wantStatus(t, http.StatusConflict, "order_limit_reached")
+		e.order(t, one.APIKey, "key-at-limit", ubuntuOn101).WantStatus(t, http.StatusCreated, "")
+		e.order(t, one.APIKey, "key-new", ubuntuOn101).WantStatus(t, http.StatusConflict, "order_limit_reached")
 		r := e.order(t, one.APIKey, "key-at-limit", ubuntuOn101)
 		if r.Status != http.StatusCreated || r.Body.Meta == nil || !r.Body.Meta.IdempotentReplay {
 			t.Fatalf("the key again at api_order_limit: %s, want a replay", r.Raw)
 		}
 		e.order(t, one.APIKey, "key-at-limit", `{"server_id": 101, "term": "hourly"}`).
-			wantStatus(t, http.StatusUnprocessableEntity, "idempotency_key_reused")
+			WantStatus(t, http.StatusUnprocessableEntity, "idempotency_key_reused")
 	})
 	t.Run("keys are per account", func(t *testing.T) {
 		other := e.funded(t, 10_000_000)
 		r := e.order(t, other.APIKey, "key-1", ubuntuOn101)
-		r.wantStatus(t, http.StatusCreated, "")
+		r.WantStatus(t, http.StatusCreated, "")
 		if r.Body.Meta != nil {
 			t.Fatalf("another account's key replayed: %s", r.Raw)
 		}
 	})
 	t.Run("5: a failed request is not recorded", func(t *testing.T) {
 		poor := e.funded(t, 1_000)
-		e.order(t, poor.APIKey, "key-2", ubuntuOn101).wantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
-		e.order(t, poor.APIKey, "key-2", ubuntuOn101).wantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
+		e.order(t, poor.APIKey, "key-2", ubuntuOn101).WantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
+		e.order(t, poor.APIKey, "key-2", ubuntuOn101).WantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
 		if err := e.srv.TopUp(context.Background(), poor.ID, 1_000_000, "card"); err != nil {
 			t.Fatal(err)
 		}
 		r := e.order(t, poor.APIKey, "key-2", ubuntuOn101)
-		r.wantStatus(t, http.StatusCreated, "")
+		r.WantStatus(t, http.StatusCreated, "")
 		if r.Body.Meta != nil {
 			t.Fatalf("the order after the top-up is a replay: %s", r.Raw)
 		}
 		// A body refused as invalid does not record its key either.
-		e.order(t, poor.APIKey, "key-3", `{"server_id": 101, "term": "hourly"}`).wantStatus(t, http.StatusBadRequest, "validation_error")
-		e.order(t, poor.APIKey, "key-3", ubuntuOn101).wantStatus(t, http.StatusCreated, "")
+		e.order(t, poor.APIKey, "key-3", `{"server_id": 101, "term": "hourly"}`).WantStatus(t, http.StatusBadRequest, "validation_error")
+		e.order(t, poor.APIKey, "key-3", ubuntuOn101).WantStatus(t, http.StatusCreated, "")
 	})
 	t.Run("4: a key is kept 24 hours", func(t *testing.T) {
 		e.clock.Advance(24*time.Hour - time.Second)
@@ -101,9 +101,9 @@ func TestIdempotencyRules(t *testing.T) {
 		}
 		e.clock.Advance(time.Second)
 		r = e.order(t, a.APIKey, "key-1", `{"server_id": 102, "template_id": 1, "term": "hourly"}`)
-		r.wantStatus(t, http.StatusCreated, "")
+		r.WantStatus(t, http.StatusCreated, "")
 		var got wiretest.CreatedOrder
-		r.data(t, &got)
+		r.Data(t, &got)
 		if got.OrderID == orig.OrderID || r.Body.Meta != nil {
 			t.Fatalf("after 24 hours: %s, want a new order", r.Raw)
 		}
@@ -146,7 +146,7 @@ func TestIdempotencyConcurrent(t *testing.T) {
 		switch {
 		case r.Status == http.StatusCreated:
 			var c wiretest.CreatedOrder
-			r.data(t, &c)
+			r.Data(t, &c)
 			orderIDs[c.OrderID] = true
 			if r.Body.Meta != nil && r.Body.Meta.IdempotentReplay {
 				replays++

@@ -23,7 +23,7 @@ func TestInstanceList(t *testing.T) {
 		ids = append(ids, e.deployed(t, a.APIKey, ubuntuOn101))
 		e.clock.Advance(time.Minute)
 	}
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", ids[1]), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", ids[1]), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	tests := []struct {
 		query     string
 		want      []int64
@@ -39,9 +39,9 @@ func TestInstanceList(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
 			r := e.do(t, request{Path: "/instances" + tt.query, Key: a.APIKey})
-			r.wantStatus(t, http.StatusOK, "")
+			r.WantStatus(t, http.StatusOK, "")
 			var list []wiretest.Instance
-			r.data(t, &list)
+			r.Data(t, &list)
 			got := []int64{}
 			for _, in := range list {
 				got = append(got, in.ID)
@@ -58,12 +58,12 @@ func TestInstanceList(t *testing.T) {
 	for _, bad := range []string{"?only_active=maybe", "?only_active=", "?limit=0", "?offset=-1"} {
 		t.Run(bad, func(t *testing.T) {
 			r := e.do(t, request{Path: "/instances" + bad, Key: a.APIKey})
-			r.wantStatus(t, http.StatusBadRequest, "validation_error")
-			r.wantMessage(t, strings.Split(strings.TrimPrefix(bad, "?"), "=")[0])
+			r.WantStatus(t, http.StatusBadRequest, "validation_error")
+			r.WantMessage(t, strings.Split(strings.TrimPrefix(bad, "?"), "=")[0])
 		})
 	}
 	var other []wiretest.Instance
-	e.do(t, request{Path: "/instances?only_active=false", Key: e.funded(t, 0).APIKey}).data(t, &other)
+	e.do(t, request{Path: "/instances?only_active=false", Key: e.funded(t, 0).APIKey}).Data(t, &other)
 	if len(other) != 0 {
 		t.Fatalf("another account lists %d instances, want none", len(other))
 	}
@@ -75,9 +75,9 @@ func TestInstanceDetail(t *testing.T) {
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 102, "template_id": 5, "term": "hourly", "active_features": ["2"], "hostname": "win.example.com"}`)
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d?lang=en", id), Key: a.APIKey})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var in wiretest.Instance
-	r.data(t, &in)
+	r.Data(t, &in)
 	if in.Name != "win.example.com" || *in.Hostname != "win.example.com" || *in.Status != "online" || !in.Active ||
 		*in.Term != "hourly" || !in.Renew || in.Locked || in.LockReason != nil || in.ExpiredAt != nil ||
 		*in.CreatedAt != "2025-06-01T10:00:00Z" || *in.RenewalDue != "2025-06-01T11:00:00Z" ||
@@ -109,23 +109,23 @@ func TestInstanceDetail(t *testing.T) {
 			t.Fatalf("without refresh used = %d, want the stored 0", got.Traffic.Used)
 		}
 		var got wiretest.Instance
-		e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).data(t, &got)
+		e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).Data(t, &got)
 		if got.Traffic.Used != 5 {
 			t.Fatalf("refreshed used = %d, want 5 GB after 5.5 hours", got.Traffic.Used)
 		}
 		var traffic wiretest.Traffic
-		e.do(t, request{Path: fmt.Sprintf("/instances/%d/traffic", id), Key: a.APIKey}).data(t, &traffic)
+		e.do(t, request{Path: fmt.Sprintf("/instances/%d/traffic", id), Key: a.APIKey}).Data(t, &traffic)
 		if traffic.Used != 5 || traffic.Included != 2000 {
 			t.Fatalf("traffic = %+v, want the stored 5 of 2000", traffic)
 		}
-		e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=yes", id), Key: a.APIKey}).wantStatus(t, http.StatusBadRequest, "validation_error")
-		e.do(t, request{Path: fmt.Sprintf("/instances/%d/traffic?refresh=1", id), Key: a.APIKey}).wantStatus(t, http.StatusBadRequest, "validation_error")
+		e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=yes", id), Key: a.APIKey}).WantStatus(t, http.StatusBadRequest, "validation_error")
+		e.do(t, request{Path: fmt.Sprintf("/instances/%d/traffic?refresh=1", id), Key: a.APIKey}).WantStatus(t, http.StatusBadRequest, "validation_error")
 	})
 	t.Run("unknown and malformed ids", func(t *testing.T) {
-		e.do(t, request{Path: "/instances/99999", Key: a.APIKey}).wantStatus(t, http.StatusNotFound, "not_found")
+		e.do(t, request{Path: "/instances/99999", Key: a.APIKey}).WantStatus(t, http.StatusNotFound, "not_found")
 		r := e.do(t, request{Path: "/instances/abc", Key: a.APIKey})
-		r.wantStatus(t, http.StatusBadRequest, "validation_error")
-		r.wantMessage(t, "instance_id")
+		r.WantStatus(t, http.StatusBadRequest, "validation_error")
+		r.WantMessage(t, "instance_id")
 	})
 }
 
@@ -138,14 +138,14 @@ func TestTrafficCapLocks(t *testing.T) {
 	e.clock.Advance(501 * time.Hour)
 	e.runDue(t)
 	var in wiretest.Instance
-	e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).data(t, &in)
+	e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).Data(t, &in)
 	if !in.Locked || in.LockReason == nil || *in.LockReason != "traffic" || in.Traffic.Overage != 1 {
 		t.Fatalf("over the allowance: locked %v (%v), overage %d; want locked for traffic, 1 GB over", in.Locked, in.LockReason, in.Traffic.Overage)
 	}
-	e.action(t, a.APIKey, id, `{"action": "reboot"}`).wantStatus(t, http.StatusConflict, "instance_locked")
+	e.action(t, a.APIKey, id, `{"action": "reboot"}`).WantStatus(t, http.StatusConflict, "instance_locked")
 	e.clock.Advance(720*time.Hour - 501*time.Hour) // a new 30-day cycle
 	e.runDue(t)
-	e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).data(t, &in)
+	e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).Data(t, &in)
 	if in.Locked || in.Traffic.Used != 0 {
 		t.Fatalf("new cycle: locked %v used %d, want unlocked at 0", in.Locked, in.Traffic.Used)
 	}
@@ -185,13 +185,13 @@ func TestPatchInstance(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.do(t, request{Method: http.MethodPatch, Path: path, Key: a.APIKey, Body: tt.body})
 			if tt.status != 200 {
-				r.wantStatus(t, tt.status, "validation_error")
-				r.wantMessage(t, tt.field)
+				r.WantStatus(t, tt.status, "validation_error")
+				r.WantMessage(t, tt.field)
 				return
 			}
-			r.wantStatus(t, http.StatusOK, "")
+			r.WantStatus(t, http.StatusOK, "")
 			var got wiretest.Instance
-			r.data(t, &got)
+			r.Data(t, &got)
 			if got.Name != tt.wantName || got.Renew != tt.wantRenew || (got.Note == nil) != (tt.wantNote == nil) ||
 				(got.Note != nil && *got.Note != *tt.wantNote) {
 				t.Fatalf("got name %q note %v renew %v", got.Name, got.Note, got.Renew)
@@ -203,19 +203,19 @@ func TestPatchInstance(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := e.do(t, request{Method: http.MethodPatch, Path: path, Key: a.APIKey, Body: `{"name": "x"}`})
-		r.wantStatus(t, http.StatusConflict, "instance_locked")
-		r.wantMessage(t, "abuse")
+		r.WantStatus(t, http.StatusConflict, "instance_locked")
+		r.WantMessage(t, "abuse")
 		if got := e.getInstance(t, a.APIKey, id); !got.Locked || *got.LockReason != "abuse" {
 			t.Fatalf("reads of a locked instance: locked %v %v", got.Locked, got.LockReason)
 		}
 		if err := e.srv.UnlockInstance(context.Background(), id); err != nil {
 			t.Fatal(err)
 		}
-		e.do(t, request{Method: http.MethodPatch, Path: path, Key: a.APIKey, Body: `{"name": "x"}`}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Method: http.MethodPatch, Path: path, Key: a.APIKey, Body: `{"name": "x"}`}).WantStatus(t, http.StatusOK, "")
 	})
 	t.Run("canceled", func(t *testing.T) {
-		e.do(t, request{Method: http.MethodDelete, Path: path, Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
-		e.do(t, request{Method: http.MethodPatch, Path: path, Key: a.APIKey, Body: `{"name": "x"}`}).wantStatus(t, http.StatusConflict, "instance_locked")
+		e.do(t, request{Method: http.MethodDelete, Path: path, Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
+		e.do(t, request{Method: http.MethodPatch, Path: path, Key: a.APIKey, Body: `{"name": "x"}`}).WantStatus(t, http.StatusConflict, "instance_locked")
 	})
 }
 
@@ -229,9 +229,9 @@ func TestCancelInstance(t *testing.T) {
 	e.clock.Advance(10 * time.Minute)
 	for i := range 2 {
 		r := e.do(t, request{Method: http.MethodDelete, Path: path, Key: a.APIKey})
-		r.wantStatus(t, http.StatusOK, "")
+		r.WantStatus(t, http.StatusOK, "")
 		var got wiretest.CanceledInstance
-		r.data(t, &got)
+		r.Data(t, &got)
 		if got.ID != id || got.Status != "canceled" || got.Active {
 			t.Fatalf("DELETE %d: %+v, want canceled and inactive", i+1, got)
 		}
@@ -270,7 +270,7 @@ func TestCancelInstance(t *testing.T) {
 		if err := e.srv.LockInstance(ctx, locked, store.LockDebt); err != nil {
 			t.Fatal(err)
 		}
-		e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", locked), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", locked), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	})
 }
 
@@ -281,7 +281,7 @@ func TestResizeOptions(t *testing.T) {
 	id := e.deployed(t, a.APIKey, `{"server_id": 101, "template_id": 1, "term": "hourly", "active_features": ["3"]}`) // renews 11:00
 	e.clock.Advance(15 * time.Minute)                                                                                 // 45 minutes of the hour left
 	var got wiretest.ResizeOptions
-	e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", id), Key: a.APIKey}).data(t, &got)
+	e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", id), Key: a.APIKey}).Data(t, &got)
 	want := []struct {
 		id                 int64
 		price, now, newCst float64
@@ -302,19 +302,19 @@ func TestResizeOptions(t *testing.T) {
 
 	t.Run("rounded to the micro-USD", func(t *testing.T) {
 		e.clock.Advance(25*time.Minute + 7*time.Second) // 1193 s left: 4000 µ × 1193/3600 = 1325.56 → 1326
-		e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", id), Key: a.APIKey}).data(t, &got)
+		e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", id), Key: a.APIKey}).Data(t, &got)
 		if got.Options[0].ChargeNow != 0.001326 {
 			t.Fatalf("charge_now = %v, want 0.001326", got.Options[0].ChargeNow)
 		}
 	})
 	t.Run("no options without resize or once canceled", func(t *testing.T) {
 		top := e.deployed(t, a.APIKey, `{"server_id": 212, "template_id": 1, "term": "hourly"}`)
-		e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", top), Key: a.APIKey}).data(t, &got)
+		e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", top), Key: a.APIKey}).Data(t, &got)
 		if len(got.Options) != 0 {
 			t.Fatalf("the biggest plan has options %+v", got.Options)
 		}
-		e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
-		e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", id), Key: a.APIKey}).data(t, &got)
+		e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", id), Key: a.APIKey}).Data(t, &got)
 		if len(got.Options) != 0 {
 			t.Fatalf("a canceled instance has options %+v", got.Options)
 		}
@@ -345,7 +345,7 @@ func TestCrossAccountInstanceRoutes(t *testing.T) {
 	for _, r := range routes {
 		t.Run(r.Method+" "+r.Path, func(t *testing.T) {
 			r.Key = intruder.APIKey
-			e.do(t, r).wantStatus(t, http.StatusNotFound, "not_found")
+			e.do(t, r).WantStatus(t, http.StatusNotFound, "not_found")
 		})
 	}
 	in := e.getInstance(t, owner.APIKey, id)

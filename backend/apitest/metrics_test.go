@@ -98,7 +98,7 @@ func TestMetricsMove(t *testing.T) {
 	}
 	e.getInstance(t, a.APIKey, o.Server.ID)
 	e.placed(t, a.APIKey, ubuntuOn101)
-	e.order(t, a.APIKey, "", ubuntuOn101).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	e.order(t, a.APIKey, "", ubuntuOn101).WantStatus(t, http.StatusTooManyRequests, "rate_limited")
 
 	after := e.scrape(t)
 	checks := []struct {

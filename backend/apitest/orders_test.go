@@ -69,15 +69,15 @@ func TestCreateInstanceValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.do(t, request{Method: http.MethodPost, Path: "/instances", Key: key, Body: tt.body, Header: tt.header})
-			r.wantStatus(t, tt.status, tt.code)
+			r.WantStatus(t, tt.status, tt.code)
 			if tt.field != "" {
-				r.wantMessage(t, tt.field)
+				r.WantMessage(t, tt.field)
 			}
 		})
 	}
 	t.Run("nothing was ordered", func(t *testing.T) {
 		var orders []wiretest.Order
-		e.do(t, request{Path: "/orders", Key: key}).data(t, &orders)
+		e.do(t, request{Path: "/orders", Key: key}).Data(t, &orders)
 		if len(orders) != 0 {
 			t.Fatalf("got %d orders after only refused requests, want 0", len(orders))
 		}
@@ -88,8 +88,8 @@ func TestCreateInstanceValidation(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.order(t, closed.APIKey, "", `{"server_id": 101, "template_id": 1, "term": "hourly", "apps": ["docker"]}`).
-			wantStatus(t, http.StatusForbidden, "forbidden")
-		e.order(t, closed.APIKey, "", ubuntuOn101).wantStatus(t, http.StatusCreated, "")
+			WantStatus(t, http.StatusForbidden, "forbidden")
+		e.order(t, closed.APIKey, "", ubuntuOn101).WantStatus(t, http.StatusCreated, "")
 	})
 }
 
@@ -115,12 +115,12 @@ func TestCreateInstanceAccepted(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.order(t, a.APIKey, "", tt.body)
-			r.wantStatus(t, http.StatusCreated, "")
+			r.WantStatus(t, http.StatusCreated, "")
 			if r.Body.Meta != nil {
 				t.Fatalf("meta = %+v on a first request, want none", r.Body.Meta)
 			}
 			var c wiretest.CreatedOrder
-			r.data(t, &c)
+			r.Data(t, &c)
 			if c.OrderID == 0 || c.Price != tt.wantPrice || !slices.Equal(c.Apps, tt.wantApps) {
 				t.Fatalf("got %+v, want price %v apps %v", c, tt.wantPrice, tt.wantApps)
 			}
@@ -132,14 +132,14 @@ func TestCreateInstanceAccepted(t *testing.T) {
 		})
 	}
 	var b wiretest.Balance
-	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
+	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
 	if b.PendingOrders != int64(len(tests)) || b.Reserved != 0.5484 || b.Available != 9.4516 {
 		t.Fatalf("balance = %+v, want %d pending reserving 0.5484 (available 9.4516)", b, len(tests))
 	}
 	t.Run("generated and given hostnames", func(t *testing.T) {
 		e.runDue(t)
 		var list []wiretest.Instance
-		e.do(t, request{Path: "/instances", Key: a.APIKey}).data(t, &list)
+		e.do(t, request{Path: "/instances", Key: a.APIKey}).Data(t, &list)
 		if len(list) != len(tests) {
 			t.Fatalf("got %d instances, want %d", len(list), len(tests))
 		}
@@ -166,7 +166,7 @@ func TestOrderLifecycleToDeployed(t *testing.T) {
 	wantBalance := func(balance, reserved float64) {
 		t.Helper()
 		var b wiretest.Balance
-		e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
+		e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
 		if b.Balance != balance || b.Reserved != reserved {
 			t.Fatalf("balance %v reserved %v, want %v and %v", b.Balance, b.Reserved, balance, reserved)
 		}
@@ -247,7 +247,7 @@ func TestOrderTimesOut(t *testing.T) {
 		t.Fatalf("balance %v with %d ledger entries: a timed-out order must charge nothing", acct.Balance, len(entries))
 	}
 	var b wiretest.Balance
-	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
+	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
 	if b.Reserved != 0 {
 		t.Fatalf("reserved = %v after the time-out, want 0", b.Reserved)
 	}
@@ -257,7 +257,7 @@ func TestOrderTimesOut(t *testing.T) {
 		t.Fatalf("events = %v %s, want order.timed_out carrying the reference", eventNames(evs), evs[0].Data)
 	}
 	var list []wiretest.Instance
-	e.do(t, request{Path: "/instances?only_active=false", Key: a.APIKey}).data(t, &list)
+	e.do(t, request{Path: "/instances?only_active=false", Key: a.APIKey}).Data(t, &list)
 	if len(list) != 0 {
 		t.Fatalf("a timed-out order created %d instances", len(list))
 	}
@@ -273,7 +273,7 @@ func TestOrdersReadableFor24Hours(t *testing.T) {
 	second := e.placed(t, a.APIKey, ubuntuOn101) // pending
 	list := func() []int64 {
 		var orders []wiretest.Order
-		e.do(t, request{Path: "/orders", Key: a.APIKey}).data(t, &orders)
+		e.do(t, request{Path: "/orders", Key: a.APIKey}).Data(t, &orders)
 		var ids []int64
 		for _, o := range orders {
 			ids = append(ids, o.OrderID)
@@ -286,14 +286,14 @@ func TestOrdersReadableFor24Hours(t *testing.T) {
 	e.clock.Advance(23*time.Hour - time.Second)
 	e.getOrder(t, a.APIKey, first.OrderID)
 	e.clock.Advance(time.Second) // 24 hours after the first finished
-	e.do(t, request{Path: fmt.Sprintf("/orders/%d", first.OrderID), Key: a.APIKey}).wantStatus(t, http.StatusNotFound, "not_found")
+	e.do(t, request{Path: fmt.Sprintf("/orders/%d", first.OrderID), Key: a.APIKey}).WantStatus(t, http.StatusNotFound, "not_found")
 	if got := list(); !slices.Equal(got, []int64{second.OrderID}) {
 		t.Fatalf("orders = %v, want only the pending one", got)
 	}
 	e.getOrder(t, a.APIKey, second.OrderID) // pending orders stay readable
 	other := e.funded(t, 0)
-	e.do(t, request{Path: fmt.Sprintf("/orders/%d", second.OrderID), Key: other.APIKey}).wantStatus(t, http.StatusNotFound, "not_found")
-	e.do(t, request{Path: "/orders/abc", Key: a.APIKey}).wantStatus(t, http.StatusBadRequest, "validation_error")
+	e.do(t, request{Path: fmt.Sprintf("/orders/%d", second.OrderID), Key: other.APIKey}).WantStatus(t, http.StatusNotFound, "not_found")
+	e.do(t, request{Path: "/orders/abc", Key: a.APIKey}).WantStatus(t, http.StatusBadRequest, "validation_error")
 }
 
 func TestTimeOutOrderHook(t *testing.T) {
@@ -397,7 +397,7 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 		t.Fatalf("POST /instances: %v %d %s", err, r.Status, r.Raw)
 	}
 	var created wiretest.CreatedOrder
-	r.data(t, &created)
+	r.Data(t, &created)
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 			t.Fatalf("GET /orders/%d: %v %d %s", created.OrderID, err, r.Status, r.Raw)
 		}
 		var o wiretest.Order
-		r.data(t, &o)
+		r.Data(t, &o)
 		if o.Status == "deployed" {
 			break
 		}
@@ -437,19 +437,19 @@ func TestOrderLimits(t *testing.T) {
 	key := a.APIKey
 	e.placed(t, key, ubuntuOn101)
 	r := e.order(t, key, "", ubuntuOn101)
-	r.wantStatus(t, http.StatusConflict, "order_limit_reached")
-	r.wantMessage(t, "api_order_limit")
+	r.WantStatus(t, http.StatusConflict, "order_limit_reached")
+	r.WantMessage(t, "api_order_limit")
 	e.runDue(t) // 1 active, 0 pending
 	e.placed(t, key, ubuntuOn101)
 	r = e.order(t, key, "", ubuntuOn101) // 1 active + 1 pending = server_limit
-	r.wantStatus(t, http.StatusConflict, "server_limit_reached")
-	r.wantMessage(t, "server_limit")
+	r.WantStatus(t, http.StatusConflict, "server_limit_reached")
+	r.WantMessage(t, "server_limit")
 	e.runDue(t)
-	e.order(t, key, "", ubuntuOn101).wantStatus(t, http.StatusConflict, "server_limit_reached")
+	e.order(t, key, "", ubuntuOn101).WantStatus(t, http.StatusConflict, "server_limit_reached")
 
 	var list []wiretest.Instance
-	e.do(t, request{Path: "/instances", Key: key}).data(t, &list)
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", list[0].ID), Key: key}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "/instances", Key: key}).Data(t, &list)
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", list[0].ID), Key: key}).WantStatus(t, http.StatusOK, "")
 	e.placed(t, key, ubuntuOn101) // a canceled server frees its place
 }
 
@@ -459,8 +459,8 @@ func TestInsufficientBalance(t *testing.T) {
 	a := e.funded(t, 5_000) // 0.005: one 0.004 order
 	e.placed(t, a.APIKey, ubuntuOn101)
 	r := e.order(t, a.APIKey, "", ubuntuOn101)
-	r.wantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
-	r.wantMessage(t, "0.004", "0.001")
+	r.WantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
+	r.WantMessage(t, "0.004", "0.001")
 	if totals, _ := e.database(t).OrderTotals(context.Background(), a.ID); totals.Pending != 1 {
 		t.Fatalf("%d pending orders, want 1: a refused order must not be recorded", totals.Pending)
 	}
@@ -493,7 +493,7 @@ func TestConcurrentOrdersAgainstWallet(t *testing.T) {
 		t.Fatalf("statuses = %v, want 10 × 201 and 40 × 402", counts)
 	}
 	var b wiretest.Balance
-	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).data(t, &b)
+	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
 	if b.Reserved != 0.04 || b.Available != 0 {
 		t.Fatalf("balance = %+v, want 0.04 reserved and nothing available", b)
 	}

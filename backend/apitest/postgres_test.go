@@ -174,9 +174,9 @@ func orderFromBoth(t *testing.T, replicas []*env, key string, orders int) map[in
 		if errs[i] != nil {
 			t.Fatalf("order %d: %v", i, errs[i])
 		}
-		r.wantStatus(t, http.StatusCreated, "")
+		r.WantStatus(t, http.StatusCreated, "")
 		var c wiretest.CreatedOrder
-		r.data(t, &c)
+		r.Data(t, &c)
 		created[c.OrderID] = true
 	}
 	return created
@@ -252,22 +252,22 @@ func TestPostgresReplicasShareRateLimits(t *testing.T) {
 	key := replicas[0].account(t, 0).APIKey
 
 	for i := range 2 {
-		replicas[i%2].do(t, request{Path: "/account", Key: key}).wantStatus(t, http.StatusOK, "")
+		replicas[i%2].do(t, request{Path: "/account", Key: key}).WantStatus(t, http.StatusOK, "")
 	}
 	for i, r := range replicas {
 		resp := r.do(t, request{Path: "/account", Key: key})
-		resp.wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+		resp.WantStatus(t, http.StatusTooManyRequests, "rate_limited")
 		if got := resp.Header.Get("Retry-After"); got != "60" {
 			t.Fatalf("replica %d: Retry-After = %q, want 60 (the window both replicas share)", i, got)
 		}
 	}
-	replicas[1].do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "") // another route
+	replicas[1].do(t, request{Path: "/health"}).WantStatus(t, http.StatusOK, "") // another route
 
 	clock.Advance(time.Minute)
 	for i := range 2 {
-		replicas[(i+1)%2].do(t, request{Path: "/account", Key: key}).wantStatus(t, http.StatusOK, "")
+		replicas[(i+1)%2].do(t, request{Path: "/account", Key: key}).WantStatus(t, http.StatusOK, "")
 	}
-	replicas[0].do(t, request{Path: "/account", Key: key}).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	replicas[0].do(t, request{Path: "/account", Key: key}).WantStatus(t, http.StatusTooManyRequests, "rate_limited")
 }
 
 // TestPostgresReplicasShareTheSimulator: one client alternating between two replicas of one
@@ -285,7 +285,7 @@ func TestPostgresReplicasShareTheSimulator(t *testing.T) {
 	// Power: B's simulator built the machine (online); A turns it off; a refresh on B reads off.
 	a.act(t, acct.APIKey, id, `{"action": "power_off"}`)
 	var in wiretest.Instance
-	b.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: acct.APIKey}).data(t, &in)
+	b.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: acct.APIKey}).Data(t, &in)
 	if in.Status == nil || *in.Status != "offline" {
 		t.Fatalf("status refreshed on B = %s, want offline as A left it", ptrString(in.Status))
 	}
@@ -295,7 +295,7 @@ func TestPostgresReplicasShareTheSimulator(t *testing.T) {
 	if err := a.srv.ChangeRootPasswordOutOfBand(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	b.install(t, acct.APIKey, id, `{"apps": ["docker"]}`).wantStatus(t, http.StatusAccepted, "")
+	b.install(t, acct.APIKey, id, `{"apps": ["docker"]}`).WantStatus(t, http.StatusAccepted, "")
 	b.runDue(t) // waiting → preparing
 	b.runDue(t) // the password is tried
 	if got := stages(a.installs(t, acct.APIKey, id)); !slices.Equal(got, []string{"docker:failed/auth_failed"}) {
@@ -321,7 +321,7 @@ func TestPostgresReplicasShareTheSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.seesFailRate(t, 1)
-	b.action(t, acct.APIKey, id, `{"action": "reboot"}`).wantStatus(t, http.StatusBadGateway, "provider_error")
+	b.action(t, acct.APIKey, id, `{"action": "reboot"}`).WantStatus(t, http.StatusBadGateway, "provider_error")
 	if err := b.srv.SetFailRate(ctx, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -14,13 +14,13 @@ func TestProbesAreNeverRateLimited(t *testing.T) {
 	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0.025 }) // /health: 3 a minute
 	for range 20 {
 		for _, p := range []string{"//livez", "//readyz"} {
-			e.do(t, request{Path: p, SkipContract: true}).wantStatus(t, http.StatusOK, "")
+			e.do(t, request{Path: p, SkipContract: true}).WantStatus(t, http.StatusOK, "")
 		}
 	}
 	for range 3 {
-		e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: "/health"}).WantStatus(t, http.StatusOK, "")
 	}
-	e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
-	e.do(t, request{Path: "//readyz", SkipContract: true}).wantStatus(t, http.StatusOK, "")
-	e.do(t, request{Path: "/livez", SkipContract: true}).wantStatus(t, http.StatusNotFound, "not_found") // root only
+	e.do(t, request{Path: "/health"}).WantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	e.do(t, request{Path: "//readyz", SkipContract: true}).WantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "/livez", SkipContract: true}).WantStatus(t, http.StatusNotFound, "not_found") // root only
 }

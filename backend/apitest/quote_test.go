@@ -45,9 +45,9 @@ func TestQuote(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.do(t, request{Method: http.MethodPost, Path: "/quote", Key: a.APIKey, Body: tt.body})
-			r.wantStatus(t, http.StatusOK, "")
+			r.WantStatus(t, http.StatusOK, "")
 			var got wiretest.Quote
-			r.data(t, &got)
+			r.Data(t, &got)
 			if !quotesEqual(got, tt.want) {
 				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
 			}
@@ -96,7 +96,7 @@ func TestQuoteErrors(t *testing.T) {
 			r := e.do(t, request{Method: http.MethodPost, Path: "/quote", Key: key, Body: tt.body,
 				// The validator cannot parse a body that is not JSON; the answer is still checked by hand.
 				SkipContract: tt.body == "" || tt.name == "malformed JSON" || tt.name == "two objects"})
-			r.wantStatus(t, tt.status, tt.code)
+			r.WantStatus(t, tt.status, tt.code)
 			if tt.field != "" && !strings.Contains(r.Body.Error.Message, tt.field) {
 				t.Fatalf("message %q does not name %q", r.Body.Error.Message, tt.field)
 			}
@@ -105,7 +105,7 @@ func TestQuoteErrors(t *testing.T) {
 	t.Run("oversized body", func(t *testing.T) {
 		body := `{"server_id": 101, "active_features": ["` + strings.Repeat("1", 1<<20) + `"]}`
 		r := e.do(t, request{Method: http.MethodPost, Path: "/quote", Key: key, Body: body})
-		r.wantStatus(t, http.StatusRequestEntityTooLarge, "validation_error")
+		r.WantStatus(t, http.StatusRequestEntityTooLarge, "validation_error")
 		if !strings.Contains(r.Body.Error.Message, "body") {
 			t.Fatalf("message %q does not name body", r.Body.Error.Message)
 		}

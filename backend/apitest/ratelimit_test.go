@@ -17,36 +17,36 @@ func TestRateLimit(t *testing.T) {
 	b := e.account(t, 0).APIKey
 
 	for i := 0; i < 3; i++ {
-		e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: "/health"}).WantStatus(t, http.StatusOK, "")
 	}
 	r := e.do(t, request{Path: "/health"})
-	r.wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	r.WantStatus(t, http.StatusTooManyRequests, "rate_limited")
 	if got := r.Header.Get("Retry-After"); got != "60" {
 		t.Fatalf("Retry-After = %q, want 60", got)
 	}
 	e.clock.Advance(59 * time.Second)
 	r = e.do(t, request{Path: "/health"})
-	r.wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	r.WantStatus(t, http.StatusTooManyRequests, "rate_limited")
 	if got := r.Header.Get("Retry-After"); got != "1" {
 		t.Fatalf("Retry-After after 59s = %q, want 1", got)
 	}
 	e.clock.Advance(time.Second)
-	e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "/health"}).WantStatus(t, http.StatusOK, "")
 
 	t.Run("per key and per route", func(t *testing.T) {
 		for i := 0; i < 2; i++ {
-			e.do(t, request{Path: "/account", Key: a}).wantStatus(t, http.StatusOK, "")
+			e.do(t, request{Path: "/account", Key: a}).WantStatus(t, http.StatusOK, "")
 		}
 		r := e.do(t, request{Path: "/account", Key: a})
-		r.wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+		r.WantStatus(t, http.StatusTooManyRequests, "rate_limited")
 		if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n < 1 || n > 60 {
 			t.Fatalf("Retry-After = %q, want 1..60", r.Header.Get("Retry-After"))
 		}
-		e.do(t, request{Path: "/account", Key: b}).wantStatus(t, http.StatusOK, "")
-		e.do(t, request{Path: "/account/balance", Key: a}).wantStatus(t, http.StatusOK, "")
-		e.do(t, request{Path: "/catalog/servers", Key: a}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: "/account", Key: b}).WantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: "/account/balance", Key: a}).WantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: "/catalog/servers", Key: a}).WantStatus(t, http.StatusOK, "")
 		e.clock.Advance(time.Minute)
-		e.do(t, request{Path: "/account", Key: a}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: "/account", Key: a}).WantStatus(t, http.StatusOK, "")
 	})
 }
 
@@ -54,7 +54,7 @@ func TestRateLimitDisabled(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0 })
 	for i := 0; i < 130; i++ {
-		e.do(t, request{Path: "/health"}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: "/health"}).WantStatus(t, http.StatusOK, "")
 	}
 }
 
@@ -65,24 +65,24 @@ func TestServerRouteRateLimits(t *testing.T) {
 	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0.1 })
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, ubuntuOn101)
-	e.order(t, a.APIKey, "", ubuntuOn101).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	e.order(t, a.APIKey, "", ubuntuOn101).WantStatus(t, http.StatusTooManyRequests, "rate_limited")
 
 	for i := 0; i < 3; i++ {
 		e.act(t, a.APIKey, id, `{"action": "power_on"}`)
 	}
 	r := e.action(t, a.APIKey, id, `{"action": "power_on"}`)
-	r.wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	r.WantStatus(t, http.StatusTooManyRequests, "rate_limited")
 	if r.Header.Get("Retry-After") == "" {
 		t.Fatal("429 without Retry-After")
 	}
 	path := "/instances/" + strconv.FormatInt(id, 10)
 	for i := 0; i < 6; i++ {
-		e.do(t, request{Path: path, Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+		e.do(t, request{Path: path, Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	}
-	e.do(t, request{Path: path, Key: a.APIKey}).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	e.do(t, request{Path: path, Key: a.APIKey}).WantStatus(t, http.StatusTooManyRequests, "rate_limited")
 	// Another key has its own budget.
 	b := e.funded(t, 10_000_000)
-	e.order(t, b.APIKey, "", ubuntuOn101).wantStatus(t, http.StatusCreated, "")
+	e.order(t, b.APIKey, "", ubuntuOn101).WantStatus(t, http.StatusCreated, "")
 	e.clock.Advance(time.Minute)
-	e.order(t, a.APIKey, "", ubuntuOn101).wantStatus(t, http.StatusCreated, "")
+	e.order(t, a.APIKey, "", ubuntuOn101).WantStatus(t, http.StatusCreated, "")
 }

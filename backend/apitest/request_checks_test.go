@@ -37,9 +37,9 @@ func TestRequestBodiesMustBeJSON(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.do(t, request{Method: tt.method, Path: tt.path, Key: a.APIKey, Body: tt.body,
 				Header: map[string]string{"Content-Type": tt.contentType}})
-			r.wantStatus(t, tt.wantStatus, tt.wantCode)
+			r.WantStatus(t, tt.wantStatus, tt.wantCode)
 			if tt.wantCode == "validation_error" {
-				r.wantMessage(t, "body")
+				r.WantMessage(t, "body")
 			}
 		})
 	}
@@ -48,7 +48,7 @@ func TestRequestBodiesMustBeJSON(t *testing.T) {
 		t.Fatalf("orders after refused requests = %s, want none", orders.Body.Data)
 	}
 	// A request without a body needs no Content-Type.
-	e.do(t, request{Path: "/account", Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "/account", Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 }
 
 // TestMalformedQueryString checks that a query string that does not parse is 400 naming query
@@ -59,10 +59,10 @@ func TestMalformedQueryString(t *testing.T) {
 	a := e.account(t, 0)
 	for _, query := range []string{"?limit=%zz", "?limit=1;offset=0"} {
 		r := e.do(t, request{Path: "/instances" + query, Key: a.APIKey})
-		r.wantStatus(t, http.StatusBadRequest, "validation_error")
-		r.wantMessage(t, "query")
+		r.WantStatus(t, http.StatusBadRequest, "validation_error")
+		r.WantMessage(t, "query")
 	}
-	e.do(t, request{Path: "/instances?limit=1&offset=0", Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "/instances?limit=1&offset=0", Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 }
 
 // TestAcceptCostLimit checks that accept_cost above the largest accepted amount is 400 naming
@@ -74,7 +74,7 @@ func TestAcceptCostLimit(t *testing.T) {
 	for _, cost := range []string{"1000000000.000001", "9300000000000", "1e30"} {
 		r := e.do(t, request{Method: http.MethodPost, Path: "/instances/1/actions", Key: a.APIKey,
 			Body: `{"action": "change_ip", "accept_cost": ` + cost + `}`})
-		r.wantStatus(t, http.StatusBadRequest, "validation_error")
-		r.wantMessage(t, "accept_cost", "1000000000")
+		r.WantStatus(t, http.StatusBadRequest, "validation_error")
+		r.WantMessage(t, "accept_cost", "1000000000")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
@@ -45,9 +44,9 @@ func (e *env) order(t *testing.T, key, idem, body string) response {
 func (e *env) placed(t *testing.T, key, body string) wiretest.CreatedOrder {
 	t.Helper()
 	r := e.order(t, key, "", body)
-	r.wantStatus(t, http.StatusCreated, "")
+	r.WantStatus(t, http.StatusCreated, "")
 	var c wiretest.CreatedOrder
-	r.data(t, &c)
+	r.Data(t, &c)
 	return c
 }
 
@@ -55,9 +54,9 @@ func (e *env) placed(t *testing.T, key, body string) wiretest.CreatedOrder {
 func (e *env) getOrder(t *testing.T, key string, id int64) wiretest.Order {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/orders/%d", id), Key: key})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var o wiretest.Order
-	r.data(t, &o)
+	r.Data(t, &o)
 	return o
 }
 
@@ -78,9 +77,9 @@ func (e *env) deployed(t *testing.T, key, body string) int64 {
 func (e *env) getInstance(t *testing.T, key string, id int64) wiretest.Instance {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d", id), Key: key})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var v wiretest.Instance
-	r.data(t, &v)
+	r.Data(t, &v)
 	return v
 }
 
@@ -88,16 +87,6 @@ func (e *env) getInstance(t *testing.T, key string, id int64) wiretest.Instance 
 func (e *env) action(t *testing.T, key string, id int64, body string) response {
 	t.Helper()
 	return e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/instances/%d/actions", id), Key: key, Body: body})
-}
-
-// wantMessage fails unless the error message mentions every word.
-func (r response) wantMessage(t *testing.T, words ...string) {
-	t.Helper()
-	for _, w := range words {
-		if r.Body.Error == nil || !strings.Contains(r.Body.Error.Message, w) {
-			t.Fatalf("error message of %s does not mention %q", r.Raw, w)
-		}
-	}
 }
 
 // ledger returns the account's balance, debt and ledger as the store has them.

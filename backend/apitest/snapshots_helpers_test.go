@@ -21,9 +21,9 @@ func (e *env) snap(t *testing.T, key string, instanceID int64, body string) resp
 func (e *env) snapped(t *testing.T, key string, instanceID int64) wiretest.Snapshot {
 	t.Helper()
 	r := e.snap(t, key, instanceID, "")
-	r.wantStatus(t, http.StatusAccepted, "")
+	r.WantStatus(t, http.StatusAccepted, "")
 	var v wiretest.Snapshot
-	r.data(t, &v)
+	r.Data(t, &v)
 	if v.Status != "creating" {
 		t.Fatalf("new snapshot is %s, want creating", v.Status)
 	}
@@ -46,18 +46,18 @@ func (e *env) available(t *testing.T, key string, instanceID int64) wiretest.Sna
 func (e *env) getSnapshot(t *testing.T, key string, id int64) wiretest.Snapshot {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/snapshots/%d", id), Key: key})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var v wiretest.Snapshot
-	r.data(t, &v)
+	r.Data(t, &v)
 	return v
 }
 
 func (e *env) listSnapshots(t *testing.T, key, query string) []wiretest.Snapshot {
 	t.Helper()
 	r := e.do(t, request{Path: "/snapshots" + query, Key: key})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var list []wiretest.Snapshot
-	r.data(t, &list)
+	r.Data(t, &list)
 	return list
 }
 

@@ -23,9 +23,9 @@ func TestSnapshotLifecycle(t *testing.T) {
 	id := e.deployed(t, a.APIKey, `{"server_id": 101, "template_id": 3, "term": "hourly", "active_features": ["2", "3"]}`)
 
 	r := e.snap(t, a.APIKey, id, `{"name": "before upgrade"}`)
-	r.wantStatus(t, http.StatusAccepted, "")
+	r.WantStatus(t, http.StatusAccepted, "")
 	var created wiretest.Snapshot
-	r.data(t, &created)
+	r.Data(t, &created)
 	if created.Name != "before upgrade" || created.Status != "creating" || created.SizeGB != nil || created.Price != nil ||
 		created.Accrued != nil || created.RenewalDue != nil || *created.InstanceID != id || created.Term != "hourly" {
 		t.Fatalf("new snapshot = %s", r.Raw)
@@ -58,7 +58,7 @@ func TestSnapshotLifecycle(t *testing.T) {
 		t.Fatalf("snapshot source fields = %+v", v)
 	}
 	var en wiretest.Snapshot
-	e.do(t, request{Path: fmt.Sprintf("/snapshots/%d?lang=en", v.ID), Key: a.APIKey}).data(t, &en)
+	e.do(t, request{Path: fmt.Sprintf("/snapshots/%d?lang=en", v.ID), Key: a.APIKey}).Data(t, &en)
 	if !slices.Equal(en.Features, []string{"Automatic backups", "Extra IPv6 addresses"}) || *en.SourceName != *e.getInstance(t, a.APIKey, id).Hostname {
 		t.Fatalf("features %v source %v, want the instance's feature names and name", en.Features, *en.SourceName)
 	}
@@ -75,7 +75,7 @@ func TestSnapshotDefaultName(t *testing.T) {
 	}
 	long := strings.Repeat("ن", 64)
 	e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey,
-		Body: `{"name": "` + long + `"}`}).wantStatus(t, http.StatusOK, "")
+		Body: `{"name": "` + long + `"}`}).WantStatus(t, http.StatusOK, "")
 	v := e.snapped(t, a.APIKey, id)
 	if want := strings.Repeat("ن", 44) + " 2025-06-01 10:00:00"; v.Name != want {
 		t.Fatalf("default name of a long instance name = %q, want %q (64 characters)", v.Name, want)
@@ -116,9 +116,9 @@ func TestSnapshotRequestErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.req.Key = a.APIKey
 			r := e.do(t, tt.req)
-			r.wantStatus(t, tt.status, tt.code)
+			r.WantStatus(t, tt.status, tt.code)
 			if tt.field != "" {
-				r.wantMessage(t, tt.field)
+				r.WantMessage(t, tt.field)
 			}
 		})
 	}
@@ -130,7 +130,7 @@ func TestSnapshotRequestErrors(t *testing.T) {
 		{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID)},
 	} {
 		req.Key = other.APIKey
-		e.do(t, req).wantStatus(t, http.StatusNotFound, "not_found")
+		e.do(t, req).WantStatus(t, http.StatusNotFound, "not_found")
 	}
 	if list := e.listSnapshots(t, other.APIKey, "?include_inactive=true"); len(list) != 0 {
 		t.Fatalf("another account lists %d snapshots, want none", len(list))
@@ -151,19 +151,19 @@ func TestSnapshotCapLocksAndFunds(t *testing.T) {
 		ids = append(ids, e.snapped(t, a.APIKey, id).ID)
 	}
 	r := e.snap(t, a.APIKey, id, "")
-	r.wantStatus(t, http.StatusConflict, "snapshot_limit_reached")
-	r.wantMessage(t, "3")
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", ids[0]), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusConflict, "snapshot_limit_reached")
+	r.WantMessage(t, "3")
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", ids[0]), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	e.snapped(t, a.APIKey, id) // a deleted snapshot does not count
 
 	if err := e.srv.LockInstance(ctx, id, "abuse"); err != nil {
 		t.Fatal(err)
 	}
-	e.snap(t, a.APIKey, id, "").wantStatus(t, http.StatusConflict, "instance_locked")
+	e.snap(t, a.APIKey, id, "").WantStatus(t, http.StatusConflict, "instance_locked")
 
 	poor := e.funded(t, 4_500) // the 0.004 order leaves 0.0005; an hour of 25 GB costs 0.000685
 	cheap := e.deployed(t, poor.APIKey, ubuntuOn101)
-	e.snap(t, poor.APIKey, cheap, "").wantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
+	e.snap(t, poor.APIKey, cheap, "").WantStatus(t, http.StatusPaymentRequired, "insufficient_balance")
 
 	kyc := e.funded(t, 10_000_000)
 	if err := e.srv.SetKYCVerified(ctx, kyc.ID, true); err != nil {
@@ -173,7 +173,7 @@ func TestSnapshotCapLocksAndFunds(t *testing.T) {
 	if err := e.srv.SetKYCVerified(ctx, kyc.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	e.snap(t, kyc.APIKey, dubai, "").wantStatus(t, http.StatusForbidden, "forbidden")
+	e.snap(t, kyc.APIKey, dubai, "").WantStatus(t, http.StatusForbidden, "forbidden")
 }
 
 func TestSnapshotPatch(t *testing.T) {
@@ -184,9 +184,9 @@ func TestSnapshotPatch(t *testing.T) {
 	patch := func(body string) wiretest.Snapshot {
 		t.Helper()
 		r := e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey, Body: body})
-		r.wantStatus(t, http.StatusOK, "")
+		r.WantStatus(t, http.StatusOK, "")
 		var v wiretest.Snapshot
-		r.data(t, &v)
+		r.Data(t, &v)
 		return v
 	}
 	if v := patch(`{"name": "golden", "note": "base image"}`); v.Name != "golden" || *v.Note != "base image" {
@@ -216,9 +216,9 @@ func TestSnapshotListAndDelete(t *testing.T) {
 	}
 
 	r := e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", first.ID), Key: a.APIKey})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var deleted wiretest.Snapshot
-	r.data(t, &deleted)
+	r.Data(t, &deleted)
 	if deleted.Status != "deleted" || *deleted.ExpiredAt != "2025-06-01T10:01:00Z" || deleted.RenewalDue != nil || *deleted.Accrued != 0 {
 		t.Fatalf("deleted snapshot = %s", r.Raw)
 	}
@@ -227,7 +227,7 @@ func TestSnapshotListAndDelete(t *testing.T) {
 		t.Fatalf("last event %s %s, want snapshot.deleted", evs[len(evs)-1].Name, evs[len(evs)-1].Data)
 	}
 	again := e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", first.ID), Key: a.APIKey})
-	again.wantStatus(t, http.StatusOK, "")
+	again.WantStatus(t, http.StatusOK, "")
 	if evs := e.events(t, a.ID); evs[len(evs)-2].Name == "snapshot.deleted" {
 		t.Fatal("a repeated DELETE emitted snapshot.deleted again")
 	}
@@ -252,7 +252,7 @@ func TestSnapshotListAndDelete(t *testing.T) {
 	}
 
 	// A snapshot whose instance is gone keeps appearing (and billing), with instance_id null.
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", tehran), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", tehran), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	list := e.listSnapshots(t, a.APIKey, "")
 	if len(list) != 1 || list[0].ID != second.ID || list[0].InstanceID != nil || list[0].Status != "available" || list[0].Local {
 		t.Fatalf("after the instance was canceled: %+v, want the snapshot with instance_id null", list)
@@ -271,7 +271,7 @@ func TestLocalSnapshotsGoWithTheirInstance(t *testing.T) {
 		t.Fatalf("a Frankfurt snapshot: local %v restore %v, want both", local.Local, local.Restore)
 	}
 	e.clock.Advance(30 * time.Minute)
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", frankfurt), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", frankfurt), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	if list := e.listSnapshots(t, a.APIKey, ""); len(list) != 0 {
 		t.Fatalf("local snapshots listed after their instance was canceled: %+v", list)
 	}
@@ -301,9 +301,9 @@ func TestInstanceSnapshotsSettings(t *testing.T) {
 	s := e.snapped(t, a.APIKey, tehran)
 	e.snapped(t, a.APIKey, other)
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d/snapshots", tehran), Key: a.APIKey})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var list []wiretest.Snapshot
-	r.data(t, &list)
+	r.Data(t, &list)
 	if len(list) != 1 || list[0].ID != s.ID {
 		t.Fatalf("instance snapshots = %+v, want only this instance's", list)
 	}
@@ -339,9 +339,9 @@ func TestRestore(t *testing.T) {
 	}
 
 	r := e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var restoring wiretest.Snapshot
-	r.data(t, &restoring)
+	r.Data(t, &restoring)
 	if restoring.Status != "restoring" {
 		t.Fatalf("restored snapshot = %s, want restoring", r.Raw)
 	}
@@ -354,9 +354,9 @@ func TestRestore(t *testing.T) {
 		t.Fatalf("last event %s %s, want snapshot.restored", evs[len(evs)-1].Name, evs[len(evs)-1].Data)
 	}
 	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey}).
-		wantStatus(t, http.StatusConflict, "snapshot_unavailable")
+		WantStatus(t, http.StatusConflict, "snapshot_unavailable")
 	e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey}).
-		wantStatus(t, http.StatusConflict, "snapshot_unavailable")
+		WantStatus(t, http.StatusConflict, "snapshot_unavailable")
 
 	e.clock.Advance(time.Minute)
 	e.runDue(t)
@@ -386,19 +386,19 @@ func TestRestoreRefusals(t *testing.T) {
 	tehran := e.deployed(t, a.APIKey, ubuntuOn101)
 	creating := e.snapped(t, a.APIKey, tehran)
 	e.runDue(t) // starts the image, ready in an hour
-	restore(creating.ID).wantStatus(t, http.StatusConflict, "snapshot_unavailable")
+	restore(creating.ID).WantStatus(t, http.StatusConflict, "snapshot_unavailable")
 
 	e.clock.Advance(time.Hour)
 	e.runDue(t)
 	if err := e.srv.LockInstance(ctx, tehran, "abuse"); err != nil {
 		t.Fatal(err)
 	}
-	restore(creating.ID).wantStatus(t, http.StatusConflict, "instance_locked")
+	restore(creating.ID).WantStatus(t, http.StatusConflict, "instance_locked")
 	if err := e.srv.UnlockInstance(ctx, tehran); err != nil {
 		t.Fatal(err)
 	}
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", tehran), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
-	restore(creating.ID).wantStatus(t, http.StatusNotFound, "not_found") // the source instance is gone
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", tehran), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
+	restore(creating.ID).WantStatus(t, http.StatusNotFound, "not_found") // the source instance is gone
 
 	dubai := e.deployed(t, a.APIKey, `{"server_id": 401, "template_id": 1, "term": "hourly"}`)
 	cloneOnly := e.snapped(t, a.APIKey, dubai)
@@ -408,7 +408,7 @@ func TestRestoreRefusals(t *testing.T) {
 	if v := e.getSnapshot(t, a.APIKey, cloneOnly.ID); v.Restore || v.Status != "available" {
 		t.Fatalf("Dubai snapshot: %+v, want available with restore false", v)
 	}
-	restore(cloneOnly.ID).wantStatus(t, http.StatusConflict, "restore_unsupported")
+	restore(cloneOnly.ID).WantStatus(t, http.StatusConflict, "restore_unsupported")
 }
 
 // TestRestoreProviderError: a datacenter failure is 502 with a reference and changes nothing.
@@ -422,7 +422,7 @@ func TestRestoreProviderError(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey})
-	r.wantStatus(t, http.StatusBadGateway, "provider_error")
+	r.WantStatus(t, http.StatusBadGateway, "provider_error")
 	if r.Body.Error.Reference == nil || *r.Body.Error.Reference == "" {
 		t.Fatalf("502 without a reference: %s", r.Raw)
 	}
@@ -453,7 +453,7 @@ func TestSnapshotFails(t *testing.T) {
 	if len(e.listSnapshots(t, a.APIKey, "")) != 0 || len(e.listSnapshots(t, a.APIKey, "?include_inactive=true")) != 1 {
 		t.Fatal("a failed snapshot is listed without include_inactive, or not with it")
 	}
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	if v := e.getSnapshot(t, a.APIKey, s.ID); v.Status != "failed" {
 		t.Fatalf("DELETE of a failed snapshot changed it to %s", v.Status)
 	}
@@ -523,9 +523,9 @@ func TestSnapshotUnpaid(t *testing.T) {
 		t.Fatalf("wallet = %+v, want balance 0, debt 0.002 + 0.004 × 2 + 0.001096", b)
 	}
 	e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey}).
-		wantStatus(t, http.StatusConflict, "snapshot_locked")
+		WantStatus(t, http.StatusConflict, "snapshot_locked")
 	e.order(t, a.APIKey, "", fmt.Sprintf(`{"server_id": 102, "snapshot_id": %d, "term": "hourly"}`, s.ID)).
-		wantStatus(t, http.StatusConflict, "snapshot_locked")
+		WantStatus(t, http.StatusConflict, "snapshot_locked")
 
 	if err := e.srv.TopUp(context.Background(), a.ID, 1_000_000, "card"); err != nil {
 		t.Fatal(err)
@@ -534,7 +534,7 @@ func TestSnapshotUnpaid(t *testing.T) {
 		t.Fatalf("snapshot still locked after the debt was paid: %+v", v)
 	}
 	e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey}).
-		wantStatus(t, http.StatusOK, "")
+		WantStatus(t, http.StatusOK, "")
 	e.wantReconciled(t, a.ID)
 }
 
@@ -545,7 +545,7 @@ func TestSnapshotUnpaidExpires(t *testing.T) {
 	a := e.funded(t, 4_700) // the order, and 0.0007: enough to take the snapshot
 	id := e.deployed(t, a.APIKey, ubuntuOn101)
 	s := e.available(t, a.APIKey, id)
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	e.clock.Advance(3 * time.Hour) // 13:00: 0.001096, 0.000396 of it debt, locked as of 13:00
 	e.runDue(t)
 	if v := e.getSnapshot(t, a.APIKey, s.ID); !v.Locked || v.Status != "available" {
@@ -585,11 +585,11 @@ func TestLockSnapshotHook(t *testing.T) {
 	refused := func(words ...string) {
 		t.Helper()
 		r := e.do(t, request{Method: http.MethodPost, Path: restorePath, Key: a.APIKey})
-		r.wantStatus(t, http.StatusConflict, "snapshot_locked")
-		r.wantMessage(t, words...)
+		r.WantStatus(t, http.StatusConflict, "snapshot_locked")
+		r.WantMessage(t, words...)
 		r = e.order(t, a.APIKey, "", clone)
-		r.wantStatus(t, http.StatusConflict, "snapshot_locked")
-		r.wantMessage(t, words...)
+		r.WantStatus(t, http.StatusConflict, "snapshot_locked")
+		r.WantMessage(t, words...)
 	}
 
 	if err := e.srv.LockSnapshot(ctx, s.ID, store.LockUnpaid); err != nil {
@@ -600,9 +600,9 @@ func TestLockSnapshotHook(t *testing.T) {
 	}
 	refused("locked (unpaid)", "top up the wallet")
 	e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey, Body: `{"name": "held"}`}).
-		wantStatus(t, http.StatusOK, "")
+		WantStatus(t, http.StatusOK, "")
 	var orders []wiretest.Order
-	e.do(t, request{Path: "/orders", Key: a.APIKey}).data(t, &orders)
+	e.do(t, request{Path: "/orders", Key: a.APIKey}).Data(t, &orders)
 	if len(orders) != 1 {
 		t.Fatalf("orders after a refused clone: %d, want only the source server's", len(orders))
 	}
@@ -632,7 +632,7 @@ func TestLockSnapshotHook(t *testing.T) {
 		t.Fatalf("snapshot after UnlockSnapshot: %+v, want unlocked", v)
 	}
 	e.placed(t, a.APIKey, clone)
-	e.do(t, request{Method: http.MethodPost, Path: restorePath, Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodPost, Path: restorePath, Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 
 	if err := e.srv.LockSnapshot(ctx, s.ID, ""); err == nil {
 		t.Fatal("locking without a reason: got nil error")
@@ -641,7 +641,7 @@ func TestLockSnapshotHook(t *testing.T) {
 		t.Fatal("locking an unknown snapshot: got nil error")
 	}
 	gone := e.available(t, a.APIKey, e.deployed(t, a.APIKey, ubuntuOn101))
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", gone.ID), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", gone.ID), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	if err := e.srv.LockSnapshot(ctx, gone.ID, store.LockUnpaid); err == nil {
 		t.Fatal("locking a deleted snapshot: got nil error")
 	}

@@ -13,9 +13,9 @@ func TestHealthNeedsNoKey(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	r := e.do(t, request{Path: "/health"})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var h wiretest.Health
-	r.data(t, &h)
+	r.Data(t, &h)
 	if h.Status != "ok" || h.API != "1.1.0" {
 		t.Fatalf("got %+v, want ok and 1.1.0", h)
 	}
@@ -45,7 +45,7 @@ func TestRequestID(t *testing.T) {
 			}
 			// An error answer, so the id also shows in the body.
 			r := e.do(t, request{Path: "/account", Header: hdr})
-			r.wantStatus(t, http.StatusUnauthorized, "unauthorized")
+			r.WantStatus(t, http.StatusUnauthorized, "unauthorized")
 			got := r.Header.Get("X-Request-ID")
 			if tt.wantEcho && got != tt.incoming {
 				t.Fatalf("X-Request-ID = %q, want %q", got, tt.incoming)
@@ -66,16 +66,16 @@ func TestUnknownPathAndWrongMethod(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	key := e.account(t, 0).APIKey
-	e.do(t, request{Path: "/nope", Key: key}).wantStatus(t, http.StatusNotFound, "not_found")
-	e.do(t, request{Path: "//nope"}).wantStatus(t, http.StatusNotFound, "not_found")
+	e.do(t, request{Path: "/nope", Key: key}).WantStatus(t, http.StatusNotFound, "not_found")
+	e.do(t, request{Path: "//nope"}).WantStatus(t, http.StatusNotFound, "not_found")
 
 	r := e.do(t, request{Method: http.MethodDelete, Path: "/catalog/servers", Key: key})
-	r.wantStatus(t, http.StatusMethodNotAllowed, "method_not_allowed")
+	r.WantStatus(t, http.StatusMethodNotAllowed, "method_not_allowed")
 	if allow := r.Header.Get("Allow"); !strings.Contains(allow, "GET") {
 		t.Fatalf("Allow = %q, want GET", allow)
 	}
 	r = e.do(t, request{Method: http.MethodGet, Path: "/quote", Key: key})
-	r.wantStatus(t, http.StatusMethodNotAllowed, "method_not_allowed")
+	r.WantStatus(t, http.StatusMethodNotAllowed, "method_not_allowed")
 	if allow := r.Header.Get("Allow"); !strings.Contains(allow, "POST") {
 		t.Fatalf("Allow = %q, want POST", allow)
 	}
@@ -104,11 +104,11 @@ func TestDollar(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	key := e.account(t, 0).APIKey
-	e.do(t, request{Path: "/api/dollar"}).wantStatus(t, http.StatusUnauthorized, "unauthorized")
+	e.do(t, request{Path: "/api/dollar"}).WantStatus(t, http.StatusUnauthorized, "unauthorized")
 	r := e.do(t, request{Path: "/api/dollar", Key: key})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var d wiretest.Dollar
-	r.data(t, &d)
+	r.Data(t, &d)
 	if d.Base != "USD" || d.Currency != "IRT" || d.Price <= 0 {
 		t.Fatalf("got %+v", d)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/apicall"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook/webhooktest"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
@@ -35,8 +36,8 @@ func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 		for _, e := range []*env{strict, admitting} {
 			r := e.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: e.account(t, 0).APIKey,
 				Body: fmt.Sprintf(`{"url": %q, "secret": %q}`, u, hookSecret)})
-			r.wantStatus(t, http.StatusBadRequest, "validation_error")
-			r.wantMessage(t, "url")
+			r.WantStatus(t, http.StatusBadRequest, "validation_error")
+			r.WantMessage(t, "url")
 		}
 	}
 	for _, u := range []string{"https://hooks.example.com/x", "https://93.184.216.34/x", "https://[2002:5db8:d822::1]/x"} {
@@ -45,7 +46,7 @@ func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 	admitting.register(t, admitting.account(t, 0).APIKey, "https://10.20.30.40/x")
 	r := strict.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: strict.account(t, 0).APIKey,
 		Body: fmt.Sprintf(`{"url": "https://10.20.30.40/x", "secret": %q}`, hookSecret)})
-	r.wantStatus(t, http.StatusBadRequest, "validation_error")
+	r.WantStatus(t, http.StatusBadRequest, "validation_error")
 }
 
 // TestPingToANameResolvingInside: a public-looking name that the backend's resolver answers
@@ -54,7 +55,7 @@ func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 // down; the refusal is logged for the operator with the host.
 func TestPingToANameResolvingInside(t *testing.T) {
 	t.Parallel()
-	var logs lockedBuffer
+	var logs apicall.LockedBuffer
 	e := newEnv(t, func(c *server.Config) {
 		c.WebhookResolver = webhooktest.Resolver(netip.MustParseAddr("127.0.0.1"))
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))

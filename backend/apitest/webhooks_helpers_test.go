@@ -66,7 +66,7 @@ const hookSecret = "whsec_test_0123456789abcdef"
 func (e *env) register(t *testing.T, key, url string) {
 	t.Helper()
 	e.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: key,
-		Body: fmt.Sprintf(`{"url": %q, "secret": %q}`, url, hookSecret)}).wantStatus(t, http.StatusOK, "")
+		Body: fmt.Sprintf(`{"url": %q, "secret": %q}`, url, hookSecret)}).WantStatus(t, http.StatusOK, "")
 }
 
 // verifySignature checks a delivery the way a receiver following the published scheme (Stripe's)

@@ -24,7 +24,7 @@ var allEvents = []string{"ping", "order.deployed", "order.timed_out", "instance.
 func (e *env) webhookConfigured(t *testing.T, key string) bool {
 	t.Helper()
 	var acct wiretest.Account
-	e.do(t, request{Path: "/account", Key: key}).data(t, &acct)
+	e.do(t, request{Path: "/account", Key: key}).Data(t, &acct)
 	return acct.WebhookConfigured
 }
 
@@ -34,12 +34,12 @@ func TestWebhookRegistration(t *testing.T) {
 	a := e.account(t, 0)
 	settings := func(r response) wiretest.WebhookSettings {
 		t.Helper()
-		r.wantStatus(t, http.StatusOK, "")
+		r.WantStatus(t, http.StatusOK, "")
 		if strings.Contains(string(r.Raw), "secret") || strings.Contains(string(r.Raw), hookSecret) {
 			t.Fatalf("the answer shows the secret: %s", r.Raw)
 		}
 		var v wiretest.WebhookSettings
-		r.data(t, &v)
+		r.Data(t, &v)
 		if !slices.Equal(v.Events, allEvents) {
 			t.Fatalf("events = %v, want the whole catalogue %v", v.Events, allEvents)
 		}
@@ -122,11 +122,11 @@ func TestWebhookURLAndSecretRules(t *testing.T) {
 			}{{strict, tt.strict}, {loose, tt.allowedHTTP}} {
 				r := c.e.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: c.e.account(t, 0).APIKey, Body: tt.body})
 				if c.field == "" {
-					r.wantStatus(t, http.StatusOK, "")
+					r.WantStatus(t, http.StatusOK, "")
 					continue
 				}
-				r.wantStatus(t, http.StatusBadRequest, "validation_error")
-				r.wantMessage(t, c.field)
+				r.WantStatus(t, http.StatusBadRequest, "validation_error")
+				r.WantMessage(t, c.field)
 			}
 		})
 	}
@@ -137,23 +137,23 @@ func TestWebhookChangesRateLimit(t *testing.T) {
 	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0.3 }) // 10 changes a minute become 3
 	a := e.account(t, 0)
 	body := fmt.Sprintf(`{"url": "https://hooks.example.com/x", "secret": %q}`, hookSecret)
-	e.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: a.APIKey, Body: body}).wantStatus(t, http.StatusOK, "")
-	e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
-	e.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: a.APIKey, Body: body}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: a.APIKey, Body: body}).WantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: a.APIKey, Body: body}).WantStatus(t, http.StatusOK, "")
 	// PUT and DELETE share one budget of webhook changes.
-	e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey}).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
-	e.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: a.APIKey, Body: body}).wantStatus(t, http.StatusTooManyRequests, "rate_limited")
-	e.do(t, request{Path: "/account/webhook", Key: a.APIKey}).wantStatus(t, http.StatusOK, "") // reads are not changes
+	e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey}).WantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	e.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: a.APIKey, Body: body}).WantStatus(t, http.StatusTooManyRequests, "rate_limited")
+	e.do(t, request{Path: "/account/webhook", Key: a.APIKey}).WantStatus(t, http.StatusOK, "") // reads are not changes
 	e.clock.Advance(time.Minute)
-	e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 }
 
 func (e *env) ping(t *testing.T, key string) wiretest.WebhookTestResult {
 	t.Helper()
 	r := e.do(t, request{Method: http.MethodPost, Path: "/account/webhook/test", Key: key})
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 	var v wiretest.WebhookTestResult
-	r.data(t, &v)
+	r.Data(t, &v)
 	return v
 }
 
@@ -162,8 +162,8 @@ func TestWebhookTestPing(t *testing.T) {
 	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
 	a := e.account(t, 0)
 	r := e.do(t, request{Method: http.MethodPost, Path: "/account/webhook/test", Key: a.APIKey})
-	r.wantStatus(t, http.StatusBadRequest, "validation_error")
-	r.wantMessage(t, "webhook")
+	r.WantStatus(t, http.StatusBadRequest, "validation_error")
+	r.WantMessage(t, "webhook")
 
 	ok := newReceiver(t, http.StatusNoContent)
 	e.register(t, a.APIKey, ok.url())
@@ -249,9 +249,9 @@ func TestEventDelivery(t *testing.T) {
 	// Every event the account causes is delivered; attempts run concurrently, so in any order.
 	s := e.available(t, a.APIKey, id)
 	e.act(t, a.APIKey, id, `{"action": "reset_password"}`)
-	e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
-	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	e.runDue(t)
 	var names []string
 	for _, d := range hook.deliveries() {
@@ -344,7 +344,7 @@ func TestEventsWithoutWebhook(t *testing.T) {
 		t.Fatalf("an event from before the registration was delivered (%d)", n)
 	}
 	e.act(t, a.APIKey, id, `{"action": "reset_password"}`) // pending delivery
-	e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 	e.runDue(t)
 	if n := len(hook.deliveries()); n != 0 {
 		t.Fatalf("a delivery was made after the webhook was removed (%d)", n)
@@ -425,12 +425,12 @@ func TestPingRelayBusy(t *testing.T) {
 	for range inFlight {
 		<-arrived
 	}
-	e.do(t, req).wantStatus(t, http.StatusServiceUnavailable, "service_unavailable")
+	e.do(t, req).WantStatus(t, http.StatusServiceUnavailable, "service_unavailable")
 	release()
 	for range inFlight {
 		r := <-answers
 		e.check(t, req, r)
-		r.wantStatus(t, http.StatusOK, "")
+		r.WantStatus(t, http.StatusOK, "")
 	}
 }
 

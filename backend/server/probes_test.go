@@ -43,7 +43,7 @@ func TestReadyzFollowsPostgres(t *testing.T) {
 		return r
 	}
 	for range 10 {
-		probe().wantStatus(t, http.StatusOK, "")
+		probe().WantStatus(t, http.StatusOK, "")
 	}
 
 	if err := pgs.Halt(ctx); err != nil {
@@ -57,11 +57,11 @@ func TestReadyzFollowsPostgres(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		r = probe()
 	}
-	r.wantStatus(t, http.StatusServiceUnavailable, "service_unavailable")
+	r.WantStatus(t, http.StatusServiceUnavailable, "service_unavailable")
 	if !strings.Contains(r.Body.Error.Message, "database") {
 		t.Fatalf("503 message %q does not name the database", r.Body.Error.Message)
 	}
-	e.do(t, request{Path: "//livez"}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "//livez"}).WantStatus(t, http.StatusOK, "")
 
 	if err := pgs.Resume(ctx); err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func TestReadyzFollowsPostgres(t *testing.T) {
 	for r = probe(); r.Status != http.StatusOK && time.Now().Before(deadline); r = probe() {
 		time.Sleep(50 * time.Millisecond)
 	}
-	r.wantStatus(t, http.StatusOK, "")
+	r.WantStatus(t, http.StatusOK, "")
 }
 
 // TestReadyzWantsTickingWorkers: a worker loop that has not begun or ended a tick for longer
@@ -82,16 +82,16 @@ func TestReadyzWantsTickingWorkers(t *testing.T) {
 	for _, l := range e.srv.loops {
 		l.beat.beat()
 	}
-	e.do(t, request{Path: "//readyz"}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "//readyz"}).WantStatus(t, http.StatusOK, "")
 	stuck := e.srv.loops[0].beat
 	stuck.unixNano.Store(time.Now().Add(-2 * time.Minute).UnixNano())
 	r := e.do(t, request{Path: "//readyz"})
-	r.wantStatus(t, http.StatusServiceUnavailable, "service_unavailable")
+	r.WantStatus(t, http.StatusServiceUnavailable, "service_unavailable")
 	if !strings.Contains(r.Body.Error.Message, "provisioning") {
 		t.Fatalf("503 message %q does not name the stuck loop", r.Body.Error.Message)
 	}
 	stuck.beat()
-	e.do(t, request{Path: "//readyz"}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "//readyz"}).WantStatus(t, http.StatusOK, "")
 }
 
 // countingPinger is a store whose Ping counts the database queries it makes (each call is one
@@ -205,7 +205,7 @@ func TestReadyzAnswersFromACheckAtMostASecondOld(t *testing.T) {
 	wantAll(t, sendProbes(e, 100, 10), http.StatusServiceUnavailable)
 	wantPings(3)
 	r := e.do(t, request{Path: "//readyz"})
-	r.wantStatus(t, http.StatusServiceUnavailable, "service_unavailable")
+	r.WantStatus(t, http.StatusServiceUnavailable, "service_unavailable")
 	if !strings.Contains(r.Body.Error.Message, "database unavailable") || strings.Contains(r.Body.Error.Message, "10.0.0.5") {
 		t.Fatalf("503 message %q: want the database named, not the driver's error", r.Body.Error.Message)
 	}
@@ -250,7 +250,7 @@ func TestReadyzTurns503WithinASecondOfRealTime(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	db := countPings(e, nil)
-	e.do(t, request{Path: "//readyz"}).wantStatus(t, http.StatusOK, "")
+	e.do(t, request{Path: "//readyz"}).WantStatus(t, http.StatusOK, "")
 	db.down.Store(true)
 	down := time.Now()
 	for {

@@ -1,19 +1,15 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/apicall"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
 )
 
@@ -81,29 +77,11 @@ func openEnv(t *testing.T, cfg Config) *env {
 	return &env{srv: srv, http: hs}
 }
 
-// request describes one call; Key is sent as X-API-Token.
-type request struct {
-	Method string
-	Path   string // after /api/v1, or absolute when it starts with "//"
-	Key    string
-	Body   string
-}
-
-// response is the decoded answer.
-type response struct {
-	Status int
-	Header http.Header
-	Raw    []byte
-	Body   struct {
-		Success bool            `json:"success"`
-		Data    json.RawMessage `json:"data"`
-		Error   *struct {
-			Code      string `json:"code"`
-			Message   string `json:"message"`
-			RequestID string `json:"request_id"`
-		} `json:"error"`
-	}
-}
+// request and response are the shared vocabulary of the backend's HTTP tests (apicall).
+type (
+	request  = apicall.Request
+	response = apicall.Response
+)
 
 // do sends r and checks that the answer has a request id.
 func (e *env) do(t *testing.T, r request) response {
@@ -120,74 +98,5 @@ func (e *env) do(t *testing.T, r request) response {
 
 // send performs r without touching t, so goroutines may call it.
 func (e *env) send(r request) (response, error) {
-	if r.Method == "" {
-		r.Method = http.MethodGet
-	}
-	url := e.http.URL + "/api/v1" + r.Path
-	if len(r.Path) > 1 && r.Path[:2] == "//" {
-		url = e.http.URL + r.Path[1:]
-	}
-	req, err := http.NewRequest(r.Method, url, bytes.NewBufferString(r.Body))
-	if err != nil {
-		return response{}, err
-	}
-	if r.Body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if r.Key != "" {
-		req.Header.Set("X-API-Token", r.Key)
-	}
-	resp, err := e.http.Client().Do(req)
-	if err != nil {
-		return response{}, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return response{}, err
-	}
-	out := response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
-	if err := json.Unmarshal(raw, &out.Body); err != nil {
-		return response{}, fmt.Errorf("body is not JSON: %w\n%s", err, raw)
-	}
-	return out, nil
-}
-
-// wantStatus fails unless the answer has status and, for errors, code.
-func (r response) wantStatus(t *testing.T, status int, code string) {
-	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status = %d, want %d; body %s", r.Status, status, r.Raw)
-	}
-	if code == "" {
-		if !r.Body.Success {
-			t.Fatalf("success = false, want true; body %s", r.Raw)
-		}
-		return
-	}
-	if r.Body.Success || r.Body.Error == nil || r.Body.Error.Code != code {
-		t.Fatalf("error = %s, want code %q", r.Raw, code)
-	}
-	if r.Body.Error.RequestID != r.Header.Get("X-Request-ID") && status != http.StatusTooManyRequests {
-		t.Fatalf("error.request_id = %q, want the X-Request-ID header %q", r.Body.Error.RequestID, r.Header.Get("X-Request-ID"))
-	}
-}
-
-// lockedBuffer is a log destination safe for the concurrent writers of a backend, read by the
-// test while the workers write.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	return apicall.Send(e.http.Client(), e.http.URL, r)
 }

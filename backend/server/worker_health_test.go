@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/apicall"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
@@ -20,7 +21,7 @@ import (
 // not one per tick.
 func TestFailingWorkerLogsOncePerStreak(t *testing.T) {
 	t.Parallel()
-	var log lockedBuffer
+	var log apicall.LockedBuffer
 	srv, err := New(context.Background(), Config{DB: filepath.Join(t.TempDir(), "streak.db"), WorkerInterval: -1,
 		Logger: slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	if err != nil {
