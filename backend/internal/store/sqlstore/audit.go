@@ -79,4 +79,3 @@ func (q queries) SetAccountSettings(ctx context.Context, id int64, s store.Accou
 		s.ServerLimit, s.OrderLimit, s.Language, id)
 	return checkOneRow(res, err, "set settings of account", id)
 }
-
