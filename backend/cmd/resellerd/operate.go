@@ -125,6 +125,7 @@ func onOff(b bool) string {
 // accountShow runs `resellerd account show --account N [--json]`.
 func accountShow(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
 	fs, c := newOperatorCommand("account show")
+	c.touchesSecrets = true
 	id := fs.Int64("account", 0, "account id")
 	asJSON := fs.Bool("json", false, "print one JSON document instead of tables")
 	if err := parseFlags(fs, args, env); err != nil {
@@ -323,6 +324,7 @@ func instanceCommand(ctx context.Context, args []string, stdout io.Writer, env l
 // --instance N`: actions on a locked server answer 409 instance_locked; reads and DELETE work.
 func instanceLock(ctx context.Context, command string, args []string, stdout io.Writer, env lookupEnv) error {
 	fs, c := newOperatorCommand("instance " + command)
+	c.touchesSecrets = true
 	id := fs.Int64("instance", 0, "instance id")
 	reason := fs.String("reason", "", "debt, traffic, abuse or any text: the lock's reason, as the API shows it (required by lock)")
 	if err := parseFlags(fs, args, env); err != nil {

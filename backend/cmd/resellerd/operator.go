@@ -18,6 +18,9 @@ type operatorCommand struct {
 	name string // "account block", as the audit trail names it
 	cfg  server.Config
 	who  *string
+	// touchesSecrets marks a command that reads or rewrites rows holding secrets (instance
+	// lock and unlock rewrite the server's row; account show reads orders and servers).
+	touchesSecrets bool
 }
 
 // newOperatorCommand returns the flag set of the operator command name with its common flags.
@@ -59,14 +62,16 @@ func (c *operatorCommand) as(reason string, env lookupEnv) server.Operator {
 }
 
 // open opens the database for the command beside a running serve: no workers, the fail rate
-// left as serve set it. Without --secrets-key-file it opens a database whose secrets are
-// encrypted too, and fails only if it would read one (instance lock and account show read
-// servers and orders, which hold some: give them serve's key file).
+// left as serve set it. Without --secrets-key-file, a command that touches no secret opens any
+// database; one that touches rows holding secrets (touchesSecrets) opens a database whose
+// secrets are stored plain, as serve without a key file keeps them, and is refused, naming
+// --secrets-key-file, on one whose secrets are encrypted.
 func (c *operatorCommand) open(ctx context.Context) (*server.Server, error) {
 	if _, _, err := server.ParseDB(c.cfg.DB); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", errUsage, c.name, err)
 	}
 	cfg := c.cfg
-	cfg.WorkerInterval, cfg.KeepFailRate, cfg.NoSecrets = -1, true, c.cfg.SecretsKeyFile == ""
+	cfg.WorkerInterval, cfg.KeepFailRate = -1, true
+	cfg.NoSecrets = cfg.SecretsKeyFile == "" && !c.touchesSecrets
 	return server.New(ctx, cfg)
 }
