@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -228,8 +229,33 @@ func applyAccountChange(ctx context.Context, c *operatorCommand, id int64, ch se
 	if err := srv.UpdateAccount(ctx, c.as(reason, env), id, ch); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "%s: account %d done\n", c.name, id)
+	_, err = fmt.Fprintf(stdout, "account %d: %s\n", id, describeChange(ch))
 	return err
+}
+
+// describeChange says what ch did, for the command's one line of output.
+func describeChange(ch server.AccountChange) string {
+	var parts []string
+	add := func(format string, v any) { parts = append(parts, fmt.Sprintf(format, v)) }
+	if ch.Blocked != nil {
+		add("%s", map[bool]string{true: "blocked", false: "unblocked"}[*ch.Blocked])
+	}
+	if ch.Verified != nil && *ch.Verified {
+		add("%s", "identity verified")
+	}
+	if ch.ServerLimit != nil {
+		add("server_limit %d", *ch.ServerLimit)
+	}
+	if ch.OrderLimit != nil {
+		add("api_order_limit %d", *ch.OrderLimit)
+	}
+	if ch.AppsEnabled != nil {
+		add("apps %s", onOff(*ch.AppsEnabled))
+	}
+	if ch.Language != nil {
+		add("language %s", *ch.Language)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // optionalInt is an int flag that knows whether it was given.
@@ -350,7 +376,11 @@ func instanceLock(ctx context.Context, command string, args []string, stdout io.
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "%s: instance %d done\n", c.name, *id)
+	state := "unlocked"
+	if command == "lock" {
+		state = "locked (" + *reason + ")"
+	}
+	_, err = fmt.Fprintf(stdout, "instance %d: %s\n", *id, state)
 	return err
 }
 
