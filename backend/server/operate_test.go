@@ -45,7 +45,6 @@ func TestBlockedAccountsOrdersWait(t *testing.T) {
 	if err := e.srv.UpdateAccount(ctx, op, a.ID, AccountChange{Blocked: &unblocked}); err != nil {
 		t.Fatal(err)
 	}
-	clock.Advance(2 * time.Minute) // past the claim the blocked tick took
 	if err := e.srv.RunDue(ctx); err != nil {
 		t.Fatal(err)
 	}
