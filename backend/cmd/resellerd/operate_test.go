@@ -335,6 +335,8 @@ func checkAuditTrail(t *testing.T, o *operated, server int64) {
 		t.Errorf("create entry: %+v; want balance 100 (USD)", entries[0])
 	}
 
+	checkAuditJSONShape(t, o)
+
 	if recent := o.audit(t, "--since", "1ns"); len(recent) != 0 {
 		t.Errorf("audit --since 1ns: %d entries, want none (all are older)", len(recent))
 	}
@@ -416,5 +418,32 @@ func TestOperatorBadInput(t *testing.T) {
 	}
 	if n := len(o.audit(t)); n != entries {
 		t.Errorf("audit entries: %d after refused commands, want %d", n, entries)
+	}
+}
+
+// checkAuditJSONShape holds `audit --json` to its documented field names: every entry has id,
+// time, operator, command, reason, before and after, and account_id and instance_id when it is
+// about one (a lock names both).
+func checkAuditJSONShape(t *testing.T, o *operated) {
+	t.Helper()
+	var raw []map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(o.run(t, "audit", "--json")), &raw); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"id", "time", "operator", "command", "reason", "before", "after"}
+	for _, e := range raw {
+		want := append(slices.Clone(common), "account_id")
+		if string(e["command"]) == `"instance lock"` || string(e["command"]) == `"instance unlock"` {
+			want = append(want, "instance_id")
+		}
+		got := make([]string, 0, len(e))
+		for k := range e {
+			got = append(got, k)
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("audit --json entry %s has fields %v, want %v", e["id"], got, want)
+		}
 	}
 }
