@@ -145,3 +145,50 @@ func testAuditAppendOnly(t *testing.T, db, driver, dsn string, refused []string)
 		t.Fatalf("entries left as written: %d, %v; want 2", n, err)
 	}
 }
+
+// TestOperatorChangeAndEntryCommitTogether: with the audit insert failing (a trigger the test
+// adds), each operator command fails and leaves nothing of its change: the entry and the change
+// are one transaction.
+func TestOperatorChangeAndEntryCommitTogether(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tx.db")
+	e := openEnv(t, Config{DB: path, RateLimitScale: 100, Clock: NewManualClock(testStart), WorkerInterval: -1})
+	a, err := e.srv.CreateAccount(ctx, NewAccount{BalanceMicros: 5_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.ExecContext(ctx, `CREATE TRIGGER audit_fails BEFORE INSERT ON audit_entries
+		BEGIN SELECT RAISE(ABORT, 'audit insert refused by the test'); END`); err != nil {
+		t.Fatal(err)
+	}
+	op := Operator{Name: "carol", Command: "test", Reason: "why"}
+	blocked, limit := true, 1
+	if err := e.srv.UpdateAccount(ctx, op, a.ID, AccountChange{Blocked: &blocked, ServerLimit: &limit}); err == nil {
+		t.Fatal("UpdateAccount with the audit failing: nil error")
+	}
+	if err := e.srv.TopUpBy(ctx, op, a.ID, 1_000_000, "card"); err == nil {
+		t.Fatal("TopUpBy with the audit failing: nil error")
+	}
+	if _, err := e.srv.RotateKeyBy(ctx, op, a.ID); err == nil {
+		t.Fatal("RotateKeyBy with the audit failing: nil error")
+	}
+	if _, err := e.srv.CreateAccountBy(ctx, op, NewAccount{}); err == nil {
+		t.Fatal("CreateAccountBy with the audit failing: nil error")
+	}
+	accts, err := e.srv.Accounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(accts) != 1 || accts[0].Blocked || accts[0].ServerLimit != 10 || accts[0].BalanceMicros != 5_000_000 {
+		t.Fatalf("accounts after the failed commands: %+v; want the one account as it was", accts)
+	}
+	if id, err := e.srv.AccountOfKey(ctx, a.APIKey); err != nil || id != a.ID {
+		t.Fatalf("the key after a failed rotation: %d, %v; want it still valid", id, err)
+	}
+}
