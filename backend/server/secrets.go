@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
 
@@ -29,6 +31,14 @@ type RotateResult struct {
 // and to run again. The key file must decrypt the database's secrets, as New requires; report,
 // when not nil, is told after each batch.
 func RotateSecrets(ctx context.Context, cfg Config, batch int, report func(RotateProgress)) (RotateResult, error) {
+	return RotateSecretsBy(ctx, Operator{}, cfg, batch, report)
+}
+
+// RotateSecretsBy is RotateSecrets run by op: once every secret is under the first key, op's
+// entry (how many values were encrypted again, and the key's id, which says nothing of the key)
+// goes to the audit trail. The rotation is many transactions, each safe to repeat, so the
+// entry has one of its own, written when the rotation has finished; a zero op writes none.
+func RotateSecretsBy(ctx context.Context, op Operator, cfg Config, batch int, report func(RotateProgress)) (RotateResult, error) {
 	if cfg.SecretsKeyFile == "" {
 		return RotateResult{}, errors.New("server: rotate secrets: --secrets-key-file is required: the new key first, the keys that encrypted the database after it")
 	}
@@ -49,5 +59,22 @@ func RotateSecrets(ctx context.Context, cfg Config, batch int, report func(Rotat
 	if err != nil {
 		return RotateResult{Resealed: n}, fmt.Errorf("server: rotate secrets (%d encrypted again before it stopped; run it again to go on): %w", n, err)
 	}
-	return RotateResult{Resealed: n, KeyID: keys.FirstID()}, nil
+	res := RotateResult{Resealed: n, KeyID: keys.FirstID()}
+	if op.Command == "" {
+		return res, nil
+	}
+	after, err := json.Marshal(map[string]any{"resealed": n, "key_id": res.KeyID})
+	if err != nil {
+		return res, fmt.Errorf("server: rotate secrets: audit entry: %w", err)
+	}
+	now := withDefaults(cfg).Clock.Now()
+	err = st.WithTx(ctx, func(tx store.Tx) error {
+		_, err := tx.AddAuditEntry(ctx, store.AuditEntry{CreatedAt: now, Operator: op.Name, Command: op.Command,
+			Reason: op.Reason, After: string(after)})
+		return err
+	})
+	if err != nil {
+		return res, fmt.Errorf("server: rotate secrets: every secret is under key %s, but its audit entry failed: %w", res.KeyID, err)
+	}
+	return res, nil
 }

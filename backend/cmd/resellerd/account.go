@@ -14,7 +14,7 @@ import (
 // account runs `resellerd account SUBCOMMAND`.
 func account(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: account: no subcommand (create, rotate-key, topup)", errUsage)
+		return fmt.Errorf("%w: account: no subcommand (create, rotate-key, topup, list, show, block, unblock, verify, set)", errUsage)
 	}
 	switch args[0] {
 	case "create":
@@ -23,6 +23,14 @@ func account(ctx context.Context, args []string, stdout io.Writer, env lookupEnv
 		return accountRotateKey(ctx, args[1:], stdout, env)
 	case "topup":
 		return accountTopUp(ctx, args[1:], stdout, env)
+	case "list":
+		return accountList(ctx, args[1:], stdout, env)
+	case "show":
+		return accountShow(ctx, args[1:], stdout, env)
+	case "block", "unblock", "verify":
+		return accountChange(ctx, args[0], args[1:], stdout, env)
+	case "set":
+		return accountSet(ctx, args[1:], stdout, env)
 	default:
 		return fmt.Errorf("%w: account: unknown subcommand %q", errUsage, args[0])
 	}
@@ -48,6 +56,7 @@ func accountCreate(ctx context.Context, args []string, stdout io.Writer, env loo
 	fs.IntVar(&a.ServerLimit, "server-limit", 10, "maximum active instances")
 	fs.IntVar(&a.OrderLimit, "order-limit", 5, "maximum orders provisioning at once")
 	fs.StringVar(&a.Language, "language", "fa", "account language: fa or en")
+	who := operatorFlag(fs)
 	if err := parseFlags(fs, args, env); err != nil {
 		return err
 	}
@@ -57,7 +66,7 @@ func accountCreate(ctx context.Context, args []string, stdout io.Writer, env loo
 		return err
 	}
 	defer srv.Close()
-	created, err := srv.CreateAccount(ctx, a)
+	created, err := srv.CreateAccountBy(ctx, operator(*who, "account create", "", env), a)
 	if err != nil {
 		return err
 	}
@@ -74,6 +83,7 @@ func accountRotateKey(ctx context.Context, args []string, stdout io.Writer, env 
 	fs := flag.NewFlagSet("account rotate-key", flag.ContinueOnError)
 	db := fs.String("db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
 	id := fs.Int64("account", 0, "account id")
+	who := operatorFlag(fs)
 	if err := parseFlags(fs, args, env); err != nil {
 		return err
 	}
@@ -85,7 +95,7 @@ func accountRotateKey(ctx context.Context, args []string, stdout io.Writer, env 
 		return err
 	}
 	defer srv.Close()
-	key, err := srv.RotateKey(ctx, *id)
+	key, err := srv.RotateKeyBy(ctx, operator(*who, "account rotate-key", "", env), *id)
 	if err != nil {
 		return err
 	}
@@ -100,6 +110,7 @@ func accountTopUp(ctx context.Context, args []string, stdout io.Writer, env look
 	amount := &usdFlag{}
 	fs.Var(amount, "amount", "USD to credit")
 	paymentType := fs.String("payment-type", "card", "card, bank_transfer, crypto, voucher or manual")
+	who := operatorFlag(fs)
 	if err := parseFlags(fs, args, env); err != nil {
 		return err
 	}
@@ -114,7 +125,7 @@ func accountTopUp(ctx context.Context, args []string, stdout io.Writer, env look
 		return err
 	}
 	defer srv.Close()
-	if err := srv.TopUp(ctx, *id, int64(amount.micros), *paymentType); err != nil {
+	if err := srv.TopUpBy(ctx, operator(*who, "account topup", "", env), *id, int64(amount.micros), *paymentType); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(stdout, "credited %s USD (%s) to account %d\n", amount.micros, *paymentType, *id)

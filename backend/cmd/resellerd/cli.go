@@ -42,6 +42,14 @@ const usage = `usage:
   resellerd account create [--db ...] [--balance 100] [--server-limit 10] [--order-limit 5] [--language fa]
   resellerd account rotate-key [--db ...] --account N
   resellerd account topup [--db ...] --account N --amount 50 [--payment-type card]
+  resellerd account list [--db ...] [--json] | show [--db ...] --account N [--json]
+  resellerd account block [--db ...] --account N --reason TEXT | unblock --account N | verify --account N
+  resellerd account set [--db ...] --account N [--server-limit N] [--order-limit N] [--apps on|off] [--language fa|en]
+  resellerd instance lock [--db ...] --instance N --reason debt|traffic|abuse|TEXT | unlock --instance N
+  resellerd audit [--db ...] [--account N] [--since 24h] [--json]
+      # operating it for customers: beside a running serve, seen by every replica at once;
+      # every change (and account create, topup, rotate-key, secrets rotate) is in the audit
+      # trail, by --operator (RESELLER_OPERATOR, else the OS user)
   resellerd --version
 
 Every flag can also be set with RESELLER_<FLAG> (upper case, dashes as underscores);
@@ -106,6 +114,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		return account(ctx, args[1:], stdout, env)
 	case "secrets":
 		return secretsCommand(ctx, args[1:], stdout, env)
+	case "instance":
+		return instanceCommand(ctx, args[1:], stdout, env)
+	case "audit":
+		return auditCommand(ctx, args[1:], stdout, env)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "resellerd %s\n", version)
 		return nil

@@ -37,6 +37,7 @@ func secretsRotate(ctx context.Context, args []string, stdout io.Writer, env loo
 	fs.StringVar(&cfg.DB, "db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
 	addSecretsFlag(fs, &cfg, server.Config{})
 	batch := fs.Int("batch-size", sqlstore.DefaultRotateBatch, "values encrypted again per transaction")
+	who := operatorFlag(fs)
 	if err := parseFlags(fs, args, env); err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func secretsRotate(ctx context.Context, args []string, stdout io.Writer, env loo
 		return fmt.Errorf("%w: secrets rotate: %w", errUsage, err)
 	}
 	last := time.Now()
-	res, err := server.RotateSecrets(ctx, cfg, *batch, func(p server.RotateProgress) {
+	res, err := server.RotateSecretsBy(ctx, operator(*who, "secrets rotate", "", env), cfg, *batch, func(p server.RotateProgress) {
 		if p.Done || time.Since(last) >= rotateReportEvery {
 			last = time.Now()
 			state := "so far"

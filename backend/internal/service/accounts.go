@@ -55,6 +55,12 @@ type CreatedAccount struct {
 // CreateAccount creates an account with a fresh key (or the one the operator chose). An initial balance is booked as a manual
 // payment in the same transaction, so the ledger reconciles from the first moment.
 func (s *Service) CreateAccount(ctx context.Context, in NewAccount) (CreatedAccount, error) {
+	return s.CreateAccountBy(ctx, Audit{}, in)
+}
+
+// CreateAccountBy is CreateAccount run by an operator: the new account's settings (never its
+// key) go to the audit trail with it.
+func (s *Service) CreateAccountBy(ctx context.Context, who Audit, in NewAccount) (CreatedAccount, error) {
 	if err := in.normalise(); err != nil {
 		return CreatedAccount{}, err
 	}
@@ -76,10 +82,12 @@ func (s *Service) CreateAccount(ctx context.Context, in NewAccount) (CreatedAcco
 		if err != nil {
 			return err
 		}
-		if in.Balance == 0 {
-			return nil
+		if in.Balance != 0 {
+			if err := s.credit(ctx, tx, created.ID, in.Balance, PaymentManual); err != nil {
+				return err
+			}
 		}
-		return s.credit(ctx, tx, created.ID, in.Balance, PaymentManual)
+		return s.auditAccount(ctx, tx, who, created.ID, nil, func(a store.Account) state { return accountState(a) })
 	})
 	if err != nil {
 		return CreatedAccount{}, fmt.Errorf("service: create account: %w", err)
@@ -121,11 +129,27 @@ func (in *NewAccount) normalise() error {
 // RotateKey issues a new key for the account; the old one stops working at once because only
 // the new hash is kept.
 func (s *Service) RotateKey(ctx context.Context, accountID int64) (string, error) {
+	return s.RotateKeyBy(ctx, Audit{}, accountID)
+}
+
+// RotateKeyBy is RotateKey run by an operator; the trail shows the keys' hints, never a key.
+func (s *Service) RotateKeyBy(ctx context.Context, who Audit, accountID int64) (string, error) {
 	key, err := s.newKey()
 	if err != nil {
 		return "", err
 	}
-	if err := s.store.SetAccountKey(ctx, accountID, hashKey(key), key[:keyHintLength], s.now()); err != nil {
+	hint := func(a store.Account) state { return state{"api_key_hint": a.KeyHint} }
+	err = s.store.WithTx(ctx, func(tx store.Tx) error {
+		before, err := tx.Account(ctx, accountID)
+		if err != nil {
+			return err
+		}
+		if err := tx.SetAccountKey(ctx, accountID, hashKey(key), key[:keyHintLength], s.now()); err != nil {
+			return err
+		}
+		return s.auditAccount(ctx, tx, who, accountID, hint(before), hint)
+	})
+	if err != nil {
 		return "", accountError(err, "rotate key")
 	}
 	return key, nil
@@ -133,6 +157,12 @@ func (s *Service) RotateKey(ctx context.Context, accountID int64) (string, error
 
 // TopUp credits amount to the wallet as a payment of paymentType ("" is manual).
 func (s *Service) TopUp(ctx context.Context, accountID int64, amount money.Micros, paymentType string) error {
+	return s.TopUpBy(ctx, Audit{}, accountID, amount, paymentType)
+}
+
+// TopUpBy is TopUp run by an operator; the trail shows the wallet before and after, with the
+// amount and payment type.
+func (s *Service) TopUpBy(ctx context.Context, who Audit, accountID int64, amount money.Micros, paymentType string) error {
 	if amount <= 0 {
 		return Validation("amount", "must be positive")
 	}
@@ -143,7 +173,18 @@ func (s *Service) TopUp(ctx context.Context, accountID int64, amount money.Micro
 		return Validation("payment_type", "must be one of %v", PaymentTypes())
 	}
 	err := s.store.WithTx(ctx, func(tx store.Tx) error {
-		return s.credit(ctx, tx, accountID, amount, paymentType)
+		before, err := tx.Account(ctx, accountID)
+		if err != nil {
+			return err
+		}
+		if err := s.credit(ctx, tx, accountID, amount, paymentType); err != nil {
+			return err
+		}
+		return s.auditAccount(ctx, tx, who, accountID, walletState(before), func(a store.Account) state {
+			st := walletState(a)
+			st["amount_micros"], st["payment_type"] = int64(amount), paymentType
+			return st
+		})
 	})
 	if err != nil {
 		return accountError(err, "top up")
@@ -171,11 +212,20 @@ func (s *Service) credit(ctx context.Context, tx store.Tx, accountID int64, amou
 }
 
 // SetFlag turns one of the account's switches (blocked, identity checked, apps enabled).
+// It is UpdateAccount of that one switch, without an audit entry.
 func (s *Service) SetFlag(ctx context.Context, accountID int64, flag store.Flag, value bool) error {
-	if err := s.store.SetAccountFlag(ctx, accountID, flag, value); err != nil {
-		return accountError(err, "set account flag")
+	var ch AccountChange
+	switch flag {
+	case store.FlagBlocked:
+		ch.Blocked = &value
+	case store.FlagKYCVerified:
+		ch.Verified = &value
+	case store.FlagAppsEnabled:
+		ch.AppsEnabled = &value
+	default:
+		return Internal(fmt.Errorf("service: unknown account flag %d", flag))
 	}
-	return nil
+	return s.UpdateAccount(ctx, Audit{}, accountID, ch)
 }
 
 // Authenticate finds the account of an API key. The stored hash is compared with the key's hash

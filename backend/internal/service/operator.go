@@ -11,22 +11,38 @@ import (
 // LockInstance locks an active instance for reason (for example "debt", "traffic" or "abuse"),
 // as support or the system would; operations on it then answer 409 instance_locked.
 func (s *Service) LockInstance(ctx context.Context, id int64, reason string) error {
-	if reason == "" {
+	return s.LockInstanceBy(ctx, Audit{Reason: reason}, id)
+}
+
+// LockInstanceBy is LockInstance run by an operator, for who.Reason; the trail shows the lock
+// before and after.
+func (s *Service) LockInstanceBy(ctx context.Context, who Audit, id int64) error {
+	if who.Reason == "" {
 		return Validation("reason", "is required")
 	}
-	return s.setLock(ctx, id, func(in *store.Instance) {
-		in.Locked, in.LockReason, in.LockedAt = true, reason, s.now()
+	return s.setLock(ctx, who, id, func(in *store.Instance) {
+		in.Locked, in.LockReason, in.LockedAt = true, who.Reason, s.now()
 	})
 }
 
 // UnlockInstance lifts the lock of an active instance.
 func (s *Service) UnlockInstance(ctx context.Context, id int64) error {
-	return s.setLock(ctx, id, func(in *store.Instance) {
+	return s.UnlockInstanceBy(ctx, Audit{}, id)
+}
+
+// UnlockInstanceBy is UnlockInstance run by an operator.
+func (s *Service) UnlockInstanceBy(ctx context.Context, who Audit, id int64) error {
+	return s.setLock(ctx, who, id, func(in *store.Instance) {
 		in.Locked, in.LockReason, in.LockedAt = false, "", time.Time{}
 	})
 }
 
-func (s *Service) setLock(ctx context.Context, id int64, change func(*store.Instance)) error {
+// lockState is an instance's lock as the trail shows it.
+func lockState(in store.Instance) state {
+	return state{"locked": in.Locked, "lock_reason": in.LockReason}
+}
+
+func (s *Service) setLock(ctx context.Context, who Audit, id int64, change func(*store.Instance)) error {
 	err := s.store.WithTx(ctx, func(tx store.Tx) error {
 		in, err := tx.InstanceByID(ctx, id)
 		if err != nil {
@@ -35,8 +51,12 @@ func (s *Service) setLock(ctx context.Context, id int64, change func(*store.Inst
 		if !in.Active {
 			return fmt.Errorf("service: instance %d is %s; its lock cannot change", id, in.Status)
 		}
+		before := lockState(in)
 		change(&in)
-		return tx.UpdateInstance(ctx, in)
+		if err := tx.UpdateInstance(ctx, in); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, who, auditTarget{accountID: in.AccountID, instanceID: id}, before, lockState(in))
 	})
 	if err != nil {
 		return fmt.Errorf("service: lock instance %d: %w", id, err)

@@ -149,6 +149,7 @@ func (s *Service) claimOrders(ctx context.Context, due []store.Order, now time.T
 // datacenter error leaves the order as it is, to be asked again at the next tick.
 func (s *Service) pollBuilds(ctx context.Context, orders []store.Order, now time.Time) []orderMove {
 	moves := make([]orderMove, len(orders))
+	held := s.heldAccounts(ctx, orders)
 	slots := make(chan struct{}, provisionPollers)
 	var wg sync.WaitGroup
 	for i, o := range orders {
@@ -157,7 +158,7 @@ func (s *Service) pollBuilds(ctx context.Context, orders []store.Order, now time
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			moves[i] = s.pollBuild(ctx, o, now)
+			moves[i] = s.pollBuild(ctx, o, now, held[o.AccountID])
 		}()
 	}
 	wg.Wait()
@@ -175,11 +176,35 @@ func (s *Service) pollBuilds(ctx context.Context, orders []store.Order, now time
 	return moves
 }
 
-// pollBuild is what provision does for one order, without writing: the move to record.
-func (s *Service) pollBuild(ctx context.Context, o store.Order, now time.Time) orderMove {
+// heldAccounts are the accounts of orders whose builds are not submitted yet that may not start
+// one now: blocked accounts (see pollBuild). An account that cannot be read is held too, for
+// this tick: its order is asked about again at the next.
+func (s *Service) heldAccounts(ctx context.Context, orders []store.Order) map[int64]bool {
+	held := map[int64]bool{}
+	for _, o := range orders {
+		if o.Ticket != "" {
+			continue
+		}
+		if _, seen := held[o.AccountID]; seen {
+			continue
+		}
+		acct, err := s.store.Account(ctx, o.AccountID)
+		if err != nil {
+			s.log.WarnContext(ctx, "read account of order", slog.Int64("order_id", o.ID), slog.Any("error", err))
+		}
+		held[o.AccountID] = err != nil || acct.Blocked
+	}
+	return held
+}
+
+// pollBuild is what provision does for one order, without writing: the move to record. The
+// build of an order of a held (blocked) account is not submitted: the order waits, its money
+// reserved, until the account is unblocked, or times out at the end of its window as any
+// order does (nothing charged). A build already submitted goes on.
+func (s *Service) pollBuild(ctx context.Context, o store.Order, now time.Time, held bool) orderMove {
 	m := orderMove{order: o}
 	deadline := o.CreatedAt.Add(s.orderWindow)
-	if o.Ticket == "" && now.Before(deadline) {
+	if o.Ticket == "" && now.Before(deadline) && !held {
 		ticket, err := s.build(ctx, o)
 		if err != nil {
 			s.log.WarnContext(ctx, "submit build; retrying", slog.Int64("order_id", o.ID), slog.Any("error", err))

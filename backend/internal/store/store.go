@@ -41,6 +41,7 @@ type Queries interface {
 	WebhookQueries
 	WorkDueQueries
 	BatchQueries
+	AuditQueries
 }
 
 // Tx is a transaction's view of the store. A read-modify-write of one row inside a Tx is safe,
