@@ -101,6 +101,9 @@ func withoutDBVariable(env lookupEnv) lookupEnv {
 // dev runs `resellerd dev`: a backend for tests and demos on a fresh database, with the
 // test-control API under /_dev/, until ctx ends; the temporary database is removed then.
 func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logger) error {
+	if err := checkKeyFile(logger, o.serveOptions); err != nil {
+		return err
+	}
 	if path, ok := sqlitePath(o.Config.DB); ok && o.Config.DB != "-" {
 		if err := checkDevDB(path); err != nil {
 			return err // before anything opens the file
