@@ -144,6 +144,7 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	mux := http.NewServeMux()
 	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock, Logger: logger,
 		CheckpointDir: filepath.Join(dir, "checkpoints"), Save: b.save, Load: b.restore,
+		MaxCheckpoints: o.MaxCheckpoints, MaxCheckpointBytes: o.MaxCheckpointBytes,
 		Journal: controls.journal, Faults: controls.faults}))
 	mux.Handle("/", controls.wrap(b))
 	// Guard covers every path under /_dev/, whichever handler of mux serves it.

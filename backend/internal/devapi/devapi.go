@@ -65,6 +65,11 @@ type Config struct {
 	// Save writes the whole service (database and clock) to a new SQLite file at path,
 	// atomically, and returns the service clock's time it saved.
 	Save func(ctx context.Context, path string) (time.Time, error)
+	// MaxCheckpoints and MaxCheckpointBytes bound the checkpoints kept at once, in number and
+	// in bytes on disk together; a save past either is refused 409 checkpoint_limit. Zero takes
+	// the defaults (DefaultMaxCheckpoints, DefaultMaxCheckpointBytes).
+	MaxCheckpoints     int
+	MaxCheckpointBytes int64
 	// Load replaces the whole service by the one Save wrote to path, with the same keys; work
 	// in flight is dropped, as by Reset.
 	Load func(ctx context.Context, path string) error
