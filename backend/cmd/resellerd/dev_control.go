@@ -81,6 +81,9 @@ func (c devControls) wrap(apiHandler http.Handler) http.Handler {
 func (b *devBackend) accountOf(ctx context.Context, key string) (int64, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
+	if b.srv == nil {
+		return 0, b.errDown()
+	}
 	return b.srv.AccountOfKey(ctx, key)
 }
 

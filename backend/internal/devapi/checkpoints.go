@@ -241,7 +241,7 @@ func (h handler) restoreCheckpoint(w http.ResponseWriter, r *http.Request) {
 	if !h.decode(w, r, &struct{}{}) {
 		return
 	}
-	cp, err := h.checkpoints.restore(r.Context(), name)
+	cp, err := h.checkpoints.restore(context.WithoutCancel(r.Context()), name) // see reset
 	if err != nil {
 		h.resp.Fail(w, r, err)
 		return

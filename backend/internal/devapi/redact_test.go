@@ -65,7 +65,7 @@ func TestRedactorFoldsNamesAsTheDecoderDoes(t *testing.T) {
 	}
 	for _, body := range []string{
 		`{"app_inputſ": {"vault": {"TOKEN": "t-1"}}}`, // app_inputs, spelled with ſ
-		`{"data": {"api_\u212Aey": "t-1"}}`,            // api_key, spelled with the Kelvin sign
+		`{"data": {"api_\u212Aey": "t-1"}}`,           // api_key, spelled with the Kelvin sign
 		`{"app_inputs": {"mysql": {"ROOT_PAſſWORD": "t-1"}}}`,
 	} {
 		if got := string(x.body([]byte(body), int64(len(body)))); strings.Contains(got, "t-1") {
