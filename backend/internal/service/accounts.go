@@ -65,12 +65,16 @@ func (s *Service) CreateAccount(ctx context.Context, in NewAccount) (CreatedAcco
 			return CreatedAccount{}, err
 		}
 	}
+	hash, err := s.hashKey(key)
+	if err != nil {
+		return CreatedAccount{}, fmt.Errorf("service: create account: %w", err)
+	}
 	now := s.now()
 	var created store.Account
-	err := s.store.WithTx(ctx, func(tx store.Tx) error {
+	err = s.store.WithTx(ctx, func(tx store.Tx) error {
 		var err error
 		created, err = tx.CreateAccount(ctx, store.NewAccount{
-			KeyHash: hashKey(key), KeyHint: key[:keyHintLength], KeyCreatedAt: now,
+			KeyHash: hash, KeyHint: key[:keyHintLength], KeyCreatedAt: now,
 			ServerLimit: in.ServerLimit, OrderLimit: in.OrderLimit, Language: in.Language, CreatedAt: now,
 		})
 		if err != nil {
@@ -125,7 +129,11 @@ func (s *Service) RotateKey(ctx context.Context, accountID int64) (string, error
 	if err != nil {
 		return "", err
 	}
-	if err := s.store.SetAccountKey(ctx, accountID, hashKey(key), key[:keyHintLength], s.now()); err != nil {
+	hash, err := s.hashKey(key)
+	if err != nil {
+		return "", fmt.Errorf("service: rotate key: %w", err)
+	}
+	if err := s.store.SetAccountKey(ctx, accountID, hash, key[:keyHintLength], s.now()); err != nil {
 		return "", accountError(err, "rotate key")
 	}
 	return key, nil
@@ -184,7 +192,10 @@ func (s *Service) Authenticate(ctx context.Context, key string) (store.Account, 
 	if key == "" {
 		return store.Account{}, Unauthorized()
 	}
-	hash := hashKey(key)
+	hash, err := s.hashKey(key)
+	if err != nil {
+		return store.Account{}, Internal(fmt.Errorf("service: authenticate: %w", err))
+	}
 	acct, err := s.store.AccountByKeyHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Account{}, Unauthorized()
@@ -209,9 +220,15 @@ func (s *Service) newKey() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-func hashKey(key string) []byte {
-	h := sha256.Sum256([]byte(key))
-	return h[:]
+// hashKey is what the store keeps of key: its SHA-256 digest, keyed by the store's KeyHash (an
+// HMAC under a secret the key file guards, once the database has a key), so that whoever can
+// write the database but lacks the key file cannot make a hash that matches a key they chose.
+func (s *Service) hashKey(key string) ([]byte, error) {
+	digest := sha256.Sum256([]byte(key))
+	if s.keyHash == nil {
+		return digest[:], nil
+	}
+	return s.keyHash(digest[:])
 }
 
 // accountError maps a store error of an operation on one account.
