@@ -46,7 +46,8 @@ func createAccount(t *testing.T, db string, extra ...string) (string, int, strin
 // serve starts with one (its hash is keyed at start, no API key needed); `account create` and
 // `rotate-key` then need the key file, and refuse without it, naming --secrets-key-file; the
 // plain SHA-256 of a key chosen by whoever writes the database matches nothing, before and
-// after a restart; and keys keep working after `secrets rotate` moves the secrets to a new key.
+// after a restart; keys keep working after `secrets rotate` moves the secrets to a new key; and
+// a valid key's hash (with its tag) copied into another account's row acts as nobody.
 func TestAPIKeyHashesKeyed(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "reseller.db")
@@ -108,5 +109,27 @@ func TestAPIKeyHashesKeyed(t *testing.T) {
 	}
 	if s := accountStatus(t, base, created); s != http.StatusUnauthorized {
 		t.Fatalf("the key rotated away: %d, want 401", s)
+	}
+
+	// Account 2's holder, with write access to the database, moves their key's hash and tag to
+	// account 1: their key must not open account 1.
+	rotated := strings.TrimSpace(out)
+	var hash, tag []byte
+	if err := conn.QueryRow(`SELECT key_hash, key_tag FROM accounts WHERE id = 2`).Scan(&hash, &tag); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`UPDATE accounts SET key_hash = x'01' WHERE id = 2`, nil},
+		{`UPDATE accounts SET key_hash = ?, key_tag = ? WHERE id = 1`, []any{hash, tag}},
+	} {
+		if _, err := conn.Exec(q.sql, q.args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := accountStatus(t, base, rotated); s != http.StatusUnauthorized {
+		t.Fatalf("a key whose hash was moved to another account: %d, want 401", s)
 	}
 }

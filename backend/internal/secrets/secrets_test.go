@@ -283,6 +283,10 @@ func TestKeyHasher(t *testing.T) {
 	case bytes.Equal(a.Hash(d1), other.Hash(d1)), bytes.Equal(a.Hash(d1), a.Hash(d2)), bytes.Equal(a.Hash(d1), d1):
 		t.Fatal("the hash does not depend on both the secret and the digest")
 	}
+	if bytes.Equal(a.Tag(1, d1), a.Tag(2, d1)) || bytes.Equal(a.Tag(1, d1), a.Tag(1, d2)) ||
+		!bytes.Equal(a.Tag(1, d1), again.Tag(1, d1)) || bytes.Equal(a.Tag(1, d1), other.Tag(1, d1)) {
+		t.Fatal("a tag does not depend on the account, the hash and the secret alone")
+	}
 	if _, err := NewKeyHasher(rawKey(1)[:16]); err == nil {
 		t.Fatal("a 16-byte secret was taken")
 	}

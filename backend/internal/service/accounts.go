@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -80,6 +81,9 @@ func (s *Service) CreateAccount(ctx context.Context, in NewAccount) (CreatedAcco
 		if err != nil {
 			return err
 		}
+		if err := s.tagKey(ctx, tx, created.ID, hash, key[:keyHintLength], now); err != nil {
+			return err
+		}
 		if in.Balance == 0 {
 			return nil
 		}
@@ -133,10 +137,32 @@ func (s *Service) RotateKey(ctx context.Context, accountID int64) (string, error
 	if err != nil {
 		return "", fmt.Errorf("service: rotate key: %w", err)
 	}
-	if err := s.store.SetAccountKey(ctx, accountID, hash, key[:keyHintLength], s.now()); err != nil {
+	tag, err := s.tag(accountID, hash)
+	if err != nil {
+		return "", fmt.Errorf("service: rotate key: %w", err)
+	}
+	if err := s.store.SetAccountKey(ctx, accountID, hash, tag, key[:keyHintLength], s.now()); err != nil {
 		return "", accountError(err, "rotate key")
 	}
 	return key, nil
+}
+
+// tag is the tag binding hash to the account id (Config.KeyTag); nil when hashes have none.
+func (s *Service) tag(accountID int64, hash []byte) ([]byte, error) {
+	if s.keyTag == nil {
+		return nil, nil
+	}
+	return s.keyTag(accountID, hash)
+}
+
+// tagKey writes the tag of a new account's key hash once the account has its id, in the
+// transaction that created it; nothing when hashes have no tag.
+func (s *Service) tagKey(ctx context.Context, tx store.Tx, accountID int64, hash []byte, hint string, at time.Time) error {
+	tag, err := s.tag(accountID, hash)
+	if err != nil || tag == nil {
+		return err
+	}
+	return tx.SetAccountKey(ctx, accountID, hash, tag, hint, at)
 }
 
 // TopUp credits amount to the wallet as a payment of paymentType ("" is manual).
@@ -204,6 +230,15 @@ func (s *Service) Authenticate(ctx context.Context, key string) (store.Account, 
 		return store.Account{}, Internal(fmt.Errorf("service: authenticate: %w", err))
 	}
 	if subtle.ConstantTimeCompare(acct.KeyHash, hash) != 1 {
+		return store.Account{}, Unauthorized()
+	}
+	// The hash must be this account's: a hash copied from another account's row (by whoever
+	// writes the database, with a key of their own) does not match its tag.
+	tag, err := s.tag(acct.ID, hash)
+	if err != nil {
+		return store.Account{}, Internal(fmt.Errorf("service: authenticate: %w", err))
+	}
+	if tag != nil && subtle.ConstantTimeCompare(acct.KeyTag, tag) != 1 {
 		return store.Account{}, Unauthorized()
 	}
 	if acct.Blocked {

@@ -34,6 +34,19 @@ type keyHashing struct {
 	locked bool               // the database's hashes are keyed, but the store has no key to hash with
 }
 
+// KeyTag is the tag binding hash, a KeyHash, to the account id (secrets.KeyHasher.Tag), which
+// the service checks after a lookup; nil while the database has no key. A store opened with a
+// locked keyring on a keyed database cannot make one (ErrKeyHashNeedsKey).
+func (s *Store) KeyTag(id int64, hash []byte) ([]byte, error) {
+	switch {
+	case s.hashing.locked:
+		return nil, fmt.Errorf("sqlstore: %w", ErrKeyHashNeedsKey)
+	case s.hashing.hasher == nil:
+		return nil, nil
+	}
+	return s.hashing.hasher.Tag(id, hash), nil
+}
+
 // KeyHash is what the database stores, and is looked up by, for the API key whose SHA-256 is
 // digest: its keyed hash once the database has a key, else digest itself. A store opened with
 // a locked keyring on a keyed database cannot hash (ErrKeyHashNeedsKey).
@@ -139,7 +152,8 @@ func (s *Store) bindSecrets(ctx context.Context) error {
 	return nil
 }
 
-// keyDigests replaces every account's stored key digest by its keyed hash.
+// keyDigests replaces every account's stored key digest by its keyed hash, tagged with the
+// account's id.
 func (q queries) keyDigests(ctx context.Context, hasher *secrets.KeyHasher) error {
 	type digest struct {
 		id   int64
@@ -154,7 +168,8 @@ func (q queries) keyDigests(ctx context.Context, hasher *secrets.KeyHasher) erro
 		return err
 	}
 	for _, d := range rows {
-		res, err := q.exec(ctx, `UPDATE accounts SET key_hash = ? WHERE id = ?`, hasher.Hash(d.hash), d.id)
+		hash := hasher.Hash(d.hash)
+		res, err := q.exec(ctx, `UPDATE accounts SET key_hash = ?, key_tag = ? WHERE id = ?`, hash, hasher.Tag(d.id, hash), d.id)
 		if err := checkOneRow(res, err, "key the key hash of account", d.id); err != nil {
 			return err
 		}

@@ -146,8 +146,12 @@ func TestKeyedHashesAndOwnersAtStart(t *testing.T) {
 			if err != nil || bytes.Equal(hash, digest("key-of-before")) {
 				t.Fatalf("KeyHash = %x, %v; want a keyed hash", hash, err)
 			}
-			if a, err := s.AccountByKeyHash(ctx, hash); err != nil || a.ID != r.account {
+			a, err := s.AccountByKeyHash(ctx, hash)
+			if err != nil || a.ID != r.account {
 				t.Fatalf("the key of before: account %d, %v; want %d", a.ID, err, r.account)
+			}
+			if tag, err := s.KeyTag(a.ID, hash); err != nil || tag == nil || !bytes.Equal(a.KeyTag, tag) {
+				t.Fatalf("the key of before is tagged %x, want %x (%v)", a.KeyTag, tag, err)
 			}
 			if _, err := s.exec(ctx, `UPDATE accounts SET key_hash = ? WHERE id = ?`, digest("chosen-key"), r.account); err != nil {
 				t.Fatal(err)
