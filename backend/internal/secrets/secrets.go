@@ -11,10 +11,6 @@
 //	plain:<value>                                      a plain value that starts like one of these forms
 //	anything else                                      a plain value, as resellerd stored every value before
 //
-// Open reads v2 only: a v1 value, bound to its row but not to the account owning the row, would
-// still open once a row is moved to another account (its account_id changed), so the store
-// seals every v1 value again as v2 once, at the first start of this version (OpenLegacy), and
-// refuses v1 from then on, should an old one be copied back from a backup.
 // so a database written without a key (or before keys existed) is read as it is, and a value is
 // sealed whenever it is next written with a key, or by rotate. The key id is a short hash of the
 // key: the right key of a key file is found without trying each, and rotate skips a value
@@ -23,6 +19,11 @@
 // another row or column of the database, or whose row is moved to another account, does not
 // open there: nobody with write access to the database alone can make the API show one account
 // another's password (backend/docs/sharing-threat-model.md).
+//
+// Open reads v2 only: a v1 value, bound to its row but not to the account owning the row, would
+// still open once a row is moved to another account (its account_id changed), so the store
+// seals every v1 value again as v2 once, at the first start with a key (OpenLegacy), and
+// refuses v1 from then on, should an old one be copied back from a backup.
 package secrets
 
 import (
