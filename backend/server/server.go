@@ -165,6 +165,7 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks,
 		WebhookAllow: cfg.WebhookAllowCIDRs, WebhookResolver: cfg.WebhookResolver, EventRetention: cfg.RetainEvents,
 		OnDelivery: m.delivery, ProvisionLanes: provisionLanes(cfg.DB), DeliveryObserver: cfg.DeliveryObserver,
+		KeyHash: st.KeyHash, KeyTag: st.KeyTag,
 	})
 	s := &Server{
 		store:    st,

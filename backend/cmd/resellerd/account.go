@@ -38,13 +38,22 @@ func account(ctx context.Context, args []string, stdout io.Writer, env lookupEnv
 
 // openServer opens the database for one administrative command.
 func openServer(ctx context.Context, db string) (*server.Server, error) {
+	return openServerKeyed(ctx, db, "")
+}
+
+// openServerKeyed opens the database for one administrative command with the key file keyFile
+// (--secrets-key-file), which the commands that write an API key need once the database has a
+// key: its API key hashes are keyed by a secret only the key file opens. Without one the
+// command reads and writes no secret (NoSecrets), or uses dev's built-in key on a dev database.
+func openServerKeyed(ctx context.Context, db, keyFile string) (*server.Server, error) {
 	if _, _, err := server.ParseDB(db); err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	// No workers: the command only writes the account; a running serve does the rest. The fail
 	// rate stays as serve set it.
-	// It reads and writes no secret, so it needs no --secrets-key-file (NoSecrets).
-	return server.New(ctx, server.Config{DB: db, WorkerInterval: -1, KeepFailRate: true, NoSecrets: true})
+	cfg := server.Config{DB: db, WorkerInterval: -1, KeepFailRate: true, SecretsKeyFile: keyFile, NoSecrets: keyFile == ""}
+	devKeyOnDevDB(&cfg)
+	return server.New(ctx, cfg)
 }
 
 func accountCreate(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
@@ -57,11 +66,13 @@ func accountCreate(ctx context.Context, args []string, stdout io.Writer, env loo
 	fs.IntVar(&a.OrderLimit, "order-limit", 5, "maximum orders provisioning at once")
 	fs.StringVar(&a.Language, "language", "fa", "account language: fa or en")
 	who := operatorFlag(fs)
+	var keys server.Config
+	addSecretsFlag(fs, &keys, server.Config{})
 	if err := parseFlags(fs, args, env); err != nil {
 		return err
 	}
 	a.BalanceMicros = int64(balance.micros)
-	srv, err := openServer(ctx, *db)
+	srv, err := openServerKeyed(ctx, *db, keys.SecretsKeyFile)
 	if err != nil {
 		return err
 	}
@@ -84,13 +95,15 @@ func accountRotateKey(ctx context.Context, args []string, stdout io.Writer, env 
 	db := fs.String("db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
 	id := fs.Int64("account", 0, "account id")
 	who := operatorFlag(fs)
+	var keys server.Config
+	addSecretsFlag(fs, &keys, server.Config{})
 	if err := parseFlags(fs, args, env); err != nil {
 		return err
 	}
 	if *id <= 0 {
 		return fmt.Errorf("%w: account rotate-key: --account is required", errUsage)
 	}
-	srv, err := openServer(ctx, *db)
+	srv, err := openServerKeyed(ctx, *db, keys.SecretsKeyFile)
 	if err != nil {
 		return err
 	}

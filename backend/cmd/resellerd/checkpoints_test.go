@@ -163,3 +163,23 @@ func TestDevCheckpointNames(t *testing.T) {
 		t.Fatal("a name with .. wrote outside the checkpoint directory")
 	}
 }
+
+// TestDevCheckpointLimitFlags: dev's checkpoint limits default to 20 checkpoints and 256 MiB,
+// are set by --max-checkpoints and --max-checkpoint-bytes or their RESELLER_ variables, and a
+// limit below 1 is a usage error naming its flag.
+func TestDevCheckpointLimitFlags(t *testing.T) {
+	t.Parallel()
+	o, err := parseDev(nil, noEnv)
+	if err != nil || o.MaxCheckpoints != 20 || o.MaxCheckpointBytes != 256<<20 {
+		t.Fatalf("defaults: %d checkpoints, %d bytes, %v", o.MaxCheckpoints, o.MaxCheckpointBytes, err)
+	}
+	o, err = parseDev([]string{"--max-checkpoint-bytes", "1000"}, mapEnv(map[string]string{"RESELLER_MAX_CHECKPOINTS": "3"}))
+	if err != nil || o.MaxCheckpoints != 3 || o.MaxCheckpointBytes != 1000 {
+		t.Fatalf("set: %d checkpoints, %d bytes, %v", o.MaxCheckpoints, o.MaxCheckpointBytes, err)
+	}
+	for _, flag := range []string{"--max-checkpoints", "--max-checkpoint-bytes"} {
+		if _, err := parseDev([]string{flag, "0"}, noEnv); err == nil || !strings.Contains(err.Error(), flag) {
+			t.Errorf("%s 0: %v; want a usage error naming it", flag, err)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	seedpkg "github.com/reseller/terraform-provider-reseller/backend/internal/seed" // seed is the subcommand
@@ -101,6 +102,9 @@ func withoutDBVariable(env lookupEnv) lookupEnv {
 // dev runs `resellerd dev`: a backend for tests and demos on a fresh database, with the
 // test-control API under /_dev/, until ctx ends; the temporary database is removed then.
 func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logger) error {
+	if err := checkKeyFile(logger, o.serveOptions); err != nil {
+		return err
+	}
 	if path, ok := sqlitePath(o.Config.DB); ok && o.Config.DB != "-" {
 		if err := checkDevDB(path); err != nil {
 			return err // before anything opens the file
@@ -141,6 +145,7 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	mux := http.NewServeMux()
 	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock, Logger: logger,
 		CheckpointDir: filepath.Join(dir, "checkpoints"), Save: b.save, Load: b.restore,
+		MaxCheckpoints: o.MaxCheckpoints, MaxCheckpointBytes: o.MaxCheckpointBytes,
 		Journal: controls.journal, Faults: controls.faults}))
 	mux.Handle("/", controls.wrap(b))
 	// Guard covers every path under /_dev/, whichever handler of mux serves it.
@@ -190,23 +195,28 @@ type devBackend struct {
 	accounts []seedpkg.Account
 	clock    *devapi.OffsetClock // the service's clock, saved and put back with the database
 	mu       sync.RWMutex        // held for reading while a request uses srv, for writing by reset, save and restore
-	srv      *server.Server
+	// srv is the backend now serving. It is never a closed one: nil only when a replacement
+	// failed and so did starting the old database again (down says why), which every request
+	// answers 503 until a reset succeeds.
+	srv  *server.Server
+	down error
+	// newServer starts a backend on a configuration: server.New, which tests replace to make
+	// a start fail.
+	newServer func(ctx context.Context, cfg server.Config) (*server.Server, error)
+}
+
+// start starts a backend on cfg (newServer, server.New when unset).
+func (b *devBackend) start(ctx context.Context, cfg server.Config) (*server.Server, error) {
+	if b.newServer != nil {
+		return b.newServer(ctx, cfg)
+	}
+	return server.New(ctx, cfg)
 }
 
 // open creates the database, marked as dev's, unless it is there already, seeds it and starts
 // the backend on it.
 func (b *devBackend) open(ctx context.Context) error {
-	if path, ok := sqlitePath(b.cfg.DB); ok {
-		if err := createDevDB(ctx, path); err != nil {
-			return err
-		}
-	}
-	cfg := b.cfg
-	cfg.KeepFailRate, cfg.FailRate = false, 0 // seeded builds must all finish; New then sets --fail-rate
-	if err := server.Seed(ctx, cfg, b.accounts); err != nil {
-		return fmt.Errorf("dev: seed: %w", err)
-	}
-	srv, err := server.New(ctx, b.cfg)
+	srv, err := b.openFresh(ctx)
 	if err != nil {
 		return err
 	}
@@ -214,15 +224,42 @@ func (b *devBackend) open(ctx context.Context) error {
 	return nil
 }
 
+// openFresh creates the database, marked as dev's, unless it is there already, seeds it and
+// returns a backend started on it.
+func (b *devBackend) openFresh(ctx context.Context) (*server.Server, error) {
+	if path, ok := sqlitePath(b.cfg.DB); ok {
+		if err := createDevDB(ctx, path); err != nil {
+			return nil, err
+		}
+	}
+	cfg := b.cfg
+	cfg.KeepFailRate, cfg.FailRate = false, 0 // seeded builds must all finish; New then sets --fail-rate
+	if err := server.Seed(ctx, cfg, b.accounts); err != nil {
+		return nil, fmt.Errorf("dev: seed: %w", err)
+	}
+	return b.start(ctx, b.cfg)
+}
+
 func (b *devBackend) close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	_ = b.srv.Close()
+	if b.srv != nil {
+		_ = b.srv.Close()
+		b.srv = nil
+	}
+}
+
+// errDown is the answer of every request while there is no backend (see devBackend.srv).
+func (b *devBackend) errDown() error {
+	return service.Unavailable("dev has no backend: " + b.down.Error() + "; POST /_dev/reset to start again from the seed")
 }
 
 func (b *devBackend) do(fn func(devapi.Backend) error) error {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
+	if b.srv == nil {
+		return b.errDown()
+	}
 	return fn(b.srv)
 }
 
@@ -230,6 +267,10 @@ func (b *devBackend) do(fn func(devapi.Backend) error) error {
 func (b *devBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
+	if b.srv == nil {
+		api.NewResponder(b.cfg.Logger).Fail(w, r, b.errDown())
+		return
+	}
 	b.srv.Handler().ServeHTTP(w, r)
 }
 
@@ -237,31 +278,104 @@ func (b *devBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (b *devBackend) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
+	if b.srv == nil {
+		http.Error(w, b.errDown().Error(), http.StatusServiceUnavailable)
+		return
+	}
 	b.srv.MetricsHandler().ServeHTTP(w, r)
 }
 
 // reset closes the backend, removes its SQLite database and starts again from the seed, so
 // every key stays valid and everything else is gone. It refuses, changing nothing, a database
-// that is not marked as dev's (checkResettable).
+// that is not marked as dev's (checkResettable). It runs to its end whatever the client does
+// (a client hanging up must not stop it half-way), and on a failure the old backend serves
+// again (replace).
 func (b *devBackend) reset(ctx context.Context) error {
 	path, ok := sqlitePath(b.cfg.DB)
 	if !ok {
 		return errors.New("dev: reset needs a SQLite database; drop and recreate a PostgreSQL one yourself")
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateIOTimeout)
+	defer cancel()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if err := checkResettable(path); err != nil {
-		return err
-	}
-	if err := b.srv.Close(); err != nil {
-		return fmt.Errorf("dev: reset: %w", err)
-	}
-	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("dev: reset: %w", err)
+	if kind, _ := devDBKind(path); b.srv != nil || kind != dbNew { // down, the database may be gone
+		if err := checkResettable(path); err != nil {
+			return err
 		}
 	}
-	return b.open(ctx)
+	return b.replace(ctx, "reset", b.openFresh)
+}
+
+// replace stops the backend and starts the one install makes on --db, in place of it. The old
+// database is first moved aside (moveDB), so that on any failure of install it is put back and
+// started again, with the clock as it was: a failed reset or restore answers 5xx and leaves the
+// old service serving, never a closed backend. Should that start fail too, the backend is down
+// (every request answers 503) until a reset succeeds. Called with mu held for writing.
+func (b *devBackend) replace(ctx context.Context, op string, install func(ctx context.Context) (*server.Server, error)) error {
+	live, _ := sqlitePath(b.cfg.DB)
+	aside := live + ".before-" + op
+	offset := b.clock.Offset()
+	if b.srv != nil {
+		_ = b.srv.Close() // closed whatever it answers: it is not used again
+		b.srv = nil
+	}
+	err := moveDB(live, aside)
+	if err == nil {
+		var srv *server.Server
+		if srv, err = install(ctx); err == nil {
+			b.srv, b.down = srv, nil
+			_ = removeDB(aside)
+			return nil
+		}
+	}
+	err = fmt.Errorf("dev: %s: %w", op, err)
+	b.clock.SetOffset(offset)
+	back := removeDB(live)
+	if back == nil {
+		back = moveDB(aside, live)
+	}
+	if back == nil {
+		cfg := b.cfg
+		cfg.KeepFailRate = true // the old service's, as PUT /_dev/fail-rate left it
+		b.srv, back = b.start(ctx, cfg)
+	}
+	if back != nil {
+		b.down = errors.Join(err, fmt.Errorf("dev: starting the service as it was: %w", back))
+		return b.errDown()
+	}
+	return fmt.Errorf("%w; the service is back as it was before", err)
+}
+
+// dbFiles are the suffixes of a SQLite database's files: the database, its WAL and rollback
+// journal, whose content belongs to it, and its shared memory, which SQLite rebuilds.
+var dbFiles = []string{"", "-wal", "-journal"}
+
+// moveDB renames the SQLite database at from (with its WAL and journal) to to, removing its
+// shared memory; a file that is not there is not moved.
+func moveDB(from, to string) error {
+	if err := removeDB(to); err != nil {
+		return err
+	}
+	for _, suffix := range dbFiles {
+		if err := os.Rename(from+suffix, to+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	if err := os.Remove(from + "-shm"); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// removeDB removes the files of the SQLite database at path.
+func removeDB(path string) error {
+	for _, suffix := range append(dbFiles, "-shm") {
+		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // sqlitePath is the file of a SQLite --db (a path or sqlite:PATH), read as server.ParseDB

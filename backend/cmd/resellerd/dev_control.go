@@ -21,6 +21,10 @@ type devControlOptions struct {
 	DevAllowedHosts []string
 	// JournalSize is how many requests and webhook deliveries the journal keeps (0: off).
 	JournalSize int
+	// MaxCheckpoints and MaxCheckpointBytes bound the checkpoints kept at once, in number and
+	// in bytes on disk: a looping script would otherwise fill the disk.
+	MaxCheckpoints     int
+	MaxCheckpointBytes int64
 }
 
 // addDevControlFlags registers the flags of devControlOptions on fs.
@@ -29,11 +33,20 @@ func addDevControlFlags(fs *flag.FlagSet, o *devControlOptions) {
 		"Host names (`NAME,...`) the test-control API /_dev/ accepts besides loopback names and addresses and --listen's host, such as the name of a container reached under another name; any other Host gets 403 (DNS rebinding)")
 	fs.IntVar(&o.JournalSize, "journal-size", devapi.DefaultJournalSize,
 		"requests and webhook deliveries the request journal (GET /_dev/requests) keeps, the oldest dropped first; 0 turns it off")
+	fs.IntVar(&o.MaxCheckpoints, "max-checkpoints", devapi.DefaultMaxCheckpoints,
+		"checkpoints (POST /_dev/checkpoints) kept at once; the next save is refused 409 checkpoint_limit until one is deleted")
+	fs.Int64Var(&o.MaxCheckpointBytes, "max-checkpoint-bytes", devapi.DefaultMaxCheckpointBytes,
+		"bytes the checkpoints may take on disk together; a save that would go over is refused 409 checkpoint_limit")
 }
 
 func (o devControlOptions) validateControl() error {
-	if o.JournalSize < 0 || o.JournalSize > devapi.MaxJournalSize {
+	switch {
+	case o.JournalSize < 0 || o.JournalSize > devapi.MaxJournalSize:
 		return fmt.Errorf("%w: dev: --journal-size must be from 0 (off) to %d", errUsage, devapi.MaxJournalSize)
+	case o.MaxCheckpoints < 1:
+		return fmt.Errorf("%w: dev: --max-checkpoints must be at least 1", errUsage)
+	case o.MaxCheckpointBytes < 1:
+		return fmt.Errorf("%w: dev: --max-checkpoint-bytes must be at least 1", errUsage)
 	}
 	return nil
 }
@@ -68,6 +81,9 @@ func (c devControls) wrap(apiHandler http.Handler) http.Handler {
 func (b *devBackend) accountOf(ctx context.Context, key string) (int64, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
+	if b.srv == nil {
+		return 0, b.errDown()
+	}
 	return b.srv.AccountOfKey(ctx, key)
 }
 

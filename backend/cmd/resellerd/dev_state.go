@@ -234,7 +234,8 @@ func (b *devBackend) save(ctx context.Context, path string) (time.Time, error) {
 // backend started, with the fail rate the copy holds. Like reset, it waits for the requests in
 // flight and drops the work they started; every key of the copy keeps working. It changes
 // nothing unless the copy is ready and marked, and it refuses (403, as reset does) to delete a
-// database that is no longer marked as dev's.
+// database that is no longer marked as dev's. Should the new backend fail to start, the old one
+// serves again (devBackend.replace).
 func (b *devBackend) restore(ctx context.Context, path string) error {
 	// Once the backend is closed, a client hanging up must not leave the service without one.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateIOTimeout)
@@ -246,29 +247,25 @@ func (b *devBackend) restore(ctx context.Context, path string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	live, _ := sqlitePath(b.cfg.DB)
-	if err := checkResettable(live); err != nil {
-		return err
+	if b.srv != nil { // down, the database may be gone
+		if err := checkResettable(live); err != nil {
+			return err
+		}
 	}
 	staged, err := stageCopy(ctx, path, live)
 	if err != nil {
 		return fmt.Errorf("dev: restore: %w", err)
 	}
-	if err := b.srv.Close(); err != nil {
-		_ = os.Remove(staged)
-		return fmt.Errorf("dev: restore: %w", err)
-	}
-	if err := replaceDB(staged, live); err != nil {
-		return fmt.Errorf("dev: restore: %w", err)
-	}
-	b.clock.SetOffset(st.ClockOffset)
-	cfg := b.cfg
-	cfg.KeepFailRate = true // the checkpoint's, as PUT /_dev/fail-rate left it then
-	srv, err := server.New(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("dev: restore: %w", err)
-	}
-	b.srv = srv
-	return nil
+	defer os.Remove(staged) // moved to live unless something failed first
+	return b.replace(ctx, "restore", func(ctx context.Context) (*server.Server, error) {
+		if err := os.Rename(staged, live); err != nil {
+			return nil, err
+		}
+		b.clock.SetOffset(st.ClockOffset)
+		cfg := b.cfg
+		cfg.KeepFailRate = true // the checkpoint's, as PUT /_dev/fail-rate left it then
+		return b.start(ctx, cfg)
+	})
 }
 
 // stageCopy copies the saved service at path into a new file beside live and checks its marker,
@@ -315,7 +312,7 @@ func (b *devBackend) openState(ctx context.Context, path string, st savedState) 
 		return fmt.Errorf("dev: --state %s: %w", path, err)
 	}
 	b.clock.SetOffset(st.ClockOffset)
-	srv, err := server.New(ctx, b.cfg)
+	srv, err := b.start(ctx, b.cfg)
 	if err != nil {
 		return err
 	}

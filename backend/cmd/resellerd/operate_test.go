@@ -33,7 +33,7 @@ type operated struct {
 func startOperated(t *testing.T, db string, replicas int) *operated {
 	t.Helper()
 	o := &operated{db: db}
-	o.id, o.key = createAccount(t, db)
+	o.id, o.key = createOperatedAccount(t, db)
 	for range replicas {
 		opts, err := parseServe([]string{"--listen", "127.0.0.1:0", "--db", db, "--rate-limit-scale", "0",
 			"--deploy-delay", "50ms", "--credentials-delay", "0s"}, noEnv)
@@ -49,8 +49,8 @@ func startOperated(t *testing.T, db string, replicas int) *operated {
 	return o
 }
 
-// createAccount creates an account with $100 through the CLI and returns its id and key.
-func createAccount(t *testing.T, db string) (int64, string) {
+// createOperatedAccount creates an account with $100 through the CLI and returns its id and key.
+func createOperatedAccount(t *testing.T, db string) (int64, string) {
 	t.Helper()
 	code, out, errOut := cli(t, opEnv, "account", "create", "--db", db, "--balance", "100")
 	if code != exitOK {
@@ -343,7 +343,7 @@ func checkAuditTrail(t *testing.T, o *operated, server int64) {
 	if hour := o.audit(t, "--since", "1h", "--account", id); len(hour) != len(want) {
 		t.Errorf("audit --since 1h: %d entries, want %d", len(hour), len(want))
 	}
-	other, _ := createAccount(t, o.db)
+	other, _ := createOperatedAccount(t, o.db)
 	o.run(t, "account", "topup", "--account", fmt.Sprint(other), "--amount", "5")
 	if got := o.audit(t, "--account", id); len(got) != len(want) {
 		t.Errorf("audit --account %s after another account's commands: %d entries, want %d", id, len(got), len(want))
@@ -377,7 +377,7 @@ func TestOperatorBadInput(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "bad.db")
 	o := &operated{db: db}
-	o.id, o.key = createAccount(t, db)
+	o.id, o.key = createOperatedAccount(t, db)
 	before := o.run(t, "account", "list", "--json")
 	entries := len(o.audit(t))
 	id := fmt.Sprint(o.id)

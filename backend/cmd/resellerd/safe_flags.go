@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -20,6 +21,8 @@ func addSafeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	fs.Var((*cidrList)(&o.Config.TrustedProxies), "trusted-proxies",
 		"address ranges (`CIDR,...`) of the load balancers or reverse proxies in front of the API, such as 10.0.0.0/8; a request from one is counted (failed-key limit, rate limits, access log key client) by the right-most address of its Forwarded or X-Forwarded-For header that is not itself in these ranges; from any other peer those headers are ignored")
 	addSecretsFlag(fs, &o.Config, def.Config)
+	fs.BoolVar(&o.StrictKeyFile, "strict-key-file", def.StrictKeyFile,
+		"refuse to start when --secrets-key-file may be read or written by its group or others (chmod 600 it), instead of only warning")
 }
 
 // addSecretsFlag registers --secrets-key-file on fs, filling c with the default def. serve, dev,
@@ -32,12 +35,39 @@ func addSecretsFlag(fs *flag.FlagSet, c *server.Config, def server.Config) {
 
 // warnPlainSecrets logs serve's one warning at start when it keeps the secrets readable to
 // anyone with the database: without a key file (on a dev database they are under dev's built-in
-// key, which is no secret either).
+// key, which is no secret either). It is called once the backend has started: a database whose
+// secrets are encrypted is refused without a key, and a warning that they are stored in plain
+// text before that refusal would say the opposite of what is true.
 func warnPlainSecrets(logger *slog.Logger, c server.Config) {
 	if c.SecretsKeyFile == "" {
 		logger.Warn("no --secrets-key-file: webhook signing secrets, root passwords and app inputs are stored as plain text " +
 			"in the database and in every backup of it; see backend/README.md, Sharing resellerd safely")
 	}
+}
+
+// checkKeyFile checks who may read --secrets-key-file: a file its group or others may read or
+// write (mode & 0o077) lets other users of the machine read every secret of the database, or
+// replace the keys. It is logged as a warning naming the file and its mode, or refused with
+// --strict-key-file. Only warned by default because the usual ways of handing a container a
+// file make it 0644 or 0444 (Kubernetes secret volumes, Docker and Compose secrets), inside a
+// container whose only user is resellerd: refusing those would break deployments that are safe.
+// See backend/docs/sharing-threat-model.md.
+func checkKeyFile(logger *slog.Logger, o serveOptions) error {
+	path := o.Config.SecretsKeyFile
+	if path == "" {
+		return nil
+	}
+	mode, err := secrets.Exposure(path)
+	if err != nil || mode == 0 {
+		return err
+	}
+	if o.StrictKeyFile {
+		return fmt.Errorf("--secrets-key-file %s has mode %04o: its group or others may read it; chmod 600 it "+
+			"(refused because of --strict-key-file)", path, mode)
+	}
+	logger.Warn("--secrets-key-file may be read by other users than resellerd's: chmod 600 it (--strict-key-file refuses to start instead)",
+		slog.String("file", path), slog.String("mode", fmt.Sprintf("%04o", mode)))
+	return nil
 }
 
 // devKeyOnDevDB has serve (and seed) open a database resellerd dev created with dev's built-in

@@ -425,7 +425,7 @@ func checkPassword(t *testing.T, base, apiKey string, id int64, password string)
 
 // sealedColumns are the columns the store keeps encrypted, and the secrets canary.
 var sealedColumns = []string{"webhooks.secret", "instances.password", "snapshots.password", "orders.app_inputs",
-	"app_installs.inputs", "app_installs.result", "sim_machines.password", "secrets_canary.sealed"}
+	"app_installs.inputs", "app_installs.result", "sim_machines.password", "key_hash_secret.sealed", "secrets_canary.sealed"}
 
 // countSealed counts the values of the SQLite database at db encrypted under the key of id.
 func countSealed(t *testing.T, db, id string) int {
@@ -439,7 +439,7 @@ func countSealed(t *testing.T, db, id string) int {
 	for _, c := range sealedColumns {
 		table, column, _ := strings.Cut(c, ".")
 		var n int
-		if err := conn.QueryRow(`SELECT COUNT(*) FROM `+table+` WHERE substr(`+column+`, 1, 16) = ?`, "enc:v1:"+id+":").Scan(&n); err != nil {
+		if err := conn.QueryRow(`SELECT COUNT(*) FROM `+table+` WHERE substr(`+column+`, 1, 16) = ?`, "enc:v2:"+id+":").Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		total += n

@@ -29,6 +29,9 @@ type serveOptions struct {
 	TLSKey    string // PEM private key file of TLSCert
 	// MetricsListen is the address serving Prometheus /metrics; empty: none.
 	MetricsListen string
+	// StrictKeyFile refuses to start on a --secrets-key-file group or others may read, which
+	// is otherwise only warned about (checkKeyFile).
+	StrictKeyFile bool
 	Log           logOptions
 	Config        server.Config
 }
@@ -104,14 +107,17 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	if _, err := o.tlsConfig(); err != nil {
 		return err // before opening the database: a bad certificate changes nothing
 	}
+	if err := checkKeyFile(logger, o); err != nil {
+		return err
+	}
 	warnIfDevDB(logger, o.Config.DB)
-	warnPlainSecrets(logger, o.Config)
 	devKeyOnDevDB(&o.Config)
 	srv, err := server.New(ctx, o.Config)
 	if err != nil {
-		return err
+		return err // no plain-text warning before it: the database may be encrypted, and serve refused
 	}
 	defer srv.Close()
+	warnPlainSecrets(logger, o.Config)
 	return serveHandler(ctx, o, srv.Handler(), srv.MetricsHandler(), logger, ready)
 }
 

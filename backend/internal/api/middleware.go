@@ -130,10 +130,12 @@ func withBodyLimit(next http.Handler) http.Handler {
 	})
 }
 
-// bodyTooLarge is the answer to a body over maxBodyBytes.
-func bodyTooLarge() *service.Error {
+// bodyTooLarge is the answer to a body over limit bytes: the limit that applied (the API's
+// maxBodyBytes, or a smaller one of a route such as /_dev/clock's), read from the reader that
+// stopped it, so the message never names another.
+func bodyTooLarge(limit int64) *service.Error {
 	return &service.Error{Kind: service.KindTooLarge, Code: service.CodeValidation, Field: "body",
-		Message: fmt.Sprintf("body: larger than %d bytes", maxBodyBytes)}
+		Message: fmt.Sprintf("body: larger than %d bytes", limit)}
 }
 
 // authedFunc is a handler of a route that needs an API key; it receives the caller's account.

@@ -37,7 +37,7 @@ func readBody(r *http.Request) ([]byte, error) {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return nil, bodyTooLarge()
+		return nil, bodyTooLarge(tooLarge.Limit)
 	case err != nil:
 		return nil, service.Validation("body", "cannot be read: %v", err)
 	}
@@ -85,7 +85,7 @@ func decodeError(err error) error {
 	)
 	switch {
 	case errors.As(err, &tooLarge):
-		return bodyTooLarge()
+		return bodyTooLarge(tooLarge.Limit)
 	case errors.As(err, &typeErr) && typeErr.Field != "":
 		return service.Validation(typeErr.Field, "must be %s", describeType(typeErr.Type))
 	case errors.As(err, &typeErr):

@@ -31,7 +31,7 @@ func TestErrorStatuses(t *testing.T) {
 		{&service.Error{Kind: service.KindMethodNotAllowed, Code: service.CodeMethodNotAllowed}, http.StatusMethodNotAllowed, service.CodeMethodNotAllowed},
 		{service.Conflict(service.CodeInstanceLocked, "locked"), http.StatusConflict, service.CodeInstanceLocked},
 		{service.Conflict(service.CodeSnapshotLimitReached, "full"), http.StatusConflict, service.CodeSnapshotLimitReached},
-		{bodyTooLarge(), http.StatusRequestEntityTooLarge, service.CodeValidation},
+		{bodyTooLarge(maxBodyBytes), http.StatusRequestEntityTooLarge, service.CodeValidation},
 		{&service.Error{Kind: service.KindUnsupportedMediaType, Code: service.CodeUnsupportedMediaType}, http.StatusUnsupportedMediaType, service.CodeUnsupportedMediaType},
 		{&service.Error{Kind: service.KindKeyReused, Code: service.CodeIdempotencyKeyReused}, http.StatusUnprocessableEntity, service.CodeIdempotencyKeyReused},
 		{&service.Error{Kind: service.KindRateLimited, Code: service.CodeRateLimited}, http.StatusTooManyRequests, service.CodeRateLimited},

@@ -22,6 +22,18 @@ import (
 // twice), so replacing one takes a DELETE first.
 const CodeCheckpointExists = "checkpoint_exists"
 
+// CodeCheckpointLimit is the code of the 409 answer to a save past the checkpoint limits (in
+// number or in bytes); its message names the limit and its flag. A checkpoint must be deleted
+// first: none is dropped on the caller's behalf, as a test may still restore it.
+const CodeCheckpointLimit = "checkpoint_limit"
+
+// The default checkpoint limits of `resellerd dev` (--max-checkpoints, --max-checkpoint-bytes):
+// a test suite keeps a few checkpoints, each a copy of a small database (40 took 23 MB).
+const (
+	DefaultMaxCheckpoints     = 20
+	DefaultMaxCheckpointBytes = 256 << 20
+)
+
 // checkpointName is what a checkpoint may be called: lower-case letters, digits, dots, dashes
 // and underscores, starting with a letter or digit, at most 64 characters. Such a name is a file
 // name on every system and a path segment that needs no escaping.
@@ -48,16 +60,53 @@ type Checkpoint struct {
 // kept in memory: dir belongs to this process, which removes it at exit. Errors that are not a
 // *service.Error (a full disk) are answered 500 by the Responder, their detail logged.
 type checkpoints struct {
-	dir  string
-	save func(ctx context.Context, path string) (time.Time, error)
-	load func(ctx context.Context, path string) error
+	dir      string
+	save     func(ctx context.Context, path string) (time.Time, error)
+	load     func(ctx context.Context, path string) error
+	maxCount int   // checkpoints kept at once
+	maxBytes int64 // their bytes on disk together
 
 	mu     sync.Mutex // held through a save, restore or delete, so they never overlap
 	byName map[string]Checkpoint
 }
 
 func newCheckpoints(cfg Config) *checkpoints {
-	return &checkpoints{dir: cfg.CheckpointDir, save: cfg.Save, load: cfg.Load, byName: map[string]Checkpoint{}}
+	c := &checkpoints{dir: cfg.CheckpointDir, save: cfg.Save, load: cfg.Load, byName: map[string]Checkpoint{},
+		maxCount: cfg.MaxCheckpoints, maxBytes: cfg.MaxCheckpointBytes}
+	if c.maxCount <= 0 {
+		c.maxCount = DefaultMaxCheckpoints
+	}
+	if c.maxBytes <= 0 {
+		c.maxBytes = DefaultMaxCheckpointBytes
+	}
+	return c
+}
+
+// totalBytes is the size on disk of every checkpoint kept. Called with mu held.
+func (c *checkpoints) totalBytes() int64 {
+	var n int64
+	for _, cp := range c.byName {
+		n += cp.SizeBytes
+	}
+	return n
+}
+
+// checkRoom refuses a save once the checkpoints kept reach a limit. Called with mu held.
+func (c *checkpoints) checkRoom() error {
+	switch {
+	case len(c.byName) >= c.maxCount:
+		return service.Conflict(CodeCheckpointLimit, "%d checkpoints are kept, the limit (--max-checkpoints %d); "+
+			"DELETE /_dev/checkpoints/{name} one first", len(c.byName), c.maxCount)
+	case c.totalBytes() >= c.maxBytes:
+		return c.overBytes(c.totalBytes())
+	}
+	return nil
+}
+
+// overBytes is the refusal of a save that brings the checkpoints to total bytes.
+func (c *checkpoints) overBytes(total int64) error {
+	return service.Conflict(CodeCheckpointLimit, "the checkpoints would take %d bytes, over the limit of %d bytes "+
+		"(--max-checkpoint-bytes %d); DELETE /_dev/checkpoints/{name} one first", total, c.maxBytes, c.maxBytes)
 }
 
 // path is the file of the checkpoint name (already validated).
@@ -82,6 +131,9 @@ func (c *checkpoints) create(ctx context.Context, name string) (Checkpoint, erro
 		return Checkpoint{}, service.Conflict(CodeCheckpointExists,
 			"checkpoint %q exists; DELETE /_dev/checkpoints/%s first to save another under its name", name, name)
 	}
+	if err := c.checkRoom(); err != nil {
+		return Checkpoint{}, err
+	}
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -92,6 +144,13 @@ func (c *checkpoints) create(ctx context.Context, name string) (Checkpoint, erro
 	fi, err := os.Stat(c.path(name))
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint %s: %w", name, err)
+	}
+	if total := c.totalBytes() + fi.Size(); total > c.maxBytes {
+		// Its size is known only once written: the copy goes, so the limit holds on disk.
+		if err := os.Remove(c.path(name)); err != nil {
+			return Checkpoint{}, fmt.Errorf("checkpoint %s: %w", name, err)
+		}
+		return Checkpoint{}, c.overBytes(total)
 	}
 	now := time.Now()
 	cp := Checkpoint{Name: name, Time: serviceTime.UTC().Format(time.RFC3339), SavedAt: now.UTC().Format(time.RFC3339),
@@ -182,7 +241,7 @@ func (h handler) restoreCheckpoint(w http.ResponseWriter, r *http.Request) {
 	if !h.decode(w, r, &struct{}{}) {
 		return
 	}
-	cp, err := h.checkpoints.restore(r.Context(), name)
+	cp, err := h.checkpoints.restore(context.WithoutCancel(r.Context()), name) // see reset
 	if err != nil {
 		h.resp.Fail(w, r, err)
 		return

@@ -53,7 +53,8 @@ type Backend interface {
 type Config struct {
 	// Do runs fn with the backend now serving, holding it against a concurrent reset.
 	Do func(fn func(Backend) error) error
-	// Reset brings the service back to its seed (or its fresh account) with the same keys.
+	// Reset brings the service back to its seed (or its fresh account) with the same keys. It is
+	// given a context the client's hanging up does not cancel.
 	Reset func(ctx context.Context) error
 	// Clock is the service's clock, moved by POST /_dev/clock.
 	Clock *OffsetClock
@@ -65,8 +66,13 @@ type Config struct {
 	// Save writes the whole service (database and clock) to a new SQLite file at path,
 	// atomically, and returns the service clock's time it saved.
 	Save func(ctx context.Context, path string) (time.Time, error)
+	// MaxCheckpoints and MaxCheckpointBytes bound the checkpoints kept at once, in number and
+	// in bytes on disk together; a save past either is refused 409 checkpoint_limit. Zero takes
+	// the defaults (DefaultMaxCheckpoints, DefaultMaxCheckpointBytes).
+	MaxCheckpoints     int
+	MaxCheckpointBytes int64
 	// Load replaces the whole service by the one Save wrote to path, with the same keys; work
-	// in flight is dropped, as by Reset.
+	// in flight is dropped, as by Reset, and like Reset it is not cancelled by the client.
 	Load func(ctx context.Context, path string) error
 	// Journal is the request journal GET and DELETE /_dev/requests show and empty (nil: off).
 	Journal *Journal
@@ -113,8 +119,10 @@ type handler struct {
 	checkpoints *checkpoints  // the saved copies of the service, shared by every request
 }
 
+// reset serves POST /_dev/reset. The reset runs to its end whatever the client does: one cut
+// short once the backend had stopped would leave the service without one.
 func (h handler) reset(w http.ResponseWriter, r *http.Request) {
-	if err := h.cfg.Reset(r.Context()); err != nil {
+	if err := h.cfg.Reset(context.WithoutCancel(r.Context())); err != nil {
 		h.resp.Fail(w, r, err)
 		return
 	}

@@ -94,6 +94,10 @@ type faultsJSON[T any] struct {
 // injected_fault (429 with Retry-After: 1), or closes the connection without an answer.
 func (f *Faults) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if neverFaulted(r.URL.Path) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		ex := exchangeOf(r.Context())
 		ex.route = f.routes.Route(r)
 		matching := f.matching(ex.route)
@@ -114,6 +118,18 @@ func (f *Faults) Wrap(next http.Handler) http.Handler {
 		ex.fault, ex.accountID = true, acct.id(r.Context(), f.cfg.AccountOf)
 		f.answer(w, r, rule)
 	})
+}
+
+// neverFaulted tells the paths no rule applies to, whatever its route ("*" included): the
+// probes a container runtime or a load balancer calls (a liveness probe failed by a test's chaos
+// would have the runtime kill the container) and the metrics a scraper reads, so a test's
+// faults reach its client only.
+func neverFaulted(path string) bool {
+	switch path {
+	case "/livez", "/readyz", "/metrics", "/api/v1/health":
+		return true
+	}
+	return false
 }
 
 // matching are the rules on route still able to act, in their order.

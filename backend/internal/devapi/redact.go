@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 )
@@ -22,7 +23,7 @@ const maxJournalBody = 64 << 10
 // wherever its name appears (an install's result).
 type redactor struct {
 	appPasswords map[string]map[string]bool // app id → input key → of the password kind
-	passwordKeys map[string]bool            // every password-kind input key, in lower case
+	passwordKeys map[string]bool            // every password-kind input key, folded (foldName)
 }
 
 func newRedactor(c *catalog.Catalog) redactor {
@@ -39,7 +40,7 @@ func newRedactor(c *catalog.Catalog) redactor {
 				x.appPasswords[app.ID] = map[string]bool{}
 			}
 			x.appPasswords[app.ID][in.Key] = true
-			x.passwordKeys[strings.ToLower(in.Key)] = true
+			x.passwordKeys[foldName(in.Key)] = true
 		}
 	}
 	return x
@@ -85,7 +86,7 @@ func (x redactor) value(v any) any {
 			case child == nil: // null shows that nothing is set, and hides nothing
 			case x.secretName(k):
 				t[k] = redacted
-			case k == "app_inputs":
+			case foldName(k) == "app_inputs":
 				t[k] = x.appInputs(child)
 			default:
 				t[k] = x.value(child)
@@ -99,10 +100,35 @@ func (x redactor) value(v any) any {
 	return v
 }
 
-// secretName reports whether a member named k holds a secret.
+// secretName reports whether a member named k holds a secret, by its folded name: a name the
+// API's decoder (encoding/json, which matches member names case-insensitively) takes for one
+// that holds a secret is redacted too, such as "ſecret" (U+017F) for secret.
 func (x redactor) secretName(k string) bool {
-	l := strings.ToLower(k)
+	l := foldName(k)
 	return strings.Contains(l, "password") || strings.Contains(l, "secret") || l == "api_key" || x.passwordKeys[l]
+}
+
+// foldName is name with every letter replaced by the lower-case one of its simple case folding
+// (strings.EqualFold's equivalence): two names encoding/json matches to one field have the same
+// folded name, which for a field's ASCII name is that name in lower case. ſ (U+017F) folds
+// with s and S, and K (U+212A, the Kelvin sign) with k and K, so they become s and k.
+func foldName(name string) string {
+	var b strings.Builder
+	b.Grow(len(name))
+	for _, r := range name {
+		b.WriteRune(unicode.ToLower(foldBase(r)))
+	}
+	return b.String()
+}
+
+// foldBase is the smallest rune of r's case-folding orbit (unicode.SimpleFold): the same rune
+// for every member of the orbit.
+func foldBase(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return least
 }
 
 // appInputs redacts an app_inputs object (app id → input key → value): the inputs of the

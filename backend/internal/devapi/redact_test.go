@@ -1,6 +1,8 @@
 package devapi
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
@@ -37,5 +39,37 @@ func TestRedactorBodies(t *testing.T) {
 	}
 	if got := string(x.body([]byte(`{"a":`), maxJournalBody+1)); got != `"[omitted: 65537 bytes, more than 65536]"` {
 		t.Errorf("a long body: %s", got)
+	}
+}
+
+// TestRedactorFoldsNamesAsTheDecoderDoes: encoding/json matches member names case-insensitively
+// with Unicode's simple folding, so the API takes "ſecret" (U+017F) for secret and
+// "root_passworD" or "Kelvin"-spelled names for theirs; the journal redacts what the API reads
+// as a secret, however it is spelled. The test checks the decoder's matching first, so it
+// follows encoding/json should that ever change.
+func TestRedactorFoldsNamesAsTheDecoderDoes(t *testing.T) {
+	t.Parallel()
+	x := newRedactor(catalog.New())
+	x.appPasswords["vault"] = map[string]bool{"TOKEN": true} // redacted in app_inputs by its kind alone
+	for _, name := range []string{"ſecret", "SECRET", "ſEcReT"} {
+		var decoded struct {
+			Secret string `json:"secret"`
+		}
+		if err := json.Unmarshal([]byte(`{"`+name+`": "s3"}`), &decoded); err != nil || decoded.Secret != "s3" {
+			t.Fatalf("encoding/json no longer takes %q for secret (%v); update the test", name, err)
+		}
+		body := `{"url": "https://x", "` + name + `": "s3"}`
+		if got := string(x.body([]byte(body), int64(len(body)))); strings.Contains(got, "s3") {
+			t.Errorf("%s: journal keeps %s", name, got)
+		}
+	}
+	for _, body := range []string{
+		`{"app_inputſ": {"vault": {"TOKEN": "t-1"}}}`, // app_inputs, spelled with ſ
+		`{"data": {"api_\u212Aey": "t-1"}}`,           // api_key, spelled with the Kelvin sign
+		`{"app_inputs": {"mysql": {"ROOT_PAſſWORD": "t-1"}}}`,
+	} {
+		if got := string(x.body([]byte(body), int64(len(body)))); strings.Contains(got, "t-1") {
+			t.Errorf("%s: journal keeps %s", body, got)
+		}
 	}
 }

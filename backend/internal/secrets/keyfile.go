@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 )
@@ -19,6 +20,20 @@ func Load(path string) (*Keyring, error) {
 		return nil, fmt.Errorf("secrets: key file: %w", err)
 	}
 	return Parse(text, path)
+}
+
+// Exposure is the mode of the key file at path when its group or others may read or write it
+// (any of the bits 0o077), and 0 when only its owner may: a key file others can read gives them
+// every secret of the database. Errors name the file.
+func Exposure(path string) (fs.FileMode, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, fmt.Errorf("secrets: key file: %w", err)
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return 0, nil
+	}
+	return fi.Mode().Perm(), nil
 }
 
 // Parse reads the text of a key file (see Load); source names it in errors.

@@ -4,9 +4,10 @@
 // home of the rule: the store seals a value as it writes it and opens it as it reads it, and
 // `resellerd secrets rotate` moves old values to the newest key through the same functions.
 //
-// A stored value is one of three forms, told apart by its start:
+// A stored value is one of these forms, told apart by its start:
 //
-//	enc:v1:<key id>:<base64url(nonce | ciphertext)>   sealed under the key of that id
+//	enc:v2:<key id>:<base64url(nonce | ciphertext)>   sealed under the key of that id, bound to its cell and owner
+//	enc:v1:<key id>:<base64url(nonce | ciphertext)>   sealed by an earlier resellerd, bound to its cell only
 //	plain:<value>                                      a plain value that starts like one of these forms
 //	anything else                                      a plain value, as resellerd stored every value before
 //
@@ -14,9 +15,15 @@
 // sealed whenever it is next written with a key, or by rotate. The key id is a short hash of the
 // key: the right key of a key file is found without trying each, and rotate skips a value
 // already under the first key by its prefix alone. Each value has a random 96-bit nonce, and its
-// Cell (table, column and row id) is the associated data, so a value copied into another row or
-// column of the database does not open there: nobody with write access to the database alone
-// can make the API show one account another's password.
+// Cell (table, column, row id and owning account) is the associated data, so a value copied into
+// another row or column of the database, or whose row is moved to another account, does not
+// open there: nobody with write access to the database alone can make the API show one account
+// another's password (backend/docs/sharing-threat-model.md).
+//
+// Open reads v2 only: a v1 value, bound to its row but not to the account owning the row, would
+// still open once a row is moved to another account (its account_id changed), so the store
+// seals every v1 value again as v2 once, at the first start with a key (OpenLegacy), and
+// refuses v1 from then on, should an old one be copied back from a backup.
 package secrets
 
 import (
@@ -36,7 +43,8 @@ const KeySize = 32
 
 // The prefixes of the stored forms (see the package comment).
 const (
-	sealedPrefix = "enc:v1:"
+	sealedPrefix = "enc:v2:"
+	legacyPrefix = "enc:v1:" // bound to the cell only (see the package comment)
 	plainPrefix  = "plain:"
 	familyPrefix = "enc:" // every sealed form, this version's and any later one
 )
@@ -49,18 +57,27 @@ var ErrNoKey = errors.New("secrets: no key for the value")
 // from another cell.
 var ErrNotOpened = errors.New("secrets: the value does not open (altered, or moved from another row or column)")
 
-// Cell is where a value is stored: one column of one row. It is the associated data of the
-// value's encryption.
+// Cell is where a value is stored: one column of one row, and the account that row belongs to.
+// It is the associated data of the value's encryption.
 type Cell struct {
 	Table  string
 	Column string
 	Row    string // the row's primary key, as text
+	// Owner is the id of the account the row belongs to, as text; "" for a row of no account
+	// (the simulator's machines, the canary).
+	Owner string
 }
 
 func (c Cell) String() string { return c.Table + "." + c.Column + " of row " + c.Row }
 
-// associatedData binds a value to its cell; the NUL separators keep two cells' texts apart.
+// associatedData binds a v2 value to its cell and owner; the NUL separators keep two cells'
+// texts apart.
 func (c Cell) associatedData() []byte {
+	return []byte("resellerd secret v2\x00" + c.Table + "\x00" + c.Column + "\x00" + c.Row + "\x00" + c.Owner)
+}
+
+// legacyData is the associated data of a v1 value: its cell, without its owner.
+func (c Cell) legacyData() []byte {
 	return []byte("resellerd secret\x00" + c.Table + "\x00" + c.Column + "\x00" + c.Row)
 }
 
@@ -163,19 +180,51 @@ func escape(plain string) string {
 	return plain
 }
 
+// ErrLegacy means a value is sealed in the v1 form, bound to its row but not to the account
+// owning it: resellerd seals those again at its first start of this version (OpenLegacy) and
+// opens none after, so one is a value copied back from an older copy of the database.
+var ErrLegacy = errors.New("secrets: the value is sealed in the old form (v1), not bound to its account; " +
+	"resellerd sealed every such value again at its first start, so this one was copied back from an older copy of the database")
+
 // Open returns the plain value of stored, read from cell c. A plain value (of any age) is
-// returned as it is; a sealed one needs its key. Errors name the cell and the key id, never the
-// value.
+// returned as it is; a sealed one needs its key, and its own cell and owner. Errors name the
+// cell and the key id, never the value.
 func (k *Keyring) Open(c Cell, stored string) (string, error) {
 	switch {
 	case strings.HasPrefix(stored, plainPrefix):
 		return strings.TrimPrefix(stored, plainPrefix), nil
 	case !strings.HasPrefix(stored, familyPrefix):
 		return stored, nil
-	case !strings.HasPrefix(stored, sealedPrefix):
+	case IsLegacy(stored):
+		return "", fmt.Errorf("%w (%w): %s", ErrNotOpened, ErrLegacy, c)
+	case !IsSealed(stored):
 		return "", fmt.Errorf("secrets: %s is sealed in a form this resellerd does not know (newer?)", c)
 	}
-	id, text, ok := strings.Cut(strings.TrimPrefix(stored, sealedPrefix), ":")
+	return k.open(c, strings.TrimPrefix(stored, sealedPrefix), c.associatedData())
+}
+
+// OpenLegacy opens a value sealed in the v1 form (IsLegacy), bound to its cell without its
+// owner, so that the store can seal it again as v2 at start; nothing else reads v1.
+func (k *Keyring) OpenLegacy(c Cell, stored string) (string, error) {
+	if !IsLegacy(stored) {
+		return "", fmt.Errorf("%w: %s is not sealed in the v1 form", ErrNotOpened, c)
+	}
+	return k.open(c, strings.TrimPrefix(stored, legacyPrefix), c.legacyData())
+}
+
+// LegacyPrefix is how every v1 value starts, so a database can find them by their prefix.
+const LegacyPrefix = legacyPrefix
+
+// IsLegacy reports whether stored is sealed in the v1 form (see the package comment).
+func IsLegacy(stored string) bool { return strings.HasPrefix(stored, legacyPrefix) }
+
+// IsSealed reports whether stored is sealed in this version's form: neither plain nor v1.
+func IsSealed(stored string) bool { return strings.HasPrefix(stored, sealedPrefix) }
+
+// open opens body ("<key id>:<base64url(nonce | ciphertext)>") of cell c with the associated
+// data ad.
+func (k *Keyring) open(c Cell, body string, ad []byte) (string, error) {
+	id, text, ok := strings.Cut(body, ":")
 	if !ok {
 		return "", fmt.Errorf("%w: %s is malformed", ErrNotOpened, c)
 	}
@@ -194,7 +243,7 @@ func (k *Keyring) Open(c Cell, stored string) (string, error) {
 			if len(sealed) < n {
 				break
 			}
-			if plain, err := key.aead.Open(nil, sealed[:n], sealed[n:], c.associatedData()); err == nil {
+			if plain, err := key.aead.Open(nil, sealed[:n], sealed[n:], ad); err == nil {
 				return string(plain), nil
 			}
 		}
@@ -220,11 +269,18 @@ func (k *Keyring) CurrentPrefix() string {
 	return sealedPrefix + k.keys[0].id + ":"
 }
 
-// SealedKeyID is the id of the key a stored value is sealed under, for messages; "none" for a
-// plain value.
+// SealedKeyID is the id of the key a stored value (v2 or v1) is sealed under, for messages;
+// "none" for a plain value.
 func SealedKeyID(stored string) string {
-	id, _, ok := strings.Cut(strings.TrimPrefix(stored, sealedPrefix), ":")
-	if !strings.HasPrefix(stored, sealedPrefix) || !ok {
+	body, v2 := strings.CutPrefix(stored, sealedPrefix)
+	if !v2 {
+		var v1 bool
+		if body, v1 = strings.CutPrefix(stored, legacyPrefix); !v1 {
+			return "none"
+		}
+	}
+	id, _, ok := strings.Cut(body, ":")
+	if !ok {
 		return "none"
 	}
 	return id

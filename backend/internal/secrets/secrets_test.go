@@ -34,7 +34,7 @@ func TestSealOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := k.Seal(cell, plain)
-	if strings.Contains(a, plain) || !strings.HasPrefix(a, "enc:v1:"+KeyID(rawKey(1))+":") {
+	if strings.Contains(a, plain) || !strings.HasPrefix(a, "enc:v2:"+KeyID(rawKey(1))+":") {
 		t.Fatalf("sealed = %q", a)
 	}
 	if a == b {
@@ -104,7 +104,7 @@ func TestOldKeyOpensAfterRotation(t *testing.T) {
 // are, and a sealed value does not open without a key.
 func TestPlainValues(t *testing.T) {
 	var none *Keyring
-	for _, plain := range []string{"whsec_abc", "enc:v1:abcd1234:xyz", "plain:x", "enc:", "{\"a\":\"b\"}"} {
+	for _, plain := range []string{"whsec_abc", "enc:v2:abcd1234:xyz", "enc:v1:abcd1234:xyz", "plain:x", "enc:", "{\"a\":\"b\"}"} {
 		stored, err := none.Seal(cell, plain)
 		if err != nil {
 			t.Fatal(err)
@@ -159,9 +159,10 @@ func TestOpenRefusesAlteredValues(t *testing.T) {
 	for name, s := range map[string]string{
 		"flipped":  flipped,
 		"cut":      sealed[:len(sealed)-10],
-		"no body":  "enc:v1:" + k.FirstID(),
-		"short":    "enc:v1:" + k.FirstID() + ":AAAA",
-		"version2": strings.Replace(sealed, "enc:v1:", "enc:v2:", 1),
+		"no body":  "enc:v2:" + k.FirstID(),
+		"short":    "enc:v2:" + k.FirstID() + ":AAAA",
+		"version3": strings.Replace(sealed, "enc:v2:", "enc:v3:", 1),
+		"version1": strings.Replace(sealed, "enc:v2:", "enc:v1:", 1),
 	} {
 		if _, err := k.Open(cell, s); err == nil {
 			t.Errorf("%s: opened", name)
@@ -218,5 +219,75 @@ func TestDevKeyStable(t *testing.T) {
 	}
 	if got, err := Dev().Open(cell, sealed); err != nil || got != "x" {
 		t.Fatalf("Open = %q, %v", got, err)
+	}
+}
+
+// TestSealedValueBoundToItsOwner: a value sealed for a row of one account does not open for the
+// same row once it belongs to another account (its account_id changed), nor for no account.
+func TestSealedValueBoundToItsOwner(t *testing.T) {
+	k := mustNew(t, rawKey(1))
+	mine := Cell{Table: "instances", Column: "password", Row: "7", Owner: "1"}
+	sealed, err := k.Seal(mine, "root-pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := k.Open(mine, sealed); err != nil || got != "root-pw" {
+		t.Fatalf("Open for its owner = %q, %v", got, err)
+	}
+	for _, owner := range []string{"2", "", "10"} {
+		moved := mine
+		moved.Owner = owner
+		if _, err := k.Open(moved, sealed); !errors.Is(err, ErrNotOpened) {
+			t.Errorf("owner %q: %v, want ErrNotOpened", owner, err)
+		}
+	}
+}
+
+// TestLegacyValuesOpenOnlyToBeSealedAgain: a v1 value (bound to its cell without an owner, as
+// the resellerd before sealed them) opens through OpenLegacy alone, for the store to seal it
+// again at start; Open refuses it, so one copied back from an old backup reads nothing.
+func TestLegacyValuesOpenOnlyToBeSealedAgain(t *testing.T) {
+	k := mustNew(t, rawKey(1))
+	c := Cell{Table: "instances", Column: "password", Row: "7", Owner: "1"}
+	key := k.keys[0]
+	nonce := make([]byte, key.aead.NonceSize())
+	legacy := "enc:v1:" + key.id + ":" + base64.RawURLEncoding.EncodeToString(key.aead.Seal(nonce, nonce, []byte("old-pw"), c.legacyData()))
+	if got, err := k.OpenLegacy(c, legacy); err != nil || got != "old-pw" {
+		t.Fatalf("OpenLegacy = %q, %v", got, err)
+	}
+	if _, err := k.Open(c, legacy); !errors.Is(err, ErrLegacy) || !errors.Is(err, ErrNotOpened) {
+		t.Fatalf("Open of a v1 value: %v, want ErrLegacy", err)
+	}
+	if SealedKeyID(legacy) != key.id || !IsLegacy(legacy) {
+		t.Fatalf("SealedKeyID = %q, IsLegacy = %v", SealedKeyID(legacy), IsLegacy(legacy))
+	}
+	sealed, _ := k.Seal(c, "new-pw")
+	if _, err := k.OpenLegacy(c, sealed); err == nil {
+		t.Fatal("OpenLegacy opened a v2 value")
+	}
+}
+
+// TestKeyHasher: a keyed hash depends on the secret and on the digest, is not the digest, and
+// is the same for the same secret (so every replica and every restart computes it alike).
+func TestKeyHasher(t *testing.T) {
+	a, err := NewKeyHasher(rawKey(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := NewKeyHasher(rawKey(1))
+	other, _ := NewKeyHasher(rawKey(2))
+	d1, d2 := bytes.Repeat([]byte{9}, 32), bytes.Repeat([]byte{8}, 32)
+	switch {
+	case !bytes.Equal(a.Hash(d1), again.Hash(d1)):
+		t.Fatal("one secret hashes one digest two ways")
+	case bytes.Equal(a.Hash(d1), other.Hash(d1)), bytes.Equal(a.Hash(d1), a.Hash(d2)), bytes.Equal(a.Hash(d1), d1):
+		t.Fatal("the hash does not depend on both the secret and the digest")
+	}
+	if bytes.Equal(a.Tag(1, d1), a.Tag(2, d1)) || bytes.Equal(a.Tag(1, d1), a.Tag(1, d2)) ||
+		!bytes.Equal(a.Tag(1, d1), again.Tag(1, d1)) || bytes.Equal(a.Tag(1, d1), other.Tag(1, d1)) {
+		t.Fatal("a tag does not depend on the account, the hash and the secret alone")
+	}
+	if _, err := NewKeyHasher(rawKey(1)[:16]); err == nil {
+		t.Fatal("a 16-byte secret was taken")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -71,15 +72,22 @@ func (s *Service) CreateAccountBy(ctx context.Context, who Audit, in NewAccount)
 			return CreatedAccount{}, err
 		}
 	}
+	hash, err := s.hashKey(key)
+	if err != nil {
+		return CreatedAccount{}, fmt.Errorf("service: create account: %w", err)
+	}
 	now := s.now()
 	var created store.Account
-	err := s.store.WithTx(ctx, func(tx store.Tx) error {
+	err = s.store.WithTx(ctx, func(tx store.Tx) error {
 		var err error
 		created, err = tx.CreateAccount(ctx, store.NewAccount{
-			KeyHash: hashKey(key), KeyHint: key[:keyHintLength], KeyCreatedAt: now,
+			KeyHash: hash, KeyHint: key[:keyHintLength], KeyCreatedAt: now,
 			ServerLimit: in.ServerLimit, OrderLimit: in.OrderLimit, Language: in.Language, CreatedAt: now,
 		})
 		if err != nil {
+			return err
+		}
+		if err := s.tagKey(ctx, tx, created.ID, hash, key[:keyHintLength], now); err != nil {
 			return err
 		}
 		if in.Balance != 0 {
@@ -138,13 +146,21 @@ func (s *Service) RotateKeyBy(ctx context.Context, who Audit, accountID int64) (
 	if err != nil {
 		return "", err
 	}
+	hash, err := s.hashKey(key)
+	if err != nil {
+		return "", fmt.Errorf("service: rotate key: %w", err)
+	}
+	tag, err := s.tag(accountID, hash)
+	if err != nil {
+		return "", fmt.Errorf("service: rotate key: %w", err)
+	}
 	hint := func(a store.Account) state { return state{"api_key_hint": a.KeyHint} }
 	err = s.store.WithTx(ctx, func(tx store.Tx) error {
 		before, err := tx.Account(ctx, accountID)
 		if err != nil {
 			return err
 		}
-		if err := tx.SetAccountKey(ctx, accountID, hashKey(key), key[:keyHintLength], s.now()); err != nil {
+		if err := tx.SetAccountKey(ctx, accountID, hash, tag, key[:keyHintLength], s.now()); err != nil {
 			return err
 		}
 		return s.auditAccount(ctx, tx, who, accountID, hint(before), hint)
@@ -153,6 +169,24 @@ func (s *Service) RotateKeyBy(ctx context.Context, who Audit, accountID int64) (
 		return "", accountError(err, "rotate key")
 	}
 	return key, nil
+}
+
+// tag is the tag binding hash to the account id (Config.KeyTag); nil when hashes have none.
+func (s *Service) tag(accountID int64, hash []byte) ([]byte, error) {
+	if s.keyTag == nil {
+		return nil, nil
+	}
+	return s.keyTag(accountID, hash)
+}
+
+// tagKey writes the tag of a new account's key hash once the account has its id, in the
+// transaction that created it; nothing when hashes have no tag.
+func (s *Service) tagKey(ctx context.Context, tx store.Tx, accountID int64, hash []byte, hint string, at time.Time) error {
+	tag, err := s.tag(accountID, hash)
+	if err != nil || tag == nil {
+		return err
+	}
+	return tx.SetAccountKey(ctx, accountID, hash, tag, hint, at)
 }
 
 // TopUp credits amount to the wallet as a payment of paymentType ("" is manual).
@@ -234,7 +268,10 @@ func (s *Service) Authenticate(ctx context.Context, key string) (store.Account, 
 	if key == "" {
 		return store.Account{}, Unauthorized()
 	}
-	hash := hashKey(key)
+	hash, err := s.hashKey(key)
+	if err != nil {
+		return store.Account{}, Internal(fmt.Errorf("service: authenticate: %w", err))
+	}
 	acct, err := s.store.AccountByKeyHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Account{}, Unauthorized()
@@ -243,6 +280,15 @@ func (s *Service) Authenticate(ctx context.Context, key string) (store.Account, 
 		return store.Account{}, Internal(fmt.Errorf("service: authenticate: %w", err))
 	}
 	if subtle.ConstantTimeCompare(acct.KeyHash, hash) != 1 {
+		return store.Account{}, Unauthorized()
+	}
+	// The hash must be this account's: a hash copied from another account's row (by whoever
+	// writes the database, with a key of their own) does not match its tag.
+	tag, err := s.tag(acct.ID, hash)
+	if err != nil {
+		return store.Account{}, Internal(fmt.Errorf("service: authenticate: %w", err))
+	}
+	if tag != nil && subtle.ConstantTimeCompare(acct.KeyTag, tag) != 1 {
 		return store.Account{}, Unauthorized()
 	}
 	if acct.Blocked {
@@ -259,9 +305,15 @@ func (s *Service) newKey() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-func hashKey(key string) []byte {
-	h := sha256.Sum256([]byte(key))
-	return h[:]
+// hashKey is what the store keeps of key: its SHA-256 digest, keyed by the store's KeyHash (an
+// HMAC under a secret the key file guards, once the database has a key), so that whoever can
+// write the database but lacks the key file cannot make a hash that matches a key they chose.
+func (s *Service) hashKey(key string) ([]byte, error) {
+	digest := sha256.Sum256([]byte(key))
+	if s.keyHash == nil {
+		return digest[:], nil
+	}
+	return s.keyHash(digest[:])
 }
 
 // accountError maps a store error of an operation on one account.

@@ -61,6 +61,12 @@ type Config struct {
 	// over accounts of its own (see ProvisionDue); 0 or 1 runs them one after the other, and
 	// more than MaxProvisionLanes is MaxProvisionLanes. The server sets it from the database.
 	ProvisionLanes int
+	// KeyHash is what the store keeps of an API key whose SHA-256 is digest (the store's
+	// KeyHash: a keyed hash once the database has a secrets key); nil keeps the digest itself.
+	KeyHash func(digest []byte) ([]byte, error)
+	// KeyTag is the tag binding a KeyHash to an account id (the store's KeyTag), which
+	// Authenticate checks; nil, or a nil tag, checks none.
+	KeyTag func(accountID int64, hash []byte) ([]byte, error)
 }
 
 // Service carries out the API's rules on a store, the seeded catalogue and a datacenter.
@@ -70,7 +76,9 @@ type Service struct {
 	dc             datacenter.Datacenter
 	clock          Clock
 	log            *slog.Logger
-	random         io.Reader // crypto/rand: read by lanes, pollers and requests at once
+	random         io.Reader                                          // crypto/rand: read by lanes, pollers and requests at once
+	keyHash        func(digest []byte) ([]byte, error)                // Config.KeyHash; nil: the digest
+	keyTag         func(accountID int64, hash []byte) ([]byte, error) // Config.KeyTag; nil: none
 	orderWindow    time.Duration
 	appStepDelay   time.Duration
 	inflight       *inflight
@@ -104,7 +112,7 @@ func New(cfg Config) *Service {
 	}
 	return &Service{
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
-		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
+		random: rand.Reader, keyHash: cfg.KeyHash, keyTag: cfg.KeyTag, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
 		inflight: newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
 		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(), onDelivery: cfg.OnDelivery, observer: cfg.DeliveryObserver,
 		lanes: min(max(cfg.ProvisionLanes, 1), MaxProvisionLanes),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -167,15 +168,44 @@ func (s *Service) attemptOnce(ctx context.Context, w store.Webhook, d store.Deli
 	switch {
 	case errors.Is(err, webhook.ErrRefusedTarget):
 		s.logRefusedTarget(ctx, d, w.URL)
-		d.LastError = err.Error()
+		d.LastError = deliveryError(err, w.URL)
 	case err != nil:
-		d.LastError = err.Error()
+		d.LastError = deliveryError(err, w.URL)
 	case webhook.Delivered(status):
 		d.Status, d.FinishedAt = store.DeliveryDelivered, at
 	default:
 		d.LastError = fmt.Sprintf("the endpoint answered %d", status)
 	}
 	return d
+}
+
+// deliveryError is the text of a failed attempt as the delivery stores it (last_error, which
+// /_dev/overview and the database show): err's, with every URL in it, the one a *url.Error
+// names (the webhook's, or a redirect's) and the webhook's own, cut to its scheme, host and
+// path. A URL's query and user information are the tenant's and may carry a token.
+func deliveryError(err error, rawURL string) string {
+	msg := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		clean := *ue
+		clean.URL = withoutCredentials(ue.URL)
+		msg = strings.ReplaceAll(msg, ue.Error(), clean.Error())
+	}
+	if rawURL != "" {
+		msg = strings.ReplaceAll(msg, rawURL, withoutCredentials(rawURL))
+	}
+	return msg
+}
+
+// withoutCredentials is rawURL without its user information, query and fragment; a URL that
+// does not parse is named by a placeholder, since its parts cannot be told apart.
+func withoutCredentials(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
 }
 
 // logRefusedTarget tells the operator that an attempt was refused because its URL's host is, or

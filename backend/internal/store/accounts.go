@@ -7,10 +7,12 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 )
 
-// Account is a reseller account with its wallet. Only the SHA-256 hash of the API key is kept.
+// Account is a reseller account with its wallet. Only a hash of the API key is kept: its
+// SHA-256, or with a secrets key an HMAC of it, with a tag binding it to the account (KeyTag).
 type Account struct {
 	ID           int64
 	KeyHash      []byte
+	KeyTag       []byte // nil without a secrets key
 	KeyHint      string
 	KeyCreatedAt time.Time
 	ServerLimit  int
@@ -96,8 +98,9 @@ type AccountQueries interface {
 	// AccountByKeyHash returns the account whose API key hashes to hash: how every request is
 	// authenticated. ErrNotFound when no account has it.
 	AccountByKeyHash(ctx context.Context, hash []byte) (Account, error)
-	// SetAccountKey replaces the account's key (its hash and hint); the old key stops working.
-	SetAccountKey(ctx context.Context, id int64, hash []byte, hint string, createdAt time.Time) error
+	// SetAccountKey replaces the account's key (its hash, the hash's tag, nil without a secrets
+	// key, and its hint); the old key stops working.
+	SetAccountKey(ctx context.Context, id int64, hash, tag []byte, hint string, createdAt time.Time) error
 	// SetAccountFlag turns one of the account's switches on or off.
 	SetAccountFlag(ctx context.Context, id int64, flag Flag, value bool) error
 }

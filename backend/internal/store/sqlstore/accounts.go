@@ -9,7 +9,7 @@ import (
 )
 
 const accountColumns = `id, key_hash, key_hint, key_created_at, server_limit, order_limit, language,
-	blocked, kyc_verified, apps_enabled, balance_micros, debt_micros, created_at, low_balance_alert`
+	blocked, kyc_verified, apps_enabled, balance_micros, debt_micros, created_at, low_balance_alert, key_tag`
 
 func scanAccount(r rowScanner) (store.Account, error) {
 	var a store.Account
@@ -20,7 +20,7 @@ func scanAccount(r rowScanner) (store.Account, error) {
 // accountDest is where the columns of accountColumns are scanned to.
 func accountDest(a *store.Account) []any {
 	return []any{&a.ID, &a.KeyHash, &a.KeyHint, at(&a.KeyCreatedAt), &a.ServerLimit, &a.OrderLimit, &a.Language,
-		&a.Blocked, &a.KYCVerified, &a.AppsEnabled, &a.Balance, &a.Debt, at(&a.CreatedAt), &a.LowBalanceAlert}
+		&a.Blocked, &a.KYCVerified, &a.AppsEnabled, &a.Balance, &a.Debt, at(&a.CreatedAt), &a.LowBalanceAlert, &a.KeyTag}
 }
 
 func (q queries) CreateAccount(ctx context.Context, a store.NewAccount) (store.Account, error) {
@@ -94,12 +94,12 @@ func (q queries) AccountByKeyHash(ctx context.Context, hash []byte) (store.Accou
 	return acct, nil
 }
 
-func (q queries) SetAccountKey(ctx context.Context, id int64, hash []byte, hint string, createdAt time.Time) error {
+func (q queries) SetAccountKey(ctx context.Context, id int64, hash, tag []byte, hint string, createdAt time.Time) error {
 	if err := q.lockAccount(ctx, id); err != nil {
 		return err
 	}
-	res, err := q.exec(ctx, `UPDATE accounts SET key_hash = ?, key_hint = ?, key_created_at = ? WHERE id = ?`,
-		hash, hint, createdAt, id)
+	res, err := q.exec(ctx, `UPDATE accounts SET key_hash = ?, key_tag = ?, key_hint = ?, key_created_at = ? WHERE id = ?`,
+		hash, tag, hint, createdAt, id)
 	return checkOneRow(res, err, "set key of account", id)
 }
 

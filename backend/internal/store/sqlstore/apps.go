@@ -12,22 +12,25 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
+// The last is the install's owner, its instance's account, which its sealed inputs and result
+// are bound to.
 const installColumns = `id, instance_id, app_id, position, status, stage, attempts, inputs, result, error, log_tail,
-	queued_at, started_at, finished_at, next_at`
+	queued_at, started_at, finished_at, next_at, COALESCE(` + installOwner + `, 0)`
 
 // scanInstall reads an app install and opens its inputs and result.
 func (q queries) scanInstall(r rowScanner) (store.AppInstall, error) {
 	var a store.AppInstall
 	var inputs, result string
+	var owner int64
 	err := r.Scan(&a.ID, &a.InstanceID, &a.AppID, &a.Position, &a.Status, &a.Stage, &a.Attempts, &inputs,
-		&result, &a.Error, &a.LogTail, at(&a.QueuedAt), at(&a.StartedAt), at(&a.FinishedAt), at(&a.NextAt))
+		&result, &a.Error, &a.LogTail, at(&a.QueuedAt), at(&a.StartedAt), at(&a.FinishedAt), at(&a.NextAt), &owner)
 	if err != nil {
 		return store.AppInstall{}, err
 	}
-	if err := q.openJSON(installInputs, a.ID, inputs, &a.Inputs); err != nil {
+	if err := q.openJSON(installInputs, a.ID, owner, inputs, &a.Inputs); err != nil {
 		return store.AppInstall{}, err
 	}
-	return a, q.openJSON(installResult, a.ID, result, &a.Result)
+	return a, q.openJSON(installResult, a.ID, owner, result, &a.Result)
 }
 
 // AddAppInstall appends an install to its instance's queue. In a transaction the account lock
@@ -123,6 +126,14 @@ func (q queries) sealNewInstalls(ctx context.Context, installs []store.AppInstal
 	if !q.keys.Seals() {
 		return nil
 	}
+	ids := make([]int64, len(installs))
+	for i, a := range installs {
+		ids[i] = a.InstanceID
+	}
+	owners, err := q.instanceOwners(ctx, ids)
+	if err != nil {
+		return err
+	}
 	inputs, results := make([]newSecret, 0, len(installs)), make([]newSecret, 0, len(installs))
 	for _, a := range installs {
 		if a.ID == 0 {
@@ -136,12 +147,37 @@ func (q queries) sealNewInstalls(ctx context.Context, installs []store.AppInstal
 		if err != nil {
 			return err
 		}
-		inputs, results = append(inputs, newSecret{row: a.ID, plain: in}), append(results, newSecret{row: a.ID, plain: res})
+		owner := owners[a.InstanceID]
+		inputs = append(inputs, newSecret{row: a.ID, owner: owner, plain: in})
+		results = append(results, newSecret{row: a.ID, owner: owner, plain: res})
 	}
 	if err := q.sealInserted(ctx, installInputs, inputs); err != nil {
 		return err
 	}
 	return q.sealInserted(ctx, installResult, results)
+}
+
+// instanceOwners are the accounts of the instances ids, by instance: the owners app installs'
+// sealed values are bound to. An instance that is not there is missing from the map.
+func (q queries) instanceOwners(ctx context.Context, ids []int64) (map[int64]int64, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	in, args := inList(ids)
+	pairs, err := list(ctx, q, "owners", scanPair, `SELECT id, account_id FROM instances WHERE id IN `+in, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: owners of %d instances: %w", len(ids), err)
+	}
+	owners := make(map[int64]int64, len(pairs))
+	for _, p := range pairs {
+		owners[p[0]] = p[1]
+	}
+	return owners, nil
+}
+
+// scanPair reads two integer columns.
+func scanPair(r rowScanner) ([2]int64, error) {
+	var p [2]int64
+	err := r.Scan(&p[0], &p[1])
+	return p, err
 }
 
 // installInsertColumns are the columns a new install is written with (installRow).
@@ -217,11 +253,19 @@ func (q queries) ClaimAppInstall(ctx context.Context, id int64, now, until time.
 // UpdateAppInstall writes the install's inputs too: the service empties them once the install
 // has finished.
 func (q queries) UpdateAppInstall(ctx context.Context, a store.AppInstall) error {
-	inputs, err := q.sealJSON(installInputs, a.ID, a.Inputs)
+	owner := noOwner // without a key nothing is bound to it
+	if q.keys.Seals() {
+		owners, err := q.instanceOwners(ctx, []int64{a.InstanceID})
+		if err != nil {
+			return err
+		}
+		owner = owners[a.InstanceID]
+	}
+	inputs, err := q.sealJSON(installInputs, a.ID, owner, a.Inputs)
 	if err != nil {
 		return err
 	}
-	result, err := q.sealJSON(installResult, a.ID, a.Result)
+	result, err := q.sealJSON(installResult, a.ID, owner, a.Result)
 	if err != nil {
 		return err
 	}

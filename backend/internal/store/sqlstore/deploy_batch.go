@@ -89,7 +89,7 @@ func (q queries) CreateInstances(ctx context.Context, ins []store.Instance) ([]s
 		out[i].ID = got[k].id
 		got = slices.Delete(got, k, k+1)
 		addDeltas(deltas, out[i].AccountID, 1, int64(boolCount(out[i].Active)))
-		passwords[i] = newSecret{row: out[i].ID, plain: out[i].Password}
+		passwords[i] = newSecret{row: out[i].ID, owner: out[i].AccountID, plain: out[i].Password}
 	}
 	if err := q.sealInserted(ctx, instancePassword, passwords); err != nil {
 		return nil, err

@@ -26,7 +26,7 @@ func (q queries) scanInstance(r rowScanner) (store.Instance, error) {
 
 // openInstance opens the password of an instance scanned with instanceDest.
 func (q queries) openInstance(in *store.Instance) error {
-	pw, err := q.open(instancePassword, in.ID, in.Password)
+	pw, err := q.open(instancePassword, in.ID, in.AccountID, in.Password)
 	in.Password = pw
 	return err
 }
@@ -169,7 +169,7 @@ func (q queries) UpdateInstance(ctx context.Context, in store.Instance) error {
 	if err != nil {
 		return err
 	}
-	password, err := q.seal(instancePassword, in.ID, in.Password)
+	password, err := q.seal(instancePassword, in.ID, in.AccountID, in.Password)
 	if err != nil {
 		return err
 	}

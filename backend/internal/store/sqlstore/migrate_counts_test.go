@@ -33,11 +33,7 @@ func testOrderCountsMigration(t *testing.T, db *sql.DB, d *dialect, reopen func(
 	applyBefore(t, db, d, orderCountsVersion)
 	q := queries{q: db, d: d}
 	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	acct, err := q.CreateAccount(ctx, store.NewAccount{KeyHash: []byte("c"), KeyHint: "c", KeyCreatedAt: base,
-		ServerLimit: 5, OrderLimit: 5, Language: "en", CreatedAt: base})
-	if err != nil {
-		t.Fatal(err)
-	}
+	acct := oldSchemaAccount(t, q, "c", base)
 	var first int64
 	for i, o := range []struct {
 		status string

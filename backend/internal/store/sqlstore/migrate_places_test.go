@@ -37,12 +37,7 @@ func testInstancePlacesMigration(t *testing.T, db *sql.DB, d *dialect, reopen fu
 	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	var accounts [2]store.Account
 	for i, key := range []string{"a", "b"} {
-		a, err := q.CreateAccount(ctx, store.NewAccount{KeyHash: []byte(key), KeyHint: key, KeyCreatedAt: base,
-			ServerLimit: 10, OrderLimit: 10, Language: "en", CreatedAt: base})
-		if err != nil {
-			t.Fatal(err)
-		}
-		accounts[i] = a
+		accounts[i] = oldSchemaAccount(t, q, key, base)
 	}
 	want := map[int64][]int64{} // newest first
 	for i := range 6 {

@@ -141,6 +141,20 @@ func onPostgres(t *testing.T, test migrationTest) {
 	test(t, stdlib.OpenDB(*cfg), newPostgresDialect(), func() *Store { return openURL(t, url) })
 }
 
+// oldSchemaAccount writes an account, keyed key, with the columns of the first schema: a test of
+// a migration writes on an older schema than the store's CreateAccount reads back (accounts
+// grew columns since, such as key_tag). Only its id is set.
+func oldSchemaAccount(t *testing.T, q queries, key string, at time.Time) store.Account {
+	t.Helper()
+	var a store.Account
+	err := q.queryRow(context.Background(), `INSERT INTO accounts (key_hash, key_hint, key_created_at, server_limit,
+		order_limit, language, created_at) VALUES (?, ?, ?, 10, 10, 'en', ?) RETURNING id`, []byte(key), key, at, at).Scan(&a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 func TestSQLiteSnapshotPendingMigration(t *testing.T) {
 	t.Parallel()
 	onSQLite(t, testSnapshotPendingMigration)
@@ -167,11 +181,7 @@ func testSnapshotPendingMigration(t *testing.T, db *sql.DB, d *dialect, reopen f
 	}
 	q := queries{q: db, d: d}
 	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	acct, err := q.CreateAccount(ctx, store.NewAccount{KeyHash: []byte("m"), KeyHint: "m", KeyCreatedAt: base,
-		ServerLimit: 1, OrderLimit: 1, Language: "en", CreatedAt: base})
-	if err != nil {
-		t.Fatal(err)
-	}
+	acct := oldSchemaAccount(t, q, "m", base)
 	// The order and the instance are written in version 3's columns: the store's own writes
 	// also touch columns of later versions.
 	var orderID, instanceID int64

@@ -23,7 +23,7 @@ func (q queries) scanOrder(r rowScanner) (store.Order, error) {
 	if err != nil {
 		return store.Order{}, err
 	}
-	return o, q.openJSON(orderAppInputs, o.ID, inputs, &o.AppInputs)
+	return o, q.openJSON(orderAppInputs, o.ID, o.AccountID, inputs, &o.AppInputs)
 }
 
 // createOrder writes o as it is, status and price included, and counts it on its account,
@@ -76,7 +76,7 @@ func (q queries) sealOrderInputs(ctx context.Context, o store.Order) error {
 	if err != nil {
 		return err
 	}
-	return q.sealInserted(ctx, orderAppInputs, []newSecret{{row: o.ID, plain: inputs}})
+	return q.sealInserted(ctx, orderAppInputs, []newSecret{{row: o.ID, owner: o.AccountID, plain: inputs}})
 }
 
 // newOrderColumns are the columns a new order is written with (orderArgs).

@@ -29,30 +29,41 @@ type sealedColumn struct {
 	key           string // the table's primary key, the cell's row
 	textKey       bool   // the key is TEXT (else BIGINT)
 	empty         string // the column's empty value ('' or a JSON column's '{}'), stored as it is
+	// owner is the SQL expression, over the table's row, of the id of the account the row
+	// belongs to, bound into every seal (the cell's Owner); "" for a table of no account.
+	owner string
 }
+
+// installOwner is the account of an app install: its instance's.
+const installOwner = `(SELECT i.account_id FROM instances i WHERE i.id = app_installs.instance_id)`
 
 // The sealed columns. app_installs.result is sealed too: installers report the passwords they
 // generated there.
 var (
-	webhookSecret    = sealedColumn{table: "webhooks", column: "secret", key: "account_id"}
-	instancePassword = sealedColumn{table: "instances", column: "password", key: "id"}
-	snapshotPassword = sealedColumn{table: "snapshots", column: "password", key: "id"}
-	orderAppInputs   = sealedColumn{table: "orders", column: "app_inputs", key: "id", empty: "{}"}
-	installInputs    = sealedColumn{table: "app_installs", column: "inputs", key: "id", empty: "{}"}
-	installResult    = sealedColumn{table: "app_installs", column: "result", key: "id", empty: "{}"}
+	webhookSecret    = sealedColumn{table: "webhooks", column: "secret", key: "account_id", owner: "account_id"}
+	instancePassword = sealedColumn{table: "instances", column: "password", key: "id", owner: "account_id"}
+	snapshotPassword = sealedColumn{table: "snapshots", column: "password", key: "id", owner: "account_id"}
+	orderAppInputs   = sealedColumn{table: "orders", column: "app_inputs", key: "id", empty: "{}", owner: "account_id"}
+	installInputs    = sealedColumn{table: "app_installs", column: "inputs", key: "id", empty: "{}", owner: installOwner}
+	installResult    = sealedColumn{table: "app_installs", column: "result", key: "id", empty: "{}", owner: installOwner}
 	simPassword      = sealedColumn{table: "sim_machines", column: "password", key: "ref", textKey: true}
+	keyHashSecret    = sealedColumn{table: "key_hash_secret", column: "sealed", key: "id"} // keyhash.go
 	secretsCanary    = sealedColumn{table: "secrets_canary", column: "sealed", key: "id"}
 )
 
 // sealedColumns are every sealed column in the order RotateSecrets visits them: the canary
 // last, so that once it is under a key every value was too.
 var sealedColumns = []sealedColumn{webhookSecret, instancePassword, snapshotPassword, orderAppInputs, installInputs,
-	installResult, simPassword, secretsCanary}
+	installResult, simPassword, keyHashSecret, secretsCanary}
+
+// noOwner is the owner of a row of no account (sealedColumn.owner "").
+const noOwner int64 = 0
 
 func (c sealedColumn) String() string { return c.table + "." + c.column }
 
-// cell is where the value of row (its key) is stored.
-func (c sealedColumn) cell(row any) secrets.Cell {
+// cell is where the value of row (its key), owned by the account owner (noOwner: none), is
+// stored.
+func (c sealedColumn) cell(row any, owner int64) secrets.Cell {
 	var r string
 	switch v := row.(type) {
 	case int64:
@@ -62,7 +73,11 @@ func (c sealedColumn) cell(row any) secrets.Cell {
 	default:
 		r = fmt.Sprint(v)
 	}
-	return secrets.Cell{Table: c.table, Column: c.column, Row: r}
+	cell := secrets.Cell{Table: c.table, Column: c.column, Row: r}
+	if owner != noOwner {
+		cell.Owner = strconv.FormatInt(owner, 10)
+	}
+	return cell
 }
 
 // WithSecrets has the store seal and open the secret columns with keys: nil stores them plain
@@ -103,7 +118,11 @@ func (s *Store) checkCanary(ctx context.Context) error {
 	case s.keys == nil:
 		return fmt.Errorf("sqlstore: %w", ErrSecretsNeedKey)
 	}
-	if plain, err := s.keys.Open(secretsCanary.cell(int64(1)), stored); err != nil || plain != canaryText {
+	open := s.keys.Open
+	if secrets.IsLegacy(stored) { // sealed before owners were bound: bindOwners seals it again
+		open = s.keys.OpenLegacy
+	}
+	if plain, err := open(secretsCanary.cell(int64(1), noOwner), stored); err != nil || plain != canaryText {
 		return fmt.Errorf("sqlstore: %w: none of the keys of %s decrypts them (they are encrypted under key id %s)",
 			ErrSecretsWrongKey, s.keys.Source(), secrets.SealedKeyID(stored))
 	}
@@ -122,7 +141,7 @@ func (s *Store) canary(ctx context.Context) (string, error) {
 // writeCanary seals the canary under the first key unless a replica starting at once wrote
 // one first, and returns the one stored.
 func (s *Store) writeCanary(ctx context.Context) (string, error) {
-	sealed, err := s.keys.Seal(secretsCanary.cell(int64(1)), canaryText)
+	sealed, err := s.keys.Seal(secretsCanary.cell(int64(1), noOwner), canaryText)
 	if err != nil {
 		return "", err
 	}
@@ -136,42 +155,42 @@ func (s *Store) writeCanary(ctx context.Context) (string, error) {
 	return s.canary(ctx)
 }
 
-// seal is plain as stored in column c of row.
-func (q queries) seal(c sealedColumn, row any, plain string) (string, error) {
+// seal is plain as stored in column c of row, owned by the account owner.
+func (q queries) seal(c sealedColumn, row any, owner int64, plain string) (string, error) {
 	if plain == c.empty {
 		return plain, nil
 	}
-	sealed, err := q.keys.Seal(c.cell(row), plain)
+	sealed, err := q.keys.Seal(c.cell(row, owner), plain)
 	if err != nil {
 		return "", fmt.Errorf("sqlstore: %w", err)
 	}
 	return sealed, nil
 }
 
-// open is the plain value of stored, read from column c of row.
-func (q queries) open(c sealedColumn, row any, stored string) (string, error) {
+// open is the plain value of stored, read from column c of row, owned by the account owner.
+func (q queries) open(c sealedColumn, row any, owner int64, stored string) (string, error) {
 	if stored == c.empty {
 		return stored, nil
 	}
-	plain, err := q.keys.Open(c.cell(row), stored)
+	plain, err := q.keys.Open(c.cell(row, owner), stored)
 	if err != nil {
 		return "", fmt.Errorf("sqlstore: %w", err)
 	}
 	return plain, nil
 }
 
-// sealJSON is v, encoded as JSON, as stored in the JSON column c of row.
-func (q queries) sealJSON(c sealedColumn, row any, v any) (string, error) {
+// sealJSON is v, encoded as JSON, as stored in the JSON column c of row, owned by owner.
+func (q queries) sealJSON(c sealedColumn, row any, owner int64, v any) (string, error) {
 	text, err := jsonText(v, c.empty)
 	if err != nil {
 		return "", err
 	}
-	return q.seal(c, row, text)
+	return q.seal(c, row, owner, text)
 }
 
-// openJSON decodes the JSON column c of row, stored as stored, into dst.
-func (q queries) openJSON(c sealedColumn, row any, stored string, dst any) error {
-	text, err := q.open(c, row, stored)
+// openJSON decodes the JSON column c of row, owned by owner, stored as stored, into dst.
+func (q queries) openJSON(c sealedColumn, row any, owner int64, stored string, dst any) error {
+	text, err := q.open(c, row, owner, stored)
 	if err != nil {
 		return err
 	}
@@ -184,7 +203,7 @@ func (q queries) insertValue(c sealedColumn, plain string) (string, error) {
 	if q.keys.Seals() {
 		return c.empty, nil
 	}
-	return q.seal(c, "new", plain)
+	return q.seal(c, "new", noOwner, plain) // without a key: stored plain, no cell in it
 }
 
 // insertJSON is insertValue of v encoded as JSON.
@@ -196,9 +215,11 @@ func (q queries) insertJSON(c sealedColumn, v any) (string, error) {
 	return q.insertValue(c, text)
 }
 
-// newSecret is the plain value of column c for a row just inserted with insertValue.
+// newSecret is the plain value of column c for a row just inserted with insertValue, and the
+// account the row belongs to.
 type newSecret struct {
 	row   int64
+	owner int64
 	plain string
 }
 
@@ -213,7 +234,7 @@ func (q queries) sealInserted(ctx context.Context, c sealedColumn, values []newS
 		if v.plain == c.empty {
 			continue
 		}
-		sealed, err := q.seal(c, v.row, v.plain)
+		sealed, err := q.seal(c, v.row, v.owner, v.plain)
 		if err != nil {
 			return err
 		}

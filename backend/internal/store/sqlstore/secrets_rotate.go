@@ -54,9 +54,10 @@ func (s *Store) RotateSecrets(ctx context.Context, batch int, progress func(Rota
 	return total, nil
 }
 
-// storedValue is a row's key and its column's value as stored.
+// storedValue is a row's key, its owner and its column's value as stored.
 type storedValue struct {
 	key    any // int64, or string for a TEXT key
+	owner  int64
 	stored string
 }
 
@@ -95,7 +96,7 @@ func (s *Store) rotateColumn(ctx context.Context, c sealedColumn, batch int, pro
 // not under the first key, and reports the rows it read and how many it changed.
 func (q queries) rotateBatch(ctx context.Context, c sealedColumn, after any, batch int) ([]storedValue, int, error) {
 	current := q.keys.CurrentPrefix()
-	rows, err := list(ctx, q, c.String(), c.scanStored, `SELECT `+c.key+`, `+c.column+` FROM `+c.table+`
+	rows, err := list(ctx, q, c.String(), c.scanStored, `SELECT `+c.key+`, `+c.column+`, `+c.ownerColumn()+` FROM `+c.table+`
 		WHERE `+c.key+` > ? AND `+c.column+` <> ? AND substr(`+c.column+`, 1, `+strconv.Itoa(len(current))+`) <> ?
 		ORDER BY `+c.key+` LIMIT ?`, after, c.empty, current, batch)
 	if err != nil {
@@ -103,11 +104,11 @@ func (q queries) rotateBatch(ctx context.Context, c sealedColumn, after any, bat
 	}
 	changed := 0
 	for _, r := range rows {
-		plain, err := q.open(c, r.key, r.stored)
+		plain, err := q.open(c, r.key, r.owner, r.stored)
 		if err != nil {
 			return nil, 0, err
 		}
-		sealed, err := q.seal(c, r.key, plain)
+		sealed, err := q.seal(c, r.key, r.owner, plain)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -121,17 +122,25 @@ func (q queries) rotateBatch(ctx context.Context, c sealedColumn, after any, bat
 	return rows, changed, nil
 }
 
-// scanStored reads a row's key and stored value of column c.
+// ownerColumn is the SQL of the owner of column c's rows, selected beside them (0: none).
+func (c sealedColumn) ownerColumn() string {
+	if c.owner == "" {
+		return "0"
+	}
+	return "COALESCE(" + c.owner + ", 0)"
+}
+
+// scanStored reads a row's key, stored value of column c and owner (ownerColumn).
 func (c sealedColumn) scanStored(r rowScanner) (storedValue, error) {
 	var v storedValue
 	if c.textKey {
 		var key string
-		err := r.Scan(&key, &v.stored)
+		err := r.Scan(&key, &v.stored, &v.owner)
 		v.key = key
 		return v, err
 	}
 	var key int64
-	err := r.Scan(&key, &v.stored)
+	err := r.Scan(&key, &v.stored, &v.owner)
 	v.key = key
 	return v, err
 }

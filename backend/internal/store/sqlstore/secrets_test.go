@@ -257,7 +257,7 @@ func storedValues(t *testing.T, s *Store) map[string][]string {
 	out := map[string][]string{}
 	for _, c := range sealedColumns {
 		rows, err := list(context.Background(), s.queries, c.String(), c.scanStored,
-			`SELECT `+c.key+`, `+c.column+` FROM `+c.table+` WHERE `+c.column+` <> ?`, c.empty)
+			`SELECT `+c.key+`, `+c.column+`, `+c.ownerColumn()+` FROM `+c.table+` WHERE `+c.column+` <> ?`, c.empty)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +273,7 @@ func countUnder(t *testing.T, s *Store, id string) (under, other int) {
 	t.Helper()
 	for _, values := range storedValues(t, s) {
 		for _, v := range values {
-			if strings.HasPrefix(v, "enc:v1:"+id+":") {
+			if strings.HasPrefix(v, "enc:v2:"+id+":") {
 				under++
 			} else {
 				other++
@@ -300,7 +300,7 @@ func TestSecretsSealedAtRest(t *testing.T) {
 			}
 			for column, values := range stored {
 				for _, v := range values {
-					if !strings.HasPrefix(v, "enc:v1:"+keys.FirstID()+":") {
+					if !strings.HasPrefix(v, "enc:v2:"+keys.FirstID()+":") {
 						t.Errorf("%s holds a value not sealed under the key: %.20s…", column, v)
 					}
 					for name, plain := range r.plain {
@@ -429,7 +429,7 @@ func TestRotateStopsAtAValueNoKeyOpens(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "foreign.db")
 	s := mustOpen(t, OpenSQLite, path, WithSecrets(testKey(t, 1)))
 	r := writeSecrets(t, s, "d")
-	foreign, err := testKey(t, 9).Seal(webhookSecret.cell(r.account), "x")
+	foreign, err := testKey(t, 9).Seal(webhookSecret.cell(r.account, r.account), "x")
 	if err != nil {
 		t.Fatal(err)
 	}

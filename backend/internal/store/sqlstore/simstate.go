@@ -21,7 +21,7 @@ func (s *Store) SimMachine(ctx context.Context, ref string) (store.SimMachine, e
 	var m store.SimMachine
 	err := s.queryRow(ctx, `SELECT power, password FROM sim_machines WHERE ref = ?`, ref).Scan(&m.Power, &m.Password)
 	if err == nil {
-		m.Password, err = s.open(simPassword, ref, m.Password)
+		m.Password, err = s.open(simPassword, ref, noOwner, m.Password)
 	}
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return store.SimMachine{}, fmt.Errorf("sqlstore: sim machine %s: %w", ref, err)
@@ -43,11 +43,11 @@ func (s *Store) UpdateSimMachine(ctx context.Context, ref string, update func(*s
 		if err != nil {
 			return err
 		}
-		if m.Password, err = q.open(simPassword, ref, m.Password); err != nil {
+		if m.Password, err = q.open(simPassword, ref, noOwner, m.Password); err != nil {
 			return err
 		}
 		update(&m)
-		password, err := q.seal(simPassword, ref, m.Password) // the ref is the row: known before the INSERT
+		password, err := q.seal(simPassword, ref, noOwner, m.Password) // the ref is the row: known before the INSERT
 		if err != nil {
 			return err
 		}

@@ -36,7 +36,7 @@ func (q queries) scanSnapshot(r rowScanner) (store.Snapshot, error) {
 	if err != nil {
 		return store.Snapshot{}, err
 	}
-	s.Password, err = q.open(snapshotPassword, s.ID, s.Password)
+	s.Password, err = q.open(snapshotPassword, s.ID, s.AccountID, s.Password)
 	return s, err
 }
 
@@ -64,7 +64,7 @@ func (q queries) CreateSnapshot(ctx context.Context, s store.Snapshot) (store.Sn
 	if err != nil {
 		return store.Snapshot{}, fmt.Errorf("sqlstore: create snapshot: %w", err)
 	}
-	if err := q.sealInserted(ctx, snapshotPassword, []newSecret{{row: s.ID, plain: s.Password}}); err != nil {
+	if err := q.sealInserted(ctx, snapshotPassword, []newSecret{{row: s.ID, owner: s.AccountID, plain: s.Password}}); err != nil {
 		return store.Snapshot{}, err
 	}
 	if err := q.walletChanged(ctx, s.AccountID); err != nil {

@@ -93,19 +93,26 @@ type Store struct {
 	turns   *semaphore.Weighted // PostgreSQL: the turns of plainTx, which PlaceOrder's statement takes too
 	cache   rowCache            // the rows read outside transactions that may be kept (see cache.go)
 	closers []func() error      // what the dialect's Open started besides db, closed first in order
+	hashing keyHashing          // how API keys are hashed, set at Open (keyhash.go)
 	queries                     // the reads and writes outside transactions
 }
 
 var _ store.Store = (*Store)(nil)
 
-// open applies every pending migration to the store s of a dialect's Open and checks its keys
-// against the database's secrets (checkCanary); it closes s on failure.
+// open applies every pending migration to the store s of a dialect's Open, checks its keys
+// against the database's secrets (checkCanary) and reads how API keys are hashed, the first time
+// with a key moving the database to keyed hashes and owner-bound values (openKeyHashing); it
+// closes s on failure.
 func open(ctx context.Context, s *Store) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		_ = s.Close()
 		return nil, err
 	}
 	if err := s.checkCanary(ctx); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	if err := s.openKeyHashing(ctx); err != nil {
 		_ = s.Close()
 		return nil, err
 	}

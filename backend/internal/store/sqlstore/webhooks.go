@@ -18,7 +18,7 @@ func (q queries) scanWebhook(r rowScanner) (store.Webhook, error) {
 	if err := r.Scan(&w.AccountID, &w.URL, &w.Secret, at(&w.UpdatedAt)); err != nil {
 		return store.Webhook{}, err
 	}
-	secret, err := q.open(webhookSecret, w.AccountID, w.Secret)
+	secret, err := q.open(webhookSecret, w.AccountID, w.AccountID, w.Secret)
 	w.Secret = secret
 	return w, err
 }
@@ -50,7 +50,7 @@ func (q queries) Webhooks(ctx context.Context, accountIDs []int64) (map[int64]st
 }
 
 func (q queries) SetWebhook(ctx context.Context, w store.Webhook) error {
-	secret, err := q.seal(webhookSecret, w.AccountID, w.Secret) // the account is the row: known before the INSERT
+	secret, err := q.seal(webhookSecret, w.AccountID, w.AccountID, w.Secret) // the account is the row: known before the INSERT
 	if err != nil {
 		return err
 	}

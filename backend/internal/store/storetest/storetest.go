@@ -133,7 +133,7 @@ func testAccountNotFound(t *testing.T, s store.Store) {
 	checks := map[string]error{}
 	_, checks["Account"] = s.Account(ctx, 999)
 	_, checks["AccountByKeyHash"] = s.AccountByKeyHash(ctx, []byte("nope"))
-	checks["SetAccountKey"] = s.SetAccountKey(ctx, 999, []byte("x"), "x", base)
+	checks["SetAccountKey"] = s.SetAccountKey(ctx, 999, []byte("x"), nil, "x", base)
 	checks["SetAccountFlag"] = s.SetAccountFlag(ctx, 999, store.FlagBlocked, true)
 	_, checks["AddLedgerEntry"] = s.AddLedgerEntry(ctx, store.LedgerEntry{AccountID: 999, Amount: 1, Kind: "x", CreatedAt: base})
 	_, checks["AddPayment"] = s.AddPayment(ctx, store.Payment{AccountID: 999, Amount: 1, Type: "card", PaidAt: base})
@@ -148,7 +148,7 @@ func testKeyRotation(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "old-key-000")
 	later := base.Add(time.Hour)
-	if err := s.SetAccountKey(ctx, a.ID, []byte("hash-new"), "new-key-", later); err != nil {
+	if err := s.SetAccountKey(ctx, a.ID, []byte("hash-new"), []byte("tag-new"), "new-key-", later); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.AccountByKeyHash(ctx, []byte("hash-old-key-000")); !errors.Is(err, store.ErrNotFound) {

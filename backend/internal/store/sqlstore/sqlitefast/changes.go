@@ -77,11 +77,15 @@ type dataVersionWatcher struct {
 	mu         sync.Mutex
 	conn       *sql.Conn // nil until the first version, and after an error
 	generation uint32
+	closed     bool // Close was called: no connection is taken again
 }
 
 func (w *dataVersionWatcher) Version(ctx context.Context) (dbVersion, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.closed {
+		return dbVersion{}, false
+	}
 	if w.conn == nil {
 		conn, err := w.db.Conn(ctx)
 		if err != nil {
@@ -109,5 +113,6 @@ func (w *dataVersionWatcher) drop() {
 func (w *dataVersionWatcher) Close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.closed = true
 	w.drop()
 }

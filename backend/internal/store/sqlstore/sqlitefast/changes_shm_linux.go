@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -46,9 +47,15 @@ import (
 // its readers (seen as "database disk image is malformed"). It maps SQLite's own descriptor
 // instead, found in /proc/self/fd, and closes nothing. Hence Linux only; elsewhere the store
 // watches PRAGMA data_version (changes_shm_other.go).
+//
+// Close unmaps the header, after which reading it would fault the whole process (SIGSEGV, which
+// no recover catches): Version holds mu for reading, Close for writing, and a Version after
+// Close reports ok false, as a version it cannot read, instead of reading.
 type shmWatcher struct {
 	conn *sql.Conn // keeps the database, its WAL and its -shm file open
-	mem  []byte    // the first walHeaderBytes of the -shm file
+
+	mu  sync.RWMutex
+	mem []byte // the first walHeaderBytes of the -shm file; nil once closed
 }
 
 // walIndexVersion is the iVersion the wal-index header of every SQLite since 3.7.0 carries.
@@ -130,6 +137,11 @@ func initialised(mem []byte) bool {
 
 // version reads copy 0 and then copy 1 of the header; ok is false when they differ.
 func (w *shmWatcher) Version(context.Context) (dbVersion, bool) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.mem == nil {
+		return dbVersion{}, false // closed: the mapping is gone
+	}
 	var first, second dbVersion
 	for i := range first {
 		first[i] = w.word(i)
@@ -140,12 +152,20 @@ func (w *shmWatcher) Version(context.Context) (dbVersion, bool) {
 	return first, first == second
 }
 
-// word loads the i-th 32-bit word of the mapping atomically.
+// word loads the i-th 32-bit word of the mapping atomically. Called with mu held, mem mapped.
 func (w *shmWatcher) word(i int) uint32 {
 	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&w.mem[4*i])))
 }
 
+// Close unmaps the header, once Version calls in progress are done, and closes the connection;
+// later calls of Version read nothing. Closing twice does nothing more.
 func (w *shmWatcher) Close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.mem == nil {
+		return
+	}
 	_ = syscall.Munmap(w.mem)
+	w.mem = nil
 	_ = w.conn.Close()
 }

@@ -149,3 +149,23 @@ func TestWriterProcess(t *testing.T) {
 		t.Fatalf("updated %d rows (%v), want 1", n, err)
 	}
 }
+
+// TestWatcherAfterCloseReadsNothing: both watchers, once closed (twice: a backend closed by a
+// reset and again at exit), answer that they cannot tell the version instead of reading: the
+// mapped watcher would otherwise read memory Close unmapped and fault the whole process
+// (SIGSEGV in word), as a request reaching a closed backend of `resellerd dev` did.
+func TestWatcherAfterCloseReadsNothing(t *testing.T) {
+	t.Parallel()
+	for _, w := range watchers {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
+			watch, _, _ := openWatched(t, w.name, w.noShm)
+			currentVersion(t, watch)
+			watch.Close()
+			watch.Close()
+			if v, ok := watch.Version(context.Background()); ok {
+				t.Fatalf("a closed watcher told version %v", v)
+			}
+		})
+	}
+}

@@ -1,0 +1,81 @@
+package devapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// checkpointAPI is the handler of the checkpoint routes with a fake Save that writes size bytes.
+func checkpointAPI(t *testing.T, size, maxCount int, maxBytes int64) (http.Handler, string) {
+	t.Helper()
+	dir := t.TempDir()
+	save := func(_ context.Context, path string) (time.Time, error) {
+		return time.Now(), os.WriteFile(path, make([]byte, size), 0o600)
+	}
+	load := func(context.Context, string) error { return nil }
+	return New(Config{Clock: &OffsetClock{}, CheckpointDir: dir, Save: save, Load: load,
+		MaxCheckpoints: maxCount, MaxCheckpointBytes: maxBytes}), dir
+}
+
+// send serves method path with body and returns the status, the error code and its message.
+func send(h http.Handler, method, path, body string) (int, string, string) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+	var env struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(rec.Body.Bytes(), &env)
+	return rec.Code, env.Error.Code, env.Error.Message
+}
+
+// TestCheckpointsCappedInNumber: past --max-checkpoints the next save is refused 409
+// checkpoint_limit naming the limit, and goes through once a checkpoint is deleted.
+func TestCheckpointsCappedInNumber(t *testing.T) {
+	t.Parallel()
+	h, _ := checkpointAPI(t, 100, 2, 1<<20)
+	for _, name := range []string{"a", "b"} {
+		if status, code, msg := send(h, "POST", "/_dev/checkpoints", `{"name": "`+name+`"}`); status != 200 {
+			t.Fatalf("save %s: %d %s %s", name, status, code, msg)
+		}
+	}
+	status, code, msg := send(h, "POST", "/_dev/checkpoints", `{"name": "c"}`)
+	if status != http.StatusConflict || code != CodeCheckpointLimit || !strings.Contains(msg, "--max-checkpoints 2") {
+		t.Fatalf("third save: %d %s %q; want 409 %s naming --max-checkpoints 2", status, code, msg, CodeCheckpointLimit)
+	}
+	if status, _, _ := send(h, "DELETE", "/_dev/checkpoints/a", ""); status != 200 {
+		t.Fatalf("delete: %d", status)
+	}
+	if status, code, msg := send(h, "POST", "/_dev/checkpoints", `{"name": "c"}`); status != 200 {
+		t.Fatalf("save after a delete: %d %s %s", status, code, msg)
+	}
+}
+
+// TestCheckpointsCappedInBytes: a save that would bring the checkpoints over
+// --max-checkpoint-bytes is refused 409 checkpoint_limit naming the limit, and its copy is
+// removed, so the limit holds on disk.
+func TestCheckpointsCappedInBytes(t *testing.T) {
+	t.Parallel()
+	h, dir := checkpointAPI(t, 1000, 20, 2500)
+	for _, name := range []string{"a", "b"} {
+		if status, code, msg := send(h, "POST", "/_dev/checkpoints", `{"name": "`+name+`"}`); status != 200 {
+			t.Fatalf("save %s: %d %s %s", name, status, code, msg)
+		}
+	}
+	status, code, msg := send(h, "POST", "/_dev/checkpoints", `{"name": "c"}`)
+	if status != http.StatusConflict || code != CodeCheckpointLimit || !strings.Contains(msg, "--max-checkpoint-bytes 2500") {
+		t.Fatalf("third save: %d %s %q; want 409 %s naming --max-checkpoint-bytes 2500", status, code, msg, CodeCheckpointLimit)
+	}
+	files, err := os.ReadDir(dir)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("checkpoint directory holds %d files (%v), want the 2 kept", len(files), err)
+	}
+}
