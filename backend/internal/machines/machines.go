@@ -1,0 +1,79 @@
+// Package machines makes servers real on this host (`resellerd --machines sandbox`): each
+// machine is a process tree in its own PID, mount, UTS and network namespaces, with a
+// copy-on-write disk (overlayfs) over a read-only base image, its own IPv4 on a host bridge, and
+// an SSH server on port 22 run by resellerd's own agent as the machine's PID 1.
+//
+// The Manager works on this host's machines only and knows nothing of orders, accounts or the
+// database: the sandbox datacenter (package sandbox) decides what a machine should be and calls
+// it. Every method is idempotent where the datacenter may call it twice (a retried job).
+//
+// Layout under Options.Dir:
+//
+//	image/                 the assembled default image (when Options.Image is "")
+//	machines/<ref>/        one machine: disk/upper, disk/work, spec.json, password (a hash, 0600)
+//	snapshots/<image>/     a copy of a disk's upper layer and its password hash
+package machines
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/netip"
+)
+
+// Options shape a Manager.
+type Options struct {
+	Dir    string       // disks, snapshots and the default image
+	CIDR   netip.Prefix // machine addresses; the first address is the host's side of the bridge
+	Image  string       // a root filesystem used read-only as every disk's base; "" assembles busybox's
+	Egress bool         // let machines reach beyond the machines' network
+	Logger *slog.Logger
+}
+
+// Spec is what a machine is made of.
+type Spec struct {
+	Ref      string     // the datacenter's machine ref, e.g. "vm-42"
+	Hostname string     // the machine's hostname
+	Template string     // the ordered template's name, written to /etc/os-release
+	IPv4     netip.Addr // inside Options.CIDR
+	Username string     // "root"
+	Password string     // the password SSH takes (stored only as a hash)
+	Limits   Limits
+}
+
+// Limits are a plan's resources, applied where cgroup v2 is writable.
+type Limits struct {
+	CPUs     int
+	MemoryMB int
+}
+
+// ErrNotFound is returned for a machine or snapshot this host does not have.
+var ErrNotFound = errors.New("machines: not found")
+
+// Manager runs this host's machines. Its methods are safe for concurrent use; calls on one
+// machine are serialised.
+type Manager struct {
+	// implemented in manager.go
+}
+
+// The Manager's methods (implemented in the package's other files):
+//
+//	func Check(o Options) error                       // what is missing (root, userns, ip, iptables, busybox, overlay), with how to get it
+//	func New(ctx context.Context, o Options) (*Manager, error) // bridge, host-side filter rules, image
+//	func (m *Manager) Close(ctx context.Context) error // stops every machine cleanly (disks kept), removes bridge and rules
+//	func (m *Manager) Create(ctx context.Context, s Spec, fromSnapshot string) error // a fresh disk (or a snapshot's), then boot
+//	func (m *Manager) Start(ctx context.Context, ref string) error   // boot from its disk (power_on); no-op when running
+//	func (m *Manager) Stop(ctx context.Context, ref string) error    // power_off: every process gone, SSH refused, disk kept
+//	func (m *Manager) Reboot(ctx context.Context, ref string) error
+//	func (m *Manager) Rebuild(ctx context.Context, ref, template, password string) error // fresh disk from the image, boot
+//	func (m *Manager) SetPassword(ctx context.Context, ref, password string) error
+//	func (m *Manager) CheckPassword(ctx context.Context, ref, password string) (bool, error)
+//	func (m *Manager) SetAddress(ctx context.Context, ref string, ip netip.Addr) error // change_ip: old address answers nothing
+//	func (m *Manager) SetLimits(ctx context.Context, ref string, l Limits) error
+//	func (m *Manager) Snapshot(ctx context.Context, ref, image string) (sizeBytes int64, err error)
+//	func (m *Manager) Restore(ctx context.Context, ref, image string) error // machine off, disk and password hash are the snapshot's
+//	func (m *Manager) DeleteSnapshot(ctx context.Context, image string) error
+//	func (m *Manager) Delete(ctx context.Context, ref string) error  // nothing of it left: process, mount, link, file
+//	func (m *Manager) Run(ctx context.Context, ref string, script string, env map[string]string) (output string, exit int, err error)
+//	func (m *Manager) Running(ref string) bool
+//	func (m *Manager) Refs() []string                  // machines with a disk on this host
