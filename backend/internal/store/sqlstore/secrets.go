@@ -41,13 +41,16 @@ var (
 	installInputs    = sealedColumn{table: "app_installs", column: "inputs", key: "id", empty: "{}"}
 	installResult    = sealedColumn{table: "app_installs", column: "result", key: "id", empty: "{}"}
 	simPassword      = sealedColumn{table: "sim_machines", column: "password", key: "ref", textKey: true}
+	machinePassword  = sealedColumn{table: "machines", column: "password", key: "ref", textKey: true}
+	machineOpArgs    = sealedColumn{table: "machine_ops", column: "args", key: "id", textKey: true, empty: "{}"}
+	machineOpResult  = sealedColumn{table: "machine_ops", column: "result", key: "id", textKey: true}
 	secretsCanary    = sealedColumn{table: "secrets_canary", column: "sealed", key: "id"}
 )
 
 // sealedColumns are every sealed column in the order RotateSecrets visits them: the canary
 // last, so that once it is under a key every value was too.
 var sealedColumns = []sealedColumn{webhookSecret, instancePassword, snapshotPassword, orderAppInputs, installInputs,
-	installResult, simPassword, secretsCanary}
+	installResult, simPassword, machinePassword, machineOpArgs, machineOpResult, secretsCanary}
 
 func (c sealedColumn) String() string { return c.table + "." + c.column }
 

@@ -93,6 +93,9 @@ type Store struct {
 	turns   *semaphore.Weighted // PostgreSQL: the turns of plainTx, which PlaceOrder's statement takes too
 	cache   rowCache            // the rows read outside transactions that may be kept (see cache.go)
 	closers []func() error      // what the dialect's Open started besides db, closed first in order
+	// changes is the database's change version on PostgreSQL (pgchanges.Watcher.Version); nil
+	// on SQLite (see ChangeVersion).
+	changes func(context.Context) (uint64, bool)
 	queries                     // the reads and writes outside transactions
 }
 

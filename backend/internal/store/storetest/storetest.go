@@ -60,6 +60,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, insert InsertOrder) 
 		{"order servers", testOrderServers},
 		{"batch orders", testBatchOrders},
 		{"batch deploy", testBatchDeploy},
+		{"machines", testMachines},
+		{"machine ops", testMachineOps},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
