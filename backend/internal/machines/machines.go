@@ -15,7 +15,6 @@
 package machines
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"net/netip"
@@ -49,12 +48,6 @@ type Limits struct {
 
 // ErrNotFound is returned for a machine or snapshot this host does not have.
 var ErrNotFound = errors.New("machines: not found")
-
-// Manager runs this host's machines. Its methods are safe for concurrent use; calls on one
-// machine are serialised.
-type Manager struct {
-	// implemented in manager.go
-}
 
 // The Manager's methods (implemented in the package's other files):
 //
