@@ -30,10 +30,10 @@ func TestAccInstance_remoteExecOnARealMachine(t *testing.T) {
 	}
 	// The example's terraform block names the registry source; the test's provider is served
 	// under the name the CLI's reattach gives it, so the block is left out.
-	config := withoutTerraformBlock(t, string(example))
+	cfg := withoutTerraformBlock(t, string(example))
 	greeting := "hello from the acceptance test " + strconv.FormatInt(time.Now().UnixNano(), 36)
 	tc := steps(t, b, resource.TestStep{
-		Config:          b.ProviderConfig() + config,
+		Config:          b.ProviderConfig() + cfg,
 		ConfigVariables: config.Variables{"greeting": config.StringVariable(greeting)},
 		Check: func(s *terraform.State) error {
 			rs, ok := s.RootModule().Resources["reseller_instance.box"]
