@@ -31,21 +31,27 @@ func runInit() int {
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	// The agent is started before the pivot: after it the binary (and, when it is dynamically
 	// linked, its loader and libc) are out of the machine's reach. pivot_root moves the agent's
-	// root and working directory along with init's; the agent waits on the gate until then.
-	gateR, gateW, err := os.Pipe()
+	// root and working directory along with init's. The gate orders the two: the agent writes a
+	// byte once its Go code runs (every library loaded), init then pivots and closes its end,
+	// and the agent, reading until that end, goes on inside the machine's root.
+	gate, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fail(err)
 	}
-	agentPID, err := startAgent(b, gateR)
-	gateR.Close()
+	ours, theirs := os.NewFile(uintptr(gate[0]), "gate"), os.NewFile(uintptr(gate[1]), "gate")
+	agentPID, err := startAgent(b, theirs)
+	theirs.Close()
 	if err != nil {
 		return fail(err)
+	}
+	if _, err := ours.Read(make([]byte, 1)); err != nil {
+		return fail(fmt.Errorf("the agent did not start: %w", err))
 	}
 	if err := pivot(b.Root); err != nil {
 		_ = unix.Kill(agentPID, unix.SIGKILL)
 		return fail(err)
 	}
-	gateW.Close()
+	ours.Close()
 	return reapUntil(agentPID)
 }
 

@@ -67,8 +67,12 @@ func (a *agentState) checkPassword(user, password string) bool {
 
 // runAgent serves SSH and the control channel until told to shut down or the host goes away.
 func runAgent() int {
-	// Wait until init has pivoted into the machine's root (it closes the gate's other end).
+	// Tell init this process runs (its libraries loaded), then wait until init has pivoted
+	// into the machine's root and closed the gate's other end.
 	gate := os.NewFile(GateFD, "gate")
+	if _, err := gate.Write([]byte{1}); err != nil {
+		return fail(fmt.Errorf("gate: %w", err))
+	}
 	_, _ = io.Copy(io.Discard, gate)
 	_ = gate.Close()
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)

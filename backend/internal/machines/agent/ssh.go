@@ -72,6 +72,7 @@ func serveSession(ch ssh.Channel, reqs <-chan *ssh.Request) {
 			}
 			_ = req.Reply(true, nil)
 			code := runSession(ch, cmdline)
+			_ = ch.CloseWrite()
 			status := make([]byte, 4)
 			binary.BigEndian.PutUint32(status, uint32(code))
 			_, _ = ch.SendRequest("exit-status", false, status)
