@@ -157,7 +157,7 @@ func (d *Datacenter) Boot(ctx context.Context) error {
 		if !m.Created || m.Power != datacenter.StatusOnline {
 			continue
 		}
-		if err := d.machines.Start(ctx, m.Ref); err != nil {
+		if err := d.booted(ctx, m.Ref, d.machines.Start(ctx, m.Ref)); err != nil {
 			errs = append(errs, fmt.Errorf("sandbox: boot %s: %w", m.Ref, err))
 		}
 	}
