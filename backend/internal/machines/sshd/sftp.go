@@ -1,0 +1,25 @@
+package sshd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/pkg/sftp"
+)
+
+// serveSFTP serves the "sftp" subsystem (modern OpenSSH scp, sftp, Ansible) on the channel,
+// in Go, with paths relative to the home directory.
+func (ss *session) serveSFTP(_ context.Context, _ io.Reader, _, stderr io.Writer) int {
+	server, err := sftp.NewServer(ss.ch, sftp.WithServerWorkingDirectory(ss.workDir()))
+	if err != nil {
+		_, _ = fmt.Fprintf(stderr, "sftp: %v\n", err)
+		return 1
+	}
+	defer server.Close()
+	if err := server.Serve(); err != nil && !errors.Is(err, io.EOF) {
+		return 1
+	}
+	return 0
+}
