@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/ssh"
 )
 
 func TestCheckNamesWhatIsMissing(t *testing.T) {
@@ -312,5 +314,47 @@ func assertNoProcessIn(t *testing.T, pidNS string) {
 		if ns, err := os.Readlink(p + "/ns/pid"); err == nil && ns == pidNS {
 			t.Errorf("process %s is still in the machine's PID namespace %s", filepath.Base(p), pidNS)
 		}
+	}
+}
+
+// TestPTYAndCopiesInAMachine checks what the machine gives package sshd to work with: a PTY
+// (its /dev/pts), and a file copied in with OpenSSH's scp (legacy protocol, as Terraform's file
+// provisioner) landing on the disk.
+func TestPTYAndCopiesInAMachine(t *testing.T) {
+	m := newManager(t, "198.18.211.0/24")
+	ctx := context.Background()
+	ip := netip.MustParseAddr("198.18.211.10")
+	if err := m.Create(ctx, Spec{Ref: "vm-p", Hostname: "p", Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	client, err := ssh.Dial("tcp", ip.String()+":22", &ssh.ClientConfig{User: "root", Auth: []ssh.AuthMethod{ssh.Password("pw")}, HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	s, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPty("xterm", 24, 80, ssh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.CombinedOutput("tty")
+	if err != nil || !strings.HasPrefix(string(out), "/dev/pts/") {
+		t.Fatalf("tty with a PTY: %q %v", out, err)
+	}
+	if _, err := exec.LookPath("sshpass"); err != nil {
+		t.Skip("no sshpass for the scp part")
+	}
+	local := filepath.Join(t.TempDir(), "payload.txt")
+	if err := os.WriteFile(local, []byte("copied in\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scp := exec.Command("sshpass", "-p", "pw", "scp", "-O", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", local, "root@"+ip.String()+":/root/payload.txt")
+	if out, err := scp.CombinedOutput(); err != nil {
+		t.Fatalf("scp -O: %v: %s", err, out)
+	}
+	if got := mustSSH(t, ip, "pw", "cat /root/payload.txt"); got != "copied in\n" {
+		t.Fatalf("the copied file: %q", got)
 	}
 }
