@@ -109,9 +109,14 @@ func TestNewCleansWhatACrashedManagerLeft(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	o := Options{Dir: dir, CIDR: netip.MustParsePrefix("198.18.204.0/24"), Logger: testLogger(t)}
-	if _, err := New(ctx, o); err != nil { // never closed: "crashed"
+	crashed, err := New(ctx, o)
+	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := New(ctx, o); err == nil || !strings.Contains(err.Error(), "in use by another running Manager") {
+		t.Fatalf("a second Manager on a live one's Dir: %v, want a refusal", err)
+	}
+	crashed.dirLock.Close() // a crashed process's lock goes with it; its bridge and chains stay
 	m := newManagerAt(t, o)
 	if n := strings.Count(iptablesSave(t), "-j "+m.net.chain("in")); n != 1 {
 		t.Fatalf("%d jumps to %s, want 1", n, m.net.chain("in"))
