@@ -121,11 +121,12 @@ func (ss *session) handle(ctx context.Context, req *ssh.Request) (ok bool, then 
 	}
 }
 
-// acceptedEnv says whether a client may set a variable: the locale and time zone, as
-// OpenSSH's usual AcceptEnv does; never PATH, LD_* or anything that changes what runs.
+// acceptedEnv says whether a client may set a variable: the locale, time zone and terminal,
+// as OpenSSH's usual AcceptEnv does; never PATH, LD_* or anything that changes what runs.
+// A PTY's TERM comes after these and wins.
 func acceptedEnv(name string) bool {
 	switch name {
-	case "LANG", "LANGUAGE", "TZ", "COLORTERM":
+	case "LANG", "LANGUAGE", "TZ", "TERM", "COLORTERM":
 		return true
 	}
 	return strings.HasPrefix(name, "LC_") && !strings.ContainsAny(name, "= ")
