@@ -136,6 +136,16 @@ func TestMachineLife(t *testing.T) {
 				t.Errorf("a script's bounding set: %q %d %v, want %s", out, code, err, wantBounding())
 			}
 		}},
+		{"orphans are reaped (no zombie left)", func(t *testing.T) {
+			if _, code, err := m.Run(ctx, "vm-1", "sleep 0.2 & sleep 0.2 & exit 0", nil); err != nil || code != 0 {
+				t.Fatalf("Run: %d %v", code, err)
+			}
+			time.Sleep(600 * time.Millisecond)
+			out := mustSSH(t, ip, password, "ps -o stat,args | awk '$1 ~ /^Z/' | wc -l")
+			if strings.TrimSpace(out) != "0" {
+				t.Fatalf("%s zombies in the machine", strings.TrimSpace(out))
+			}
+		}},
 		{"Run returns the output and exit code", func(t *testing.T) {
 			out, code, err := m.Run(ctx, "vm-1", `echo "out $GREETING"; echo err >&2; exit 3`, map[string]string{"GREETING": "hi"})
 			if err != nil || code != 3 || out != "out hi\nerr\n" {
@@ -238,8 +248,8 @@ func TestMachineLife(t *testing.T) {
 			if err := m.Delete(ctx, "vm-1"); err != nil {
 				t.Fatalf("a second Delete: %v, want nil", err)
 			}
-			if err := m.Start(ctx, "vm-1"); err == nil {
-				t.Fatal("Start after Delete: nil, want ErrNotFound")
+			if err := m.Start(ctx, "vm-1"); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("Start after Delete: %v, want ErrNotFound", err)
 			}
 		}},
 	}

@@ -146,8 +146,9 @@ func (m *Manager) Reboot(ctx context.Context, ref string) error {
 	return m.boot(ctx, mc)
 }
 
-// Rebuild gives ref's machine a fresh disk from the image naming template, with password, and
-// boots it (whether it was running or not: a rebuilt server is online).
+// Rebuild gives ref's machine a fresh disk from the image naming template (its current one when
+// template is ""), with password, and boots it (whether it was running or not: a rebuilt
+// server is online).
 func (m *Manager) Rebuild(ctx context.Context, ref, template, password string) error {
 	mc, err := m.existing(ref)
 	if err != nil {
@@ -161,7 +162,9 @@ func (m *Manager) Rebuild(ctx context.Context, ref, template, password string) e
 		return err
 	}
 	r := *mc.rec
-	r.Template = template
+	if template != "" {
+		r.Template = template
+	}
 	if err := m.makeDisk(ctx, mc, r, password, ""); err != nil {
 		return err
 	}
