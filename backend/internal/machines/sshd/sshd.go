@@ -58,6 +58,8 @@ const (
 	handshakeTimeout = 2 * time.Minute
 	// acceptBackoffMax caps the wait before accepting again after a transient failure.
 	acceptBackoffMax = time.Second
+	// maxSessions bounds the sessions open at once on one connection (OpenSSH's MaxSessions).
+	maxSessions = 10
 	// serverVersion is the identification string sent to clients.
 	serverVersion = "SSH-2.0-resellerd"
 )
@@ -97,7 +99,6 @@ type server struct {
 	cfg       Config
 	log       *slog.Logger
 	sshConfig *ssh.ServerConfig
-	failDelay time.Duration
 	umask     uint32
 
 	mu     sync.Mutex
@@ -120,11 +121,10 @@ func newServer(cfg Config) (*server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &server{
-		cfg:       cfg,
-		log:       log,
-		failDelay: failedAuthDelay,
-		umask:     processUmask(),
-		conns:     map[net.Conn]struct{}{},
+		cfg:   cfg,
+		log:   log,
+		umask: processUmask(),
+		conns: map[net.Conn]struct{}{},
 	}
 	s.sshConfig = &ssh.ServerConfig{
 		MaxAuthTries:                maxAuthTries,
@@ -142,7 +142,7 @@ func (s *server) checkPassword(meta ssh.ConnMetadata, password []byte) (*ssh.Per
 		return &ssh.Permissions{}, nil
 	}
 	s.log.Info("ssh login refused", "user", meta.User(), "remote", meta.RemoteAddr().String())
-	time.Sleep(s.failDelay)
+	time.Sleep(failedAuthDelay)
 	return nil, errors.New("password refused")
 }
 
@@ -189,7 +189,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		go func() {
 			defer s.wg.Done()
 			defer s.untrack(c)
-			s.serveConn(ctx, c)
+			s.serveConn(c)
 		}()
 	}
 	_ = ln.Close()
@@ -237,7 +237,7 @@ func (s *server) closeAll() {
 }
 
 // serveConn runs one connection: the handshake and login, then its channels until it closes.
-func (s *server) serveConn(ctx context.Context, c net.Conn) {
+func (s *server) serveConn(c net.Conn) {
 	_ = c.SetDeadline(time.Now().Add(handshakeTimeout))
 	sc, chans, reqs, err := ssh.NewServerConn(c, s.sshConfig)
 	if err != nil {
@@ -254,17 +254,26 @@ func (s *server) serveConn(ctx context.Context, c net.Conn) {
 
 	var sessions sync.WaitGroup
 	defer sessions.Wait()
+	slots := make(chan struct{}, maxSessions) // a token per open session
 	for nc := range chans {
 		switch nc.ChannelType() {
 		case "session":
+			select {
+			case slots <- struct{}{}:
+			default:
+				_ = nc.Reject(ssh.ResourceShortage, "too many sessions")
+				continue
+			}
 			ch, creqs, err := nc.Accept()
 			if err != nil {
+				<-slots
 				continue
 			}
 			sessions.Add(1)
 			go func() {
 				defer sessions.Done()
-				newSession(s, sc, ch).serve(ctx, creqs)
+				defer func() { <-slots }()
+				newSession(s, sc, ch).serve(creqs)
 			}()
 		case "direct-tcpip", "direct-streamlocal@openssh.com":
 			_ = nc.Reject(ssh.Prohibited, "port forwarding is disabled")

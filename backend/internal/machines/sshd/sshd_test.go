@@ -22,8 +22,7 @@ import (
 const (
 	testUser     = "root"
 	testPassword = "correct horse battery staple"
-	// testPath has no scp binary, so that a copy that works was served by sshd itself.
-	testPath = "PATH=/usr/local/bin:/usr/bin:/bin:/sbin:/usr/sbin"
+	testPath     = "PATH=/usr/local/bin:/usr/bin:/bin:/sbin:/usr/sbin"
 )
 
 // testServer is a Serve running on 127.0.0.1 for one test.
@@ -644,5 +643,53 @@ func TestSysProcAttrIsApplied(t *testing.T) {
 	}
 	if got := calls.Load(); got != 2 {
 		t.Fatalf("SysProcAttr called %d times for 2 commands", got)
+	}
+}
+
+func TestSessionsPerConnectionAreBounded(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	var open []*ssh.Session
+	for range maxSessions {
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatalf("session %d: %v", len(open)+1, err)
+		}
+		open = append(open, s)
+	}
+	if s, err := c.NewSession(); err == nil {
+		_ = s.Close()
+		t.Fatalf("session %d was opened, want at most %d", maxSessions+1, maxSessions)
+	}
+	if err := open[0].Run("true"); err != nil {
+		t.Fatal(err)
+	}
+	// The finished session's place is free again (bounded wait: its close is asynchronous).
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := c.NewSession()
+		if err == nil {
+			_ = s.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no session after one ended: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, s := range open[1:] {
+		_ = s.Close()
+	}
+}
+
+func TestEnvRequestsAreBounded(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	s := openSession(t, c)
+	for i := range maxEnv {
+		if err := s.Setenv("LC_X"+strconv.Itoa(i), "v"); err != nil {
+			t.Fatalf("variable %d refused: %v", i+1, err)
+		}
+	}
+	if err := s.Setenv("LC_ONE_TOO_MANY", "v"); err == nil {
+		t.Fatalf("variable %d accepted, want at most %d", maxEnv+1, maxEnv)
 	}
 }
