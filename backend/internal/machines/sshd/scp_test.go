@@ -293,10 +293,17 @@ func TestOpenSSHLegacySCP(t *testing.T) {
 	if got != "deep" || mode.Perm() != 0o640 {
 		t.Fatalf("upload: got %q mode %o, want \"deep\" mode 640", got, mode.Perm())
 	}
+	old := time.Date(2021, 6, 7, 8, 9, 10, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(dst, "tree", "sub", "f.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
 	back := filepath.Join(t.TempDir(), "back.txt")
-	openSSH(t, ts, "scp", "-O", "root@127.0.0.1:"+filepath.Join(dst, "tree", "sub", "f.txt"), back)
-	if got, _ := readFile(t, back); got != "deep" {
-		t.Fatalf("download: got %q, want \"deep\"", got)
+	openSSH(t, ts, "scp", "-O", "-p", "root@127.0.0.1:"+filepath.Join(dst, "tree", "sub", "f.txt"), back)
+	if got, mode := readFile(t, back); got != "deep" || mode.Perm() != 0o640 {
+		t.Fatalf("download: got %q mode %o, want \"deep\" mode 640", got, mode.Perm())
+	}
+	if fi, err := os.Stat(back); err != nil || !fi.ModTime().Equal(old) {
+		t.Fatalf("download -p: got mtime %v (%v), want %s", fi.ModTime(), err, old)
 	}
 	fetched := t.TempDir()
 	openSSH(t, ts, "scp", "-O", "-r", "root@127.0.0.1:"+filepath.Join(dst, "tree"), fetched)
