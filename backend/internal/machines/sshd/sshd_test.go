@@ -693,3 +693,20 @@ func TestEnvRequestsAreBounded(t *testing.T) {
 		t.Fatalf("variable %d accepted, want at most %d", maxEnv+1, maxEnv)
 	}
 }
+
+func TestSysProcAttrOfTheCallerIsNotChanged(t *testing.T) {
+	shared := &syscall.SysProcAttr{}
+	c := startServer(t, func(c *Config) {
+		c.SysProcAttr = func() *syscall.SysProcAttr { return shared }
+	}).client(t)
+	s := openSession(t, c)
+	if err := s.RequestPty("xterm", 24, 80, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run("true"); err != nil {
+		t.Fatal(err)
+	}
+	if shared.Setsid || shared.Setctty {
+		t.Fatalf("the caller's SysProcAttr was changed: %+v", *shared)
+	}
+}
