@@ -427,3 +427,30 @@ func TestAMachineThatDiesIsSeenAndBootsAgain(t *testing.T) {
 	}
 	mustSSH(t, ip, "pw", "true")
 }
+
+// TestOneAddressOneMachine creates machines on one address at once: one wins, the others are
+// refused (each call holds only its own machine's lock, so the address needs a claim).
+func TestOneAddressOneMachine(t *testing.T) {
+	m := newManager(t, "198.18.216.0/24")
+	ctx := context.Background()
+	ip := netip.MustParseAddr("198.18.216.10")
+	const n = 4
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			ref := fmt.Sprintf("vm-%d", i)
+			errs <- m.Create(ctx, Spec{Ref: ref, Hostname: ref, Template: "t", IPv4: ip, Password: "pw"}, "")
+		}()
+	}
+	created := 0
+	for i := 0; i < n; i++ {
+		if err := <-errs; err == nil {
+			created++
+		} else if !strings.Contains(err.Error(), "198.18.216.10 is machine") {
+			t.Errorf("a refused Create: %v, want it to name the address's machine", err)
+		}
+	}
+	if created != 1 || len(m.Refs()) != 1 {
+		t.Fatalf("%d machines created on one address (%v), want 1", created, m.Refs())
+	}
+}
