@@ -203,9 +203,11 @@ func (j *job) signal(sig syscall.Signal) error {
 	return j.cmd.Process.Signal(sig) // safe after exit: os.Process knows when it is done
 }
 
-// hangup ends a command whose client went away: SIGHUP to its process group, SIGKILL after
-// hangupGrace, and the output pipes closed so that nothing left holding them keeps wait.
+// hangup ends a command whose client went away: its output pipes closed, so that a
+// background process holding them keeps nothing waiting, and, if it still runs, SIGHUP to
+// its process group, SIGKILL after hangupGrace.
 func (j *job) hangup() {
+	closeFiles(j.outputs...)
 	select {
 	case <-j.exited:
 		return
@@ -213,7 +215,6 @@ func (j *job) hangup() {
 	}
 	pgid := j.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGHUP)
-	closeFiles(j.outputs...)
 	timer := time.AfterFunc(hangupGrace, func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
 	go func() {
 		<-j.exited

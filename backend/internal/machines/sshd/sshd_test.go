@@ -735,3 +735,18 @@ func TestSysProcAttrOfTheCallerIsNotChanged(t *testing.T) {
 		t.Fatalf("the caller's SysProcAttr was changed: %+v", *shared)
 	}
 }
+
+func TestClientGoneReleasesOutputHeldByABackgroundProcess(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, nil)
+	c := ts.client(t)
+	s := openSession(t, c)
+	// The shell exits at once; the background sleep keeps its stdout open, so the session
+	// waits for it as OpenSSH's would, until the client goes away.
+	pid := startAndReadPID(t, s, "sleep 60 & echo $!")
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	_ = c.Close()
+	if err := ts.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
