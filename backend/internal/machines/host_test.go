@@ -454,3 +454,30 @@ func TestOneAddressOneMachine(t *testing.T) {
 		t.Fatalf("%d machines created on one address (%v), want 1", created, m.Refs())
 	}
 }
+
+func TestSetAddressOfAStoppedMachineTakesEffectAtBoot(t *testing.T) {
+	m := newManager(t, "198.18.217.0/24")
+	ctx := context.Background()
+	old, moved := netip.MustParseAddr("198.18.217.10"), netip.MustParseAddr("198.18.217.20")
+	if err := m.Create(ctx, Spec{Ref: "vm-s", Hostname: "s", Template: "t", IPv4: old, Password: "pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Stop(ctx, "vm-s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetAddress(ctx, "vm-s", moved); err != nil {
+		t.Fatal(err)
+	}
+	if m.Running("vm-s") {
+		t.Fatal("SetAddress booted a stopped machine")
+	}
+	if err := m.Start(ctx, "vm-s"); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustSSH(t, moved, "pw", "ip -4 -o addr show dev eth0 | awk '{print $4}'"); out != "198.18.217.20/24\n" {
+		t.Fatalf("eth0 after SetAddress while stopped and Start: %q", out)
+	}
+	if err := m.Stop(ctx, "vm-missing"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Stop of an unknown machine: %v, want ErrNotFound", err)
+	}
+}
