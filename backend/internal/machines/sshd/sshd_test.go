@@ -750,3 +750,23 @@ func TestClientGoneReleasesOutputHeldByABackgroundProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestHomeOfOtherUsers(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, func(c *Config) {
+		c.CheckPassword = func(_, password string) bool { return password == testPassword }
+	})
+	for user, want := range map[string]string{"root": "/root", "alice": "/home/alice", "../etc": "/"} {
+		c, err := ssh.Dial("tcp", ts.addr, &ssh.ClientConfig{
+			User: user, Auth: []ssh.AuthMethod{ssh.Password(testPassword)}, HostKeyCallback: ssh.FixedHostKey(ts.hostKey), Timeout: 5 * time.Second,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _, _ := run(t, c, "echo $HOME $USER", nil)
+		_ = c.Close()
+		if out != want+" "+user+"\n" {
+			t.Errorf("user %q: got %q, want HOME %s", user, out, want)
+		}
+	}
+}
