@@ -481,3 +481,34 @@ func TestSetAddressOfAStoppedMachineTakesEffectAtBoot(t *testing.T) {
 		t.Fatalf("Stop of an unknown machine: %v, want ErrNotFound", err)
 	}
 }
+
+func TestAnImageOfYourOwn(t *testing.T) {
+	requireRoot(t)
+	img := t.TempDir()
+	if _, err := New(context.Background(), Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.218.0/24"), Image: img}); err == nil || !strings.Contains(err.Error(), "has no /bin/sh") {
+		t.Fatalf("an image without /bin/sh: %v, want a refusal naming /bin/sh", err)
+	}
+	// A root filesystem with busybox only: the machine makes /proc, /dev, /tmp and /etc/ssh.
+	if err := os.MkdirAll(filepath.Join(img, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyFile(Busybox, filepath.Join(img, "bin", "busybox"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"sh", "cat", "echo"} {
+		if err := os.Symlink("busybox", filepath.Join(img, "bin", a)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(img, "marker"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.218.0/24"), Image: img, Logger: testLogger(t)})
+	ip := netip.MustParseAddr("198.18.218.10")
+	if err := m.Create(context.Background(), Spec{Ref: "vm-i", Hostname: "i", Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustSSH(t, ip, "pw", "cat /marker"); out != "mine\n" {
+		t.Fatalf("/marker of the given image: %q", out)
+	}
+}
