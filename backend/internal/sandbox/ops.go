@@ -290,8 +290,10 @@ func (d *Datacenter) run(ctx context.Context, ref string, a map[string]string) o
 }
 
 // Run is the reconciler: until ctx ends it applies the ops other replicas ask of this host,
-// looking whenever the database's change version moves (or cannot be told), when woken, and
-// at least every fullPassEvery.
+// looking whenever the database's change version moves (or cannot be told: on SQLite, or while
+// PostgreSQL's notifications are not heard, it looks at every tick) and at least every
+// fullPassEvery. It needs no wake from this process: an op this process asks of its own host
+// is applied in the call that asks it.
 func (d *Datacenter) Run(ctx context.Context) {
 	ticker := time.NewTicker(d.look)
 	defer ticker.Stop()
@@ -302,7 +304,6 @@ func (d *Datacenter) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-d.wake:
 		case <-ticker.C:
 			v, ok := d.state.ChangeVersion(ctx)
 			if ok && known && v == seen && time.Since(last) < fullPassEvery {
@@ -312,14 +313,6 @@ func (d *Datacenter) Run(ctx context.Context) {
 		}
 		last = time.Now()
 		d.pass(ctx)
-	}
-}
-
-// Wake has the reconciler look at once.
-func (d *Datacenter) Wake() {
-	select {
-	case d.wake <- struct{}{}:
-	default:
 	}
 }
 
