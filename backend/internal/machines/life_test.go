@@ -115,6 +115,13 @@ func TestMachineLife(t *testing.T) {
 				t.Fatal("the host's listener accepted a connection from the machine")
 			default:
 			}
+			// Nor over IPv6: the host has no IPv6 address on the bridge or the machine's veth.
+			inet6, _ := os.ReadFile("/proc/net/if_inet6")
+			for _, link := range []string{m.net.bridge, vethName(m.net.bridge, "vm-1", "rv")} {
+				if strings.Contains(string(inet6), " "+link+"\n") {
+					t.Errorf("the host has an IPv6 address on %s:\n%s", link, inet6)
+				}
+			}
 		}},
 		{"root inside cannot mount, make devices, load modules or read the host's binary", func(t *testing.T) {
 			checks := map[string]string{
