@@ -96,11 +96,16 @@ func (d *Datacenter) Power(ctx context.Context, ref, action string) (datacenter.
 }
 
 // Rebuild gives the machine a fresh disk from the image, the template named, and the
-// simulator's new password.
+// simulator's new password. A rebuild to Windows removes the machine: the server is the
+// simulator's from then on, as Windows servers are (and a Windows server rebuilt to Linux stays
+// the simulator's: it has no machine to rebuild).
 func (d *Datacenter) Rebuild(ctx context.Context, ref string, templateID int64, osType string) (datacenter.Rebuilt, error) {
 	rb, err := d.sim.Rebuild(ctx, ref, templateID, osType)
 	if err != nil {
 		return rb, err
+	}
+	if osType == catalog.OSWindows {
+		return rb, d.change(ctx, ref, opDelete, nil, nil)
 	}
 	tmpl, _ := d.catalog.Template(templateID)
 	args := map[string]string{"template": tmpl.Name.EN, "password": rb.Password}
