@@ -51,9 +51,6 @@ func (c MachinesConfig) Validate() error {
 			return fmt.Errorf("--machines-cidr: %w", err)
 		}
 	}
-	if c.Sandbox() && c.Dir == "" {
-		return fmt.Errorf("--machines-dir is required with --machines %s", MachinesSandbox)
-	}
 	return nil
 }
 
@@ -87,6 +84,9 @@ const machinesCloseTimeout = 30 * time.Second
 func openSandbox(ctx context.Context, cfg Config, st *sqlstore.Store, dc *sim.Sim, cat *catalog.Catalog) (*sandbox.Datacenter, error) {
 	if err := cfg.Machines.Validate(); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	if cfg.Machines.Dir == "" {
+		return nil, fmt.Errorf("server: --machines-dir is required with --machines %s", MachinesSandbox)
 	}
 	opts := cfg.Machines.options(cfg.Logger)
 	host, err := sandbox.HostID(opts.Dir)

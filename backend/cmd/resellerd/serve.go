@@ -50,6 +50,7 @@ var serveDefaults = serveOptions{
 	Config: server.Config{
 		DB: defaultDB, DeployDelay: 3 * time.Second, CredentialsDelay: time.Second,
 		OrderWindow: 10 * time.Minute, RateLimitScale: 1, RetainEvents: 168 * time.Hour,
+		Machines: defaultMachines,
 	},
 	Log: defaultLog,
 }
@@ -70,6 +71,7 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	addTLSFlags(fs, o, def)
 	addLogFlags(fs, &o.Log, def.Log)
 	addMetricsFlags(fs, o, def)
+	addMachinesFlags(fs, &o.Config.Machines, def.Config.Machines)
 }
 
 func (o serveOptions) validate() error {
@@ -87,6 +89,9 @@ func (o serveOptions) validate() error {
 	if _, _, err := server.ParseDB(c.DB); err != nil {
 		return fmt.Errorf("%w: serve: %w", errUsage, err)
 	}
+	if err := o.validateMachines("serve"); err != nil {
+		return err
+	}
 	if err := o.validateSafe(); err != nil {
 		return err
 	}
@@ -103,6 +108,9 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	o.Config.Logger = logger
 	if _, err := o.tlsConfig(); err != nil {
 		return err // before opening the database: a bad certificate changes nothing
+	}
+	if err := checkMachines("serve", o.Config); err != nil {
+		return err // before opening the database
 	}
 	warnIfDevDB(logger, o.Config.DB)
 	warnPlainSecrets(logger, o.Config)

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"sync"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/agent"
 )
 
@@ -21,15 +23,21 @@ import (
 // machine are serialised (each machine has its own lock; the Manager's lock only guards the
 // table of machines).
 type Manager struct {
-	o      Options
-	log    *slog.Logger
-	net    *network
-	image  string // the lower layer of every disk
-	cgroup string // this Manager's cgroup v2 directory; "" where limits cannot be applied
+	o       Options
+	log     *slog.Logger
+	net     *network
+	image   string   // the lower layer of every disk
+	cgroup  string   // this Manager's cgroup v2 directory; "" where limits cannot be applied
+	dirLock *os.File // Dir/manager.lock, flocked for the Manager's life
 
 	mu       sync.Mutex
 	machines map[string]*machine
 	closed   bool
+
+	// addrMu and claims keep two machines off one address while their records are written
+	// (each call holds only its own machine's lock).
+	addrMu sync.Mutex
+	claims map[netip.Addr]string
 }
 
 // machine is one machine's lock, record and, while it runs, its process.
@@ -72,17 +80,22 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	m := &Manager{o: o, log: o.Logger.With("component", "machines"), machines: map[string]*machine{}}
+	m := &Manager{o: o, log: o.Logger.With("component", "machines"), machines: map[string]*machine{}, claims: map[netip.Addr]string{}}
 	for _, d := range []string{"machines", "snapshots"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			return nil, fmt.Errorf("machines: Dir: %w", err)
 		}
 	}
+	if m.dirLock, err = lockDir(dir); err != nil {
+		return nil, err
+	}
 	if m.image, err = ensureImage(o); err != nil {
+		m.dirLock.Close()
 		return nil, err
 	}
 	m.net = newNetwork(dir, o.CIDR, o.Egress, m.log)
 	if err := m.net.setUp(ctx); err != nil {
+		m.dirLock.Close()
 		return nil, err
 	}
 	m.cgroup = newCgroup(m.net.bridge, m.log)
@@ -123,8 +136,24 @@ func (m *Manager) Close(ctx context.Context) error {
 	wg.Wait()
 	errs = append(errs, m.net.tearDown(context.WithoutCancel(ctx)))
 	removeCgroup(m.cgroup)
+	_ = m.dirLock.Close()
 	m.log.Info("machines closed", "bridge", m.net.bridge)
 	return errors.Join(errs...)
+}
+
+// lockDir takes Dir's lock: one live Manager per Dir, in this process or another, since New
+// removes the bridge and chains a previous Manager on the Dir left (after a crash, its lock is
+// released with its process).
+func lockDir(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, "manager.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("machines: Dir: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("machines: Dir %s is in use by another running Manager (its manager.lock is held): %w", dir, err)
+	}
+	return f, nil
 }
 
 var refPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -221,6 +250,27 @@ func (m *Manager) Refs() []string {
 	}
 	sort.Strings(refs)
 	return refs
+}
+
+// claimAddress checks ip for ref (checkAddress) and holds it for ref until release is called,
+// by when ref's spec.json records it (or ref has failed and does not).
+func (m *Manager) claimAddress(ref string, ip netip.Addr) (release func(), err error) {
+	m.addrMu.Lock()
+	defer m.addrMu.Unlock()
+	if other, ok := m.claims[ip]; ok && other != ref {
+		return nil, fmt.Errorf("machines: IPv4 %s is machine %s's", ip, other)
+	}
+	if err := m.checkAddress(ref, ip); err != nil {
+		return nil, err
+	}
+	m.claims[ip] = ref
+	return func() {
+		m.addrMu.Lock()
+		defer m.addrMu.Unlock()
+		if m.claims[ip] == ref {
+			delete(m.claims, ip)
+		}
+	}, nil
 }
 
 // checkAddress refuses an address outside the CIDR, the network's own, the host's, the

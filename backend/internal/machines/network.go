@@ -217,13 +217,12 @@ func (n *network) addressing(ip netip.Addr) string {
 	return fmt.Sprintf("addr add %s/%d dev eth0\n", ip, n.cidr.Bits())
 }
 
-// readdress moves a running machine from old to ip: the old address is removed (it then
-// answers nothing) and the default route put back (removing the last address drops it).
-func (n *network) readdress(ctx context.Context, pid int, old, ip netip.Addr) error {
-	batch := n.addressing(ip)
-	if old.IsValid() && old != ip {
-		batch += fmt.Sprintf("addr del %s/%d dev eth0\n", old, n.cidr.Bits())
-	}
+// readdress moves a running machine to ip: its old address is removed (it then answers
+// nothing) and the default route put back (removing the last address drops it).
+func (n *network) readdress(ctx context.Context, pid int, ip netip.Addr) error {
+	// Flush first: deleting a primary address deletes its secondaries too (promote_secondaries
+	// is off by default), so adding the new one before removing the old would lose it.
+	batch := "addr flush dev eth0\n" + n.addressing(ip)
 	batch += fmt.Sprintf("route replace default via %s dev eth0\n", n.host)
 	return inNetns(pid, func() error { return ipBatch(ctx, batch) })
 }
@@ -251,14 +250,17 @@ func ipBatch(ctx context.Context, batch string) error {
 	return err
 }
 
-// commandTimeout bounds every host command (ip, iptables, cp) beyond ctx.
+// commandTimeout bounds a host command (ip, iptables) whose ctx has no deadline of its own.
 const commandTimeout = 30 * time.Second
 
-// command runs name with args and stdin, bounded by ctx and commandTimeout; its error carries
-// the command's output.
+// command runs name with args and stdin, bounded by ctx (by commandTimeout when ctx has no
+// deadline); its error carries the command's output.
 func command(ctx context.Context, stdin, name string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	defer cancel()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, commandTimeout)
+		defer cancel()
+	}
 	cmd := exec.CommandContext(ctx, name, args...)
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)

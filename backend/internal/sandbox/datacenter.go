@@ -19,7 +19,8 @@ import (
 
 // Build starts a build on the simulator and records the machine to build: on this host, or
 // for a build from a snapshot on the host that holds the snapshot's image. Its password is
-// drawn now, so every poll of the build answers the same one.
+// drawn now, so every poll of the build answers the same one; a build from a snapshot takes
+// the snapshot's, which the service hands out for it.
 func (d *Datacenter) Build(ctx context.Context, spec datacenter.BuildSpec) (string, error) {
 	ticket, err := d.sim.Build(ctx, spec)
 	if err != nil || spec.OSType == catalog.OSWindows {
@@ -34,6 +35,12 @@ func (d *Datacenter) Build(ctx context.Context, spec datacenter.BuildSpec) (stri
 		m.CPUs, m.MemoryMB = plan.CPU, plan.MemoryGB*1024
 	}
 	if spec.SnapshotID != 0 {
+		switch snap, err := d.state.SnapshotByID(ctx, spec.SnapshotID); {
+		case err == nil:
+			m.Password = snap.Password
+		case !errors.Is(err, store.ErrNotFound): // an order names a snapshot that exists
+			return "", fmt.Errorf("sandbox: build from snapshot %d: %w", spec.SnapshotID, err)
+		}
 		img, err := d.state.SnapshotMachineImage(ctx, spec.SnapshotID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return "", fmt.Errorf("sandbox: build: %w", err)
@@ -89,11 +96,16 @@ func (d *Datacenter) Power(ctx context.Context, ref, action string) (datacenter.
 }
 
 // Rebuild gives the machine a fresh disk from the image, the template named, and the
-// simulator's new password.
+// simulator's new password. A rebuild to Windows removes the machine: the server is the
+// simulator's from then on, as Windows servers are (and a Windows server rebuilt to Linux stays
+// the simulator's: it has no machine to rebuild).
 func (d *Datacenter) Rebuild(ctx context.Context, ref string, templateID int64, osType string) (datacenter.Rebuilt, error) {
 	rb, err := d.sim.Rebuild(ctx, ref, templateID, osType)
 	if err != nil {
 		return rb, err
+	}
+	if osType == catalog.OSWindows {
+		return rb, d.change(ctx, ref, opDelete, nil, nil)
 	}
 	tmpl, _ := d.catalog.Template(templateID)
 	args := map[string]string{"template": tmpl.Name.EN, "password": rb.Password}

@@ -71,6 +71,8 @@ type State interface {
 	// ChangeVersion moves when another process may have added an op (PostgreSQL's
 	// notifications); ok is false when it cannot tell.
 	ChangeVersion(ctx context.Context) (version uint64, ok bool)
+	// SnapshotByID is a snapshot, whose password a build from it takes.
+	SnapshotByID(ctx context.Context, id int64) (store.Snapshot, error)
 }
 
 // Options shape a sandbox datacenter.
@@ -99,7 +101,6 @@ type Datacenter struct {
 
 	mu    sync.Mutex             // guards locks
 	locks map[string]*sync.Mutex // one per machine: its ops apply one at a time, in order
-	wake  chan struct{}          // has the reconciler look at once
 }
 
 var _ datacenter.Datacenter = (*Datacenter)(nil)
@@ -139,7 +140,7 @@ func New(o Options) (*Datacenter, error) {
 		o.LookEvery = 200 * time.Millisecond
 	}
 	return &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
-		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, locks: map[string]*sync.Mutex{}, wake: make(chan struct{}, 1)}, nil
+		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, locks: map[string]*sync.Mutex{}}, nil
 }
 
 // Host is this replica's host id.
@@ -157,7 +158,7 @@ func (d *Datacenter) Boot(ctx context.Context) error {
 		if !m.Created || m.Power != datacenter.StatusOnline {
 			continue
 		}
-		if err := d.machines.Start(ctx, m.Ref); err != nil {
+		if err := d.booted(ctx, m.Ref, d.machines.Start(ctx, m.Ref)); err != nil {
 			errs = append(errs, fmt.Errorf("sandbox: boot %s: %w", m.Ref, err))
 		}
 	}

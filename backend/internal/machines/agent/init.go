@@ -17,9 +17,7 @@ import (
 
 // runInit is the machine's PID 1: build the root, start the agent, reap until the agent exits.
 func runInit() int {
-	// A machine's root sending SIGTERM or SIGINT to PID 1 (busybox's poweroff and reboot do) is
-	// not the datacenter's power action: ignore them, as the kernel ignores SIGKILL from inside.
-	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGQUIT)
+	dropSignals(syscall.SIGUSR1, syscall.SIGUSR2)
 	b, err := bootFromEnv()
 	if err != nil {
 		return fail(err)
@@ -31,22 +29,43 @@ func runInit() int {
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	// The agent is started before the pivot: after it the binary (and, when it is dynamically
 	// linked, its loader and libc) are out of the machine's reach. pivot_root moves the agent's
-	// root and working directory along with init's; the agent waits on the gate until then.
-	gateR, gateW, err := os.Pipe()
+	// root and working directory along with init's. The gate orders the two: the agent writes a
+	// byte once its Go code runs (every library loaded), init then pivots and closes its end,
+	// and the agent, reading until that end, goes on inside the machine's root.
+	gate, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fail(err)
 	}
-	agentPID, err := startAgent(b, gateR)
-	gateR.Close()
+	ours, theirs := os.NewFile(uintptr(gate[0]), "gate"), os.NewFile(uintptr(gate[1]), "gate")
+	agentPID, err := startAgent(b, theirs)
+	theirs.Close()
 	if err != nil {
 		return fail(err)
+	}
+	if _, err := ours.Read(make([]byte, 1)); err != nil {
+		return fail(fmt.Errorf("the agent did not start: %w", err))
 	}
 	if err := pivot(b.Root); err != nil {
 		_ = unix.Kill(agentPID, unix.SIGKILL)
 		return fail(err)
 	}
-	gateW.Close()
+	ours.Close()
 	return reapUntil(agentPID)
+}
+
+// dropSignals makes the signals a machine's users may send init or the agent (busybox's
+// poweroff and reboot signal PID 1; `kill -TERM -1` reaches the agent) do nothing: power is the
+// datacenter's, over the control channel. They are caught and dropped, not ignored: an ignored
+// signal stays ignored in every process started after, and users' shells would then not stop
+// at Ctrl-C. SIGKILL from inside the machine cannot reach init (the kernel protects a PID
+// namespace's init) but can reach the agent, which ends the machine like a crash.
+func dropSignals(extra ...os.Signal) {
+	ch := make(chan os.Signal, 8)
+	signal.Notify(ch, append([]os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT}, extra...)...)
+	go func() {
+		for range ch {
+		}
+	}()
 }
 
 // buildRoot mounts the machine's filesystems inside init's own mount namespace. Every mount is made private first, so nothing propagates back to the host.
@@ -190,6 +209,15 @@ var keptCaps = map[int]bool{
 	unix.CAP_NET_RAW: true, unix.CAP_SETGID: true, unix.CAP_SETUID: true, unix.CAP_SETFCAP: true,
 	unix.CAP_SETPCAP: true, unix.CAP_NET_BIND_SERVICE: true, unix.CAP_SYS_CHROOT: true,
 	unix.CAP_KILL: true, unix.CAP_AUDIT_WRITE: true,
+}
+
+// KeptCaps lists the capabilities kept in the bounding set of what users run.
+func KeptCaps() []int {
+	list := make([]int, 0, len(keptCaps))
+	for c := range keptCaps {
+		list = append(list, c)
+	}
+	return list
 }
 
 // lastCap is the highest capability this kernel knows.

@@ -3,10 +3,7 @@ package agent
 import (
 	"bufio"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -67,11 +64,16 @@ func (a *agentState) checkPassword(user, password string) bool {
 
 // runAgent serves SSH and the control channel until told to shut down or the host goes away.
 func runAgent() int {
-	// Wait until init has pivoted into the machine's root (it closes the gate's other end).
+	// Tell init this process runs (its libraries loaded), then wait until init has pivoted
+	// into the machine's root and closed the gate's other end.
 	gate := os.NewFile(GateFD, "gate")
+	if _, err := gate.Write([]byte{1}); err != nil {
+		return fail(fmt.Errorf("gate: %w", err))
+	}
 	_, _ = io.Copy(io.Discard, gate)
 	_ = gate.Close()
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	dropSignals()
 	f := os.NewFile(ControlFD, "control")
 	conn, err := net.FileConn(f)
 	if err != nil {
@@ -217,21 +219,17 @@ func loadHostKey(path string) (ssh.Signer, error) {
 			return s, nil
 		}
 	}
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	block, err := ssh.MarshalPrivateKey(priv, "")
+	signer, pemBytes, err := newHostKey()
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("host key: %w", err)
 	}
-	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+	if err := os.WriteFile(path, pemBytes, 0o600); err != nil {
 		return nil, fmt.Errorf("host key: %w", err)
 	}
-	return ssh.NewSignerFromKey(priv)
+	return signer, nil
 }
 
 // shutdown ends every process of the machine but init and the agent: SIGTERM, then SIGKILL to
