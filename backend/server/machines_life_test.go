@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -42,8 +43,12 @@ func requireMachines(t *testing.T) {
 
 // sandboxConfig is a backend with real machines on cidr under dir, workers driven by RunDue.
 func sandboxConfig(db, dir, cidr string) Config {
-	return Config{DB: db, RateLimitScale: 100, Clock: NewManualClock(testStart), WorkerInterval: -1,
+	cfg := Config{DB: db, RateLimitScale: 100, Clock: NewManualClock(testStart), WorkerInterval: -1,
 		Machines: MachinesConfig{Mode: MachinesSandbox, Dir: dir, CIDR: netip.MustParsePrefix(cidr)}}
+	if testing.Verbose() {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return cfg
 }
 
 // sshRun logs into addr:22 as root with password and runs cmd.
@@ -91,6 +96,24 @@ func wantRefused(t *testing.T, addr, password string, noAnswer bool) {
 	case !noAnswer && !isAuth:
 		t.Fatalf("ssh root@%s: %v; want the password refused", addr, err)
 	}
+}
+
+// afterBoot bounds how long a machine that has just booted may take to answer at its address.
+// It is long because the host may still hold the neighbour (ARP) entry of the machine's
+// previous boot, whose veth had another MAC address, until it expires.
+const afterBoot = 45 * time.Second
+
+// bootedSSH fails t unless cmd, over SSH, exits 0 within afterBoot.
+func bootedSSH(t *testing.T, addr, password, cmd string) {
+	t.Helper()
+	var err error
+	var out string
+	for deadline := time.Now().Add(afterBoot); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if out, err = sshRun(addr, password, cmd); err == nil {
+			return
+		}
+	}
+	t.Fatalf("ssh root@%s %q after a boot: %v (output %q)", addr, cmd, err, out)
 }
 
 // eventually fails t unless cond holds within timeout.
@@ -196,7 +219,7 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 		}},
 		{"power_on: the file written before is there", func(t *testing.T) {
 			l.act(t, id, `{"action": "power_on"}`)
-			mustSSH(t, addr, password, `[ "$(cat /root/before)" = kept ]`)
+			bootedSSH(t, addr, password, `[ "$(cat /root/before)" = kept ]`)
 		}},
 		{"reset_password: the new one logs in, the old one is refused", func(t *testing.T) {
 			l.act(t, id, `{"action": "reset_password"}`)
@@ -211,7 +234,7 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 		{"rebuild: a fresh disk", func(t *testing.T) {
 			l.act(t, id, `{"action": "rebuild", "template_id": 3}`)
 			_, password = login(t, l.instance(t, id))
-			mustSSH(t, addr, password, `[ ! -e /root/before ] && grep -q Debian /etc/os-release`)
+			bootedSSH(t, addr, password, `[ ! -e /root/before ] && grep -q Debian /etc/os-release`)
 			mustSSH(t, addr, password, "echo v1 > /root/file")
 		}},
 		{"change_ip: the new address answers, the old one does not", func(t *testing.T) {
@@ -251,7 +274,7 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 			if password != snapPassword {
 				t.Fatal("the API does not hand out the snapshot's password after the restore")
 			}
-			mustSSH(t, addr, password, `[ "$(cat /root/file)" = v1 ]`) // the snapshot's, not v2
+			bootedSSH(t, addr, password, `[ "$(cat /root/file)" = v1 ]`) // the snapshot's, not v2
 		}},
 		{"an order from the snapshot has the file", func(t *testing.T) {
 			clone := l.deploy(t, fmt.Sprintf(`{"server_id": 102, "snapshot_id": %d, "term": "hourly"}`, snapID))
@@ -304,12 +327,12 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 	}
 }
 
-// wantPage fails t unless http://addr/ answers a page containing want within a few seconds.
+// wantPage fails t unless http://addr/ answers a page containing want within afterBoot.
 func wantPage(t *testing.T, addr, want string) {
 	t.Helper()
 	c := &http.Client{Timeout: 3 * time.Second}
 	var last string
-	eventually(t, 10*time.Second, "the page at http://"+addr+"/", func() bool {
+	eventually(t, afterBoot, "the page at http://"+addr+"/", func() bool {
 		resp, err := c.Get("http://" + addr + "/")
 		if err != nil {
 			last = err.Error()

@@ -39,7 +39,7 @@ func TestMachineOnItsReplica(t *testing.T) {
 	wantRefused(t, addr, password, true)
 
 	onB.act(t, in.ID, `{"action": "power_on"}`)
-	eventually(t, 15*time.Second, "power_on through b boots it on a", func() bool {
+	eventually(t, afterBoot, "power_on through b boots it on a", func() bool {
 		_, err := sshRun(addr, password, `[ "$(cat /root/f)" = kept ]`)
 		return err == nil
 	})
@@ -103,6 +103,6 @@ func TestMachinesAcrossRestarts(t *testing.T) {
 
 	cfg.Clock = NewManualClock(testStart)
 	openEnv(t, cfg)
-	mustSSH(t, onAddr, onPassword, `[ "$(cat /root/f)" = kept ]`)
+	bootedSSH(t, onAddr, onPassword, `[ "$(cat /root/f)" = kept ]`)
 	wantRefused(t, offAddr, offPassword, true)
 }
