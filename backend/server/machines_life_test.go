@@ -314,6 +314,9 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 		}},
 		{"delete: nothing of the machine is left", func(t *testing.T) {
 			ref := fmt.Sprintf("vm-%d", *l.instance(t, id).OrderID)
+			if len(processesOf(filepath.Join(dir, "machines", ref))) == 0 {
+				t.Fatal("no process of the running machine is seen: the check below could not fail")
+			}
 			e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: l.key}).WantStatus(t, http.StatusOK, "")
 			l.runDue(t)
 			wantRefused(t, addr, password, true)
@@ -357,11 +360,8 @@ func wantGone(t *testing.T, dir, ref string) {
 	if mounts, err := os.ReadFile("/proc/self/mountinfo"); err == nil && bytes.Contains(mounts, []byte(machineDir)) {
 		t.Errorf("a mount of %s is left", machineDir)
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, p := range procs {
-		if env, err := os.ReadFile(p); err == nil && bytes.Contains(env, []byte(machineDir+"/")) {
-			t.Errorf("process %s of %s is left", filepath.Base(filepath.Dir(p)), ref)
-		}
+	for _, pid := range processesOf(machineDir) {
+		t.Errorf("process %s of %s is left", pid, ref)
 	}
 	if _, err := net.InterfaceByName(vethOf(dir, ref)); err == nil {
 		t.Errorf("link %s of %s is left", vethOf(dir, ref), ref)
@@ -375,4 +375,17 @@ func vethOf(dir, ref string) string {
 	bridge := "rsm" + hex.EncodeToString(dirSum[:4])
 	sum := sha256.Sum256([]byte(bridge + "/" + ref))
 	return "rv" + hex.EncodeToString(sum[:6])
+}
+
+// processesOf lists the processes started for the machine of machineDir: their boot
+// environment names its disk.
+func processesOf(machineDir string) []string {
+	var pids []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		if env, err := os.ReadFile(p); err == nil && bytes.Contains(env, []byte(machineDir+"/")) {
+			pids = append(pids, filepath.Base(filepath.Dir(p)))
+		}
+	}
+	return pids
 }

@@ -96,8 +96,12 @@ func TestMachinesAcrossRestarts(t *testing.T) {
 	}
 	wantRefused(t, onAddr, onPassword, true)
 	for _, id := range []int64{*on.OrderID, *off.OrderID} {
-		if _, err := os.Stat(filepath.Join(dir, "machines", fmt.Sprintf("vm-%d", id))); err != nil {
+		machineDir := filepath.Join(dir, "machines", fmt.Sprintf("vm-%d", id))
+		if _, err := os.Stat(machineDir); err != nil {
 			t.Fatalf("the disk of vm-%d is gone after Close: %v", id, err)
+		}
+		if pids := processesOf(machineDir); len(pids) > 0 {
+			t.Fatalf("processes %v of vm-%d are left after Close", pids, id)
 		}
 	}
 
