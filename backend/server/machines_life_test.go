@@ -71,9 +71,8 @@ func sshRun(addr, password, cmd string) (string, error) {
 	return out.String(), err
 }
 
-// mustSSH fails t unless cmd, run over SSH, exits 0. The tests judge a machine by exit
-// statuses (shell tests), not by output: the machines' interim SSH server (until package sshd
-// is wired in) now and then loses a command's output, never its exit status.
+// mustSSH fails t unless cmd, run over SSH, exits 0: the tests judge a machine by shell tests'
+// exit statuses.
 func mustSSH(t *testing.T, addr, password, cmd string) {
 	t.Helper()
 	if out, err := sshRun(addr, password, cmd); err != nil {
