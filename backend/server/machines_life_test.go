@@ -65,10 +65,8 @@ func sshRun(addr, password, cmd string) (string, error) {
 		return "", err
 	}
 	defer s.Close()
-	var out bytes.Buffer
-	s.Stdout, s.Stderr = &out, &out
-	err = s.Run(cmd)
-	return out.String(), err
+	out, err := s.CombinedOutput(cmd) // one buffer, written under its lock by both streams
+	return string(out), err
 }
 
 // mustSSH fails t unless cmd, run over SSH, exits 0: the tests judge a machine by shell tests'
