@@ -185,10 +185,10 @@ func (d *Datacenter) Delete(ctx context.Context, ref string) error {
 // CheckPassword asks the machine whether password logs in as root.
 func (d *Datacenter) CheckPassword(ctx context.Context, ref, password string) (bool, error) {
 	row, ok, err := d.machine(ctx, ref)
-	if err != nil || !ok {
-		if err != nil {
-			return false, err
-		}
+	switch {
+	case err != nil:
+		return false, err
+	case !ok:
 		return d.sim.CheckPassword(ctx, ref, password)
 	}
 	op, err := d.do(ctx, row.Host, store.MachineOp{Ref: ref, Kind: opCheckPassword, Wait: true,
