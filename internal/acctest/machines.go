@@ -22,8 +22,9 @@ import (
 // this host, reached over SSH (backend/docs/machines.md). It needs root; without it the test is
 // skipped, unless CI is set, where it fails: CI runs as root and must run these tests.
 //
-// Each backend gets a /24 of 198.18.0.0/16 that no other test process on this host holds (a
+// Each backend gets a /24 of 198.19.128.0/17 that no other test process on this host holds (a
 // lock file per range, held until the test ends), so the matrix's legs can run side by side.
+// (The backend's own tests take fixed ranges below it: 198.18.0.0/16 and 198.19.0.0/17.)
 func WithMachines(t *testing.T) Option {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -39,7 +40,7 @@ func WithMachines(t *testing.T) Option {
 	})
 }
 
-// lockMachinesCIDR takes the first 198.18.N.0/24 (N from 64) whose lock file no other process
+// lockMachinesCIDR takes the first 198.19.N.0/24 (N from 128) whose lock file no other process
 // holds; the lock goes with the test.
 func lockMachinesCIDR(t *testing.T) netip.Prefix {
 	t.Helper()
@@ -47,7 +48,7 @@ func lockMachinesCIDR(t *testing.T) netip.Prefix {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for n := 64; n < 250; n++ {
+	for n := 128; n < 255; n++ {
 		f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(n)+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
 		if err != nil {
 			t.Fatal(err)
@@ -57,9 +58,9 @@ func lockMachinesCIDR(t *testing.T) netip.Prefix {
 			continue
 		}
 		t.Cleanup(func() { _ = f.Close() }) // closing the file releases the lock
-		return netip.MustParsePrefix(fmt.Sprintf("198.18.%d.0/24", n))
+		return netip.MustParsePrefix(fmt.Sprintf("198.19.%d.0/24", n))
 	}
-	t.Fatal("no free 198.18.N.0/24 for the test's machines: 186 ranges are held by other test processes")
+	t.Fatal("no free 198.19.N.0/24 for the test's machines: 127 ranges are held by other test processes")
 	return netip.Prefix{}
 }
 
