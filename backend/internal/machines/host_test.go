@@ -125,6 +125,39 @@ func TestNewCleansWhatACrashedManagerLeft(t *testing.T) {
 	}
 }
 
+// TestNewRemovesTheBridgeOfAManagerThatIsGone: a Manager killed with its Dir removed (dev's
+// temporary directory) leaves its bridge routing its range; a new Manager on another Dir with
+// that range removes it rather than refusing the range until the host restarts. A live
+// Manager's range is still refused (TestNewRefusesACIDRRoutedOnTheHost).
+func TestNewRemovesTheBridgeOfAManagerThatIsGone(t *testing.T) {
+	requireRoot(t)
+	ctx := context.Background()
+	goneDir := filepath.Join(t.TempDir(), "gone")
+	if err := os.Mkdir(goneDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Dir: goneDir, CIDR: netip.MustParsePrefix("198.18.206.0/24"), Logger: testLogger(t)}
+	gone, err := New(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone.dirLock.Close() // killed: its lock goes with the process, its bridge and chains stay
+	if err := os.RemoveAll(goneDir); err != nil {
+		t.Fatal(err)
+	}
+	o.Dir = t.TempDir()
+	m := newManagerAt(t, o)
+	if linkExists(gone.net.bridge) {
+		t.Errorf("the gone Manager's bridge %s is still there", gone.net.bridge)
+	}
+	if rules := iptablesSave(t); strings.Contains(rules, gone.net.bridge) {
+		t.Errorf("iptables still mentions %s", gone.net.bridge)
+	}
+	if got := linkAlias(m.net.bridge); got != o.Dir {
+		t.Errorf("the new bridge's alias is %q, want its Dir %q", got, o.Dir)
+	}
+}
+
 func TestMachinesReachEachOtherAndTheHostReachesTheirPorts(t *testing.T) {
 	m := newManager(t, "198.18.205.0/24")
 	ctx := context.Background()
