@@ -27,7 +27,7 @@ func TestIdleWorkersSleepUntilWoken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newOnStore(ctx, withDefaults(Config{WorkerInterval: 5 * time.Millisecond, IdleInterval: time.Hour}), st)
+	srv := testOnStore(t, ctx, withDefaults(Config{WorkerInterval: 5 * time.Millisecond, IdleInterval: time.Hour}), st)
 	t.Cleanup(func() { _ = srv.Close() })
 	a, err := srv.CreateAccount(ctx, NewAccount{BalanceMicros: 100_000_000})
 	if err != nil {

@@ -25,7 +25,7 @@ func TestIdleTickReadsNoInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := NewManualClock(testStart)
-	srv := newOnStore(ctx, withDefaults(Config{Clock: clock, WorkerInterval: -1}), st)
+	srv := testOnStore(t, ctx, withDefaults(Config{Clock: clock, WorkerInterval: -1}), st)
 	t.Cleanup(func() { _ = srv.Close() })
 	a, err := srv.CreateAccount(ctx, NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 20_000, OrderLimit: 20_000})
 	if err != nil {

@@ -28,7 +28,7 @@ func TestKeyCacheStopsRotatedKeysAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newOnStore(ctx, withDefaults(Config{DB: path, WorkerInterval: -1}), st)
+	srv := testOnStore(t, ctx, withDefaults(Config{DB: path, WorkerInterval: -1}), st)
 	t.Cleanup(func() { _ = srv.Close() })
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)

@@ -72,14 +72,14 @@ func (s *Server) UnlockSnapshot(ctx context.Context, snapshotID int64) error {
 	return nil
 }
 
-// ChangeRootPasswordOutOfBand changes the instance's root password on the simulated machine
-// behind the service's back, as a user logged in over SSH would. The stored password stops
+// ChangeRootPasswordOutOfBand changes the instance's root password on its machine (the
+// simulated one, or under --machines sandbox the real one) behind the service's back, as a user logged in over SSH would. The stored password stops
 // working: app installs then fail with stage auth_failed until reset_password is run. The
 // change is kept in the database, so every replica (and a restarted backend) sees it.
 func (s *Server) ChangeRootPasswordOutOfBand(ctx context.Context, instanceID int64) error {
 	ref, err := s.svc.MachineRef(ctx, instanceID)
 	if err == nil {
-		err = s.sim.SetRootPasswordOutOfBand(ctx, ref)
+		err = s.outOfBand.SetRootPasswordOutOfBand(ctx, ref)
 	}
 	if err != nil {
 		return fmt.Errorf("server: change root password of instance %d: %w", instanceID, err)

@@ -30,7 +30,7 @@ func TestInstanceReadsComeFromCacheUntilAWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := NewManualClock(testStart)
-	srv := newOnStore(ctx, withDefaults(Config{DB: path, Clock: clock, WorkerInterval: -1}), st)
+	srv := testOnStore(t, ctx, withDefaults(Config{DB: path, Clock: clock, WorkerInterval: -1}), st)
 	t.Cleanup(func() { _ = srv.Close() })
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)

@@ -17,7 +17,9 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/sandbox"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
@@ -90,6 +92,10 @@ type Config struct {
 	// DeliveryObserver is told about every webhook delivery attempt as it was made (`resellerd
 	// dev` journals them); nil: nobody.
 	DeliveryObserver DeliveryObserver
+
+	// Machines is how servers are made: rows of the simulator (the default), or real machines
+	// on this host (--machines sandbox; see MachinesConfig and backend/docs/machines.md).
+	Machines MachinesConfig
 }
 
 // DeliveryObserver is told about every webhook delivery attempt (see Config.DeliveryObserver).
@@ -107,9 +113,15 @@ const DefaultIdleInterval = time.Second
 
 // Server is a running backend: store, service, simulated datacenter, HTTP handler and workers.
 type Server struct {
-	store    store.Store
-	svc      *service.Service
-	sim      *sim.Sim
+	store   store.Store
+	svc     *service.Service
+	sim     *sim.Sim
+	sandbox *sandbox.Datacenter // --machines sandbox's datacenter over sim; nil otherwise
+	// outOfBand changes a machine's root password behind the service's back: the sandbox's
+	// machine, or the simulator's row.
+	outOfBand interface {
+		SetRootPasswordOutOfBand(ctx context.Context, ref string) error
+	}
 	log      *slog.Logger
 	interval time.Duration // the workers' tick while work waits on the datacenter
 	idle     time.Duration // the workers' longest sleep
@@ -150,32 +162,52 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
-	return newOnStore(ctx, cfg, st), nil
+	s, err := newOnStore(ctx, cfg, st)
+	if err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // newOnStore wires a backend on an open store (cfg already has its defaults) and starts the
-// workers.
-func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
-	dc := sim.New(sim.Options{Clock: cfg.Clock, State: st, DeployDelay: cfg.DeployDelay, StepDelay: cfg.CredentialsDelay,
+// workers; with --machines sandbox it first starts this host's machines.
+func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) (*Server, error) {
+	simDC := sim.New(sim.Options{Clock: cfg.Clock, State: st, DeployDelay: cfg.DeployDelay, StepDelay: cfg.CredentialsDelay,
 		SnapshotDelay: cfg.SnapshotDelay})
+	cat := catalog.New()
+	var dc datacenter.Datacenter = simDC
+	var outOfBand interface {
+		SetRootPasswordOutOfBand(ctx context.Context, ref string) error
+	} = simDC
+	var sb *sandbox.Datacenter
+	if cfg.Machines.Sandbox() {
+		var err error
+		if sb, err = openSandbox(ctx, cfg, st, simDC, cat); err != nil {
+			return nil, err
+		}
+		dc, outOfBand = sb, sb
+	}
 	m := newMetrics()
 	m.watchStore(st, cfg.Clock, cfg.Logger)
 	svc := service.New(service.Config{
-		Store: st, Catalog: catalog.New(), Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
+		Store: st, Catalog: cat, Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
 		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks,
 		WebhookAllow: cfg.WebhookAllowCIDRs, WebhookResolver: cfg.WebhookResolver, EventRetention: cfg.RetainEvents,
 		OnDelivery: m.delivery, ProvisionLanes: provisionLanes(cfg.DB), DeliveryObserver: cfg.DeliveryObserver,
 		KeyHash: st.KeyHash, KeyTag: st.KeyTag,
 	})
 	s := &Server{
-		store:    st,
-		svc:      svc,
-		sim:      dc,
-		log:      cfg.Logger,
-		interval: cfg.WorkerInterval,
-		idle:     cfg.IdleInterval,
-		clock:    cfg.Clock,
-		metrics:  m,
+		store:     st,
+		svc:       svc,
+		sim:       simDC,
+		sandbox:   sb,
+		outOfBand: outOfBand,
+		log:       cfg.Logger,
+		interval:  cfg.WorkerInterval,
+		idle:      cfg.IdleInterval,
+		clock:     cfg.Clock,
+		metrics:   m,
 	}
 	s.loops = s.workerLoops()
 	s.handler = wakingAfterWrites(api.NewHandler(api.Config{
@@ -185,7 +217,7 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
 	}), s.wake)
 	// The workers outlive New's ctx (it only bounds opening) and stop when Close says so.
 	s.startWorkers(context.WithoutCancel(ctx))
-	return s
+	return s, nil
 }
 
 func withDefaults(cfg Config) Config {
@@ -295,7 +327,7 @@ func (s *Server) MetricsHandler() http.Handler { return s.metrics.handler() }
 func (s *Server) Close() error {
 	s.closing.Do(func() {
 		s.stopWorkers()
-		s.closed = s.store.Close()
+		s.closed = errors.Join(s.closeMachines(), s.store.Close())
 	})
 	return s.closed
 }

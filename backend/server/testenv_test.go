@@ -11,6 +11,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/apicall"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
 
 // The tests of this package are unit tests of its machinery (workers, readiness, shutdown, the
@@ -99,4 +100,14 @@ func (e *env) do(t *testing.T, r request) response {
 // send performs r without touching t, so goroutines may call it.
 func (e *env) send(r request) (response, error) {
 	return apicall.Send(e.http.Client(), e.http.URL, r)
+}
+
+// testOnStore wires a backend on st as New does (newOnStore), failing t if it cannot.
+func testOnStore(t *testing.T, ctx context.Context, cfg Config, st *sqlstore.Store) *Server {
+	t.Helper()
+	srv, err := newOnStore(ctx, cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
 }

@@ -109,6 +109,14 @@ func (s *Server) startWorkers(ctx context.Context) {
 	stopping, stop := context.WithCancel(ctx)
 	running, abort := context.WithCancel(ctx)
 	s.stop, s.abort = stop, abort
+	if s.sandbox != nil {
+		// The machines' reconciler runs whatever the interval: other replicas' calls wait on it.
+		s.workers.Add(1)
+		go func() {
+			defer s.workers.Done()
+			s.sandbox.Run(stopping)
+		}()
+	}
 	if s.interval < 0 {
 		return
 	}

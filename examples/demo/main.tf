@@ -163,6 +163,12 @@ output "server" {
   }
 }
 
+output "server_password" {
+  description = "The server's root password: against resellerd --machines sandbox it logs into the server over SSH."
+  value       = reseller_instance.demo.password
+  sensitive   = true
+}
+
 output "balance_after_order" {
   description = "Wallet balance in USD once the server's first hour was charged."
   value       = data.reseller_balance.after_order.balance

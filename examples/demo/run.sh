@@ -35,16 +35,48 @@ if [ ! -x "$bin_dir/webhook-receiver" ]; then
 	(cd "$root" && go build -o "$bin_dir/webhook-receiver" ./examples/webhook-receiver)
 fi
 
-echo "==> starting resellerd dev on 127.0.0.1:$port (a temporary database with one funded account)"
-"$bin_dir/resellerd" dev --listen "127.0.0.1:$port" --env-file "$work/reseller.env" \
-	--deploy-delay 2s --credentials-delay 1s >"$work/resellerd.out" 2>"$work/resellerd.log" &
-server_pid=$!
-for _ in $(seq 1 300); do
-	[ -s "$work/reseller.env" ] && break
-	kill -0 "$server_pid" 2>/dev/null || { cat "$work/resellerd.log" >&2; exit 1; }
-	sleep 0.1
-done
-[ -s "$work/reseller.env" ] || { echo "resellerd dev did not start" >&2; cat "$work/resellerd.log" >&2; exit 1; }
+# start_dev ARGS...: starts resellerd dev with ARGS and waits for its env file; returns 2 when it
+# refused its flags (exit 2: what --machines sandbox lacks on this host), 1 on any other failure.
+start_dev() {
+	rm -f "$work/reseller.env"
+	"$bin_dir/resellerd" dev --listen "127.0.0.1:$port" --env-file "$work/reseller.env" \
+		--deploy-delay 2s --credentials-delay 1s "$@" >"$work/resellerd.out" 2>"$work/resellerd.log" &
+	server_pid=$!
+	for _ in $(seq 1 300); do
+		[ -s "$work/reseller.env" ] && return 0
+		if ! kill -0 "$server_pid" 2>/dev/null; then
+			local code=0
+			wait "$server_pid" || code=$?
+			server_pid=""
+			[ "$code" -eq 2 ] && return 2
+			cat "$work/resellerd.log" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	echo "resellerd dev did not start" >&2
+	cat "$work/resellerd.log" >&2
+	return 1
+}
+
+# Servers you can log into (--machines sandbox) need root, ip, iptables and busybox; where they
+# cannot run, one line says why and the demo runs with simulated servers, as before.
+machines=sim
+if [ "$(id -u)" -eq 0 ]; then
+	echo "==> starting resellerd dev on 127.0.0.1:$port with servers you can log into (--machines sandbox)"
+	if start_dev --machines sandbox --machines-dir "$work/machines"; then
+		machines=sandbox
+	else
+		[ $? -eq 2 ] || exit 1
+		echo "==> no servers to log into here: $(grep -m1 -i 'machines' "$work/resellerd.log" || echo 'resellerd refused --machines sandbox')"
+	fi
+else
+	echo "==> no servers to log into: --machines sandbox needs root (run make demo as root to log into the server)"
+fi
+if [ "$machines" = sim ]; then
+	echo "==> starting resellerd dev on 127.0.0.1:$port (a temporary database with one funded account)"
+	start_dev || exit 1
+fi
 # shellcheck source=/dev/null
 . "$work/reseller.env" # RESELLER_ENDPOINT and RESELLER_API_KEY
 
@@ -81,6 +113,19 @@ echo "==> terraform apply"
 tf apply -auto-approve -input=false -no-color
 echo "==> outputs"
 tf output -no-color
+
+if [ "$machines" = sandbox ]; then
+	ip=$(tf output -raw -no-color server | sed -n 's/.*ipv4 *= *"\([0-9.]*\)".*/\1/p' || true)
+	[ -n "$ip" ] || ip=$(tf output -json server | sed -n 's/.*"ipv4":"\([0-9.]*\)".*/\1/p')
+	echo "==> logging into the server over SSH: ssh root@$ip"
+	if command -v sshpass >/dev/null 2>&1; then
+		SSHPASS=$(tf output -raw server_password) sshpass -e ssh -o StrictHostKeyChecking=no \
+			-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR "root@$ip" \
+			'echo "$(hostname): $(. /etc/os-release && echo "$PRETTY_NAME"), up $(cut -d" " -f1 /proc/uptime)s"; ls /etc/reseller/apps'
+	else
+		echo "(sshpass is not installed: apt-get install sshpass, or log in by hand with the password from 'terraform output -raw server_password')"
+	fi
+fi
 
 # Deliveries other than the test ping are sent by a background worker: give them a moment.
 for _ in $(seq 1 100); do

@@ -41,6 +41,7 @@ var devDefaults = serveOptions{
 	Config: server.Config{
 		DeployDelay: 500 * time.Millisecond, CredentialsDelay: 200 * time.Millisecond,
 		OrderWindow: 10 * time.Minute, RateLimitScale: 1, AllowHTTPWebhooks: true, RetainEvents: serveDefaults.Config.RetainEvents,
+		Machines: server.MachinesConfig{Mode: server.MachinesSim, CIDR: server.DefaultMachinesCIDR}, // Dir: dev's temporary directory
 	},
 	Log: defaultLog,
 }
@@ -70,6 +71,11 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 		// --state keeps the service across runs already; a --db beside it would be a second copy
 		// of it, and which of the two wins at start would surprise one way or the other.
 		return devOptions{}, fmt.Errorf("%w: dev: --state and --db together: --state FILE keeps the service across runs on its own; give one of them", errUsage)
+	}
+	if o.State != "" && o.Config.Machines.Sandbox() {
+		// The machines' disks would have to follow the database out of the file and back;
+		// rather than let the two disagree, dev refuses (as it refuses checkpoints and resets).
+		return devOptions{}, fmt.Errorf("%w: dev: --state with --machines sandbox: %s", errUsage, machinesUnsupported)
 	}
 	if o.Config.DB == "" {
 		o.Config.DB = "-" // a temporary database, chosen by dev; validate only wants it not empty
@@ -126,6 +132,12 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	defer os.RemoveAll(dir)
 	if o.Config.DB == "-" {
 		o.Config.DB = filepath.Join(dir, "reseller.db")
+	}
+	if o.Config.Machines.Dir == "" {
+		o.Config.Machines.Dir = filepath.Join(dir, "machines")
+	}
+	if err := checkMachines("dev", o.Config); err != nil {
+		return err
 	}
 	clock := &devapi.OffsetClock{}
 	o.Config.Clock, o.Config.Logger = clock, logger
@@ -291,6 +303,9 @@ func (b *devBackend) serveMetrics(w http.ResponseWriter, r *http.Request) {
 // (a client hanging up must not stop it half-way), and on a failure the old backend serves
 // again (replace).
 func (b *devBackend) reset(ctx context.Context) error {
+	if err := b.refuseWithMachines("POST /_dev/reset"); err != nil {
+		return err
+	}
 	path, ok := sqlitePath(b.cfg.DB)
 	if !ok {
 		return errors.New("dev: reset needs a SQLite database; drop and recreate a PostgreSQL one yourself")

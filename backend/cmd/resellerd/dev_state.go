@@ -210,6 +210,9 @@ func checkMarked(path string) error {
 // database and the clock are of one moment (a clock move holds the backend while it runs the
 // workers). It returns the service's time saved.
 func (b *devBackend) save(ctx context.Context, path string) (time.Time, error) {
+	if err := b.refuseWithMachines("a checkpoint"); err != nil {
+		return time.Time{}, err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	live, _ := sqlitePath(b.cfg.DB) // dev's database is always SQLite (parseDev)
@@ -237,6 +240,9 @@ func (b *devBackend) save(ctx context.Context, path string) (time.Time, error) {
 // database that is no longer marked as dev's. Should the new backend fail to start, the old one
 // serves again (devBackend.replace).
 func (b *devBackend) restore(ctx context.Context, path string) error {
+	if err := b.refuseWithMachines("a checkpoint's restore"); err != nil {
+		return err
+	}
 	// Once the backend is closed, a client hanging up must not leave the service without one.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateIOTimeout)
 	defer cancel()

@@ -53,6 +53,7 @@ var serveDefaults = serveOptions{
 	Config: server.Config{
 		DB: defaultDB, DeployDelay: 3 * time.Second, CredentialsDelay: time.Second,
 		OrderWindow: 10 * time.Minute, RateLimitScale: 1, RetainEvents: 168 * time.Hour,
+		Machines: defaultMachines,
 	},
 	Log: defaultLog,
 }
@@ -73,6 +74,7 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	addTLSFlags(fs, o, def)
 	addLogFlags(fs, &o.Log, def.Log)
 	addMetricsFlags(fs, o, def)
+	addMachinesFlags(fs, &o.Config.Machines, def.Config.Machines)
 }
 
 func (o serveOptions) validate() error {
@@ -89,6 +91,9 @@ func (o serveOptions) validate() error {
 	}
 	if _, _, err := server.ParseDB(c.DB); err != nil {
 		return fmt.Errorf("%w: serve: %w", errUsage, err)
+	}
+	if err := o.validateMachines("serve"); err != nil {
+		return err
 	}
 	if err := o.validateSafe(); err != nil {
 		return err
@@ -109,6 +114,9 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	}
 	if err := checkKeyFile(logger, o); err != nil {
 		return err
+	}
+	if err := checkMachines("serve", o.Config); err != nil {
+		return err // before opening the database
 	}
 	warnIfDevDB(logger, o.Config.DB)
 	devKeyOnDevDB(&o.Config)

@@ -52,7 +52,8 @@ func TestWebFleetModuleTests(t *testing.T) {
 			if cli.path == "" {
 				t.Skipf("%s not found (tf-bin, see shared/bin/README.md)", cli.name)
 			}
-			d := startDevInProcess(t, "--deploy-delay", "200ms", "--credentials-delay", "100ms")
+			devArgs, testArgs := webFleetMachines(t)
+			d := startDevInProcess(t, append([]string{"--deploy-delay", "200ms", "--credentials-delay", "100ms"}, devArgs...)...)
 			work := filepath.Join(t.TempDir(), "web-fleet")
 			if err := os.CopyFS(work, os.DirFS(moduleDir)); err != nil {
 				t.Fatal(err)
@@ -62,7 +63,7 @@ func TestWebFleetModuleTests(t *testing.T) {
 			env := append(cleanTFEnv(), "TF_CLI_CONFIG_FILE="+rc, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 				"RESELLER_ENDPOINT="+d.base+"/api/v1", "RESELLER_API_KEY="+d.key)
 			// No init: with dev_overrides both CLIs ask not to (it would look up the registry).
-			out := runCLI(t, cli, work, env, "test", "-no-color")
+			out := runCLI(t, cli, work, env, append([]string{"test", "-no-color"}, testArgs...)...)
 			unit := "tests/unit.tftest.hcl... pass"
 			if cli.tofu {
 				unit = "tests/unit.tofutest.hcl... pass"
@@ -79,6 +80,23 @@ func TestWebFleetModuleTests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// webFleetMachines are the arguments of dev and of `terraform test` for the kit: as root (CI),
+// servers are real machines (--machines sandbox) and the integration test logs into each over
+// SSH (ssh_check); elsewhere they stay simulated and the test does not try, unless CI is set,
+// where a missing root fails the test.
+func webFleetMachines(t *testing.T) (dev, test []string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("the kit's SSH check needs root, and CI runs as root")
+		}
+		t.Log("not root: the integration test runs without ssh_check (servers are simulated)")
+		return nil, nil
+	}
+	// The subtests run one after the other, each dev stopped before the next starts: one range.
+	return []string{"--machines", "sandbox", "--machines-cidr", "198.19.60.0/24"}, []string{"-var", "ssh_check=true"}
 }
 
 func runCLI(t *testing.T, cli testCLI, dir string, env []string, args ...string) string {

@@ -175,6 +175,17 @@ type AppResult struct {
 	Log    string
 }
 
+// ScriptError is an installer that ran on the machine and exited with a non-zero status:
+// Log is its output, which the install's log keeps.
+type ScriptError struct {
+	Exit int
+	Log  string
+}
+
+func (e *ScriptError) Error() string {
+	return fmt.Sprintf("datacenter: the installer exited with status %d", e.Exit)
+}
+
 // Error is a failure on the datacenter's side. Reference is the short code support asks for.
 type Error struct {
 	Op        string

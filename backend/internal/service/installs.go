@@ -235,8 +235,13 @@ func (s *Service) runInstall(ctx context.Context, a *store.AppInstall, in store.
 	if err != nil {
 		reason := err.Error()
 		var de *datacenter.Error
-		if errors.As(err, &de) {
+		var se *datacenter.ScriptError
+		switch {
+		case errors.As(err, &de):
 			reason = fmt.Sprintf("installer failed on the datacenter (reference %s)", de.Reference)
+		case errors.As(err, &se): // a script that ran on the machine: its output is the log
+			reason = fmt.Sprintf("installer exited with status %d", se.Exit)
+			a.LogTail = appendLog(a.LogTail, strings.TrimRight(se.Log, "\n"))
 		}
 		if a.Attempts >= maxInstallAttempts {
 			s.failInstall(a, store.StageFailed, reason, reason+"; giving up after "+fmt.Sprint(a.Attempts)+" attempts")

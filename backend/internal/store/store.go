@@ -60,6 +60,7 @@ type Store interface {
 	Queries
 	Retention // retention.go
 	Overview  // overview.go
+	Machines  // machines.go
 	// InstanceWithInstalls is Instance and the AppInstalls of that instance, for
 	// GET /instances/{id}: one statement when the instance has no installs, two when it has.
 	InstanceWithInstalls(ctx context.Context, accountID, id int64) (Instance, []AppInstall, error)

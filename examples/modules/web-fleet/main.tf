@@ -52,3 +52,24 @@ resource "reseller_snapshot" "before_change" {
   instance_id = reseller_instance.web[count.index].id
   name        = "${var.snapshot_label} ${reseller_instance.web[count.index].name}"
 }
+
+# With ssh_check, every server is logged into over SSH once it is up (against `resellerd
+# --machines sandbox`, where servers are real machines): the apply fails unless each answers
+# with its own hostname, with the address, port, user and password the API gave.
+resource "terraform_data" "ssh_check" {
+  count = var.ssh_check ? var.server_count : 0
+
+  input = reseller_instance.web[count.index].id
+
+  connection {
+    type     = "ssh"
+    host     = reseller_instance.web[count.index].ipv4
+    port     = reseller_instance.web[count.index].port
+    user     = reseller_instance.web[count.index].username
+    password = reseller_instance.web[count.index].password
+  }
+
+  provisioner "remote-exec" {
+    inline = ["test \"$(hostname)\" = '${reseller_instance.web[count.index].hostname}'"]
+  }
+}

@@ -31,3 +31,8 @@ output "webhook_events" {
   description = "Events the webhook receives (empty without webhook_url)."
   value       = flatten(reseller_webhook.fleet[*].events)
 }
+
+output "ssh_checked" {
+  description = "Ids of the servers logged into over SSH (empty without ssh_check)."
+  value       = terraform_data.ssh_check[*].input
+}

@@ -62,3 +62,9 @@ variable "webhook_secret" {
   default     = null
   sensitive   = true
 }
+
+variable "ssh_check" {
+  description = "Log into every server over SSH once it is up and check its hostname (needs servers you can log into: resellerd --machines sandbox)."
+  type        = bool
+  default     = false
+}

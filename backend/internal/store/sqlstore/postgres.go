@@ -84,7 +84,7 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 	turns := semaphore.NewWeighted(txTurns(cfg.MaxConns))
 	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db,
 		tx: plainTx{db: db, d: d, hook: o.hook, keys: o.keys, tell: tell, turns: turns}, turns: turns,
-		cache: cache, closers: []func() error{cache.Close},
+		cache: cache, closers: []func() error{cache.Close}, changes: changes.Version,
 		queries: queries{q: autocommits{DB: db, tell: tell}, d: d, hook: o.hook, keys: o.keys}})
 }
 

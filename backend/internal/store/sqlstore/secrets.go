@@ -48,13 +48,18 @@ var (
 	installResult    = sealedColumn{table: "app_installs", column: "result", key: "id", empty: "{}", owner: installOwner}
 	simPassword      = sealedColumn{table: "sim_machines", column: "password", key: "ref", textKey: true}
 	keyHashSecret    = sealedColumn{table: "key_hash_secret", column: "sealed", key: "id"} // keyhash.go
-	secretsCanary    = sealedColumn{table: "secrets_canary", column: "sealed", key: "id"}
+	// The sandbox datacenter's rows belong to no account (as sim_machines): a machine's row
+	// names its host, not its owner, whose instance row binds the same password to the account.
+	machinePassword = sealedColumn{table: "machines", column: "password", key: "ref", textKey: true}
+	machineOpArgs   = sealedColumn{table: "machine_ops", column: "args", key: "id", textKey: true, empty: "{}"}
+	machineOpResult = sealedColumn{table: "machine_ops", column: "result", key: "id", textKey: true}
+	secretsCanary   = sealedColumn{table: "secrets_canary", column: "sealed", key: "id"}
 )
 
 // sealedColumns are every sealed column in the order RotateSecrets visits them: the canary
 // last, so that once it is under a key every value was too.
 var sealedColumns = []sealedColumn{webhookSecret, instancePassword, snapshotPassword, orderAppInputs, installInputs,
-	installResult, simPassword, keyHashSecret, secretsCanary}
+	installResult, simPassword, machinePassword, machineOpArgs, machineOpResult, keyHashSecret, secretsCanary}
 
 // noOwner is the owner of a row of no account (sealedColumn.owner "").
 const noOwner int64 = 0

@@ -106,6 +106,7 @@ func writeSecrets(t *testing.T, s *Store, tag string) secretRows {
 		"webhook": "whsec-Secret-" + tag, "order input": "order-Input-" + tag, "password 0": "root-Pw-0-" + tag,
 		"password 1": "root-Pw-1-" + tag, "input 0": "app-Input-0-" + tag, "input 1": "app-Input-1-" + tag,
 		"input 2": "app-Input-2-" + tag, "result": "generated-Pw-" + tag, "snapshot": "snap-Pw-" + tag, "sim": "oob-Pw-" + tag,
+		"machine": "machine-Pw-" + tag, "op args": "op-Pw-" + tag, "op result": "op-Result-" + tag,
 	}}
 	a, err := s.CreateAccount(ctx, store.NewAccount{KeyHash: []byte("hash-" + tag), KeyHint: "h", KeyCreatedAt: fixtureBase,
 		ServerLimit: 10, OrderLimit: 5, Language: "en", CreatedAt: fixtureBase})
@@ -181,7 +182,26 @@ func writeSecrets(t *testing.T, s *Store, tag string) secretRows {
 	if err := s.UpdateSimMachine(ctx, r.ref, func(m *store.SimMachine) { m.Password = r.plain["sim"] }); err != nil {
 		t.Fatal(err)
 	}
+	writeMachineSecrets(t, s, r)
 	return r
+}
+
+// writeMachineSecrets writes the sandbox datacenter's secrets of r: a machine's build password,
+// an op's arguments and its result.
+func writeMachineSecrets(t *testing.T, s *Store, r secretRows) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.AddMachine(ctx, store.Machine{Ref: r.ref, Host: "h", Password: r.plain["machine"], Power: "online"}); err != nil {
+		t.Fatal(err)
+	}
+	op := store.MachineOp{ID: "op-" + r.ref, Host: "h", Ref: r.ref, Kind: "set_password", Wait: true,
+		Args: map[string]string{"password": r.plain["op args"]}}
+	if _, err := s.AddMachineOp(ctx, op); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishMachineOp(ctx, op.ID, store.MachineOpDone, r.plain["op result"], 0); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // readSecrets reads every value of r back through the store, by the names of r.plain.
@@ -236,6 +256,16 @@ func readSecrets(t *testing.T, s *Store, r secretRows) (map[string]string, error
 		return nil, err
 	}
 	got["sim"] = m.Password
+	machine, err := s.Machine(ctx, r.ref)
+	if err != nil {
+		return nil, err
+	}
+	got["machine"] = machine.Password
+	op, err := s.MachineOp(ctx, "op-"+r.ref)
+	if err != nil {
+		return nil, err
+	}
+	got["op args"], got["op result"] = op.Args["password"], op.Result
 	return got, nil
 }
 

@@ -94,7 +94,10 @@ type Store struct {
 	cache   rowCache            // the rows read outside transactions that may be kept (see cache.go)
 	closers []func() error      // what the dialect's Open started besides db, closed first in order
 	hashing keyHashing          // how API keys are hashed, set at Open (keyhash.go)
-	queries                     // the reads and writes outside transactions
+	// changes is the database's change version on PostgreSQL (pgchanges.Watcher.Version); nil
+	// on SQLite (see ChangeVersion).
+	changes func(context.Context) (uint64, bool)
+	queries // the reads and writes outside transactions
 }
 
 var _ store.Store = (*Store)(nil)

@@ -62,6 +62,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, insert InsertOrder) 
 		{"batch deploy", testBatchDeploy},
 		{"audit trail", testAudit},
 		{"operator's account reads", testOperatorAccounts},
+		{"machines", testMachines},
+		{"machine ops", testMachineOps},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,8 @@
 #   terraform test -filter=tests/integration.tftest.hcl
 #
 # RESELLER_ENDPOINT and RESELLER_API_KEY come from the environment; nothing here names them.
+# Against `resellerd dev --machines sandbox`, add `-var ssh_check=true`: every server is then
+# logged into over SSH (see the module's ssh_check).
 
 variables {
   server_count   = 2
@@ -35,6 +37,11 @@ run "fleet" {
   assert {
     condition     = alltrue([for s in reseller_instance.web : s.plan_id == output.plan.id && s.status == "online"])
     error_message = "every server must run the chosen plan and be online"
+  }
+
+  assert {
+    condition     = length(output.ssh_checked) == (var.ssh_check ? 2 : 0)
+    error_message = "with ssh_check, every server must be logged into over SSH"
   }
 
   assert {

@@ -7,6 +7,12 @@ mock_provider "reseller" {
   source = "./tests/mocks"
 }
 
+# Mocked servers have nothing to log into: the SSH check stays off here even when the CLI sets
+# ssh_check=true for the integration test (a test file's variables win over -var).
+variables {
+  ssh_check = false
+}
+
 run "two_servers_by_default" {
   assert {
     condition     = length(output.server_ids) == 2

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net/netip"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+	"github.com/reseller/terraform-provider-reseller/backend/server"
+)
+
+// defaultMachinesDir is where serve keeps the machines' disks unless --machines-dir says
+// otherwise; dev keeps them in its temporary directory.
+const defaultMachinesDir = "./data/machines"
+
+// addMachinesFlags registers --machines and the flags beside it on fs, filling c with the
+// defaults def (backend/docs/machines.md).
+func addMachinesFlags(fs *flag.FlagSet, c *server.MachinesConfig, def server.MachinesConfig) {
+	fs.StringVar(&c.Mode, "machines", def.Mode, "how servers are made: `sim` (servers are rows, as always) or sandbox "+
+		"(every Linux server online is a running machine on this host with its own address, reachable over SSH with the API's "+
+		"credentials; needs root or user namespaces, ip, iptables, busybox and overlayfs; Windows servers stay simulated)")
+	fs.StringVar(&c.Dir, "machines-dir", def.Dir, "`DIR` of the machines' disks, snapshots, default image and this replica's host id "+
+		"(--machines sandbox; dev: its temporary directory when empty)")
+	c.CIDR = def.CIDR
+	fs.Var((*prefixFlag)(&c.CIDR), "machines-cidr", "IPv4 range (`CIDR`) the machines' addresses come from, reachable from this host "+
+		"(its first address is the host's side of the bridge); replicas sharing a database take ranges of their own")
+	fs.StringVar(&c.Image, "machines-image", def.Image, "`DIR` of a root filesystem, the read-only base of every disk "+
+		"(default: assembled from busybox and resellerd's own parts)")
+	fs.BoolVar(&c.Egress, "machines-egress", def.Egress, "let machines reach beyond the machines' network (off: they reach only each other and nothing of the host)")
+}
+
+// defaultMachines are serve's machine flags.
+var defaultMachines = server.MachinesConfig{Mode: server.MachinesSim, Dir: defaultMachinesDir, CIDR: server.DefaultMachinesCIDR}
+
+// prefixFlag is a flag holding one address range.
+type prefixFlag netip.Prefix
+
+func (f *prefixFlag) String() string {
+	if p := netip.Prefix(*f); p.IsValid() {
+		return p.String()
+	}
+	return ""
+}
+
+func (f *prefixFlag) Set(s string) error {
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a CIDR range such as 198.18.0.0/16", s)
+	}
+	*f = prefixFlag(p)
+	return nil
+}
+
+// validateMachines refuses an unknown --machines and a --machines-cidr addresses cannot come
+// from, naming the flag (exit 2).
+func (o serveOptions) validateMachines(command string) error {
+	if err := o.Config.Machines.Validate(); err != nil {
+		return fmt.Errorf("%w: %s: %w", errUsage, command, err)
+	}
+	return nil
+}
+
+// checkMachines refuses --machines sandbox on a host that lacks what it needs, with
+// machines.Check's message (exit 2), before anything is opened.
+func checkMachines(command string, c server.Config) error {
+	if err := server.CheckMachines(c); err != nil {
+		return fmt.Errorf("%w: %s: --machines %s: %w", errUsage, command, server.MachinesSandbox, err)
+	}
+	return nil
+}
+
+// codeMachinesUnsupported is the code of the 409 answer dev gives a checkpoint, a restore or a
+// reset under --machines sandbox.
+const codeMachinesUnsupported = "machines_unsupported"
+
+// machinesUnsupported says why dev refuses them.
+const machinesUnsupported = "the machines' disks do not follow the database into a saved copy and back, " +
+	"so it would leave the two in disagreement; run dev with --machines sim for checkpoints, resets and --state"
+
+// refuseWithMachines is 409 machines_unsupported for what under --machines sandbox, nil
+// otherwise.
+func (b *devBackend) refuseWithMachines(what string) error {
+	if !b.cfg.Machines.Sandbox() {
+		return nil
+	}
+	return service.Conflict(codeMachinesUnsupported, "%s is not possible with --machines sandbox: %s", what, machinesUnsupported)
+}

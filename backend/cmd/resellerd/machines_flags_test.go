@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMachinesFlagRefusals: a --machines value other than sim or sandbox, a --machines-cidr
+// addresses cannot come from, and dev's --state beside --machines sandbox exit 2 naming the
+// flag, on serve and on dev, from the flag and from its RESELLER_ variable.
+func TestMachinesFlagRefusals(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "m.db")
+	tests := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		wantErr string
+	}{
+		{"serve unknown mode", nil, []string{"serve", "--db", db, "--machines", "docker"}, `--machines must be sim or sandbox, not "docker"`},
+		{"dev unknown mode", nil, []string{"dev", "--listen", "127.0.0.1:0", "--machines", "vm"}, `--machines must be sim or sandbox, not "vm"`},
+		{"unknown mode from the variable", map[string]string{"RESELLER_MACHINES": "qemu"}, []string{"serve", "--db", db}, "--machines must be"},
+		{"cidr not a range", nil, []string{"serve", "--db", db, "--machines-cidr", "198.18.0.1"}, "machines-cidr"},
+		{"cidr too narrow", nil, []string{"serve", "--db", db, "--machines-cidr", "198.18.0.0/30"}, "--machines-cidr: must be from /8 to /28"},
+		{"cidr IPv6", nil, []string{"serve", "--db", db, "--machines-cidr", "fd00::/64"}, "--machines-cidr: must be an IPv4 range"},
+		{"cidr not the range's start", nil, []string{"serve", "--db", db, "--machines-cidr", "198.18.0.7/16"}, "is not the start of its range"},
+		{"dev state with sandbox", nil, []string{"dev", "--listen", "127.0.0.1:0", "--machines", "sandbox", "--state", filepath.Join(t.TempDir(), "s")},
+			"--state with --machines sandbox"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := cli(t, mapEnv(tt.env), tt.args...)
+			if code != exitUsage || !strings.Contains(errOut, tt.wantErr) {
+				t.Fatalf("exit %d, stderr %q; want exit %d mentioning %q", code, errOut, exitUsage, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestMachinesFlagsInHelp: serve's help lists the machine flags with their variables and
+// defaults, and the usage names them.
+func TestMachinesFlagsInHelp(t *testing.T) {
+	t.Parallel()
+	code, out, _ := cli(t, noEnv, "serve", "--help")
+	if code != exitOK {
+		t.Fatalf("serve --help: exit %d", code)
+	}
+	for _, want := range []string{"--machines", "RESELLER_MACHINES", "--machines-dir", "./data/machines", "--machines-cidr",
+		"198.18.0.0/16", "RESELLER_MACHINES_IMAGE", "--machines-egress"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("serve --help lacks %q", want)
+		}
+	}
+	if !strings.Contains(usage, "[--machines sim|sandbox]") {
+		t.Error("the usage lacks --machines")
+	}
+}
+
+// TestMachinesSandboxWithoutWhatItNeeds: --machines sandbox on a host without what it needs
+// (here: no `ip` on PATH) exits 2 with machines.Check's message, before opening anything.
+func TestMachinesSandboxWithoutWhatItNeeds(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // not parallel: the whole process looks for ip there
+	db := filepath.Join(t.TempDir(), "none.db")
+	for _, args := range [][]string{
+		{"serve", "--db", db, "--machines", "sandbox", "--machines-dir", t.TempDir()},
+		{"dev", "--listen", "127.0.0.1:0", "--machines", "sandbox"},
+	} {
+		code, _, errOut := cli(t, noEnv, args...)
+		if code != exitUsage || !strings.Contains(errOut, "--machines sandbox") || !strings.Contains(errOut, "no `ip` on PATH (apt-get install iproute2)") {
+			t.Fatalf("%s: exit %d, stderr %q; want exit 2 with what is missing", args[0], code, errOut)
+		}
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("serve opened its database before refusing (%v)", err)
+	}
+}

@@ -1,0 +1,185 @@
+package machines
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Busybox is the static busybox the default image is assembled from (Debian's busybox-static).
+const Busybox = "/bin/busybox"
+
+// imageVersion changes when the default image's layout does; with busybox's size and time it
+// names the image, so an image assembled by another version is assembled again.
+const imageVersion = "reseller-image-1"
+
+// imageFiles are the default image's configuration files.
+var imageFiles = map[string]string{
+	"etc/passwd":        "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n",
+	"etc/group":         "root:x:0:\ntty:x:5:\nnogroup:x:65534:\n",
+	"etc/shadow":        "root:*:19000:0:99999:7:::\nnobody:*:19000:0:99999:7:::\n",
+	"etc/shells":        "/bin/sh\n/bin/ash\n",
+	"etc/profile":       "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nexport PS1='\\u@\\h:\\w\\$ '\n",
+	"etc/resolv.conf":   "",
+	"etc/nsswitch.conf": "hosts: files dns\n",
+}
+
+// imageDirs are the default image's directories (with their modes).
+var imageDirs = map[string]os.FileMode{
+	"bin": 0o755, "sbin": 0o755, "usr/bin": 0o755, "usr/sbin": 0o755, "usr/local/bin": 0o755,
+	"etc/ssh": 0o755, "root": 0o700, "tmp": 0o1777, "var/tmp": 0o1777, "var/log": 0o755,
+	"home": 0o755, "proc": 0o555, "sys": 0o555, "dev": 0o755, "run": 0o755, "opt": 0o755, "srv": 0o755,
+}
+
+// ensureImage returns the lower layer of every disk: Options.Image as given, or the default
+// image under Dir/image, assembled once (again when its stamp differs) from Busybox: the
+// binary, a symlink per applet at the path busybox names, and a minimal /etc.
+func ensureImage(o Options) (string, error) {
+	if o.Image != "" {
+		img, err := filepath.Abs(o.Image)
+		if err != nil {
+			return "", fmt.Errorf("machines: Image: %w", err)
+		}
+		if fi, err := os.Stat(img); err != nil || !fi.IsDir() {
+			return "", fmt.Errorf("machines: Image %s is not a directory (a root filesystem)", img)
+		}
+		// SSH sessions and scripts run /bin/sh; a symlink is read inside the machine, so only its
+		// presence is checked here.
+		if _, err := os.Lstat(filepath.Join(img, "bin", "sh")); err != nil {
+			return "", fmt.Errorf("machines: Image %s has no /bin/sh (sessions and scripts run it)", img)
+		}
+		return img, nil
+	}
+	stamp, err := imageStamp()
+	if err != nil {
+		return "", err
+	}
+	img := filepath.Join(o.Dir, "image")
+	if old, err := os.ReadFile(filepath.Join(img, ".reseller-image")); err == nil && string(old) == stamp {
+		return img, nil
+	}
+	tmp, err := os.MkdirTemp(o.Dir, "image-*")
+	if err != nil {
+		return "", fmt.Errorf("machines: assemble the image: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := assembleImage(tmp, stamp); err != nil {
+		return "", fmt.Errorf("machines: assemble the image: %w", err)
+	}
+	if err := os.RemoveAll(img); err != nil {
+		return "", fmt.Errorf("machines: replace the image: %w", err)
+	}
+	if err := os.Rename(tmp, img); err != nil {
+		return "", fmt.Errorf("machines: replace the image: %w", err)
+	}
+	return img, nil
+}
+
+func imageStamp() (string, error) {
+	fi, err := os.Stat(Busybox)
+	if err != nil {
+		return "", fmt.Errorf("machines: %s: %w (apt-get install busybox-static)", Busybox, err)
+	}
+	return fmt.Sprintf("%s %d %d\n", imageVersion, fi.Size(), fi.ModTime().UnixNano()), nil
+}
+
+func assembleImage(root, stamp string) error {
+	if err := os.Chmod(root, 0o755); err != nil {
+		return err
+	}
+	for d, mode := range imageDirs {
+		p := filepath.Join(root, d)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return err
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			return err
+		}
+	}
+	if err := copyFile(Busybox, filepath.Join(root, "bin/busybox"), 0o755); err != nil {
+		return err
+	}
+	applets, err := exec.CommandContext(context.Background(), Busybox, "--list-full").Output()
+	if err != nil {
+		return fmt.Errorf("%s --list-full: %w", Busybox, err)
+	}
+	for _, a := range strings.Fields(string(applets)) {
+		p := filepath.Join(root, a)
+		if a == "bin/busybox" || !strings.HasPrefix(p, root+"/") {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink("/bin/busybox", p); err != nil && !os.IsExist(err) {
+			return err
+		}
+	}
+	for name, content := range imageFiles {
+		mode := os.FileMode(0o644)
+		if name == "etc/shadow" {
+			mode = 0o600
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), mode); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(root, ".reseller-image"), []byte(stamp), 0o644)
+}
+
+func copyFile(src, dst string, mode os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// writeIdentity writes what a disk says about its machine into its upper layer (the machine
+// is off): /etc/os-release naming the template, /etc/hostname and /etc/hosts.
+func writeIdentity(upper string, r record) error {
+	etc := filepath.Join(upper, "etc")
+	if err := os.MkdirAll(etc, 0o755); err != nil {
+		return err
+	}
+	files := map[string]string{
+		"os-release": osRelease(r.Template),
+		"hostname":   r.Hostname + "\n",
+		"hosts":      fmt.Sprintf("127.0.0.1\tlocalhost\n127.0.1.1\t%s\n", r.Hostname),
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(etc, name), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// osRelease is an os-release(5) file naming template.
+func osRelease(template string) string {
+	q := osReleaseQuote(template)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "NAME=%s\nPRETTY_NAME=%s\nID=reseller-sandbox\nVARIANT=%s\n", q, osReleaseQuote(template+" (reseller sandbox)"), q)
+	fmt.Fprintf(&b, "HOME_URL=\"https://github.com/reseller/terraform-provider-reseller\"\n")
+	return b.String()
+}
+
+// osReleaseQuote quotes s as os-release(5) asks: double quotes, with \, ", $ and ` escaped.
+func osReleaseQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`", "\n", " ")
+	return `"` + r.Replace(s) + `"`
+}

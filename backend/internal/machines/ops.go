@@ -1,0 +1,337 @@
+package machines
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/agent"
+)
+
+// Create makes ref's machine from s: a fresh disk (empty upper layer over the image), or a copy
+// of snapshot fromSnapshot's disk when it is not "", then boots it and returns once SSH
+// listens. The password hash is Spec.Password's; from a snapshot with an empty Spec.Password
+// it is the snapshot's. A machine that already has a disk (a retried create) is only booted.
+// A failed create leaves nothing of the machine.
+func (m *Manager) Create(ctx context.Context, s Spec, fromSnapshot string) error {
+	mc, err := m.lock(s.Ref)
+	if err != nil {
+		return err
+	}
+	defer mc.mu.Unlock()
+	if mc.load() == nil {
+		return m.start(ctx, mc)
+	}
+	r := record{Ref: s.Ref, Hostname: s.Hostname, Template: s.Template, IPv4: s.IPv4, Username: s.Username, Limits: s.Limits}
+	release, err := m.validate(r)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if s.Password == "" && fromSnapshot == "" {
+		return fmt.Errorf("machine %s: Password is empty", s.Ref)
+	}
+	if err := m.makeDisk(ctx, mc, r, s.Password, fromSnapshot); err != nil {
+		m.destroy(ctx, mc)
+		return err
+	}
+	if err := m.boot(ctx, mc); err != nil {
+		m.destroy(ctx, mc)
+		return err
+	}
+	return nil
+}
+
+// validate checks a record before it is written, claiming its address until release.
+func (m *Manager) validate(r record) (release func(), err error) {
+	if r.Hostname == "" || len(r.Hostname) > 64 {
+		return nil, fmt.Errorf("machine %s: Hostname must be 1 to 64 characters", r.Ref)
+	}
+	if r.Username != "" && r.Username != "root" {
+		return nil, fmt.Errorf("machine %s: Username %q: only root can log in", r.Ref, r.Username)
+	}
+	return m.claimAddress(r.Ref, r.IPv4)
+}
+
+// makeDisk writes a new machine's directory: its disk (fresh, or the snapshot's upper layer),
+// identity files, password hash and spec.json (last: a directory without it is no machine).
+func (m *Manager) makeDisk(ctx context.Context, mc *machine, r record, password, fromSnapshot string) error {
+	if err := os.MkdirAll(mc.dir, 0o700); err != nil {
+		return fmt.Errorf("machine %s: %w", mc.ref, err)
+	}
+	if err := m.resetDisk(ctx, mc, fromSnapshot); err != nil {
+		return err
+	}
+	if err := writeIdentity(disk(mc.dir).upper, r); err != nil {
+		return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
+	}
+	if password != "" {
+		if _, err := mc.setPasswordHash(password); err != nil {
+			return err
+		}
+	}
+	return mc.save(r)
+}
+
+// resetDisk replaces the machine's disk by a fresh one (snapshot "") or a copy of a snapshot's,
+// whose password hash it also takes. The machine is off.
+func (m *Manager) resetDisk(ctx context.Context, mc *machine, snapshot string) error {
+	d := disk(mc.dir)
+	if err := os.RemoveAll(filepath.Dir(d.upper)); err != nil {
+		return fmt.Errorf("machine %s: remove its disk: %w", mc.ref, err)
+	}
+	if err := os.MkdirAll(d.work, 0o700); err != nil {
+		return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
+	}
+	if snapshot == "" {
+		return os.Mkdir(d.upper, 0o755)
+	}
+	snap, err := m.snapshotDir(snapshot)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(snap, "upper")); err != nil {
+		return fmt.Errorf("snapshot %s: %w", snapshot, ErrNotFound)
+	}
+	if err := copyTree(ctx, filepath.Join(snap, "upper"), d.upper); err != nil {
+		return fmt.Errorf("machine %s: copy snapshot %s: %w", mc.ref, snapshot, err)
+	}
+	hash, err := os.ReadFile(filepath.Join(snap, "password"))
+	if err != nil {
+		return fmt.Errorf("snapshot %s: password: %w", snapshot, err)
+	}
+	return writeFileAtomic(mc.passwordPath(), hash, 0o600)
+}
+
+// Start boots ref's machine from its disk; a running machine is left running.
+func (m *Manager) Start(ctx context.Context, ref string) error {
+	mc, err := m.existing(ref)
+	if err != nil {
+		return err
+	}
+	defer mc.mu.Unlock()
+	return m.start(ctx, mc)
+}
+
+func (m *Manager) start(ctx context.Context, mc *machine) error {
+	if mc.run.alive() {
+		return nil
+	}
+	m.kill(ctx, mc) // what is left of a machine that died unseen
+	return m.boot(ctx, mc)
+}
+
+// Stop powers ref's machine off: every process gone, SSH refused, disk kept. A stopped machine
+// is left stopped.
+func (m *Manager) Stop(ctx context.Context, ref string) error {
+	mc, err := m.existing(ref)
+	if err != nil {
+		return err
+	}
+	defer mc.mu.Unlock()
+	return m.halt(ctx, mc)
+}
+
+// Reboot stops and boots ref's machine (boots it when it was off).
+func (m *Manager) Reboot(ctx context.Context, ref string) error {
+	mc, err := m.existing(ref)
+	if err != nil {
+		return err
+	}
+	defer mc.mu.Unlock()
+	if err := m.halt(ctx, mc); err != nil {
+		return err
+	}
+	return m.boot(ctx, mc)
+}
+
+// Rebuild gives ref's machine a fresh disk from the image naming template (its current one when
+// template is ""), with password, and boots it (whether it was running or not: a rebuilt
+// server is online).
+func (m *Manager) Rebuild(ctx context.Context, ref, template, password string) error {
+	mc, err := m.existing(ref)
+	if err != nil {
+		return err
+	}
+	defer mc.mu.Unlock()
+	if password == "" {
+		return fmt.Errorf("machine %s: password is empty", ref)
+	}
+	if err := m.halt(ctx, mc); err != nil {
+		return err
+	}
+	r := *mc.rec
+	if template != "" {
+		r.Template = template
+	}
+	if err := m.makeDisk(ctx, mc, r, password, ""); err != nil {
+		return err
+	}
+	return m.boot(ctx, mc)
+}
+
+// SetPassword makes password the one SSH takes (at once when the machine runs).
+func (m *Manager) SetPassword(ctx context.Context, ref, password string) error {
+	mc, err := m.existing(ref)
+	if err != nil {
+		return err
+	}
+	defer mc.mu.Unlock()
+	hash, err := mc.setPasswordHash(password)
+	if err != nil {
+		return err
+	}
+	if mc.run.alive() {
+		if err := mc.run.ctl.send(agent.Message{Op: agent.OpPassword, Hash: hash}); err != nil {
+			return fmt.Errorf("machine %s: tell the agent the new password: %w", ref, err)
+		}
+	}
+	m.log.Info("machine password set", "ref", ref)
+	return nil
+}
+
+// CheckPassword says whether password is the one ref's machine takes.
+func (m *Manager) CheckPassword(ctx context.Context, ref, password string) (bool, error) {
+	mc, err := m.existing(ref)
+	if err != nil {
+		return false, err
+	}
+	defer mc.mu.Unlock()
+	hash, err := os.ReadFile(mc.passwordPath())
+	if err != nil {
+		return false, fmt.Errorf("machine %s: password: %w", ref, err)
+	}
+	return agent.CheckPassword(string(hash), password), nil
+}
+
+// SetAddress moves ref's machine to ip: a running machine at once (its old address then answers
+// nothing), a stopped one at its next boot.
+func (m *Manager) SetAddress(ctx context.Context, ref string, ip netip.Addr) error {
+	mc, err := m.existing(ref)
+	if err != nil {
+		return err
+	}
+	defer mc.mu.Unlock()
+	release, err := m.claimAddress(ref, ip)
+	if err != nil {
+		return err
+	}
+	defer release()
+	r := *mc.rec
+	old := r.IPv4
+	r.IPv4 = ip
+	if err := mc.save(r); err != nil {
+		return err
+	}
+	if mc.run.alive() {
+		if err := m.net.readdress(ctx, mc.run.pid, ip); err != nil {
+			return fmt.Errorf("machine %s: move to %s: %w", ref, ip, err)
+		}
+	}
+	m.log.Info("machine address set", "ref", ref, "ipv4", ip, "was", old)
+	return nil
+}
+
+// SetLimits records l for ref's machine and applies it where limits are enforced
+// (LimitsEnforced), at once when the machine runs.
+func (m *Manager) SetLimits(ctx context.Context, ref string, l Limits) error {
+	mc, err := m.existing(ref)
+	if err != nil {
+		return err
+	}
+	defer mc.mu.Unlock()
+	r := *mc.rec
+	r.Limits = l
+	if err := mc.save(r); err != nil {
+		return err
+	}
+	if dir := m.cgroupOf(mc); dir != "" && mc.run.alive() {
+		if err := applyLimits(dir, l); err != nil {
+			return fmt.Errorf("machine %s: limits: %w", ref, err)
+		}
+	}
+	return nil
+}
+
+// Delete removes ref's machine: it is stopped, then its directory (disk, password hash),
+// cgroup and veth are removed; no process, mount, link or file of it is left. Deleting a
+// machine this host does not have is not an error (a retried delete).
+func (m *Manager) Delete(ctx context.Context, ref string) error {
+	mc, err := m.lock(ref)
+	if err != nil {
+		return err
+	}
+	defer mc.mu.Unlock()
+	if err := m.halt(ctx, mc); err != nil {
+		return err
+	}
+	m.destroy(ctx, mc)
+	if _, err := os.Stat(mc.dir); err == nil {
+		return fmt.Errorf("machine %s: its directory %s is still there", ref, mc.dir)
+	}
+	m.log.Info("machine deleted", "ref", ref)
+	return nil
+}
+
+// destroy removes everything of mc (its process first, if any).
+func (m *Manager) destroy(ctx context.Context, mc *machine) {
+	m.kill(ctx, mc)
+	m.net.unplug(ctx, mc.ref)
+	if dir := m.cgroupOf(mc); dir != "" {
+		_ = os.Remove(dir)
+	}
+	_ = os.RemoveAll(mc.dir)
+	mc.rec = nil
+}
+
+// Run runs script with /bin/sh inside ref's machine (which must be running), env added to its
+// environment, and returns its output (stdout and stderr, the last agent.MaxOutput bytes) and
+// exit code. Cancelling ctx kills the script's process group.
+func (m *Manager) Run(ctx context.Context, ref string, script string, env map[string]string) (string, int, error) {
+	mc, err := m.existing(ref)
+	if err != nil {
+		return "", -1, err
+	}
+	run := mc.run
+	mc.mu.Unlock() // a long script must not hold the machine's other calls back
+	if !run.alive() {
+		return "", -1, fmt.Errorf("machine %s is not running", ref)
+	}
+	return run.ctl.run(ctx, script, env)
+}
+
+// run asks the agent to run a script and waits for its result, ctx, or the machine's end.
+func (c *control) run(ctx context.Context, script string, env map[string]string) (string, int, error) {
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	ch := make(chan agent.Message, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}
+	if err := c.send(agent.Message{Op: agent.OpRun, ID: id, Script: script, Env: env}); err != nil {
+		forget()
+		return "", -1, fmt.Errorf("run: %w", err)
+	}
+	select {
+	case res := <-ch:
+		if res.Error != "" {
+			return res.Output, res.Exit, fmt.Errorf("run: %s", res.Error)
+		}
+		return res.Output, res.Exit, nil
+	case <-c.closed:
+		forget()
+		return "", -1, errors.New("run: the machine stopped")
+	case <-ctx.Done():
+		forget()
+		_ = c.send(agent.Message{Op: agent.OpCancel, ID: id})
+		return "", -1, ctx.Err()
+	}
+}

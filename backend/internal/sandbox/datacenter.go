@@ -1,0 +1,218 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// Each method first asks the simulator, which injects the faults (nothing changes on a
+// machine then), keeps the timing and answers for Windows servers; a Linux server's machine
+// then gets the change.
+
+// Build starts a build on the simulator and records the machine to build: on this host, or
+// for a build from a snapshot on the host that holds the snapshot's image. Its password is
+// drawn now, so every poll of the build answers the same one; a build from a snapshot takes
+// the snapshot's, which the service hands out for it.
+func (d *Datacenter) Build(ctx context.Context, spec datacenter.BuildSpec) (string, error) {
+	ticket, err := d.sim.Build(ctx, spec)
+	if err != nil || spec.OSType == catalog.OSWindows {
+		return ticket, err
+	}
+	m := store.Machine{Ref: refOf(spec.OrderID), Host: d.host, Password: newPassword(), Hostname: spec.Hostname,
+		Power: datacenter.StatusOnline}
+	if tmpl, ok := d.catalog.Template(spec.TemplateID); ok {
+		m.Template = tmpl.Name.EN
+	}
+	if plan, ok := d.catalog.Plan(spec.PlanID); ok {
+		m.CPUs, m.MemoryMB = plan.CPU, plan.MemoryGB*1024
+	}
+	if spec.SnapshotID != 0 {
+		switch snap, err := d.state.SnapshotByID(ctx, spec.SnapshotID); {
+		case err == nil:
+			m.Password = snap.Password
+		case !errors.Is(err, store.ErrNotFound): // an order names a snapshot that exists
+			return "", fmt.Errorf("sandbox: build from snapshot %d: %w", spec.SnapshotID, err)
+		}
+		img, err := d.state.SnapshotMachineImage(ctx, spec.SnapshotID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return "", fmt.Errorf("sandbox: build: %w", err)
+		}
+		if err == nil { // a snapshot of a simulated server has no image: a fresh disk
+			m.Host, m.FromImage = img.Host, img.Image
+		}
+	}
+	if _, err := d.state.AddMachine(ctx, m); err != nil {
+		return "", fmt.Errorf("sandbox: build: %w", err)
+	}
+	return ticket, nil
+}
+
+// Poll reports a build done once the simulator says so and the machine exists on its host,
+// with the machine's address and password.
+func (d *Datacenter) Poll(ctx context.Context, ticket string) (datacenter.Build, error) {
+	b, err := d.sim.Poll(ctx, ticket)
+	if err != nil || !b.Done {
+		return b, err
+	}
+	row, ok, err := d.machine(ctx, b.Machine.Ref)
+	if err != nil || !ok {
+		return b, err
+	}
+	if !row.Created {
+		// One create op per machine (its id says so); a failed one is forgotten by outcome, so
+		// the next poll asks again.
+		op := store.MachineOp{ID: "create-" + row.Ref, Ref: row.Ref, Kind: opCreate, Wait: true}
+		if _, err := d.do(ctx, row.Host, op); err != nil {
+			return datacenter.Build{}, err
+		}
+		if row, _, err = d.machine(ctx, row.Ref); err != nil || !row.Created {
+			return datacenter.Build{}, err
+		}
+	}
+	b.Machine.IPv4, b.Machine.Password, b.Machine.Username, b.Machine.Port = row.IPv4, row.Password, "root", 22
+	return b, nil
+}
+
+// Live is the simulator's: the power status it last reported and the traffic.
+func (d *Datacenter) Live(ctx context.Context, ref string, cycleStart time.Time) (datacenter.Live, error) {
+	return d.sim.Live(ctx, ref, cycleStart)
+}
+
+// Power stops, boots or reboots the machine, and records what the database says it should be.
+func (d *Datacenter) Power(ctx context.Context, ref, action string) (datacenter.Transition, error) {
+	tr, err := d.sim.Power(ctx, ref, action)
+	if err != nil {
+		return tr, err
+	}
+	return tr, d.change(ctx, ref, action, nil, func(m *store.Machine) { m.Power = tr.Settled })
+}
+
+// Rebuild gives the machine a fresh disk from the image, the template named, and the
+// simulator's new password. A rebuild to Windows removes the machine: the server is the
+// simulator's from then on, as Windows servers are (and a Windows server rebuilt to Linux stays
+// the simulator's: it has no machine to rebuild).
+func (d *Datacenter) Rebuild(ctx context.Context, ref string, templateID int64, osType string) (datacenter.Rebuilt, error) {
+	rb, err := d.sim.Rebuild(ctx, ref, templateID, osType)
+	if err != nil {
+		return rb, err
+	}
+	if osType == catalog.OSWindows {
+		return rb, d.change(ctx, ref, opDelete, nil, nil)
+	}
+	tmpl, _ := d.catalog.Template(templateID)
+	args := map[string]string{"template": tmpl.Name.EN, "password": rb.Password}
+	return rb, d.change(ctx, ref, opRebuild, args, func(m *store.Machine) {
+		m.Template, m.Power = tmpl.Name.EN, datacenter.StatusOnline
+	})
+}
+
+// ResetPassword sets the simulator's new password on the machine.
+func (d *Datacenter) ResetPassword(ctx context.Context, ref string) (string, error) {
+	pw, err := d.sim.ResetPassword(ctx, ref)
+	if err != nil {
+		return "", err
+	}
+	return pw, d.change(ctx, ref, opSetPassword, map[string]string{"password": pw}, nil)
+}
+
+// SetRootPasswordOutOfBand changes the machine's root password behind the service's back, as
+// a user logged in over SSH would (`POST /_dev/instances/{id}/password-changed`).
+func (d *Datacenter) SetRootPasswordOutOfBand(ctx context.Context, ref string) error {
+	if err := d.sim.SetRootPasswordOutOfBand(ctx, ref); err != nil {
+		return err
+	}
+	return d.change(ctx, ref, opSetPassword, map[string]string{"password": newPassword()}, nil)
+}
+
+// ChangeIP moves the machine to the next address of the upper half of its host's range; the
+// simulator decides whether it was a clean one (and so charged).
+func (d *Datacenter) ChangeIP(ctx context.Context, ref string, datacenterID int64, clean bool) (datacenter.IPChange, error) {
+	change, err := d.sim.ChangeIP(ctx, ref, datacenterID, clean)
+	if err != nil {
+		return change, err
+	}
+	row, ok, err := d.machine(ctx, ref)
+	if err != nil || !ok {
+		return change, err
+	}
+	cidr, err := netip.ParsePrefix(row.CIDR)
+	if err != nil {
+		return datacenter.IPChange{}, fmt.Errorf("sandbox: change_ip: machine %s has no range: %w", ref, err)
+	}
+	n, err := d.nextChange(ctx)
+	if err != nil {
+		return datacenter.IPChange{}, err
+	}
+	ip := changeAddress(cidr, n).String()
+	err = d.change(ctx, ref, opSetAddress, map[string]string{"ipv4": ip}, func(m *store.Machine) { m.IPv4 = ip })
+	return datacenter.IPChange{IPv4: ip, Clean: change.Clean}, err
+}
+
+// Console is the simulator's.
+func (d *Datacenter) Console(ctx context.Context, ref string) (datacenter.Console, error) {
+	return d.sim.Console(ctx, ref)
+}
+
+// Resize applies the new plan's limits (where cgroup v2 is writable; see package machines).
+func (d *Datacenter) Resize(ctx context.Context, ref string, planID int64) (datacenter.Transition, error) {
+	tr, err := d.sim.Resize(ctx, ref, planID)
+	if err != nil {
+		return tr, err
+	}
+	plan, _ := d.catalog.Plan(planID)
+	args := map[string]string{"cpus": strconv.Itoa(plan.CPU), "memory_mb": strconv.Itoa(plan.MemoryGB * 1024)}
+	return tr, d.change(ctx, ref, opSetLimits, args, func(m *store.Machine) {
+		m.CPUs, m.MemoryMB, m.Power = plan.CPU, plan.MemoryGB*1024, datacenter.StatusOnline
+	})
+}
+
+// Delete removes the machine: no process, mount, link or file of it is left on its host.
+func (d *Datacenter) Delete(ctx context.Context, ref string) error {
+	if err := d.sim.Delete(ctx, ref); err != nil {
+		return err
+	}
+	return d.change(ctx, ref, opDelete, nil, nil)
+}
+
+// CheckPassword asks the machine whether password logs in as root.
+func (d *Datacenter) CheckPassword(ctx context.Context, ref, password string) (bool, error) {
+	row, ok, err := d.machine(ctx, ref)
+	switch {
+	case err != nil:
+		return false, err
+	case !ok:
+		return d.sim.CheckPassword(ctx, ref, password)
+	}
+	op, err := d.do(ctx, row.Host, store.MachineOp{Ref: ref, Kind: opCheckPassword, Wait: true,
+		Args: map[string]string{"password": password}})
+	if err != nil {
+		return false, d.failure(ctx, "check password", ref, err)
+	}
+	return op.Result == "true", nil
+}
+
+// change asks the machine's host for an op and stores what update makes of its row (nil:
+// nothing), for a machine the sandbox has; a simulated one is left to the simulator.
+func (d *Datacenter) change(ctx context.Context, ref, kind string, args map[string]string, update func(*store.Machine)) error {
+	row, ok, err := d.machine(ctx, ref)
+	if err != nil || !ok {
+		return err
+	}
+	if update != nil {
+		if err := d.state.UpdateMachine(ctx, ref, update); err != nil {
+			return fmt.Errorf("sandbox: %s: %w", kind, err)
+		}
+	}
+	if _, err := d.do(ctx, row.Host, store.MachineOp{Ref: ref, Kind: kind, Args: args}); err != nil {
+		return d.failure(ctx, kind, ref, err)
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+// Package sandbox is the datacenter of `resellerd --machines sandbox`: the simulator (package
+// sim) keeps its timing, its fault injection, its tickets and its shared State, and every Linux
+// server it reports is also a real machine on a host (package machines), reachable over SSH at
+// its own address with the password the API hands out. Windows servers stay simulated.
+//
+// # Hosts
+//
+// Each machine runs on the replica that built it (its host id, HostID), recorded in the
+// database (store.Machine). Any replica takes API calls for any machine: a call asks the
+// machine's host for the change by writing a store.MachineOp. When the host is this replica
+// the op is applied at once, in the call, after the machine's earlier pending ops; otherwise
+// the host's reconciler (Run) applies it: it reads only its own pending ops (an indexed list
+// that does not grow with the rows ever stored), when PostgreSQL's change notifications say
+// something changed (the trigger of migration 0014 on machine_ops) and at the latest every
+// fullPassEvery. A caller that needs the op's result (a password check, an app install) waits
+// for it; the others return at once, as the simulator's transition already answers the API.
+//
+// # Addresses
+//
+// A build's address is derived from its order id in the lower half of the host's range
+// (--machines-cidr), and a change_ip's from one counter shared by every replica (the
+// simulator's pool table, under its own key) in the upper half: stable per order, and unique
+// until a half wraps around (see buildAddress and changeAddress).
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/machines"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// Machines is what the sandbox asks of this host's machine runtime: *machines.Manager.
+type Machines interface {
+	Create(ctx context.Context, s machines.Spec, fromSnapshot string) error
+	Start(ctx context.Context, ref string) error
+	Stop(ctx context.Context, ref string) error
+	Reboot(ctx context.Context, ref string) error
+	Rebuild(ctx context.Context, ref, template, password string) error
+	SetPassword(ctx context.Context, ref, password string) error
+	CheckPassword(ctx context.Context, ref, password string) (bool, error)
+	SetAddress(ctx context.Context, ref string, ip netip.Addr) error
+	SetLimits(ctx context.Context, ref string, l machines.Limits) error
+	Snapshot(ctx context.Context, ref, image string) (sizeBytes int64, err error)
+	Restore(ctx context.Context, ref, image string) error
+	DeleteSnapshot(ctx context.Context, image string) error
+	Delete(ctx context.Context, ref string) error
+	Run(ctx context.Context, ref string, script string, env map[string]string) (output string, exit int, err error)
+	Close(ctx context.Context) error
+}
+
+// State is where the sandbox keeps its rows: the store.
+type State interface {
+	store.Machines
+	// UpdateIPPool is the simulator's pool table; the sandbox keeps its change_ip counter there
+	// under addressCounter.
+	UpdateIPPool(ctx context.Context, datacenterID int64, update func(*store.IPPool)) error
+	// ChangeVersion moves when another process may have added an op (PostgreSQL's
+	// notifications); ok is false when it cannot tell.
+	ChangeVersion(ctx context.Context) (version uint64, ok bool)
+	// SnapshotByID is a snapshot, whose password a build from it takes.
+	SnapshotByID(ctx context.Context, id int64) (store.Snapshot, error)
+}
+
+// Options shape a sandbox datacenter.
+type Options struct {
+	Sim      *sim.Sim // timing, faults, tickets and the simulator's State
+	State    State
+	Machines Machines
+	Catalog  *catalog.Catalog // templates' names and plans' limits
+	Host     string           // this replica's host id (HostID)
+	CIDR     netip.Prefix     // this host's machine range (--machines-cidr)
+	Logger   *slog.Logger
+	// LookEvery is how often the reconciler looks whether something changed (0: 200 ms).
+	LookEvery time.Duration
+}
+
+// Datacenter is the sandbox datacenter. It is safe for concurrent use.
+type Datacenter struct {
+	sim      *sim.Sim
+	state    State
+	machines Machines
+	catalog  *catalog.Catalog
+	host     string
+	cidr     netip.Prefix
+	log      *slog.Logger
+	look     time.Duration
+
+	mu    sync.Mutex             // guards locks
+	locks map[string]*sync.Mutex // one per machine: its ops apply one at a time, in order
+}
+
+var _ datacenter.Datacenter = (*Datacenter)(nil)
+
+// minPrefixBits and maxPrefixBits bound --machines-cidr: an IPv4 range of at least 16
+// addresses (each half holds a few machines), at most the whole space's /8.
+const (
+	minPrefixBits = 8
+	maxPrefixBits = 28
+)
+
+// CheckCIDR refuses a range the addresses cannot come from.
+func CheckCIDR(p netip.Prefix) error {
+	switch {
+	case !p.IsValid() || !p.Addr().Is4():
+		return errors.New("must be an IPv4 range such as 198.18.0.0/16")
+	case p.Bits() < minPrefixBits || p.Bits() > maxPrefixBits:
+		return fmt.Errorf("must be from /%d to /%d", minPrefixBits, maxPrefixBits)
+	case p.Masked() != p:
+		return fmt.Errorf("%s is not the start of its range (%s)", p, p.Masked())
+	}
+	return nil
+}
+
+// New returns a sandbox datacenter; Run starts its reconciler and Boot its machines.
+func New(o Options) (*Datacenter, error) {
+	if err := CheckCIDR(o.CIDR); err != nil {
+		return nil, fmt.Errorf("sandbox: --machines-cidr: %w", err)
+	}
+	if o.Host == "" {
+		return nil, errors.New("sandbox: no host id")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.LookEvery <= 0 {
+		o.LookEvery = 200 * time.Millisecond
+	}
+	return &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
+		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, locks: map[string]*sync.Mutex{}}, nil
+}
+
+// Host is this replica's host id.
+func (d *Datacenter) Host() string { return d.host }
+
+// Boot starts every machine of this host the database says is online, from its disk, then
+// applies the ops asked of this host while it was down.
+func (d *Datacenter) Boot(ctx context.Context) error {
+	list, err := d.state.HostMachines(ctx, d.host)
+	if err != nil {
+		return fmt.Errorf("sandbox: boot: %w", err)
+	}
+	var errs []error
+	for _, m := range list {
+		if !m.Created || m.Power != datacenter.StatusOnline {
+			continue
+		}
+		if err := d.booted(ctx, m.Ref, d.machines.Start(ctx, m.Ref)); err != nil {
+			errs = append(errs, fmt.Errorf("sandbox: boot %s: %w", m.Ref, err))
+		}
+	}
+	d.pass(ctx)
+	return errors.Join(errs...)
+}
+
+// Close stops every machine of this host cleanly (their disks kept: the next Boot starts
+// them again). The reconciler stops with Run's context.
+func (d *Datacenter) Close(ctx context.Context) error {
+	if err := d.machines.Close(ctx); err != nil {
+		return fmt.Errorf("sandbox: close: %w", err)
+	}
+	return nil
+}
+
+// refOf is the machine ref of an order, as the simulator names it.
+func refOf(orderID int64) string { return "vm-" + strconv.FormatInt(orderID, 10) }
+
+// orderOf is the order id of machine ref "vm-<id>"; 0 when ref is not so formed.
+func orderOf(ref string) int64 {
+	n, err := strconv.ParseInt(strings.TrimPrefix(ref, "vm-"), 10, 64)
+	if err != nil || !strings.HasPrefix(ref, "vm-") {
+		return 0
+	}
+	return n
+}
+
+// machine is the row of machine ref; ok is false for a machine that is only simulated (a
+// Windows server, or one built before --machines sandbox).
+func (d *Datacenter) machine(ctx context.Context, ref string) (store.Machine, bool, error) {
+	m, err := d.state.Machine(ctx, ref)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return store.Machine{}, false, nil
+	case err != nil:
+		return store.Machine{}, false, fmt.Errorf("sandbox: %w", err)
+	}
+	return m, true, nil
+}
+
+// failure is what the API is told of a machine operation that failed on the host: a
+// datacenter error with a support reference (502), the cause in the log only.
+func (d *Datacenter) failure(ctx context.Context, op, ref string, cause error) error {
+	reference, err := datacenter.NewReference(rand.Reader)
+	if err != nil {
+		return fmt.Errorf("sandbox: %s: %w", op, err)
+	}
+	d.log.ErrorContext(ctx, "machine operation failed", slog.String("op", op), slog.String("machine", ref),
+		slog.String("reference", reference), slog.Any("error", cause))
+	return &datacenter.Error{Op: op, Reference: reference}
+}
+
+// passwordAlphabet avoids characters that need quoting in a shell, as the simulator's.
+const passwordAlphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+// newPassword returns a random 20-character password.
+func newPassword() string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	for i := range b {
+		b[i] = passwordAlphabet[int(b[i])%len(passwordAlphabet)]
+	}
+	return string(b)
+}
+
+// newOpID returns a fresh op id.
+func newOpID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "op-" + hex.EncodeToString(b)
+}

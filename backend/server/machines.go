@@ -1,0 +1,131 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"path/filepath"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/machines"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/sandbox"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
+)
+
+// The ways servers are made (--machines).
+const (
+	MachinesSim     = "sim"     // servers are rows, as always
+	MachinesSandbox = "sandbox" // every Linux server online is a running machine on its host
+)
+
+// DefaultMachinesCIDR is where machine addresses come from unless --machines-cidr says
+// otherwise: 198.18.0.0/15 is reserved for benchmarking (RFC 2544), so it collides with no real
+// network.
+var DefaultMachinesCIDR = netip.MustParsePrefix("198.18.0.0/16")
+
+// MachinesConfig is how servers are made (--machines and the flags beside it; see
+// backend/docs/machines.md).
+type MachinesConfig struct {
+	Mode   string       // MachinesSim ("" too) or MachinesSandbox
+	Dir    string       // disks, snapshots, the default image and this replica's host id
+	CIDR   netip.Prefix // machine addresses; the zero prefix is DefaultMachinesCIDR
+	Image  string       // a root filesystem, the read-only base of every disk; "" assembles busybox's
+	Egress bool         // let machines reach beyond the machines' network
+}
+
+// Sandbox reports whether servers are real machines.
+func (c MachinesConfig) Sandbox() bool { return c.Mode == MachinesSandbox }
+
+// Validate refuses an unknown mode and a range addresses cannot come from, naming the flag.
+func (c MachinesConfig) Validate() error {
+	switch c.Mode {
+	case "", MachinesSim, MachinesSandbox:
+	default:
+		return fmt.Errorf("--machines must be %s or %s, not %q", MachinesSim, MachinesSandbox, c.Mode)
+	}
+	if c.CIDR.IsValid() {
+		if err := sandbox.CheckCIDR(c.CIDR); err != nil {
+			return fmt.Errorf("--machines-cidr: %w", err)
+		}
+	}
+	return nil
+}
+
+// options are the machine runtime's options.
+func (c MachinesConfig) options(log *slog.Logger) machines.Options {
+	cidr := c.CIDR
+	if !cidr.IsValid() {
+		cidr = DefaultMachinesCIDR
+	}
+	return machines.Options{Dir: filepath.Clean(c.Dir), CIDR: cidr, Image: c.Image, Egress: c.Egress, Logger: log}
+}
+
+// CheckMachines reports what this host lacks to run cfg's machines (root or user namespaces,
+// ip, iptables, busybox, overlayfs), with how to get it; nil with --machines sim.
+func CheckMachines(cfg Config) error {
+	if !cfg.Machines.Sandbox() {
+		return nil
+	}
+	if err := cfg.Machines.Validate(); err != nil {
+		return err
+	}
+	return machines.Check(cfg.Machines.options(nil))
+}
+
+// machinesCloseTimeout bounds how long Close waits for the machines to stop.
+const machinesCloseTimeout = 30 * time.Second
+
+// openSandbox starts this host's machine runtime and the sandbox datacenter over the
+// simulator dc, and boots the machines the database says are online here. The reconciler is
+// started with the workers.
+func openSandbox(ctx context.Context, cfg Config, st *sqlstore.Store, dc *sim.Sim, cat *catalog.Catalog) (*sandbox.Datacenter, error) {
+	if err := cfg.Machines.Validate(); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if cfg.Machines.Dir == "" {
+		return nil, fmt.Errorf("server: --machines-dir is required with --machines %s", MachinesSandbox)
+	}
+	opts := cfg.Machines.options(cfg.Logger)
+	host, err := sandbox.HostID(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("server: --machines-dir: %w", err)
+	}
+	mgr, err := machines.New(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("server: --machines sandbox: %w", err)
+	}
+	sb, err := sandbox.New(sandbox.Options{Sim: dc, State: st, Machines: mgr, Catalog: cat, Host: host, CIDR: opts.CIDR,
+		Logger: cfg.Logger})
+	if err != nil {
+		_ = mgr.Close(ctx)
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if err := sb.Boot(ctx); err != nil {
+		// A machine that does not boot is logged; the others and the API go on.
+		cfg.Logger.ErrorContext(ctx, "boot machines", slog.Any("error", err))
+	}
+	cfg.Logger.InfoContext(ctx, "machines", slog.String("host", host), slog.String("dir", opts.Dir),
+		slog.String("cidr", opts.CIDR.String()))
+	return sb, nil
+}
+
+// closeMachines stops this host's machines cleanly (disks kept), when there are any.
+func (s *Server) closeMachines() error {
+	if s.sandbox == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), machinesCloseTimeout)
+	defer cancel()
+	return s.sandbox.Close(ctx)
+}
+
+// MachinesHost is this replica's host id under --machines sandbox, "" otherwise.
+func (s *Server) MachinesHost() string {
+	if s.sandbox == nil {
+		return ""
+	}
+	return s.sandbox.Host()
+}
