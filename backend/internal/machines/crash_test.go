@@ -44,6 +44,7 @@ func TestMachinesDieWithTheirManagersProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	procs := processesIn(t, pidNS)
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	deadline := time.Now().Add(3 * time.Second)
@@ -56,7 +57,7 @@ func TestMachinesDieWithTheirManagersProcess(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	assertNoProcessIn(t, pidNS)
+	assertExited(t, procs)
 	m := newManagerAt(t, helperOptions(dir))
 	if err := m.Start(context.Background(), "vm-h"); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package machines
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -70,7 +71,7 @@ func TestCloseLeavesNoBridgeNorChains(t *testing.T) {
 		m.Close(ctx)
 		t.Fatal(err)
 	}
-	pidNS := machinePIDNS(t, m, "vm-c")
+	procs := processesIn(t, machinePIDNS(t, m, "vm-c"))
 	bridge := m.net.bridge
 	if !linkExists(bridge) || !strings.Contains(iptablesSave(t), bridge) {
 		t.Fatal("the bridge or its chains are missing before Close")
@@ -84,7 +85,7 @@ func TestCloseLeavesNoBridgeNorChains(t *testing.T) {
 	if rules := iptablesSave(t); strings.Contains(rules, bridge) {
 		t.Errorf("iptables still mentions %s after Close:\n%s", bridge, rules)
 	}
-	assertNoProcessIn(t, pidNS)
+	assertExited(t, procs)
 	if _, err := os.Stat(filepath.Join(dir, "machines", "vm-c", "disk", "upper", "etc", "hostname")); err != nil {
 		t.Errorf("Close removed the disk: %v", err)
 	}
@@ -347,12 +348,54 @@ func iptablesSave(t *testing.T) string {
 	return all.String()
 }
 
-func assertNoProcessIn(t *testing.T, pidNS string) {
+// procIdentity names a process across PID reuse: its PID and its start time (field 22 of
+// /proc/PID/stat).
+type procIdentity struct {
+	pid   string
+	start string
+}
+
+// processesIn lists the processes in PID namespace pidNS now. A namespace's inode number is
+// reused once the namespace is gone (by another machine, in another test process too), so
+// "nothing left" is checked on the processes themselves, listed while pidNS is still the
+// machine's.
+func processesIn(t *testing.T, pidNS string) []procIdentity {
 	t.Helper()
-	procs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, p := range procs {
+	var procs []procIdentity
+	paths, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range paths {
 		if ns, err := os.Readlink(p + "/ns/pid"); err == nil && ns == pidNS {
-			t.Errorf("process %s is still in the machine's PID namespace %s", filepath.Base(p), pidNS)
+			if start := procStart(p); start != "" {
+				procs = append(procs, procIdentity{pid: filepath.Base(p), start: start})
+			}
+		}
+	}
+	if len(procs) == 0 {
+		t.Fatalf("no process in PID namespace %s: the machine is not running", pidNS)
+	}
+	return procs
+}
+
+// procStart is the start time of the process at /proc/PID, "" when it is gone.
+func procStart(proc string) string {
+	stat, err := os.ReadFile(proc + "/stat")
+	if err != nil {
+		return ""
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) < 20 {
+		return ""
+	}
+	return fields[19] // field 22 of stat; the name was field 2
+}
+
+// assertExited checks that none of procs is still running.
+func assertExited(t *testing.T, procs []procIdentity) {
+	t.Helper()
+	for _, p := range procs {
+		if procStart("/proc/"+p.pid) == p.start {
+			t.Errorf("process %s of the machine is still running", p.pid)
 		}
 	}
 }

@@ -30,7 +30,6 @@ func TestMachineLife(t *testing.T) {
 	moved := netip.MustParseAddr("198.18.200.77")
 	spec := Spec{Ref: "vm-1", Hostname: "web-1", Template: "debian-12", IPv4: ip, Username: "root", Password: "first-pass"}
 	password := spec.Password
-	var pidNS string   // the machine's PID namespace, for "nothing left" after Delete
 	var hostKey string // the machine's SSH host key, kept by its disk
 
 	steps := []struct {
@@ -47,7 +46,6 @@ func TestMachineLife(t *testing.T) {
 			if !m.Running("vm-1") {
 				t.Fatal("Running is false after Create")
 			}
-			pidNS = machinePIDNS(t, m, "vm-1")
 			hostKey = sshHostKey(t, ip)
 		}},
 		{"a wrong password is refused", func(t *testing.T) {
@@ -255,10 +253,11 @@ func TestMachineLife(t *testing.T) {
 		}},
 		{"Delete leaves nothing", func(t *testing.T) {
 			dir := filepath.Join(m.o.Dir, "machines", "vm-1")
+			procs := processesIn(t, machinePIDNS(t, m, "vm-1"))
 			if err := m.Delete(ctx, "vm-1"); err != nil {
 				t.Fatal(err)
 			}
-			assertGone(t, m, "vm-1", dir, pidNS)
+			assertGone(t, m, "vm-1", dir, procs)
 			if err := m.Delete(ctx, "vm-1"); err != nil {
 				t.Fatalf("a second Delete: %v, want nil", err)
 			}
@@ -330,15 +329,13 @@ func machinePIDNS(t *testing.T, m *Manager, ref string) string {
 	return ns
 }
 
-// assertGone checks that nothing of a machine is left on the host: no process in its PID
-// namespace, no veth, no mount of its directory in any mount namespace, no directory.
-func assertGone(t *testing.T, m *Manager, ref, dir, pidNS string) {
+// assertGone checks that nothing of a machine is left on the host: none of its processes (procs,
+// listed while it ran), no veth, no mount of its directory in any mount namespace, no directory.
+func assertGone(t *testing.T, m *Manager, ref, dir string, procs []procIdentity) {
 	t.Helper()
-	procs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, p := range procs {
-		if ns, err := os.Readlink(p + "/ns/pid"); err == nil && ns == pidNS {
-			t.Errorf("process %s is still in the machine's PID namespace %s", filepath.Base(p), pidNS)
-		}
+	assertExited(t, procs)
+	paths, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range paths {
 		if data, err := os.ReadFile(p + "/mountinfo"); err == nil && strings.Contains(string(data), dir) {
 			t.Errorf("process %s still sees a mount of %s", filepath.Base(p), dir)
 		}
