@@ -115,13 +115,12 @@ echo "==> outputs"
 tf output -no-color
 
 if [ "$machines" = sandbox ]; then
-	ip=$(tf output -raw -no-color server | sed -n 's/.*ipv4 *= *"\([0-9.]*\)".*/\1/p' || true)
-	[ -n "$ip" ] || ip=$(tf output -json server | sed -n 's/.*"ipv4":"\([0-9.]*\)".*/\1/p')
+	ip=$(tf output -json server | sed -n 's/.*"ipv4":"\([0-9.]*\)".*/\1/p')
 	echo "==> logging into the server over SSH: ssh root@$ip"
 	if command -v sshpass >/dev/null 2>&1; then
 		SSHPASS=$(tf output -raw server_password) sshpass -e ssh -o StrictHostKeyChecking=no \
 			-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR "root@$ip" \
-			'echo "$(hostname): $(. /etc/os-release && echo "$PRETTY_NAME"), up $(cut -d" " -f1 /proc/uptime)s"; ls /etc/reseller/apps'
+			'echo "$(hostname): $(. /etc/os-release && echo "$PRETTY_NAME"), $(($(ps -o pid | wc -l) - 1)) processes, apps installed: $(ls /etc/reseller/apps)"'
 	else
 		echo "(sshpass is not installed: apt-get install sshpass, or log in by hand with the password from 'terraform output -raw server_password')"
 	fi
