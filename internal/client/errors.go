@@ -34,7 +34,7 @@ const (
 	CodeDatacenterUnavailable = "datacenter_unavailable"
 	CodeIPChangeTooSoon       = "ip_change_too_soon"
 	CodeAppConflict           = "app_conflict"
-	// Codes of the snapshot endpoints beyond the spec's table (backend README and OpenAPI:
+	// Codes of the snapshot endpoints beyond the spec's table (backend/docs/choices.md and OpenAPI:
 	// snapshot 403 and 409 codes).
 	CodeSnapshotLimitReached = "snapshot_limit_reached"
 	CodeSnapshotUnavailable  = "snapshot_unavailable"

@@ -15,7 +15,7 @@ import (
 // devApplicationID marks a SQLite database `resellerd dev` created: its PRAGMA application_id,
 // "RSDV" in ASCII. It lives in the file's header, so it is read without opening the database
 // (a file dev refuses is left exactly as it was) and needs no table or migration; a copy of the
-// file keeps it. backend/README.md says why it is not a row.
+// file keeps it. backend/docs/for-your-tests.md says why it is not a row.
 const devApplicationID uint32 = 0x52534456
 
 // dbKind is what a --db file is to dev.

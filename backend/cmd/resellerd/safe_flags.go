@@ -36,7 +36,7 @@ func addSecretsFlag(fs *flag.FlagSet, c *server.Config, def server.Config) {
 func warnPlainSecrets(logger *slog.Logger, c server.Config) {
 	if c.SecretsKeyFile == "" {
 		logger.Warn("no --secrets-key-file: webhook signing secrets, root passwords and app inputs are stored as plain text " +
-			"in the database and in every backup of it; see backend/README.md, Sharing resellerd safely")
+			"in the database and in every backup of it; see backend/docs/sharing-safely.md")
 	}
 }
 

@@ -59,7 +59,7 @@ var endpoints = []struct{ method, path string }{
 	{"POST", "/instances/{instance_id}/snapshots"},
 }
 
-// errorCodes is every error code of the spec, plus the backend's own (backend/README.md):
+// errorCodes is every error code of the spec, plus the backend's own (backend/docs/choices.md):
 // method_not_allowed, service_unavailable, unsupported_media_type, and the 409 codes of the servers and snapshots.
 var errorCodes = []string{
 	"validation_error", "unauthorized", "insufficient_balance", "forbidden", "not_found",

@@ -27,7 +27,7 @@ type specialRange struct {
 }
 
 // specialRanges is every range the webhook rule knows, in one place: each entry of the IANA IPv4
-// and IPv6 Special-Purpose Address Registries (the versions backend/README.md names) with its
+// and IPv6 Special-Purpose Address Registries (the versions backend/docs/sharing-safely.md names) with its
 // "Globally Reachable" column, plus multicast and the deprecated IPv4-compatible and site-local
 // IPv6 prefixes, which are in other registries. Entries nest (192.0.0.9/32 inside 192.0.0.0/24,
 // 2001:1::1/128 inside 2001::/23): the longest prefix containing an address decides, as the

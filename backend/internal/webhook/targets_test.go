@@ -115,7 +115,7 @@ type registryCase struct {
 }
 
 // registryCases lists each entry of the IANA IPv4 and IPv6 Special-Purpose Address Registries
-// (the versions backend/README.md names), the ranges refused beside them, and the addresses that
+// (the versions backend/docs/sharing-safely.md names), the ranges refused beside them, and the addresses that
 // stand for an IPv4 address, with the outcome the registry's "Globally Reachable" column gives.
 var registryCases = []registryCase{
 	// IPv4 registry.
