@@ -1,4 +1,4 @@
-package datacenter_test
+package datacenters_test
 
 import (
 	"context"

@@ -1,5 +1,5 @@
-// Package datacenter implements the reseller_datacenters data source.
-package datacenter
+// Package datacenters implements the reseller_datacenters data source.
+package datacenters
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package datacenter
+package datacenters
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
