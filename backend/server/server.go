@@ -39,7 +39,7 @@ type Config struct {
 	// WebhookAllowCIDRs are internal ranges webhooks may reach all the same (an on-premises
 	// receiver); every other address the IANA special-purpose registries say is not globally
 	// reachable (loopback, private, link-local, CGNAT, documentation, ...), and multicast, is
-	// refused at registration and when dialled (see webhook.Targets).
+	// refused at registration and when dialled (see delivery.Targets).
 	WebhookAllowCIDRs []netip.Prefix
 	// RetainEvents is how long delivered and abandoned events and their deliveries are kept
 	// (--retain-events); 0 is 168 hours. Timed-out orders go 24 hours after they finished.

@@ -15,8 +15,8 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/delivery"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook"
 )
 
 // Clock tells the time; tests inject one they can move.
@@ -40,7 +40,7 @@ type Config struct {
 	// otherwise.
 	AllowHTTPWebhooks bool
 	// WebhookAllow are internal address ranges webhooks may reach all the same (an
-	// on-premises receiver); every other internal address is refused (see webhook.Targets).
+	// on-premises receiver); every other internal address is refused (see delivery.Targets).
 	WebhookAllow []netip.Prefix
 	// WebhookResolver resolves the webhook hosts when they are dialled; nil is the system's.
 	// Tests pass one whose answers they control.
@@ -50,7 +50,7 @@ type Config struct {
 	EventRetention time.Duration
 	// Sender makes webhook delivery attempts; nil sends them over HTTP to the addresses the
 	// webhook rule permits.
-	Sender webhook.Sender
+	Sender delivery.Sender
 	// OnDelivery is told the outcome of every recorded webhook delivery attempt (see
 	// deliveryOutcome), for the metrics; nil: nobody.
 	OnDelivery func(outcome string)
@@ -78,8 +78,8 @@ type Service struct {
 	retention      *purger // when rows past their retention were last purged (retention.go)
 	eventRetention time.Duration
 	allowHTTP      bool
-	targets        webhook.Targets // where webhooks may point, checked at registration and when dialled
-	sender         webhook.Sender
+	targets        delivery.Targets // where webhooks may point, checked at registration and when dialled
+	sender         delivery.Sender
 	onDelivery     func(outcome string)
 	observer       DeliveryObserver
 	pings          chan struct{} // a slot per test ping in flight (see TestWebhook)
@@ -92,12 +92,12 @@ func New(cfg Config) *Service {
 	if cfg.OrderWindow <= 0 {
 		cfg.OrderWindow = DefaultOrderWindow
 	}
-	targets := webhook.Targets{AllowLoopback: cfg.AllowHTTPWebhooks, Allow: cfg.WebhookAllow}
+	targets := delivery.Targets{AllowLoopback: cfg.AllowHTTPWebhooks, Allow: cfg.WebhookAllow}
 	if cfg.EventRetention <= 0 {
 		cfg.EventRetention = DefaultEventRetention
 	}
 	if cfg.Sender == nil {
-		cfg.Sender = webhook.NewHTTPSender(targets, cfg.WebhookResolver)
+		cfg.Sender = delivery.NewHTTPSender(targets, cfg.WebhookResolver)
 	}
 	if cfg.OnDelivery == nil {
 		cfg.OnDelivery = func(string) {}

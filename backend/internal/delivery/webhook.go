@@ -1,9 +1,9 @@
-// Package webhook sends webhook deliveries: one HTTP POST per attempt, signed as the spec's
+// Package delivery sends webhook deliveries: one HTTP POST per attempt, signed as the spec's
 // Events section describes. The signature rule and the header names come from the exported
 // package the receivers use (github.com/reseller/terraform-provider-reseller/webhook), so the
 // signer and the verifier share one definition. What to send and when to retry is the
 // service's business; this package only speaks HTTP.
-package webhook
+package delivery
 
 import (
 	"bytes"

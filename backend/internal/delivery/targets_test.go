@@ -1,4 +1,4 @@
-package webhook
+package delivery
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook/webhooktest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/delivery/webhooktest"
 )
 
 // TestTargetsRefuseInternalAddresses: every class of internal address is refused by the strict
