@@ -32,7 +32,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/snapshot"
 	"github.com/reseller/terraform-provider-reseller/internal/template"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
-	"github.com/reseller/terraform-provider-reseller/internal/webhook"
+	"github.com/reseller/terraform-provider-reseller/internal/webhookendpoint"
 )
 
 const (
@@ -291,7 +291,7 @@ func (p *Provider) Resources(_ context.Context) []func() resource.Resource {
 		instance.NewResource,
 		snapshot.NewResource,
 		snapshot.NewRestore,
-		webhook.NewResource,
+		webhookendpoint.NewResource,
 	}
 }
 

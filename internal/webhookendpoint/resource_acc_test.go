@@ -1,4 +1,4 @@
-package webhook_test
+package webhookendpoint_test
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// Package webhook implements the reseller_webhook resource: the account's one signed webhook
-// endpoint. (The top-level package webhook is the verifier receivers use; code that needs both
-// imports that one under another name.)
-package webhook
+// Package webhookendpoint implements the reseller_webhook resource: the account's one signed
+// webhook endpoint. (The top-level package webhook is the verifier receivers use; this package
+// imports it as hook.)
+package webhookendpoint
 
 import (
 	"context"
