@@ -469,9 +469,9 @@ func testInstancePages(t *testing.T, s store.Store) {
 	}
 }
 
-// testOrderServers reads the servers of a chunk of orders: the account's instances of the ids
+// testOrderInstances reads the servers of a chunk of orders: the account's instances of the ids
 // asked for, another account's left out, each with its installs in position order.
-func testOrderServers(t *testing.T, s store.Store) {
+func testOrderInstances(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "order-servers")
 	other := newAccount(t, s, "order-servers-other")
@@ -484,7 +484,7 @@ func testOrderServers(t *testing.T, s store.Store) {
 			t.Fatal(err)
 		}
 	}
-	instances, installs, err := s.OrderServers(ctx, a.ID, []int64{first.ID, second.ID, foreign.ID})
+	instances, installs, err := s.OrderInstances(ctx, a.ID, []int64{first.ID, second.ID, foreign.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +494,7 @@ func testOrderServers(t *testing.T, s store.Store) {
 	if got := installs[second.ID]; len(got) != 2 || got[0].AppID != "mysql" || got[1].AppID != "wordpress" || len(installs) != 1 {
 		t.Fatalf("installs %+v, want mysql then wordpress of instance %d only", installs, second.ID)
 	}
-	if instances, installs, err := s.OrderServers(ctx, a.ID, nil); err != nil || len(instances) != 0 || len(installs) != 0 {
+	if instances, installs, err := s.OrderInstances(ctx, a.ID, nil); err != nil || len(instances) != 0 || len(installs) != 0 {
 		t.Fatalf("no ids: %v, %v, %v", instances, installs, err)
 	}
 }
