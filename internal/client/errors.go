@@ -42,6 +42,16 @@ const (
 	CodeRestoreUnsupported   = "restore_unsupported"
 )
 
+// Codes is every code above: the API's list (backend/internal/service.Codes) is held to contain
+// them all (backend/internal/api: TestErrorCodes_client).
+var Codes = []string{
+	CodeValidation, CodeUnauthorized, CodeInsufficientBalance, CodeForbidden, CodeNotFound,
+	CodeInstanceLocked, CodeIdempotencyInProgress, CodeCostUnconfirmed, CodeIdempotencyKeyReused,
+	CodeRateLimited, CodeServerError, CodeProviderError, CodeDeployRejected, CodeServiceUnavailable,
+	CodeOrderLimitReached, CodeServerLimitReached, CodeDatacenterUnavailable, CodeIPChangeTooSoon, CodeAppConflict,
+	CodeSnapshotLimitReached, CodeSnapshotUnavailable, CodeSnapshotLocked, CodeRestoreUnsupported,
+}
+
 // snippetLimit bounds how much of a foreign (non-API) error body is quoted in a message: enough
 // to recognise a proxy's error page, short enough to keep a Terraform diagnostic readable.
 const snippetLimit = 200

@@ -15,17 +15,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// errorCodes is every error code of the spec, plus the backend's own (backend/docs/choices.md):
-// method_not_allowed, service_unavailable, unsupported_media_type, and the 409 codes of the servers and snapshots.
-var errorCodes = []string{
-	"validation_error", "unauthorized", "insufficient_balance", "forbidden", "not_found",
-	"instance_locked", "idempotency_in_progress", "cost_unconfirmed", "idempotency_key_reused",
-	"rate_limited", "server_error", "provider_error", "deploy_rejected",
-	"method_not_allowed", "service_unavailable", "unsupported_media_type",
-	"order_limit_reached", "server_limit_reached", "datacenter_unavailable", "ip_change_too_soon", "app_conflict",
-	"snapshot_limit_reached", "snapshot_unavailable", "snapshot_locked", "restore_unsupported",
-}
-
 func mustDoc(t *testing.T) *openapi3.T {
 	t.Helper()
 	doc, err := Document()
@@ -65,30 +54,8 @@ func TestDocumentLoadsAndValidates(t *testing.T) {
 // The routes the document must hold, and what each operation must say, are checked against the
 // API's one table of routes (backend/internal/api: TestRoutesTable_openAPI).
 
-func TestErrorCodesEnum(t *testing.T) {
-	doc := mustDoc(t)
-	ref := doc.Components.Schemas["ErrorCode"]
-	if ref == nil {
-		t.Fatal("components.schemas.ErrorCode is missing")
-	}
-	var got []string
-	for _, v := range ref.Value.Enum {
-		got = append(got, v.(string))
-	}
-	for _, code := range errorCodes {
-		if !slices.Contains(got, code) {
-			t.Errorf("error code %q is not in the ErrorCode enum", code)
-		}
-	}
-	if len(got) != len(errorCodes) {
-		t.Errorf("ErrorCode enum has %d codes %v, want exactly %v", len(got), got, errorCodes)
-	}
-	// The Error envelope uses it.
-	code := doc.Components.Schemas["Error"].Value.Properties["error"].Value.Properties["code"]
-	if code.Ref != "#/components/schemas/ErrorCode" {
-		t.Errorf("Error.error.code refers to %q, want the ErrorCode schema", code.Ref)
-	}
-}
+// The ErrorCode enum is held to the API's one list of codes (backend/internal/api:
+// TestErrorCodes_openAPI).
 
 func TestWebhookEvents(t *testing.T) {
 	doc := mustDoc(t)
