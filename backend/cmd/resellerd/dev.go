@@ -2,25 +2,16 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
-	seedpkg "github.com/reseller/terraform-provider-reseller/backend/internal/seed" // seed is the subcommand
-	"github.com/reseller/terraform-provider-reseller/backend/internal/seedfile"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -43,9 +34,6 @@ var devDefaults = serveOptions{
 	},
 	Log: defaultLog,
 }
-
-// devAccount is the account `resellerd dev` creates when no seed file is given.
-var devAccount = service.NewAccount{Balance: money.USD(1000), ServerLimit: 50, OrderLimit: 10, Language: "en"}
 
 // devFlags are the flags of `resellerd dev`, filling o: every flag of serve and dev's own.
 func devFlags(o *devOptions) *flag.FlagSet {
@@ -71,7 +59,7 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 		return devOptions{}, fmt.Errorf("%w: dev: --state and --db together: --state FILE keeps the service across runs on its own; give one of them", errUsage)
 	}
 	if o.Config.DB == "" {
-		o.Config.DB = "-" // a temporary database, chosen by dev; validate only wants it not empty
+		o.Config.DB = devserver.TemporaryDB // chosen by dev; validate only wants it not empty
 	}
 	if err := o.validate(); err != nil {
 		return devOptions{}, err
@@ -79,7 +67,7 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 	if err := o.validateControl(); err != nil {
 		return devOptions{}, err
 	}
-	if _, ok := sqlitePath(o.Config.DB); !ok {
+	if _, ok := devserver.SQLitePath(o.Config.DB); !ok {
 		// POST /_dev/reset starts again from a new file; a shared PostgreSQL database is serve's.
 		return devOptions{}, fmt.Errorf("%w: dev: --db must be a SQLite path (sqlite:PATH or a file); run serve on PostgreSQL", errUsage)
 	}
@@ -98,192 +86,14 @@ func withoutDBVariable(env lookupEnv) lookupEnv {
 	}
 }
 
-// dev runs `resellerd dev`: a backend for tests and demos on a fresh database, with the
-// test-control API under /_dev/, until ctx ends; the temporary database is removed then.
+// dev runs `resellerd dev` (backend/internal/devserver) on serve's listeners.
 func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logger) error {
-	if path, ok := sqlitePath(o.Config.DB); ok && o.Config.DB != "-" {
-		if err := checkDevDB(path); err != nil {
-			return err // before anything opens the file
-		}
-	}
-	state, err := stateAtStart(ctx, o.State)
-	if err != nil {
-		return err
-	}
-	accounts, seed, err := startAccounts(o.Seed, state, logger)
-	if err != nil {
-		return err
-	}
-	// The process's own directory: the temporary database, the checkpoints.
-	dir, err := os.MkdirTemp("", "resellerd-dev-")
-	if err != nil {
-		return fmt.Errorf("dev: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	if o.Config.DB == "-" {
-		o.Config.DB = filepath.Join(dir, "reseller.db")
-	}
-	clock := &devapi.OffsetClock{}
-	o.Config.Clock, o.Config.Logger = clock, logger
-	o.Config.DevSecrets = true // without --secrets-key-file, dev encrypts with its built-in key (secrets.Dev)
-	b := &devBackend{accounts: accounts, clock: clock}
-	controls := newDevControls(o.devControlOptions, &o.Config, b)
-	b.cfg = o.Config
-	if state != nil {
-		err = b.openState(ctx, o.State, *state)
-	} else if err = b.open(ctx); err != nil && seed != nil {
-		err = seed.Explain(err)
-	}
-	if err != nil {
-		return err
-	}
-	defer b.close()
-	mux := http.NewServeMux()
-	mux.Handle(devapi.Prefix, devapi.New(devapi.Config{Do: b.do, Reset: b.reset, Clock: clock, Logger: logger,
-		CheckpointDir: filepath.Join(dir, "checkpoints"), Save: b.save, Load: b.restore,
-		Journal: controls.journal, Faults: controls.faults}))
-	mux.Handle("/", controls.wrap(b))
-	// Guard covers every path under /_dev/, whichever handler of mux serves it.
-	err = serveHandler(ctx, o.serveOptions, devapi.Guard(o.guardConfig(), mux), http.HandlerFunc(b.serveMetrics), logger, func(addrs []net.Addr) {
-		b.announce(stdout, logger, o.EnvFile, endpointScheme(o.serveOptions), addrs[0])
+	return devserver.Run(ctx, devserver.Options{
+		Config: o.Config, EnvFile: o.EnvFile, Seed: o.Seed, State: o.State,
+		JournalSize: o.JournalSize, Guard: o.guardConfig(logger), Scheme: endpointScheme(o.serveOptions), Version: version,
+	}, stdout, logger, func(ctx context.Context, h, metrics http.Handler, ready func([]net.Addr)) error {
+		return serveHandler(ctx, o.serveOptions, h, metrics, logger, ready)
 	})
-	if err == nil && o.State != "" {
-		err = b.writeState(ctx, o.State, logger)
-	}
-	return err
-}
-
-// startAccounts are the accounts dev starts with: the --state file's when it has one (it wins
-// over --seed, which is then not read), else the seed's or one fresh account (devAccounts).
-func startAccounts(seedPath string, state *savedState, logger *slog.Logger) ([]seedpkg.Account, *seedfile.File, error) {
-	if state == nil {
-		return devAccounts(seedPath)
-	}
-	if seedPath != "" {
-		logger.Info("dev: --seed not applied: the service comes from --state", slog.String("seed", seedPath))
-	}
-	return state.Accounts, nil, nil
-}
-
-// devAccounts are the accounts dev starts with: the seed file's, or one fresh account with a
-// random key. Either way their keys stay the same across POST /_dev/reset.
-func devAccounts(path string) ([]seedpkg.Account, *seedfile.File, error) {
-	if path != "" {
-		f, err := seedfile.Read(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		return f.Accounts, f, nil
-	}
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return nil, nil, fmt.Errorf("dev: %w", err)
-	}
-	a := devAccount
-	a.APIKey = hex.EncodeToString(b)
-	return []seedpkg.Account{{NewAccount: a}}, nil, nil
-}
-
-// devBackend is the backend dev serves; POST /_dev/reset replaces it with a fresh one.
-type devBackend struct {
-	cfg      server.Config
-	accounts []seedpkg.Account
-	clock    *devapi.OffsetClock // the service's clock, saved and put back with the database
-	mu       sync.RWMutex        // held for reading while a request uses srv, for writing by reset, save and restore
-	srv      *server.Server
-}
-
-// open creates the database, marked as dev's, unless it is there already, seeds it and starts
-// the backend on it.
-func (b *devBackend) open(ctx context.Context) error {
-	if path, ok := sqlitePath(b.cfg.DB); ok {
-		if err := createDevDB(ctx, path); err != nil {
-			return err
-		}
-	}
-	cfg := b.cfg
-	cfg.KeepFailRate, cfg.FailRate = false, 0 // seeded builds must all finish; New then sets --fail-rate
-	if err := server.Seed(ctx, cfg, b.accounts); err != nil {
-		return fmt.Errorf("dev: seed: %w", err)
-	}
-	srv, err := server.New(ctx, b.cfg)
-	if err != nil {
-		return err
-	}
-	b.srv = srv
-	return nil
-}
-
-func (b *devBackend) close() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	_ = b.srv.Close()
-}
-
-func (b *devBackend) do(fn func(devapi.Backend) error) error {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return fn(b.srv)
-}
-
-// ServeHTTP serves the API of the backend now running.
-func (b *devBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	b.srv.Handler().ServeHTTP(w, r)
-}
-
-// serveMetrics serves the metrics of the backend now running (each reset starts a new one).
-func (b *devBackend) serveMetrics(w http.ResponseWriter, r *http.Request) {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	b.srv.MetricsHandler().ServeHTTP(w, r)
-}
-
-// reset closes the backend, removes its SQLite database and starts again from the seed, so
-// every key stays valid and everything else is gone. It refuses, changing nothing, a database
-// that is not marked as dev's (checkResettable).
-func (b *devBackend) reset(ctx context.Context) error {
-	path, ok := sqlitePath(b.cfg.DB)
-	if !ok {
-		return errors.New("dev: reset needs a SQLite database; drop and recreate a PostgreSQL one yourself")
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err := checkResettable(path); err != nil {
-		return err
-	}
-	if err := b.srv.Close(); err != nil {
-		return fmt.Errorf("dev: reset: %w", err)
-	}
-	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("dev: reset: %w", err)
-		}
-	}
-	return b.open(ctx)
-}
-
-// sqlitePath is the file of a SQLite --db (a path or sqlite:PATH), read as server.ParseDB
-// reads every --db.
-func sqlitePath(db string) (string, bool) {
-	kind, path, err := server.ParseDB(db)
-	return path, err == nil && kind == server.DBSQLite
-}
-
-// announce prints the two export lines first on stdout and writes them to envFile, once the API
-// listens on addr. The console page's address goes to the log (stderr), just before, so stdout
-// stays the two lines a shell evals.
-func (b *devBackend) announce(stdout io.Writer, logger *slog.Logger, envFile, scheme string, addr net.Addr) {
-	logger.Info("dev console", slog.String("url", scheme+"://"+clientHost(addr)+devapi.ConsolePath))
-	lines := exportLines(scheme, addr, b.accounts[0].APIKey)
-	fmt.Fprint(stdout, lines)
-	if envFile == "" {
-		return
-	}
-	if err := writeFileAtomic(envFile, []byte(lines)); err != nil {
-		logger.Error("dev: env file", slog.Any("error", err))
-	}
 }
 
 // endpointScheme is how clients reach the listeners o describes: https with --tls-cert.
@@ -294,34 +104,38 @@ func endpointScheme(o serveOptions) string {
 	return "http"
 }
 
-// exportLines are the shell lines naming the endpoint and the first account's key.
-func exportLines(scheme string, addr net.Addr, key string) string {
-	return fmt.Sprintf("export RESELLER_ENDPOINT=%s://%s/api/v1\nexport RESELLER_API_KEY=%s\n", scheme, clientHost(addr), key)
+// devControlOptions are the flags of `resellerd dev` that shape its test-control API.
+type devControlOptions struct {
+	// DevAllowedHosts are Host names /_dev/ accepts besides loopback and the listeners' hosts
+	// (--dev-allowed-hosts): the name a container is published or reached under.
+	DevAllowedHosts []string
+	// JournalSize is how many requests and webhook deliveries the journal keeps (0: off).
+	JournalSize int
 }
 
-// clientHost is how a client on this machine reaches addr: an unspecified listen address
-// (0.0.0.0, [::]) is named as loopback, which reaches it.
-func clientHost(addr net.Addr) string {
-	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
-		return net.JoinHostPort("127.0.0.1", fmt.Sprint(ta.Port))
-	}
-	return addr.String()
+// addDevControlFlags registers the flags of devControlOptions on fs.
+func addDevControlFlags(fs *flag.FlagSet, o *devControlOptions) {
+	fs.Var((*devserver.HostList)(&o.DevAllowedHosts), "dev-allowed-hosts",
+		"Host names (`NAME,...`) the test-control API /_dev/ accepts besides loopback names and addresses and --listen's host, such as the name of a container reached under another name; any other Host gets 403 (DNS rebinding)")
+	fs.IntVar(&o.JournalSize, "journal-size", devapi.DefaultJournalSize,
+		"requests and webhook deliveries the request journal (GET /_dev/requests) keeps, the oldest dropped first; 0 turns it off")
 }
 
-// writeFileAtomic writes data to path through a temporary file renamed over it, so a job
-// waiting for path never reads half of it; the file holds a key, so only its owner reads it.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".resellerd-env-*")
-	if err != nil {
-		return err
+func (o devControlOptions) validateControl() error {
+	if o.JournalSize < 0 || o.JournalSize > devapi.MaxJournalSize {
+		return fmt.Errorf("%w: dev: --journal-size must be from 0 (off) to %d", errUsage, devapi.MaxJournalSize)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
+	return nil
+}
+
+// guardConfig is what dev's test-control API accepts: loopback, the hosts of o's listeners and
+// the allowed hosts.
+func (o devOptions) guardConfig(logger *slog.Logger) devapi.GuardConfig {
+	cfg := devapi.GuardConfig{AllowedHosts: o.DevAllowedHosts, Logger: logger}
+	for _, addr := range []string{o.Listen, o.AltListen} {
+		if host, _, err := net.SplitHostPort(addr); err == nil {
+			cfg.ListenHosts = append(cfg.ListenHosts, host)
+		}
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return cfg
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -104,7 +105,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	if _, err := o.tlsConfig(); err != nil {
 		return err // before opening the database: a bad certificate changes nothing
 	}
-	warnIfDevDB(logger, o.Config.DB)
+	devserver.WarnIfDevDB(logger, o.Config.DB)
 	warnPlainSecrets(logger, o.Config)
 	devKeyOnDevDB(&o.Config)
 	srv, err := server.New(ctx, o.Config)

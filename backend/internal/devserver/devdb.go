@@ -1,4 +1,4 @@
-package main
+package devserver
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
 
-// devApplicationID marks a SQLite database `resellerd dev` created: its PRAGMA application_id,
+// ApplicationID marks a SQLite database `resellerd dev` created: its PRAGMA application_id,
 // "RSDV" in ASCII. It lives in the file's header, so it is read without opening the database
 // (a file dev refuses is left exactly as it was) and needs no table or migration; a copy of the
 // file keeps it. backend/docs/for-your-tests.md says why it is not a row.
-const devApplicationID uint32 = 0x52534456
+const ApplicationID uint32 = 0x52534456
 
 // dbKind is what a --db file is to dev.
 type dbKind int
@@ -46,10 +46,17 @@ func devDBKind(path string) (dbKind, error) {
 		return dbOther, nil
 	case err != nil:
 		return 0, err
-	case id == devApplicationID:
+	case id == ApplicationID:
 		return dbDev, nil
 	}
 	return dbOther, nil
+}
+
+// IsDevDB reports whether the file at path is a SQLite database dev created, from its header
+// only.
+func IsDevDB(path string) bool {
+	kind, err := devDBKind(path)
+	return err == nil && kind == dbDev
 }
 
 func fileExists(path string) bool {
@@ -67,18 +74,18 @@ func checkDevDB(path string) error {
 	if kind == dbOther {
 		return fmt.Errorf("%w: dev: --db %s is not a database resellerd dev created (it has no dev marker, "+
 			"PRAGMA application_id %#x); dev opens only its own databases, as POST /_dev/reset deletes them: "+
-			"give a new path, or run serve on this one", errUsage, path, devApplicationID)
+			"give a new path, or run serve on this one", ErrUsage, path, ApplicationID)
 	}
 	return nil
 }
 
-// createDevDB creates dev's database at path, marked, unless it is already there.
-func createDevDB(ctx context.Context, path string) error {
+// CreateDevDB creates dev's database at path, marked, unless it is already there.
+func CreateDevDB(ctx context.Context, path string) error {
 	kind, err := devDBKind(path)
 	if err != nil || kind != dbNew {
 		return err
 	}
-	if err := sqlstore.CreateSQLite(ctx, path, devApplicationID); err != nil {
+	if err := sqlstore.CreateSQLite(ctx, path, ApplicationID); err != nil {
 		return fmt.Errorf("dev: %w", err)
 	}
 	return nil
@@ -98,9 +105,9 @@ func checkResettable(path string) error {
 	return nil
 }
 
-// warnIfDevDB logs a warning when serve's --db is a database `resellerd dev` created.
-func warnIfDevDB(logger *slog.Logger, db string) {
-	path, ok := sqlitePath(db)
+// WarnIfDevDB logs a warning when serve's --db is a database `resellerd dev` created.
+func WarnIfDevDB(logger *slog.Logger, db string) {
+	path, ok := SQLitePath(db)
 	if !ok {
 		return // dev databases are SQLite files only
 	}

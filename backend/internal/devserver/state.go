@@ -1,4 +1,4 @@
-package main
+package devserver
 
 import (
 	"context"
@@ -42,6 +42,8 @@ type savedState struct {
 	// ServiceTime and SavedAt are the service's and the wall clock's time of the save, for
 	// whoever reads the file with sqlite3.
 	ServiceTime, SavedAt time.Time
+	// Version is the resellerd that saved it (Options.Version), for the same readers.
+	Version string
 }
 
 // errNoDevState is readDevState's error for a SQLite file without devStateTable.
@@ -60,7 +62,7 @@ func writeDevState(ctx context.Context, path string, st savedState) error {
 		{"accounts", string(accounts)},
 		{"service_time", st.ServiceTime.UTC().Format(time.RFC3339Nano)},
 		{"saved_at", st.SavedAt.UTC().Format(time.RFC3339Nano)},
-		{"resellerd_version", version},
+		{"resellerd_version", st.Version},
 	}
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
@@ -193,14 +195,14 @@ func syncPath(path string) error {
 	return f.Close()
 }
 
-// checkMarked fails unless the SQLite file at path carries dev's marker (see devApplicationID).
+// checkMarked fails unless the SQLite file at path carries dev's marker (see ApplicationID).
 func checkMarked(path string) error {
 	id, err := sqlstore.SQLiteApplicationID(path)
 	if err != nil {
 		return err
 	}
-	if id != devApplicationID {
-		return fmt.Errorf("%s: application_id %#x, want dev's %#x", path, id, devApplicationID)
+	if id != ApplicationID {
+		return fmt.Errorf("%s: application_id %#x, want dev's %#x", path, id, ApplicationID)
 	}
 	return nil
 }
@@ -209,11 +211,12 @@ func checkMarked(path string) error {
 // and the clock's offset. It holds the backend for writing, so no request runs meanwhile and the
 // database and the clock are of one moment (a clock move holds the backend while it runs the
 // workers). It returns the service's time saved.
-func (b *devBackend) save(ctx context.Context, path string) (time.Time, error) {
+func (b *backend) save(ctx context.Context, path string) (time.Time, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	live, _ := sqlitePath(b.cfg.DB) // dev's database is always SQLite (parseDev)
-	st := savedState{ClockOffset: b.clock.Offset(), Accounts: b.accounts, ServiceTime: b.clock.Now(), SavedAt: time.Now()}
+	live, _ := SQLitePath(b.cfg.DB) // dev's database is always SQLite (the command's parseDev)
+	st := savedState{ClockOffset: b.clock.Offset(), Accounts: b.accounts, ServiceTime: b.clock.Now(), SavedAt: time.Now(),
+		Version: b.version}
 	err := replaceFileAtomic(path, func(tmp string) error {
 		if err := sqlstore.CopySQLite(ctx, live, tmp); err != nil {
 			return err
@@ -235,7 +238,7 @@ func (b *devBackend) save(ctx context.Context, path string) (time.Time, error) {
 // flight and drops the work they started; every key of the copy keeps working. It changes
 // nothing unless the copy is ready and marked, and it refuses (403, as reset does) to delete a
 // database that is no longer marked as dev's.
-func (b *devBackend) restore(ctx context.Context, path string) error {
+func (b *backend) restore(ctx context.Context, path string) error {
 	// Once the backend is closed, a client hanging up must not leave the service without one.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateIOTimeout)
 	defer cancel()
@@ -245,7 +248,7 @@ func (b *devBackend) restore(ctx context.Context, path string) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	live, _ := sqlitePath(b.cfg.DB)
+	live, _ := SQLitePath(b.cfg.DB)
 	if err := checkResettable(live); err != nil {
 		return err
 	}
@@ -305,8 +308,8 @@ func replaceDB(staged, live string) error {
 
 // openState starts the backend on a copy of the --state file at path, which stateAtStart read
 // as st: the clock runs at the offset saved, and --fail-rate applies as on every start.
-func (b *devBackend) openState(ctx context.Context, path string, st savedState) error {
-	live, _ := sqlitePath(b.cfg.DB)
+func (b *backend) openState(ctx context.Context, path string, st savedState) error {
+	live, _ := SQLitePath(b.cfg.DB)
 	staged, err := stageCopy(ctx, path, live)
 	if err != nil {
 		return fmt.Errorf("dev: --state %s: %w", path, err)
@@ -339,14 +342,14 @@ func stateAtStart(ctx context.Context, path string) (*savedState, error) {
 	switch kind {
 	case dbOther:
 		return nil, fmt.Errorf("%w: dev: --state %s is not a state file resellerd dev wrote (it has no dev marker, "+
-			"PRAGMA application_id %#x); dev loads and overwrites only its own: give a new path", errUsage, path, devApplicationID)
+			"PRAGMA application_id %#x); dev loads and overwrites only its own: give a new path", ErrUsage, path, ApplicationID)
 	case dbNew:
 		return nil, checkStateDir(path)
 	}
 	st, err := readDevState(ctx, path)
 	if errors.Is(err, errNoDevState) {
 		return nil, fmt.Errorf("%w: dev: --state %s is a dev database but no state file (it has no %s table, "+
-			"so no keys to print); use it with --db, or give a new path", errUsage, path, devStateTable)
+			"so no keys to print); use it with --db, or give a new path", ErrUsage, path, devStateTable)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("dev: --state %s: %w", path, err)
@@ -372,7 +375,7 @@ func checkStateDir(path string) error {
 // writeState writes the whole service back to the --state file at path on a clean exit. The
 // listeners are closed by then; ctx has ended (that is how dev stops), so the write has its own
 // bound.
-func (b *devBackend) writeState(ctx context.Context, path string, logger *slog.Logger) error {
+func (b *backend) writeState(ctx context.Context, path string, logger *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateIOTimeout)
 	defer cancel()
 	at, err := b.save(ctx, path)
