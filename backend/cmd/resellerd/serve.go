@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -11,12 +10,9 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/httpserve"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
-
-// shutdownGrace bounds how long in-flight requests may finish after a stop signal: longer than
-// the slowest request, a webhook test ping waiting 15 seconds for its receiver.
-const shutdownGrace = 20 * time.Second
 
 // defaultDB is where the SQLite database lives unless --db says otherwise.
 const defaultDB = "./data/reseller.db"
@@ -117,86 +113,38 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 }
 
 // serveHandler serves h on --listen (and --alt-listen), with --pprof and metrics on
-// --metrics-listen, until ctx ends, then shuts down gracefully. `resellerd dev` serves its own
-// handler through it.
+// --metrics-listen, until ctx ends, then shuts down gracefully (backend/internal/httpserve).
+// `resellerd dev` serves its own handler through it.
 func serveHandler(ctx context.Context, o serveOptions, h, metrics http.Handler, logger *slog.Logger, ready func([]net.Addr)) error {
 	tlsConfig, err := o.tlsConfig()
 	if err != nil {
 		return err
 	}
-	if o.Pprof != "" {
-		if err := startPprof(ctx, o.Pprof); err != nil {
-			return err
-		}
-	}
-
-	listeners, err := listen(ctx, o.Listen, o.AltListen)
-	if err != nil {
+	if err := checkPprof(o.Pprof); err != nil {
 		return err
 	}
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		// "OPTIONS *" reaches the handler, which answers it in the envelope, instead of
-		// net/http's bare 200.
-		DisableGeneralOptionsHandler: true,
-		TLSConfig:                    tlsConfig,
-	}
-	errs := make(chan error, len(listeners))
-	addrs := make([]net.Addr, 0, len(listeners))
-	for _, ln := range listeners {
-		addrs = append(addrs, ln.Addr())
-		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("tls", tlsConfig != nil),
-			slog.String("db", server.RedactDB(o.Config.DB)))
-		go func() { errs <- serveOn(hs, ln, tlsConfig != nil) }()
-	}
-	if o.MetricsListen != "" {
-		metricsAddr, err := startMetrics(ctx, o.MetricsListen, metrics, h, tlsConfig, logger)
-		if err != nil {
-			_ = hs.Close()
-			return err
-		}
-		addrs = append(addrs, metricsAddr)
-	}
-	if ready != nil {
-		ready(addrs)
-	}
+	return httpserve.Serve(ctx, httpserve.Config{Listen: o.Listen, AltListen: o.AltListen, Pprof: o.Pprof,
+		MetricsListen: o.MetricsListen, TLS: tlsConfig, DB: server.RedactDB(o.Config.DB)}, h, metrics, logger, ready)
+}
 
-	select {
-	case <-ctx.Done():
-		logger.Info("shutting down")
-	case err := <-errs:
-		_ = hs.Close()
-		return fmt.Errorf("serve: %w", err)
+// checkPprof refuses a --pprof that is not a loopback address: profiles show the process's
+// internals.
+func checkPprof(addr string) error {
+	if addr == "" {
+		return nil
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-	defer cancel()
-	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: shutdown: %w", err)
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%w: serve: --pprof: %w", errUsage, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%w: serve: --pprof must be a loopback address, not %q", errUsage, addr)
 	}
 	return nil
 }
 
-// listen opens every non-empty address, closing those already open if one fails.
-func listen(ctx context.Context, addrs ...string) ([]net.Listener, error) {
-	var lc net.ListenConfig
-	var out []net.Listener
-	for _, a := range addrs {
-		if a == "" {
-			continue
-		}
-		ln, err := lc.Listen(ctx, "tcp", a)
-		if err != nil {
-			for _, l := range out {
-				_ = l.Close()
-			}
-			return nil, fmt.Errorf("serve: %w", err)
-		}
-		out = append(out, ln)
-	}
-	return out, nil
+// addMetricsFlags registers --metrics-listen on fs.
+func addMetricsFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
+	fs.StringVar(&o.MetricsListen, "metrics-listen", def.MetricsListen,
+		"address serving Prometheus /metrics (and /livez, /readyz), apart from the API; off when empty")
 }

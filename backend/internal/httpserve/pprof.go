@@ -1,4 +1,4 @@
-package main
+package httpserve
 
 import (
 	"context"
@@ -10,16 +10,10 @@ import (
 	"time"
 )
 
-// startPprof serves net/http/pprof on addr, which must be a loopback address (profiles show
-// the process's internals), until ctx ends. It is for profiling serve under a benchmark.
+// startPprof serves net/http/pprof on addr until ctx ends, for profiling serve under a
+// benchmark. The caller makes sure addr is a loopback address: profiles show the process's
+// internals.
 func startPprof(ctx context.Context, addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("%w: serve: --pprof: %w", errUsage, err)
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("%w: serve: --pprof must be a loopback address, not %q", errUsage, addr)
-	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {

@@ -1,25 +1,18 @@
-package main
+package httpserve
 
 import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"flag"
 	"log/slog"
 	"net"
 	"net/http"
 	"time"
 )
 
-// addMetricsFlags registers --metrics-listen on fs.
-func addMetricsFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
-	fs.StringVar(&o.MetricsListen, "metrics-listen", def.MetricsListen,
-		"address serving Prometheus /metrics (and /livez, /readyz), apart from the API; off when empty")
-}
-
 // startMetrics serves metrics at /metrics, and the probes of api, on a listener of its own until
-// ctx ends, and returns its address; with tlsConfig it speaks HTTPS like every listener. The API listeners never serve /metrics: whoever reaches the API
-// should not see its internals, and a scrape must not share the API's rate limits.
+// ctx ends, and returns its address; with tlsConfig it speaks HTTPS like every listener. The API
+// listeners never serve /metrics: whoever reaches the API should not see its internals, and a scrape must not share the API's rate limits.
 func startMetrics(ctx context.Context, addr string, metrics, api http.Handler, tlsConfig *tls.Config, logger *slog.Logger) (net.Addr, error) {
 	listeners, err := listen(ctx, addr)
 	if err != nil {
