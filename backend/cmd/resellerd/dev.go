@@ -30,7 +30,8 @@ var devDefaults = serveOptions{
 	Listen: "127.0.0.1:8080",
 	Config: server.Config{
 		DeployDelay: 500 * time.Millisecond, CredentialsDelay: 200 * time.Millisecond,
-		OrderWindow: 10 * time.Minute, RateLimitScale: 1, AllowHTTPWebhooks: true, RetainEvents: serveDefaults.Config.RetainEvents,
+		OrderWindow: 10 * time.Minute, WorkLease: serveDefaults.Config.WorkLease, RateLimitScale: 1, AllowHTTPWebhooks: true,
+		RetainEvents: serveDefaults.Config.RetainEvents,
 	},
 	Log: defaultLog,
 }

@@ -46,7 +46,7 @@ var serveDefaults = serveOptions{
 	Listen: "127.0.0.1:8080",
 	Config: server.Config{
 		DB: defaultDB, DeployDelay: 3 * time.Second, CredentialsDelay: time.Second,
-		OrderWindow: 10 * time.Minute, RateLimitScale: 1, RetainEvents: 168 * time.Hour,
+		OrderWindow: 10 * time.Minute, WorkLease: time.Minute, RateLimitScale: 1, RetainEvents: 168 * time.Hour,
 	},
 	Log: defaultLog,
 }
@@ -60,6 +60,7 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	fs.DurationVar(&o.Config.DeployDelay, "deploy-delay", def.Config.DeployDelay, "time the simulated datacenter takes to build a server, and to make a snapshot image")
 	fs.DurationVar(&o.Config.CredentialsDelay, "credentials-delay", def.Config.CredentialsDelay, "time credentials stay pending after a build; also the length of reboots, rebuilds, resizes, snapshot restores and each app install stage")
 	fs.DurationVar(&o.Config.OrderWindow, "order-window", def.Config.OrderWindow, "time after which a pending order times out")
+	fs.DurationVar(&o.Config.WorkLease, "work-lease", def.Config.WorkLease, "time a worker holds claimed work (orders, app installs, deliveries) before another may take it over: what a crashed process had claimed waits this long")
 	fs.Float64Var(&o.Config.FailRate, "fail-rate", def.Config.FailRate, "share of simulated builds that never finish (orders time out), of snapshot images that fail and of datacenter operations that fail with 502, 0 to 1")
 	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", def.Config.RateLimitScale, "multiplies every rate limit; 0 disables them")
 	fs.StringVar(&o.Pprof, "pprof", def.Pprof, "loopback address serving net/http/pprof (profiling; off when empty)")
@@ -80,6 +81,8 @@ func (o serveOptions) validate() error {
 		return fmt.Errorf("%w: serve: --rate-limit-scale must not be negative", errUsage)
 	case c.DeployDelay < 0 || c.CredentialsDelay < 0 || c.OrderWindow <= 0:
 		return fmt.Errorf("%w: serve: delays must not be negative and --order-window must be positive", errUsage)
+	case c.WorkLease < time.Second:
+		return fmt.Errorf("%w: serve: --work-lease must be at least 1s", errUsage)
 	}
 	if _, _, err := server.ParseDB(c.DB); err != nil {
 		return fmt.Errorf("%w: serve: %w", errUsage, err)

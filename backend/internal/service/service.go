@@ -6,6 +6,7 @@
 package service
 
 import (
+	"cmp"
 	"crypto/rand"
 	"io"
 	"log/slog"
@@ -36,6 +37,9 @@ type Config struct {
 	OrderWindow time.Duration
 	// AppStepDelay is how long each stage of an app install (preparing, running) takes.
 	AppStepDelay time.Duration
+	// WorkLease is how long a worker may hold claimed work (orders, installs, deliveries) before
+	// another may take it over; 0 is DefaultWorkLease.
+	WorkLease time.Duration
 	// AllowHTTPWebhooks accepts http:// webhook URLs on loopback hosts (tests); HTTPS only
 	// otherwise.
 	AllowHTTPWebhooks bool
@@ -72,6 +76,7 @@ type Service struct {
 	log            *slog.Logger
 	random         io.Reader // crypto/rand: read by lanes, pollers and requests at once
 	orderWindow    time.Duration
+	workLease      time.Duration
 	appStepDelay   time.Duration
 	inflight       *inflight
 	purge          *purger
@@ -104,7 +109,7 @@ func New(cfg Config) *Service {
 	}
 	return &Service{
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
-		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
+		random: rand.Reader, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay, workLease: cmp.Or(cfg.WorkLease, DefaultWorkLease),
 		inflight: newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
 		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(), onDelivery: cfg.OnDelivery, observer: cfg.DeliveryObserver,
 		lanes: min(max(cfg.ProvisionLanes, 1), MaxProvisionLanes),
