@@ -82,9 +82,14 @@ func validHost(h string) bool {
 		return false
 	}
 	for _, c := range h {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+		if !hostChar(c) {
 			return false
 		}
 	}
 	return true
+}
+
+// hostChar is a character of a lower-case DNS name: a letter, a digit, a hyphen or a dot.
+func hostChar(c rune) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.'
 }
