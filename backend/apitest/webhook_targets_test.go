@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/apicall"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook/webhooktest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/delivery/webhooktest"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 

@@ -82,6 +82,57 @@ func TestDeployBatchIsOneTransaction(t *testing.T) {
 // worker step at once, running none of its error handling, and leaves its claims held.
 var errCrash = errors.New("crash")
 
+// TestWorkLeaseIsConfigurable: orders a crashed worker had claimed wait for Config.WorkLease (10 s
+// here), not the default minute, before the next tick takes them over; before the lease ends
+// they stay claimed.
+func TestWorkLeaseIsConfigurable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lease.db")
+	var onRead atomic.Pointer[func(string)]
+	st, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithReadHook(func(query string, _ int) {
+		if f := onRead.Load(); f != nil {
+			(*f)(query)
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := NewManualClock(testStart)
+	srv := testOnStore(t, ctx, withDefaults(Config{Clock: clock, WorkerInterval: -1, WorkLease: 10 * time.Second}), st)
+	t.Cleanup(func() { _ = srv.Close() })
+	a, err := srv.CreateAccount(ctx, NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 100, OrderLimit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const orders = 20
+	fillPending(t, st, a.ID, orders, clock.Now())
+	crash := func(query string) {
+		if strings.Contains(query, "INSERT INTO instances") {
+			panic(errCrash)
+		}
+	}
+	onRead.Store(&crash)
+	runUntilCrash(t, srv) // every order claimed, none deployed
+	onRead.Store(nil)
+	db := openRO(t, path)
+
+	clock.Advance(9 * time.Second)
+	if err := srv.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := deployCounts(t, db); got.orders != 0 {
+		t.Fatalf("9 s after the crash, within the 10 s lease: %+v deployed, want none", got)
+	}
+	clock.Advance(2 * time.Second)
+	if err := srv.RunDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := deployCounts(t, db); got != (deployCount{orders: orders, instances: orders, charges: orders, events: orders}) {
+		t.Fatalf("11 s after the crash, past the 10 s lease: %+v, want all %d deployed once", got, orders)
+	}
+}
+
 // runUntilCrash runs the workers once and wants them stopped by errCrash.
 func runUntilCrash(t *testing.T, srv *Server) {
 	t.Helper()

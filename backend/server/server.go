@@ -36,12 +36,13 @@ type Config struct {
 	DeployDelay       time.Duration // how long the simulated datacenter takes to build a server
 	CredentialsDelay  time.Duration // credentials stay pending this long after a build; also reboots, rebuilds, resizes, snapshot restores and app install stages take this long
 	OrderWindow       time.Duration // after this a pending order becomes timed_out; 0 is 10 minutes
+	WorkLease         time.Duration // how long a worker holds claimed work before another may take it over (what a crashed process had claimed waits this long); 0 is a minute
 	FailRate          float64       // share of simulated builds that never finish, snapshot images that fail and datacenter operations that fail, 0 to 1; shared by the replicas (see New)
 	AllowHTTPWebhooks bool          // also accept http:// webhook URLs on loopback hosts, and let webhooks reach loopback (tests); HTTPS to public addresses only otherwise
 	// WebhookAllowCIDRs are internal ranges webhooks may reach all the same (an on-premises
 	// receiver); every other address the IANA special-purpose registries say is not globally
 	// reachable (loopback, private, link-local, CGNAT, documentation, ...), and multicast, is
-	// refused at registration and when dialled (see webhook.Targets).
+	// refused at registration and when dialled (see delivery.Targets).
 	WebhookAllowCIDRs []netip.Prefix
 	// RetainEvents is how long delivered and abandoned events and their deliveries are kept
 	// (--retain-events); 0 is 168 hours. Timed-out orders go 24 hours after they finished.
@@ -192,7 +193,7 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) (*Server, e
 	m.watchStore(st, cfg.Clock, cfg.Logger)
 	svc := service.New(service.Config{
 		Store: st, Catalog: cat, Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
-		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks,
+		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks, WorkLease: cfg.WorkLease,
 		WebhookAllow: cfg.WebhookAllowCIDRs, WebhookResolver: cfg.WebhookResolver, EventRetention: cfg.RetainEvents,
 		OnDelivery: m.delivery, ProvisionLanes: provisionLanes(cfg.DB), DeliveryObserver: cfg.DeliveryObserver,
 		KeyHash: st.KeyHash, KeyTag: st.KeyTag,

@@ -34,13 +34,23 @@ const (
 	CodeDatacenterUnavailable = "datacenter_unavailable"
 	CodeIPChangeTooSoon       = "ip_change_too_soon"
 	CodeAppConflict           = "app_conflict"
-	// Codes of the snapshot endpoints beyond the spec's table (backend README and OpenAPI:
+	// Codes of the snapshot endpoints beyond the spec's table (backend/docs/choices.md and OpenAPI:
 	// snapshot 403 and 409 codes).
 	CodeSnapshotLimitReached = "snapshot_limit_reached"
 	CodeSnapshotUnavailable  = "snapshot_unavailable"
 	CodeSnapshotLocked       = "snapshot_locked"
 	CodeRestoreUnsupported   = "restore_unsupported"
 )
+
+// Codes is every code above: the API's list (backend/internal/service.Codes) is held to contain
+// them all (backend/internal/api: TestErrorCodes_client).
+var Codes = []string{
+	CodeValidation, CodeUnauthorized, CodeInsufficientBalance, CodeForbidden, CodeNotFound,
+	CodeInstanceLocked, CodeIdempotencyInProgress, CodeCostUnconfirmed, CodeIdempotencyKeyReused,
+	CodeRateLimited, CodeServerError, CodeProviderError, CodeDeployRejected, CodeServiceUnavailable,
+	CodeOrderLimitReached, CodeServerLimitReached, CodeDatacenterUnavailable, CodeIPChangeTooSoon, CodeAppConflict,
+	CodeSnapshotLimitReached, CodeSnapshotUnavailable, CodeSnapshotLocked, CodeRestoreUnsupported,
+}
 
 // snippetLimit bounds how much of a foreign (non-API) error body is quoted in a message: enough
 // to recognise a proxy's error page, short enough to keep a Terraform diagnostic readable.

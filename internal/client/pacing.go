@@ -116,6 +116,11 @@ func (p *pacer) logWait(ctx context.Context, key string, limit int, wait time.Du
 	}
 }
 
+// PaceBudget is the budget a request of method and path counts in: its key (routes sharing one
+// budget share the key) and its requests a minute. The API's table of routes is held to it
+// (backend/internal/api: TestRoutesTable_clientPacing).
+func PaceBudget(method, path string) (key string, perMinute int) { return routeBudget(method, path) }
+
 // routeBudget names the budget a request counts against (its route pattern, numeric path
 // segments as {id}) and that budget's requests per minute before scaling.
 func routeBudget(method, path string) (string, int) {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -67,12 +68,19 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 // within the create timeout: a refused order is not recorded, so the same key is used again.
 // Likewise it waits while the snapshot to build from is being created or restored (409
 // snapshot_unavailable), which happens when a restore of it runs in the same apply.
+//
+// A request cut short by the apply's interrupt or timeout may have been processed all the same:
+// the server exists but its order id never reached the provider, so nothing would keep it in the
+// state. Such a request is repeated once with the same key (replayOrder), which answers the first
+// order and creates nothing; the caller keeps it in the state as it keeps any interrupted create.
 func placeOrder(ctx context.Context, c *client.Client, body client.CreateInstanceRequest) (*client.CreatedOrder, error) {
 	key := client.NewIdempotencyKey()
 	var order *client.CreatedOrder
+	cutShort := false
 	err := tfutil.Poll(ctx, tfutil.PollOptions{What: "the order to be accepted"}, func(ctx context.Context) (bool, string, error) {
 		var err error
 		order, err = c.CreateInstance(ctx, body, key)
+		cutShort = requestCutShort(ctx, err)
 		if tfutil.HasCode(err, client.CodeOrderLimitReached) {
 			return false, "order limit reached (api_order_limit): waiting for a free slot", nil
 		}
@@ -81,7 +89,40 @@ func placeOrder(ctx context.Context, c *client.Client, body client.CreateInstanc
 		}
 		return err == nil, "accepted", err
 	})
+	if err != nil && cutShort {
+		if replayed, replayErr := replayOrder(ctx, c, body, key); replayErr == nil {
+			return replayed, nil
+		}
+	}
 	return order, err
+}
+
+// requestCutShort reports whether err is a request that ctx's end cut short before the server
+// answered, so whether the server processed it is unknown. An answer of the API's is known.
+func requestCutShort(ctx context.Context, err error) bool {
+	_, answered := client.AsAPIError(err)
+	return err != nil && ctx.Err() != nil && !answered
+}
+
+// orderReplayTimeout bounds replayOrder: Terraform waits for the provider after an interrupt, but
+// a user who pressed Ctrl-C should not wait long.
+const orderReplayTimeout = 15 * time.Second
+
+// replayOrder repeats an order request that the interrupt or the timeout of ctx cut short, with
+// the same Idempotency-Key, on a context free of that cancellation: a request the server had
+// processed answers its order (a replay), so the order reaches the state instead of leaving an
+// orphaned server. A request that never reached the server places the order now, which the state
+// then holds in the same way.
+func replayOrder(ctx context.Context, c *client.Client, body client.CreateInstanceRequest, key string) (*client.CreatedOrder, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orderReplayTimeout)
+	defer cancel()
+	order, err := c.CreateInstance(ctx, body, key)
+	if err != nil {
+		tflog.Warn(ctx, "repeating the interrupted order request failed", map[string]any{"error": err.Error()})
+		return nil, err
+	}
+	tflog.Info(ctx, "repeated the interrupted order request", map[string]any{"order_id": order.OrderID, "replayed": order.Replayed})
+	return order, nil
 }
 
 // snapshotBusy reports whether err refused an order only because the snapshot to build from

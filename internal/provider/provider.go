@@ -23,7 +23,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/account"
 	"github.com/reseller/terraform-provider-reseller/internal/app"
 	"github.com/reseller/terraform-provider-reseller/internal/client"
-	"github.com/reseller/terraform-provider-reseller/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/internal/datacenters"
 	"github.com/reseller/terraform-provider-reseller/internal/instance"
 	"github.com/reseller/terraform-provider-reseller/internal/location"
 	"github.com/reseller/terraform-provider-reseller/internal/plan"
@@ -32,7 +32,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/snapshot"
 	"github.com/reseller/terraform-provider-reseller/internal/template"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
-	"github.com/reseller/terraform-provider-reseller/internal/webhook"
+	"github.com/reseller/terraform-provider-reseller/internal/webhookendpoint"
 )
 
 const (
@@ -274,7 +274,7 @@ func (p *Provider) DataSources(_ context.Context) []func() datasource.DataSource
 		account.NewDataSource,
 		account.NewBalanceDataSource,
 		app.NewDataSource,
-		datacenter.NewDataSource,
+		datacenters.NewDataSource,
 		instance.NewInstancesDataSource,
 		location.NewDataSource,
 		plan.NewDataSource,
@@ -291,7 +291,7 @@ func (p *Provider) Resources(_ context.Context) []func() resource.Resource {
 		instance.NewResource,
 		snapshot.NewResource,
 		snapshot.NewRestore,
-		webhook.NewResource,
+		webhookendpoint.NewResource,
 	}
 }
 

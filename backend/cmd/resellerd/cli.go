@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 )
 
@@ -60,7 +61,8 @@ their defaults and variables.
 `
 
 // errUsage marks mistakes in the command line, answered with exit code 2 and the usage text.
-var errUsage = errors.New("usage")
+// It is devserver's, so the --db and --state files dev refuses are answered the same way.
+var errUsage = devserver.ErrUsage
 
 // run is the whole program, minus process plumbing, so tests can call it.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, env lookupEnv) int {

@@ -35,18 +35,18 @@ func TestParseServe(t *testing.T) {
 			c := o.Config
 			if o.Listen != "127.0.0.1:8080" || o.AltListen != "" || c.DB != "./data/reseller.db" ||
 				c.DeployDelay != 3*time.Second || c.CredentialsDelay != time.Second || c.OrderWindow != 10*time.Minute ||
-				c.FailRate != 0 || c.AllowHTTPWebhooks || c.RateLimitScale != 1 {
+				c.WorkLease != time.Minute || c.FailRate != 0 || c.AllowHTTPWebhooks || c.RateLimitScale != 1 {
 				t.Fatalf("got %+v", o)
 			}
 		}},
 		{name: "every flag", args: []string{"--listen", "0.0.0.0:9000", "--alt-listen", "127.0.0.1:9001", "--db", "/tmp/x.db",
 			"--deploy-delay", "50ms", "--credentials-delay", "0s", "--order-window", "2m", "--fail-rate", "0.25",
-			"--allow-http-webhooks", "--rate-limit-scale", "1000"},
+			"--allow-http-webhooks", "--rate-limit-scale", "1000", "--work-lease", "5s"},
 			check: func(t *testing.T, o serveOptions) {
 				c := o.Config
 				if o.Listen != "0.0.0.0:9000" || o.AltListen != "127.0.0.1:9001" || c.DB != "/tmp/x.db" ||
 					c.DeployDelay != 50*time.Millisecond || c.CredentialsDelay != 0 || c.OrderWindow != 2*time.Minute ||
-					c.FailRate != 0.25 || !c.AllowHTTPWebhooks || c.RateLimitScale != 1000 {
+					c.FailRate != 0.25 || !c.AllowHTTPWebhooks || c.RateLimitScale != 1000 || c.WorkLease != 5*time.Second {
 					t.Fatalf("got %+v", o)
 				}
 			}},
@@ -73,6 +73,7 @@ func TestParseServe(t *testing.T) {
 		{name: "negative scale", args: []string{"--rate-limit-scale", "-1"}, wantErr: "rate-limit-scale"},
 		{name: "empty listen", args: []string{"--listen", ""}, wantErr: "listen"},
 		{name: "bad duration", args: []string{"--order-window", "soon"}, wantErr: "order-window"},
+		{name: "work lease under a second", args: []string{"--work-lease", "500ms"}, wantErr: "work-lease"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,7 +40,10 @@ func TestCrashSafety(t *testing.T) {
 	bin := buildResellerd(t)
 	db := filepath.Join(t.TempDir(), "crash.db")
 	key := createCrashAccount(t, db)
-	flags := []string{"--deploy-delay", "100ms", "--credentials-delay", "50ms", "--rate-limit-scale", "0", "--order-window", "1m"}
+	// A short work lease: the orders a killed process had claimed are taken over after 3 s rather
+	// than the default minute, which waitSettled would otherwise spend waiting.
+	flags := []string{"--deploy-delay", "100ms", "--credentials-delay", "50ms", "--rate-limit-scale", "0", "--order-window", "1m",
+		"--work-lease", "3s"}
 
 	var answered, lastRound []crashOrder // the orders answered 201 so far, and in the last round
 	topUps := 0
@@ -271,8 +274,7 @@ func (c *crashClient) replay(t *testing.T, answered []crashOrder) {
 }
 
 // waitSettled waits until no order is pending, nothing is reserved and no snapshot is creating.
-// An order the killed process had claimed waits for its one-minute lease to expire, so this
-// takes about a minute.
+// An order the killed process had claimed waits for its lease (--work-lease) to expire first.
 func (c *crashClient) waitSettled(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)

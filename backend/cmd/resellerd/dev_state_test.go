@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
 
@@ -30,8 +31,8 @@ func TestDevStateAcrossRestart(t *testing.T) {
 	d.call(t, "POST", "/_dev/checkpoints", "", `{"name": "kept-in-tmp"}`).want(t, 200, "")
 	p.terminate(t)
 
-	if id, err := sqlstore.SQLiteApplicationID(state); err != nil || id != devApplicationID {
-		t.Fatalf("state file application_id %#x (%v), want the dev marker %#x", id, err, devApplicationID)
+	if id, err := sqlstore.SQLiteApplicationID(state); err != nil || id != devserver.ApplicationID {
+		t.Fatalf("state file application_id %#x (%v), want the dev marker %#x", id, err, devserver.ApplicationID)
 	}
 	if fi, err := os.Stat(state); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("state file mode %v (%v), want 0600: it holds the keys", fi.Mode(), err)
@@ -101,7 +102,7 @@ func TestDevStateRefusesOtherFiles(t *testing.T) {
 	}
 	writeFile(t, notes, "someone's notes\n")
 	devDB := filepath.Join(dir, "devdb", "dev.db")
-	if err := createDevDB(t.Context(), devDB); err != nil {
+	if err := devserver.CreateDevDB(t.Context(), devDB); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ name, path, why string }{
@@ -125,50 +126,5 @@ func TestDevStateRefusesOtherFiles(t *testing.T) {
 		if !bytes.Equal(before.content, after.content) || !before.modTime.Equal(after.modTime) || !slices.Equal(before.dir, after.dir) {
 			t.Fatalf("%s: the refused file changed: %v -> %v", tt.name, before.dir, after.dir)
 		}
-	}
-}
-
-// TestReplaceFileAtomic: the state file is replaced by renaming a complete temporary file over
-// it, never rewritten in place: a hard link to the old file keeps the old bytes, and a write that
-// fails halfway leaves the old file whole and no temporary file behind.
-func TestReplaceFileAtomic(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	path, old := filepath.Join(dir, "reseller.state"), filepath.Join(dir, "old-link")
-	writeFile(t, path, "old complete state")
-	if err := os.Link(path, old); err != nil {
-		t.Fatal(err)
-	}
-	failing := func(tmp string) error {
-		if err := os.WriteFile(tmp, []byte("half a"), 0o600); err != nil {
-			return err
-		}
-		return errors.New("disk full")
-	}
-	if err := replaceFileAtomic(path, failing); err == nil {
-		t.Fatal("a failed write reported success")
-	}
-	if b, _ := os.ReadFile(path); string(b) != "old complete state" {
-		t.Fatalf("after a failed write the file holds %q, want the old state whole", b)
-	}
-	if names := dirNames(t, dir); !slices.Equal(names, []string{"old-link", "reseller.state"}) {
-		t.Fatalf("after a failed write the directory holds %v", names)
-	}
-
-	err := replaceFileAtomic(path, func(tmp string) error { return os.WriteFile(tmp, []byte("new complete state"), 0o600) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != "new complete state" {
-		t.Fatalf("the file holds %q after the write", b)
-	}
-	if b, _ := os.ReadFile(old); string(b) != "old complete state" {
-		t.Fatalf("the old file's link holds %q: the file was rewritten in place, not renamed over", b)
-	}
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("state file mode %v (%v), want 0600: it holds keys", fi.Mode(), err)
-	}
-	if names := dirNames(t, dir); !slices.Equal(names, []string{"old-link", "reseller.state"}) {
-		t.Fatalf("after the write the directory holds %v", names)
 	}
 }

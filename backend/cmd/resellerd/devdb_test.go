@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 )
 
 // fileState is what a refused command must leave as it was: the bytes and modification time of
@@ -106,8 +108,8 @@ func TestDevDBOnANewPathThenAgain(t *testing.T) {
 				d := startDevInProcess(t, "--db", path, "--deploy-delay", "0s")
 				d.deployed(t)
 				firstKey = d.key
-				if kind, err := devDBKind(path); err != nil || kind != dbDev {
-					t.Fatalf("the new database reads as kind %d (%v), want dbDev", kind, err)
+				if !devserver.IsDevDB(path) {
+					t.Fatalf("the new database does not read as a dev database")
 				}
 			})
 			d := startDevInProcess(t, "--db", path)
@@ -151,7 +153,7 @@ func TestDevResetRefusesAnUnmarkedDatabase(t *testing.T) {
 	if len(list) != 1 {
 		t.Fatalf("%d instances after the refused reset, want the 1 there was", len(list))
 	}
-	writeApplicationID(t, path, devApplicationID)
+	writeApplicationID(t, path, devserver.ApplicationID)
 	d.call(t, "POST", "/_dev/reset", "", "").want(t, 200, "")
 	d.call(t, "GET", "/api/v1/instances", d.key, "").want(t, 200, "").into(t, &list)
 	if len(list) != 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 	"os"
 	"testing"
 
@@ -33,9 +34,9 @@ func TestDevMachinesRefuseCheckpoints(t *testing.T) {
 	d := startDevInProcess(t, "--deploy-delay", "0s", "--credentials-delay", "0s", "--machines", "sandbox",
 		"--machines-cidr", "198.19.50.0/24")
 	_, id := d.deployed(t)
-	d.call(t, "POST", "/_dev/checkpoints", "", `{"name": "before"}`).want(t, 409, codeMachinesUnsupported)
+	d.call(t, "POST", "/_dev/checkpoints", "", `{"name": "before"}`).want(t, 409, devserver.CodeMachinesUnsupported)
 	d.call(t, "POST", "/_dev/checkpoints/before/restore", "", "").want(t, 404, "not_found") // none was saved
-	d.call(t, "POST", "/_dev/reset", "", "").want(t, 409, codeMachinesUnsupported)
+	d.call(t, "POST", "/_dev/reset", "", "").want(t, 409, devserver.CodeMachinesUnsupported)
 	if status := d.instanceStatus(t, d.key, id); status != "online" {
 		t.Fatalf("instance %d is %q after the refusals, want online", id, status)
 	}

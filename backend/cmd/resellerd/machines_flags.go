@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -67,21 +66,4 @@ func checkMachines(command string, c server.Config) error {
 		return fmt.Errorf("%w: %s: --machines %s: %w", errUsage, command, server.MachinesSandbox, err)
 	}
 	return nil
-}
-
-// codeMachinesUnsupported is the code of the 409 answer dev gives a checkpoint, a restore or a
-// reset under --machines sandbox.
-const codeMachinesUnsupported = "machines_unsupported"
-
-// machinesUnsupported says why dev refuses them.
-const machinesUnsupported = "the machines' disks do not follow the database into a saved copy and back, " +
-	"so it would leave the two in disagreement; run dev with --machines sim for checkpoints, resets and --state"
-
-// refuseWithMachines is 409 machines_unsupported for what under --machines sandbox, nil
-// otherwise.
-func (b *devBackend) refuseWithMachines(what string) error {
-	if !b.cfg.Machines.Sandbox() {
-		return nil
-	}
-	return service.Conflict(codeMachinesUnsupported, "%s is not possible with --machines sandbox: %s", what, machinesUnsupported)
 }

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
@@ -41,7 +42,7 @@ func addSecretsFlag(fs *flag.FlagSet, c *server.Config, def server.Config) {
 func warnPlainSecrets(logger *slog.Logger, c server.Config) {
 	if c.SecretsKeyFile == "" {
 		logger.Warn("no --secrets-key-file: webhook signing secrets, root passwords and app inputs are stored as plain text " +
-			"in the database and in every backup of it; see backend/README.md, Sharing resellerd safely")
+			"in the database and in every backup of it; see backend/docs/sharing-safely.md")
 	}
 }
 
@@ -72,15 +73,13 @@ func checkKeyFile(logger *slog.Logger, o serveOptions) error {
 
 // devKeyOnDevDB has serve (and seed) open a database resellerd dev created with dev's built-in
 // key when given no key file, as dev encrypted its secrets with it: serve on a dev database
-// (which it warns about, warnIfDevDB) keeps working as it did before secrets were encrypted.
+// (which it warns about, devserver.WarnIfDevDB) keeps working as it did before secrets were encrypted.
 func devKeyOnDevDB(c *server.Config) {
 	if c.SecretsKeyFile != "" {
 		return
 	}
-	if path, ok := sqlitePath(c.DB); ok {
-		if kind, err := devDBKind(path); err == nil && kind == dbDev {
-			c.DevSecrets = true
-		}
+	if path, ok := devserver.SQLitePath(c.DB); ok && devserver.IsDevDB(path) {
+		c.DevSecrets = true
 	}
 }
 

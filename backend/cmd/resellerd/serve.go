@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -10,12 +9,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/httpserve"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
-
-// shutdownGrace bounds how long in-flight requests may finish after a stop signal: longer than
-// the slowest request, a webhook test ping waiting 15 seconds for its receiver.
-const shutdownGrace = 20 * time.Second
 
 // defaultDB is where the SQLite database lives unless --db says otherwise.
 const defaultDB = "./data/reseller.db"
@@ -52,7 +49,7 @@ var serveDefaults = serveOptions{
 	Listen: "127.0.0.1:8080",
 	Config: server.Config{
 		DB: defaultDB, DeployDelay: 3 * time.Second, CredentialsDelay: time.Second,
-		OrderWindow: 10 * time.Minute, RateLimitScale: 1, RetainEvents: 168 * time.Hour,
+		OrderWindow: 10 * time.Minute, WorkLease: time.Minute, RateLimitScale: 1, RetainEvents: 168 * time.Hour,
 		Machines: defaultMachines,
 	},
 	Log: defaultLog,
@@ -67,6 +64,7 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	fs.DurationVar(&o.Config.DeployDelay, "deploy-delay", def.Config.DeployDelay, "time the simulated datacenter takes to build a server, and to make a snapshot image")
 	fs.DurationVar(&o.Config.CredentialsDelay, "credentials-delay", def.Config.CredentialsDelay, "time credentials stay pending after a build; also the length of reboots, rebuilds, resizes, snapshot restores and each app install stage")
 	fs.DurationVar(&o.Config.OrderWindow, "order-window", def.Config.OrderWindow, "time after which a pending order times out")
+	fs.DurationVar(&o.Config.WorkLease, "work-lease", def.Config.WorkLease, "time a worker holds claimed work (orders, app installs, deliveries) before another may take it over: what a crashed process had claimed waits this long")
 	fs.Float64Var(&o.Config.FailRate, "fail-rate", def.Config.FailRate, "share of simulated builds that never finish (orders time out), of snapshot images that fail and of datacenter operations that fail with 502, 0 to 1")
 	fs.Float64Var(&o.Config.RateLimitScale, "rate-limit-scale", def.Config.RateLimitScale, "multiplies every rate limit; 0 disables them")
 	fs.StringVar(&o.Pprof, "pprof", def.Pprof, "loopback address serving net/http/pprof (profiling; off when empty)")
@@ -88,6 +86,8 @@ func (o serveOptions) validate() error {
 		return fmt.Errorf("%w: serve: --rate-limit-scale must not be negative", errUsage)
 	case c.DeployDelay < 0 || c.CredentialsDelay < 0 || c.OrderWindow <= 0:
 		return fmt.Errorf("%w: serve: delays must not be negative and --order-window must be positive", errUsage)
+	case c.WorkLease < time.Second:
+		return fmt.Errorf("%w: serve: --work-lease must be at least 1s", errUsage)
 	}
 	if _, _, err := server.ParseDB(c.DB); err != nil {
 		return fmt.Errorf("%w: serve: %w", errUsage, err)
@@ -118,7 +118,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	if err := checkMachines("serve", o.Config); err != nil {
 		return err // before opening the database
 	}
-	warnIfDevDB(logger, o.Config.DB)
+	devserver.WarnIfDevDB(logger, o.Config.DB)
 	devKeyOnDevDB(&o.Config)
 	srv, err := server.New(ctx, o.Config)
 	if err != nil {
@@ -130,86 +130,38 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 }
 
 // serveHandler serves h on --listen (and --alt-listen), with --pprof and metrics on
-// --metrics-listen, until ctx ends, then shuts down gracefully. `resellerd dev` serves its own
-// handler through it.
+// --metrics-listen, until ctx ends, then shuts down gracefully (backend/internal/httpserve).
+// `resellerd dev` serves its own handler through it.
 func serveHandler(ctx context.Context, o serveOptions, h, metrics http.Handler, logger *slog.Logger, ready func([]net.Addr)) error {
 	tlsConfig, err := o.tlsConfig()
 	if err != nil {
 		return err
 	}
-	if o.Pprof != "" {
-		if err := startPprof(ctx, o.Pprof); err != nil {
-			return err
-		}
-	}
-
-	listeners, err := listen(ctx, o.Listen, o.AltListen)
-	if err != nil {
+	if err := checkPprof(o.Pprof); err != nil {
 		return err
 	}
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		// "OPTIONS *" reaches the handler, which answers it in the envelope, instead of
-		// net/http's bare 200.
-		DisableGeneralOptionsHandler: true,
-		TLSConfig:                    tlsConfig,
-	}
-	errs := make(chan error, len(listeners))
-	addrs := make([]net.Addr, 0, len(listeners))
-	for _, ln := range listeners {
-		addrs = append(addrs, ln.Addr())
-		logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("tls", tlsConfig != nil),
-			slog.String("db", server.RedactDB(o.Config.DB)))
-		go func() { errs <- serveOn(hs, ln, tlsConfig != nil) }()
-	}
-	if o.MetricsListen != "" {
-		metricsAddr, err := startMetrics(ctx, o.MetricsListen, metrics, h, tlsConfig, logger)
-		if err != nil {
-			_ = hs.Close()
-			return err
-		}
-		addrs = append(addrs, metricsAddr)
-	}
-	if ready != nil {
-		ready(addrs)
-	}
+	return httpserve.Serve(ctx, httpserve.Config{Listen: o.Listen, AltListen: o.AltListen, Pprof: o.Pprof,
+		MetricsListen: o.MetricsListen, TLS: tlsConfig, DB: server.RedactDB(o.Config.DB)}, h, metrics, logger, ready)
+}
 
-	select {
-	case <-ctx.Done():
-		logger.Info("shutting down")
-	case err := <-errs:
-		_ = hs.Close()
-		return fmt.Errorf("serve: %w", err)
+// checkPprof refuses a --pprof that is not a loopback address: profiles show the process's
+// internals.
+func checkPprof(addr string) error {
+	if addr == "" {
+		return nil
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-	defer cancel()
-	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: shutdown: %w", err)
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%w: serve: --pprof: %w", errUsage, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%w: serve: --pprof must be a loopback address, not %q", errUsage, addr)
 	}
 	return nil
 }
 
-// listen opens every non-empty address, closing those already open if one fails.
-func listen(ctx context.Context, addrs ...string) ([]net.Listener, error) {
-	var lc net.ListenConfig
-	var out []net.Listener
-	for _, a := range addrs {
-		if a == "" {
-			continue
-		}
-		ln, err := lc.Listen(ctx, "tcp", a)
-		if err != nil {
-			for _, l := range out {
-				_ = l.Close()
-			}
-			return nil, fmt.Errorf("serve: %w", err)
-		}
-		out = append(out, ln)
-	}
-	return out, nil
+// addMetricsFlags registers --metrics-listen on fs.
+func addMetricsFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
+	fs.StringVar(&o.MetricsListen, "metrics-listen", def.MetricsListen,
+		"address serving Prometheus /metrics (and /livez, /readyz), apart from the API; off when empty")
 }

@@ -4,8 +4,8 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/httpserve"
 )
 
 // addTLSFlags registers --tls-cert and --tls-key: with both, every listener serves HTTPS.
@@ -22,26 +22,8 @@ func (o serveOptions) validateTLS() error {
 	return nil
 }
 
-// tlsConfig is the TLS configuration of the listeners, nil for plain HTTP. The certificate is
-// read once, at start, so a missing or unreadable file stops serve at once. TLS 1.2 is the
-// minimum: older versions have known weaknesses, and every client the API has speaks 1.2.
+// tlsConfig is the TLS configuration of the listeners, nil for plain HTTP
+// (httpserve.TLSConfig).
 func (o serveOptions) tlsConfig() (*tls.Config, error) {
-	if o.TLSCert == "" {
-		return nil, nil
-	}
-	cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
-	if err != nil {
-		return nil, fmt.Errorf("serve: --tls-cert/--tls-key: %w", err)
-	}
-	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
-}
-
-// serveOn serves hs on ln: HTTPS with hs.TLSConfig when useTLS, plain HTTP otherwise. The
-// choice is the caller's, made before any listener serves: net/http's HTTP/2 set-up gives a
-// plain server a TLSConfig of its own on the first Serve, so hs.TLSConfig cannot tell.
-func serveOn(hs *http.Server, ln net.Listener, useTLS bool) error {
-	if useTLS {
-		return hs.ServeTLS(ln, "", "")
-	}
-	return hs.Serve(ln)
+	return httpserve.TLSConfig(o.TLSCert, o.TLSKey)
 }

@@ -76,64 +76,75 @@ func newHandler(cfg Config) *handler {
 	}
 }
 
-// Per-minute rate limits of the routes (spec: Limits; README: choices table).
-const (
-	catalogueLimit = 120
-	accountLimit   = 60 // every other read route
-	orderLimit     = 10 // POST /instances
-	actionLimit    = 30 // POST /instances/{id}/actions and POST /snapshots/{id}/restore
-	writeLimit     = 30 // PATCH and DELETE of an instance or a snapshot, POST of an instance's apps and snapshots
-	webhookLimit   = 10 // webhook changes (PUT and DELETE together), and test pings
-)
-
-// webhookChanges is the one rate-limit bucket PUT and DELETE /account/webhook share (spec:
-// "webhook changes", 10 per minute per key).
-const webhookChanges = "webhook changes"
-
-// routes registers every endpoint of this version of the API.
+// routes registers every endpoint of this version of the API: the routes of Routes, each with its
+// handler (handlers) and its rate limit, beside the OpenAPI document and the probes.
 func (h *handler) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /openapi.json", h.openAPIDocument)
 	h.probes(mux)
+	handlers := h.handlers()
+	for _, rt := range Routes {
+		fn, ok := handlers[rt.Pattern()]
+		switch {
+		case !ok: // TestEveryRouteHasAHandler fails first
+			continue
+		case rt.Public:
+			h.public(mux, rt.Pattern(), rt.PerMinute, fn.public)
+		default:
+			h.authedIn(mux, rt.Pattern(), rt.bucket(), rt.PerMinute, fn.authed)
+		}
+	}
+}
 
-	h.public(mux, "GET /health", catalogueLimit, h.health)
-	h.authed(mux, "GET /api/dollar", catalogueLimit, h.dollar)
+// routeHandler is the handler of a route: public (no key) or authed.
+type routeHandler struct {
+	public http.HandlerFunc
+	authed authedFunc
+}
 
-	h.authed(mux, "GET /account", accountLimit, h.account)
-	h.authed(mux, "GET /account/balance", accountLimit, h.balance)
-	h.authed(mux, "GET /account/payments", accountLimit, h.payments)
-	h.authed(mux, "GET /account/webhook", accountLimit, h.webhook)
-	h.authedIn(mux, "PUT /account/webhook", webhookChanges, webhookLimit, h.putWebhook)
-	h.authedIn(mux, "DELETE /account/webhook", webhookChanges, webhookLimit, h.deleteWebhook)
-	h.authed(mux, "POST /account/webhook/test", webhookLimit, h.testWebhook)
+// handlers maps each route of Routes ("METHOD /path") to its handler.
+func (h *handler) handlers() map[string]routeHandler {
+	authed := func(fn authedFunc) routeHandler { return routeHandler{authed: fn} }
+	return map[string]routeHandler{
+		"GET /health":     {public: h.health},
+		"GET /api/dollar": authed(h.dollar),
 
-	h.authed(mux, "GET /catalog/servers", catalogueLimit, h.plans)
-	h.authed(mux, "GET /catalog/servers/{server_id}", catalogueLimit, h.plan)
-	h.authed(mux, "GET /datacenters", catalogueLimit, h.datacenters)
-	h.authed(mux, "GET /locations", catalogueLimit, h.locations)
-	h.authed(mux, "GET /catalog/apps", catalogueLimit, h.apps)
-	h.authed(mux, "POST /quote", catalogueLimit, h.quote)
+		"GET /account":               authed(h.account),
+		"GET /account/balance":       authed(h.balance),
+		"GET /account/payments":      authed(h.payments),
+		"GET /account/webhook":       authed(h.webhook),
+		"PUT /account/webhook":       authed(h.putWebhook),
+		"DELETE /account/webhook":    authed(h.deleteWebhook),
+		"POST /account/webhook/test": authed(h.testWebhook),
 
-	h.authed(mux, "GET /orders", accountLimit, h.orders)
-	h.authed(mux, "GET /orders/{order_id}", accountLimit, h.order)
+		"GET /catalog/servers":             authed(h.plans),
+		"GET /catalog/servers/{server_id}": authed(h.plan),
+		"GET /datacenters":                 authed(h.datacenters),
+		"GET /locations":                   authed(h.locations),
+		"GET /catalog/apps":                authed(h.apps),
+		"POST /quote":                      authed(h.quote),
 
-	h.authed(mux, "GET /instances", accountLimit, h.instances)
-	h.authed(mux, "POST /instances", orderLimit, h.createInstance)
-	h.authed(mux, "GET /instances/{instance_id}", accountLimit, h.instance)
-	h.authed(mux, "PATCH /instances/{instance_id}", writeLimit, h.updateInstance)
-	h.authed(mux, "DELETE /instances/{instance_id}", writeLimit, h.cancelInstance)
-	h.authed(mux, "POST /instances/{instance_id}/actions", actionLimit, h.action)
-	h.authed(mux, "GET /instances/{instance_id}/resize-options", accountLimit, h.resizeOptions)
-	h.authed(mux, "GET /instances/{instance_id}/traffic", accountLimit, h.traffic)
-	h.authed(mux, "GET /instances/{instance_id}/apps", accountLimit, h.instanceApps)
-	h.authed(mux, "POST /instances/{instance_id}/apps", writeLimit, h.installApps)
-	h.authed(mux, "GET /instances/{instance_id}/snapshots", accountLimit, h.instanceSnapshots)
-	h.authed(mux, "POST /instances/{instance_id}/snapshots", writeLimit, h.createSnapshot)
+		"GET /orders":            authed(h.orders),
+		"GET /orders/{order_id}": authed(h.order),
 
-	h.authed(mux, "GET /snapshots", accountLimit, h.snapshots)
-	h.authed(mux, "GET /snapshots/{snapshot_id}", accountLimit, h.snapshot)
-	h.authed(mux, "PATCH /snapshots/{snapshot_id}", writeLimit, h.updateSnapshot)
-	h.authed(mux, "DELETE /snapshots/{snapshot_id}", writeLimit, h.deleteSnapshot)
-	h.authed(mux, "POST /snapshots/{snapshot_id}/restore", actionLimit, h.restoreSnapshot)
+		"GET /instances":                              authed(h.instances),
+		"POST /instances":                             authed(h.createInstance),
+		"GET /instances/{instance_id}":                authed(h.instance),
+		"PATCH /instances/{instance_id}":              authed(h.updateInstance),
+		"DELETE /instances/{instance_id}":             authed(h.cancelInstance),
+		"POST /instances/{instance_id}/actions":       authed(h.action),
+		"GET /instances/{instance_id}/resize-options": authed(h.resizeOptions),
+		"GET /instances/{instance_id}/traffic":        authed(h.traffic),
+		"GET /instances/{instance_id}/apps":           authed(h.instanceApps),
+		"POST /instances/{instance_id}/apps":          authed(h.installApps),
+		"GET /instances/{instance_id}/snapshots":      authed(h.instanceSnapshots),
+		"POST /instances/{instance_id}/snapshots":     authed(h.createSnapshot),
+
+		"GET /snapshots":                        authed(h.snapshots),
+		"GET /snapshots/{snapshot_id}":          authed(h.snapshot),
+		"PATCH /snapshots/{snapshot_id}":        authed(h.updateSnapshot),
+		"DELETE /snapshots/{snapshot_id}":       authed(h.deleteSnapshot),
+		"POST /snapshots/{snapshot_id}/restore": authed(h.restoreSnapshot),
+	}
 }
 
 // wrap adds the middleware every request passes, outermost first, answers requests no route

@@ -196,3 +196,22 @@ func TestMethodLabelIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryRouteHasAHandler: the handler serves exactly the routes of Routes, the public ones
+// without a key.
+func TestEveryRouteHasAHandler(t *testing.T) {
+	handlers := (&handler{}).handlers()
+	for _, rt := range Routes {
+		fn, ok := handlers[rt.Pattern()]
+		switch {
+		case !ok:
+			t.Errorf("%s has no handler", rt.Pattern())
+		case rt.Public && fn.public == nil, !rt.Public && fn.authed == nil:
+			t.Errorf("%s: public %v, but its handler is the other kind", rt.Pattern(), rt.Public)
+		}
+		delete(handlers, rt.Pattern())
+	}
+	for pattern := range handlers {
+		t.Errorf("%s has a handler but is not in Routes", pattern)
+	}
+}

@@ -141,11 +141,6 @@ func bodyTooLarge(limit int64) *service.Error {
 // authedFunc is a handler of a route that needs an API key; it receives the caller's account.
 type authedFunc func(w http.ResponseWriter, r *http.Request, acct store.Account)
 
-// authed registers a route that needs a key, rate-limited per key and route.
-func (h *handler) authed(mux *http.ServeMux, pattern string, perMinute int, fn authedFunc) {
-	h.authedIn(mux, pattern, prefixed(pattern), perMinute, fn)
-}
-
 // authedIn registers a route that needs a key, rate-limited per key in bucket, which several
 // routes may share.
 func (h *handler) authedIn(mux *http.ServeMux, pattern, bucket string, perMinute int, fn authedFunc) {

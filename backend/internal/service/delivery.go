@@ -68,7 +68,7 @@ func (s *Service) startDue(ctx context.Context) (int, error) {
 				skipped = true
 				continue
 			}
-			ok, err := s.store.ClaimDelivery(ctx, d.ID, now, now.Add(leaseFor))
+			ok, err := s.store.ClaimDelivery(ctx, d.ID, now, now.Add(s.workLease))
 			if err != nil || !ok {
 				s.attempts.give(d.AccountID)
 				if err != nil {

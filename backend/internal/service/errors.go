@@ -38,7 +38,23 @@ const (
 
 	// CodeUnsupportedMediaType answers a request body that is not application/json.
 	CodeUnsupportedMediaType = "unsupported_media_type"
+
+	// CodeDeployRejected is the spec's answer when the datacenter refuses a build outright; the
+	// simulated datacenter never does, so nothing here answers it yet, but clients know it.
+	CodeDeployRejected = "deploy_rejected"
 )
+
+// Codes is every error code of the API: the spec's and the backend's own (backend/docs/choices.md),
+// the one list of them. The OpenAPI document's ErrorCode enum is held equal to it and the
+// provider's client codes to a part of it (backend/internal/api: TestErrorCodes_*).
+var Codes = []string{
+	CodeValidation, CodeUnauthorized, CodeInsufficientBalance, CodeForbidden, CodeNotFound,
+	CodeInstanceLocked, CodeIdempotencyInProgress, CodeCostUnconfirmed, CodeIdempotencyKeyReused,
+	CodeRateLimited, CodeServerError, CodeProviderError, CodeDeployRejected,
+	CodeMethodNotAllowed, CodeServiceUnavailable, CodeUnsupportedMediaType,
+	CodeOrderLimitReached, CodeServerLimitReached, CodeDatacenterUnavailable, CodeIPChangeTooSoon, CodeAppConflict,
+	CodeSnapshotLimitReached, CodeSnapshotUnavailable, CodeSnapshotLocked, CodeRestoreUnsupported,
+}
 
 // Kind is what sort of failure an Error is. The service says what went wrong and the API says
 // how that is answered: package api gives each kind its HTTP status, once, so no status is

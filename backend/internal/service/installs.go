@@ -162,7 +162,7 @@ func (s *Service) InstallAppsDue(ctx context.Context) error {
 // advanceInstall claims one install and moves it one stage.
 func (s *Service) advanceInstall(ctx context.Context, a store.AppInstall) error {
 	now := s.now()
-	ok, err := s.store.ClaimAppInstall(ctx, a.ID, now, now.Add(leaseFor))
+	ok, err := s.store.ClaimAppInstall(ctx, a.ID, now, now.Add(s.workLease))
 	if err != nil || !ok {
 		return err
 	}

@@ -53,7 +53,7 @@ func TestInstallInputsDroppedWhenFinished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	newServer := func() store.Instance {
+	newInstance := func() store.Instance {
 		t.Helper()
 		o, _, err := st.PlaceOrder(ctx, store.Order{AccountID: a.ID, CreatedAt: clock.Now(), PlanID: 101, TemplateID: 1}, nil)
 		if err != nil {
@@ -68,7 +68,7 @@ func TestInstallInputsDroppedWhenFinished(t *testing.T) {
 		}
 		return in
 	}
-	installed, canceled := newServer(), newServer()
+	installed, canceled := newInstance(), newInstance()
 	const input = "app-Input-Pa55word"
 	for _, in := range []store.Instance{installed, canceled} {
 		if _, err := svc.InstallApps(ctx, a, in.ID, []string{"mysql"}, map[string]map[string]string{"mysql": {"ROOT_PASSWORD": input}}); err != nil {

@@ -251,7 +251,7 @@ func (s *Service) orderViews(ctx context.Context, accountID int64, orders []stor
 			ids = append(ids, o.InstanceID)
 		}
 	}
-	instances, installs, err := s.store.OrderServers(ctx, accountID, ids)
+	instances, installs, err := s.store.OrderInstances(ctx, accountID, ids)
 	if err != nil {
 		return nil, Internal(fmt.Errorf("service: servers of orders: %w", err))
 	}

@@ -11,9 +11,10 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-// leaseFor bounds how long a worker may hold claimed work. A worker that dies holding a lease
-// only delays the work by this much: another takes it over once the lease has passed.
-const leaseFor = time.Minute
+// DefaultWorkLease bounds how long a worker may hold claimed work (Config.WorkLease). A worker
+// that dies holding a lease only delays the work by this much: another takes it over once the
+// lease has passed.
+const DefaultWorkLease = time.Minute
 
 // workBatch is how many items a worker takes from the store at once.
 const workBatch = 100

@@ -135,7 +135,7 @@ func (s *Service) claimOrders(ctx context.Context, due []store.Order, now time.T
 	var ids []int64
 	err := s.store.WithTx(ctx, func(tx store.Tx) error {
 		var err error
-		ids, err = tx.ClaimOrders(ctx, keys, now, now.Add(leaseFor))
+		ids, err = tx.ClaimOrders(ctx, keys, now, now.Add(s.workLease))
 		return err
 	})
 	if err != nil {

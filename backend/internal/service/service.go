@@ -6,6 +6,7 @@
 package service
 
 import (
+	"cmp"
 	"crypto/rand"
 	"io"
 	"log/slog"
@@ -15,8 +16,8 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/delivery"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook"
 )
 
 // Clock tells the time; tests inject one they can move.
@@ -36,11 +37,14 @@ type Config struct {
 	OrderWindow time.Duration
 	// AppStepDelay is how long each stage of an app install (preparing, running) takes.
 	AppStepDelay time.Duration
+	// WorkLease is how long a worker may hold claimed work (orders, installs, deliveries) before
+	// another may take it over; 0 is DefaultWorkLease.
+	WorkLease time.Duration
 	// AllowHTTPWebhooks accepts http:// webhook URLs on loopback hosts (tests); HTTPS only
 	// otherwise.
 	AllowHTTPWebhooks bool
 	// WebhookAllow are internal address ranges webhooks may reach all the same (an
-	// on-premises receiver); every other internal address is refused (see webhook.Targets).
+	// on-premises receiver); every other internal address is refused (see delivery.Targets).
 	WebhookAllow []netip.Prefix
 	// WebhookResolver resolves the webhook hosts when they are dialled; nil is the system's.
 	// Tests pass one whose answers they control.
@@ -50,7 +54,7 @@ type Config struct {
 	EventRetention time.Duration
 	// Sender makes webhook delivery attempts; nil sends them over HTTP to the addresses the
 	// webhook rule permits.
-	Sender webhook.Sender
+	Sender delivery.Sender
 	// OnDelivery is told the outcome of every recorded webhook delivery attempt (see
 	// deliveryOutcome), for the metrics; nil: nobody.
 	OnDelivery func(outcome string)
@@ -80,14 +84,15 @@ type Service struct {
 	keyHash        func(digest []byte) ([]byte, error)                // Config.KeyHash; nil: the digest
 	keyTag         func(accountID int64, hash []byte) ([]byte, error) // Config.KeyTag; nil: none
 	orderWindow    time.Duration
+	workLease      time.Duration
 	appStepDelay   time.Duration
 	inflight       *inflight
 	purge          *purger
 	retention      *purger // when rows past their retention were last purged (retention.go)
 	eventRetention time.Duration
 	allowHTTP      bool
-	targets        webhook.Targets // where webhooks may point, checked at registration and when dialled
-	sender         webhook.Sender
+	targets        delivery.Targets // where webhooks may point, checked at registration and when dialled
+	sender         delivery.Sender
 	onDelivery     func(outcome string)
 	observer       DeliveryObserver
 	pings          chan struct{} // a slot per test ping in flight (see TestWebhook)
@@ -100,12 +105,12 @@ func New(cfg Config) *Service {
 	if cfg.OrderWindow <= 0 {
 		cfg.OrderWindow = DefaultOrderWindow
 	}
-	targets := webhook.Targets{AllowLoopback: cfg.AllowHTTPWebhooks, Allow: cfg.WebhookAllow}
+	targets := delivery.Targets{AllowLoopback: cfg.AllowHTTPWebhooks, Allow: cfg.WebhookAllow}
 	if cfg.EventRetention <= 0 {
 		cfg.EventRetention = DefaultEventRetention
 	}
 	if cfg.Sender == nil {
-		cfg.Sender = webhook.NewHTTPSender(targets, cfg.WebhookResolver)
+		cfg.Sender = delivery.NewHTTPSender(targets, cfg.WebhookResolver)
 	}
 	if cfg.OnDelivery == nil {
 		cfg.OnDelivery = func(string) {}
@@ -113,7 +118,8 @@ func New(cfg Config) *Service {
 	return &Service{
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
 		random: rand.Reader, keyHash: cfg.KeyHash, keyTag: cfg.KeyTag, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
-		inflight: newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
+		workLease: cmp.Or(cfg.WorkLease, DefaultWorkLease),
+		inflight:  newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
 		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(), onDelivery: cfg.OnDelivery, observer: cfg.DeliveryObserver,
 		lanes: min(max(cfg.ProvisionLanes, 1), MaxProvisionLanes),
 	}

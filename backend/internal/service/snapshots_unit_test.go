@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/delivery"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook"
 )
 
 func TestSnapshotHourly(t *testing.T) {
@@ -94,7 +94,7 @@ func TestCheckWebhookURL(t *testing.T) {
 		{"mailto:a@example.com", false, false},
 	}
 	for _, tt := range tests {
-		s := &Service{allowHTTP: tt.allowHTTP, targets: webhook.Targets{AllowLoopback: tt.allowHTTP}}
+		s := &Service{allowHTTP: tt.allowHTTP, targets: delivery.Targets{AllowLoopback: tt.allowHTTP}}
 		if err := s.checkWebhookURL(tt.url); (err == nil) != tt.ok {
 			t.Errorf("checkWebhookURL(%q, %v) = %v, want ok %v", tt.url, tt.allowHTTP, err, tt.ok)
 		}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/delivery"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook"
 	webhookrule "github.com/reseller/terraform-provider-reseller/webhook"
 )
 
@@ -96,7 +96,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, acct store.Account) (Webhoo
 
 // checkWebhookURL applies the webhook URL rule of the public webhook package (https://, and with
 // allowHTTP http:// on a loopback host), then refuses a host that is a literal internal address
-// or localhost (webhook.Targets), as a validation_error naming url. A name is checked when it
+// or localhost (delivery.Targets), as a validation_error naming url. A name is checked when it
 // is dialled, for every address it resolves to.
 func (s *Service) checkWebhookURL(raw string) error {
 	if err := webhookrule.CheckURL(raw, s.allowHTTP); err != nil {
@@ -160,18 +160,18 @@ func (s *Service) TestWebhook(ctx context.Context, acct store.Account) (PingResu
 // 2xx, otherwise still pending (the caller decides whether it is retried).
 func (s *Service) attemptOnce(ctx context.Context, w store.Webhook, d store.Delivery) store.Delivery {
 	at, started := s.now(), time.Now()
-	status, err := s.sender.Send(ctx, webhook.Message{URL: w.URL, Secret: w.Secret, Event: d.Event, DeliveryID: d.ID,
+	status, err := s.sender.Send(ctx, delivery.Message{URL: w.URL, Secret: w.Secret, Event: d.Event, DeliveryID: d.ID,
 		Body: d.Body, At: at})
 	s.observeAttempt(w, d, at, time.Since(started), status, err)
 	d.Attempts++
 	d.LastStatus, d.LastError = status, ""
 	switch {
-	case errors.Is(err, webhook.ErrRefusedTarget):
+	case errors.Is(err, delivery.ErrRefusedTarget):
 		s.logRefusedTarget(ctx, d, w.URL)
 		d.LastError = deliveryError(err, w.URL)
 	case err != nil:
 		d.LastError = deliveryError(err, w.URL)
-	case webhook.Delivered(status):
+	case delivery.Delivered(status):
 		d.Status, d.FinishedAt = store.DeliveryDelivered, at
 	default:
 		d.LastError = fmt.Sprintf("the endpoint answered %d", status)
@@ -218,5 +218,5 @@ func (s *Service) logRefusedTarget(ctx context.Context, d store.Delivery, rawURL
 		host = u.Host
 	}
 	s.log.WarnContext(ctx, "webhook target refused", slog.Int64("account_id", d.AccountID),
-		slog.String("delivery_id", d.ID), slog.String("host", host), slog.String("reason", webhook.ErrRefusedTarget.Error()))
+		slog.String("delivery_id", d.ID), slog.String("host", host), slog.String("reason", delivery.ErrRefusedTarget.Error()))
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/delivery"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/webhook"
 )
 
 type fixedClock time.Time
@@ -25,19 +25,19 @@ func TestDeliveryErrorHidesTheURLsQuery(t *testing.T) {
 	for name, loopback := range map[string]bool{"connection refused": true, "target refused": false} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			checkDeliveryError(t, webhook.Targets{AllowLoopback: loopback})
+			checkDeliveryError(t, delivery.Targets{AllowLoopback: loopback})
 		})
 	}
 }
 
-func checkDeliveryError(t *testing.T, targets webhook.Targets) {
+func checkDeliveryError(t *testing.T, targets delivery.Targets) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
 	_ = l.Close() // nobody listens there now: the attempt is refused
-	s := &Service{clock: fixedClock(time.Now()), sender: webhook.NewHTTPSender(targets, nil), log: slog.New(slog.DiscardHandler)}
+	s := &Service{clock: fixedClock(time.Now()), sender: delivery.NewHTTPSender(targets, nil), log: slog.New(slog.DiscardHandler)}
 	hook := store.Webhook{AccountID: 1, URL: "http://alice:pw-1@" + addr + "/hooks/in?token=tok-1#frag-1", Secret: "whsec"}
 	d := s.attemptOnce(context.Background(), hook, store.Delivery{ID: "d-1", AccountID: 1, Event: "test", Body: []byte(`{}`)})
 	if d.LastError == "" {

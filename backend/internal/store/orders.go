@@ -73,10 +73,10 @@ type OrderQueries interface {
 	// pending or finished after since, newest first: a caller reads a long list in chunks,
 	// passing the last id it got.
 	RecentOrders(ctx context.Context, accountID int64, since time.Time, beforeID int64, limit int) ([]Order, error)
-	// OrderServers returns the account's instances of ids (by id) and their app installs (by
+	// OrderInstances returns the account's instances of ids (by id) and their app installs (by
 	// instance, in position order), in two queries, none for no ids: GET /orders reads a chunk
 	// of orders with their servers in three queries, not two more per deployed order.
-	OrderServers(ctx context.Context, accountID int64, ids []int64) (map[int64]Instance, map[int64][]AppInstall, error)
+	OrderInstances(ctx context.Context, accountID int64, ids []int64) (map[int64]Instance, map[int64][]AppInstall, error)
 	// DueOrders lists up to limit pending orders no worker holds a lease on at now, oldest first.
 	DueOrders(ctx context.Context, now time.Time, limit int) ([]Order, error)
 	// FinishOrder moves a pending order to status and drops its app inputs (a deployed order's

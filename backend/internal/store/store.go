@@ -1,6 +1,7 @@
 // Package store defines what the service needs from persistence, independent of the database.
-// Implementations (sqlite/, postgres/) map their driver errors to ErrNotFound and ErrConflict
-// so the service never sees a driver error it would have to interpret.
+// Its one implementation, sqlstore/, serves both SQLite and PostgreSQL and maps their driver
+// errors to ErrNotFound and ErrConflict, so the service never sees a driver error it would have
+// to interpret.
 package store
 
 import (

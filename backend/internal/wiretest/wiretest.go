@@ -1,5 +1,5 @@
 // Package wiretest holds the JSON bodies of the API as the backend's tests decode them: the
-// answers of the HTTP conformance suite (backend/server) are read into these types, not into
+// answers of the HTTP conformance suite (backend/apitest) are read into these types, not into
 // the provider's client, so the backend's tests depend on nothing outside the backend. Money is
 // float64, as a client sees it; the server's own views (backend/internal/api) write micro-USD.
 //

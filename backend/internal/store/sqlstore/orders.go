@@ -132,7 +132,7 @@ func (q queries) RecentOrders(ctx context.Context, accountID int64, since time.T
 		accountID, beforeID, store.OrderPending, since, limit)
 }
 
-func (q queries) OrderServers(ctx context.Context, accountID int64, ids []int64) (map[int64]store.Instance, map[int64][]store.AppInstall, error) {
+func (q queries) OrderInstances(ctx context.Context, accountID int64, ids []int64) (map[int64]store.Instance, map[int64][]store.AppInstall, error) {
 	byID := map[int64]store.Instance{}
 	byInstance := map[int64][]store.AppInstall{}
 	if len(ids) == 0 {

@@ -22,7 +22,7 @@ func testPlaceOrder(t *testing.T, s store.Store) {
 		name                    string
 		serverLimit, orderLimit int
 		balance                 money.Micros
-		activeServer            bool
+		activeInstance          bool
 		admitted                int
 	}{
 		{"server_limit counts active servers and pending orders", 3, 10, money.USD(100), true, 2},
@@ -31,7 +31,7 @@ func testPlaceOrder(t *testing.T, s store.Store) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := accountWithLimits(t, s, tt.name, tt.serverLimit, tt.orderLimit, tt.balance, tt.activeServer)
+			a := accountWithLimits(t, s, tt.name, tt.serverLimit, tt.orderLimit, tt.balance, tt.activeInstance)
 			admitted := 0
 			for i := range tt.admitted + 2 {
 				if placeAsAdmitted(t, s, store.Order{AccountID: a.ID, Price: price, CreatedAt: base}, i%2 == 1) {
@@ -145,7 +145,7 @@ func placeAsAdmitted(t *testing.T, s store.Store, o store.Order, inTx bool) bool
 
 // accountWithLimits is a new account with the limits and balance given, and one active server
 // if asked.
-func accountWithLimits(t *testing.T, s store.Store, key string, serverLimit, orderLimit int, balance money.Micros, activeServer bool) store.Account {
+func accountWithLimits(t *testing.T, s store.Store, key string, serverLimit, orderLimit int, balance money.Micros, activeInstance bool) store.Account {
 	t.Helper()
 	ctx := context.Background()
 	a, err := s.CreateAccount(ctx, store.NewAccount{
@@ -158,7 +158,7 @@ func accountWithLimits(t *testing.T, s store.Store, key string, serverLimit, ord
 	if _, err := s.AddLedgerEntry(ctx, store.LedgerEntry{AccountID: a.ID, Amount: balance, Kind: "payment", CreatedAt: base}); err != nil {
 		t.Fatal(err)
 	}
-	if activeServer {
+	if activeInstance {
 		o := insertOrder(t, s, store.Order{AccountID: a.ID, Status: store.OrderDeployed, CreatedAt: base})
 		newInstance(t, s, a.ID, o.ID)
 	}

@@ -57,7 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, insert InsertOrder) 
 		{"overview", testOverview},
 		{"low-balance alerts", testLowBalanceAlerts},
 		{"work due", testWorkDue},
-		{"order servers", testOrderServers},
+		{"order instances", testOrderInstances},
 		{"batch orders", testBatchOrders},
 		{"batch deploy", testBatchDeploy},
 		{"audit trail", testAudit},

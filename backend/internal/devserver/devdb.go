@@ -1,0 +1,119 @@
+package devserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
+)
+
+// ApplicationID marks a SQLite database `resellerd dev` created: its PRAGMA application_id,
+// "RSDV" in ASCII. It lives in the file's header, so it is read without opening the database
+// (a file dev refuses is left exactly as it was) and needs no table or migration; a copy of the
+// file keeps it. backend/docs/for-your-tests.md says why it is not a row.
+const ApplicationID uint32 = 0x52534456
+
+// dbKind is what a --db file is to dev.
+type dbKind int
+
+const (
+	dbNew   dbKind = iota // no file, or an empty one: dev creates its database there
+	dbDev                 // a SQLite database dev created
+	dbOther               // anything else: serve's database, another program's file
+)
+
+// devDBKind reads what the file at path is from its header only, so the file keeps its bytes
+// and its modification time whatever the answer.
+func devDBKind(path string) (dbKind, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return dbNew, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if fi.Size() == 0 && !fileExists(path+"-wal") {
+		return dbNew, nil // nothing in it to lose (as `mktemp` leaves it)
+	}
+	id, err := sqlstore.SQLiteApplicationID(path)
+	switch {
+	case errors.Is(err, sqlstore.ErrNotSQLite):
+		return dbOther, nil
+	case err != nil:
+		return 0, err
+	case id == ApplicationID:
+		return dbDev, nil
+	}
+	return dbOther, nil
+}
+
+// IsDevDB reports whether the file at path is a SQLite database dev created, from its header
+// only.
+func IsDevDB(path string) bool {
+	kind, err := devDBKind(path)
+	return err == nil && kind == dbDev
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// checkDevDB refuses a --db that dev did not create, before anything opens it: POST /_dev/reset
+// deletes dev's database, so dev opens only its own (or a new file).
+func checkDevDB(path string) error {
+	kind, err := devDBKind(path)
+	if err != nil {
+		return fmt.Errorf("dev: --db: %w", err)
+	}
+	if kind == dbOther {
+		return fmt.Errorf("%w: dev: --db %s is not a database resellerd dev created (it has no dev marker, "+
+			"PRAGMA application_id %#x); dev opens only its own databases, as POST /_dev/reset deletes them: "+
+			"give a new path, or run serve on this one", ErrUsage, path, ApplicationID)
+	}
+	return nil
+}
+
+// CreateDevDB creates dev's database at path, marked, unless it is already there.
+func CreateDevDB(ctx context.Context, path string) error {
+	kind, err := devDBKind(path)
+	if err != nil || kind != dbNew {
+		return err
+	}
+	if err := sqlstore.CreateSQLite(ctx, path, ApplicationID); err != nil {
+		return fmt.Errorf("dev: %w", err)
+	}
+	return nil
+}
+
+// checkResettable refuses a reset of path unless it is a dev database: the file at --db may
+// have been replaced while dev ran, and reset deletes it. The refusal is the API's 403 forbidden.
+func checkResettable(path string) error {
+	kind, err := devDBKind(path)
+	if err != nil {
+		return fmt.Errorf("dev: reset: %w", err)
+	}
+	if kind != dbDev {
+		return service.Forbidden("reset refused: " + path + " is not marked as a resellerd dev database " +
+			"(was the file replaced while dev ran?); reset deletes only a database dev created, so nothing was changed")
+	}
+	return nil
+}
+
+// WarnIfDevDB logs a warning when serve's --db is a database `resellerd dev` created.
+func WarnIfDevDB(logger *slog.Logger, db string) {
+	path, ok := SQLitePath(db)
+	if !ok {
+		return // dev databases are SQLite files only
+	}
+	if kind, err := devDBKind(path); err == nil && kind == dbDev {
+		logger.Warn("this database is a resellerd dev database (made for tests and demos): "+
+			"dev's POST /_dev/reset deletes it; serve a database of its own for anything to keep",
+			slog.String("db", path))
+	}
+}
