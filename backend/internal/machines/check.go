@@ -15,24 +15,44 @@ import (
 // filters are the host's), the `ip` command (iproute2), `iptables` and `iptables-restore`, `cp`,
 // overlayfs, and for the default image (Options.Image "") a static busybox at /bin/busybox.
 func Check(o Options) error {
+	return checkHost(o, thisHost())
+}
+
+// hostFacts are what Check looks at, gathered apart so tests can describe another host.
+type hostFacts struct {
+	euid     int
+	lookPath func(string) (string, error)
+	busybox  bool // an executable file at Busybox
+	overlay  bool
+}
+
+func thisHost() hostFacts {
+	fi, err := os.Stat(Busybox)
+	return hostFacts{
+		euid:     os.Geteuid(),
+		lookPath: exec.LookPath,
+		busybox:  err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0,
+		overlay:  hasOverlay(),
+	}
+}
+
+func checkHost(o Options, h hostFacts) error {
 	var errs []error
-	if os.Geteuid() != 0 {
+	if h.euid != 0 {
 		errs = append(errs, errors.New("machines: resellerd is not running as root; machines need root for their namespaces, bridge and host-side filters (run it as root, e.g. with sudo)"))
 	}
 	tools := []struct{ name, pkg string }{
 		{"ip", "iproute2"}, {"iptables", "iptables"}, {"iptables-restore", "iptables"}, {"cp", "coreutils"},
 	}
 	for _, t := range tools {
-		if _, err := exec.LookPath(t.name); err != nil {
+		if _, err := h.lookPath(t.name); err != nil {
 			errs = append(errs, fmt.Errorf("machines: no `%s` on PATH (apt-get install %s)", t.name, t.pkg))
 		}
 	}
-	if o.Image == "" {
-		if fi, err := os.Stat(Busybox); err != nil || fi.IsDir() {
-			errs = append(errs, fmt.Errorf("machines: no busybox at %s for the default image (apt-get install busybox-static, or give --machines-image)", Busybox))
-		}
+	if o.Image == "" && !h.busybox {
+		errs = append(errs, fmt.Errorf("machines: no busybox at %s for the default image (apt-get install busybox-static, or give --machines-image)", Busybox))
 	}
-	if !hasOverlay() {
+	if !h.overlay {
 		errs = append(errs, errors.New("machines: the kernel has no overlayfs (modprobe overlay, or a kernel built with CONFIG_OVERLAY_FS)"))
 	}
 	return errors.Join(errs...)

@@ -2,6 +2,7 @@ package machines
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/ssh"
 )
 
 // TestMachineLife walks one machine through every action the datacenter calls, asserting what
@@ -24,7 +27,8 @@ func TestMachineLife(t *testing.T) {
 	moved := netip.MustParseAddr("198.18.200.77")
 	spec := Spec{Ref: "vm-1", Hostname: "web-1", Template: "debian-12", IPv4: ip, Username: "root", Password: "first-pass"}
 	password := spec.Password
-	var pidNS string // the machine's PID namespace, for "nothing left" after Delete
+	var pidNS string   // the machine's PID namespace, for "nothing left" after Delete
+	var hostKey string // the machine's SSH host key, kept by its disk
 
 	steps := []struct {
 		name string
@@ -41,6 +45,7 @@ func TestMachineLife(t *testing.T) {
 				t.Fatal("Running is false after Create")
 			}
 			pidNS = machinePIDNS(t, m, "vm-1")
+			hostKey = sshHostKey(t, ip)
 		}},
 		{"a wrong password is refused", func(t *testing.T) {
 			_, err := sshRun(ip, "wrong", "true")
@@ -131,6 +136,9 @@ func TestMachineLife(t *testing.T) {
 			if out := mustSSH(t, ip, password, "cat /root/note"); out != "kept\n" {
 				t.Fatalf("/root/note after Stop and Start = %q", out)
 			}
+			if k := sshHostKey(t, ip); k != hostKey {
+				t.Fatalf("the host key changed over Stop and Start: %s, was %s", k, hostKey)
+			}
 		}},
 		{"SetPassword changes what SSH takes", func(t *testing.T) {
 			if err := m.SetPassword(ctx, "vm-1", "second-pass"); err != nil {
@@ -194,6 +202,9 @@ func TestMachineLife(t *testing.T) {
 			if out != "NAME=\"alpine-3\"\n" {
 				t.Fatalf("after Rebuild: %q, want no note and the new template", out)
 			}
+			if sshHostKey(t, ip) == hostKey {
+				t.Fatal("the host key survived Rebuild, want a fresh disk's new key")
+			}
 		}},
 		{"Delete leaves nothing", func(t *testing.T) {
 			dir := filepath.Join(m.o.Dir, "machines", "vm-1")
@@ -214,6 +225,26 @@ func TestMachineLife(t *testing.T) {
 			break
 		}
 	}
+}
+
+// sshHostKey is the SSH host key addr presents (its SHA-256 fingerprint).
+func sshHostKey(t *testing.T, addr netip.Addr) string {
+	t.Helper()
+	var key string
+	cfg := &ssh.ClientConfig{
+		User: "root",
+		Auth: []ssh.AuthMethod{ssh.Password("any")},
+		HostKeyCallback: func(_ string, _ net.Addr, k ssh.PublicKey) error {
+			key = ssh.FingerprintSHA256(k)
+			return errors.New("seen")
+		},
+		Timeout: 3 * time.Second,
+	}
+	_, _ = ssh.Dial("tcp", net.JoinHostPort(addr.String(), "22"), cfg)
+	if key == "" {
+		t.Fatalf("no host key from %s", addr)
+	}
+	return key
 }
 
 // sshRunTimeout is sshRun with a dial timeout, for addresses expected to answer nothing.

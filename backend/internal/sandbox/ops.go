@@ -164,11 +164,11 @@ func (d *Datacenter) apply(ctx context.Context, op store.MachineOp) outcomeOf {
 	case opCreate:
 		err = d.create(ctx, ref)
 	case datacenter.PowerOn:
-		err = m.Start(ctx, ref)
+		err = d.booted(ctx, ref, m.Start(ctx, ref))
 	case datacenter.PowerOff:
 		err = m.Stop(ctx, ref)
 	case datacenter.Reboot:
-		err = m.Reboot(ctx, ref)
+		err = d.booted(ctx, ref, m.Reboot(ctx, ref))
 	case opRebuild:
 		err = m.Rebuild(ctx, ref, a["template"], a["password"])
 	case opSetPassword:
@@ -206,7 +206,7 @@ func (d *Datacenter) create(ctx context.Context, ref string) error {
 	ip := buildAddress(d.cidr, orderOf(ref))
 	spec := machines.Spec{Ref: ref, Hostname: row.Hostname, Template: row.Template, IPv4: ip, Username: "root",
 		Password: row.Password, Limits: machines.Limits{CPUs: row.CPUs, MemoryMB: row.MemoryMB}}
-	if err := d.machines.Create(ctx, spec, row.FromImage); err != nil {
+	if err := d.booted(ctx, ref, d.machines.Create(ctx, spec, row.FromImage)); err != nil {
 		return err
 	}
 	return d.state.UpdateMachine(ctx, ref, func(m *store.Machine) {
@@ -233,7 +233,23 @@ func (d *Datacenter) setLimits(ctx context.Context, ref string, a map[string]str
 	if err := d.machines.SetLimits(ctx, ref, machines.Limits{CPUs: cpus, MemoryMB: mem}); err != nil {
 		return err
 	}
-	return d.machines.Start(ctx, ref)
+	return d.booted(ctx, ref, d.machines.Start(ctx, ref))
+}
+
+// bootServices runs every boot script of the machine (rcDir): its apps' stand-in services,
+// which a boot starts again. Each script starts only what is not running.
+const bootServices = `for f in ` + rcDir + `/*; do [ -x "$f" ] && "$f" >/dev/null 2>&1; done; true`
+
+// booted starts the boot scripts of a machine that has just booted (err is the boot's
+// error, returned as it is). A script that fails is logged: the machine is up all the same.
+func (d *Datacenter) booted(ctx context.Context, ref string, err error) error {
+	if err != nil {
+		return err
+	}
+	if _, _, err := d.machines.Run(ctx, ref, bootServices, nil); err != nil {
+		d.log.WarnContext(ctx, "boot scripts", slog.String("machine", ref), slog.Any("error", err))
+	}
+	return nil
 }
 
 // snapshot copies the disk and records the copy's size; a copy that failed is recorded as

@@ -71,6 +71,8 @@ type State interface {
 	// ChangeVersion moves when another process may have added an op (PostgreSQL's
 	// notifications); ok is false when it cannot tell.
 	ChangeVersion(ctx context.Context) (version uint64, ok bool)
+	// SnapshotByID is a snapshot, whose password a build from it takes.
+	SnapshotByID(ctx context.Context, id int64) (store.Snapshot, error)
 }
 
 // Options shape a sandbox datacenter.
@@ -157,7 +159,7 @@ func (d *Datacenter) Boot(ctx context.Context) error {
 		if !m.Created || m.Power != datacenter.StatusOnline {
 			continue
 		}
-		if err := d.machines.Start(ctx, m.Ref); err != nil {
+		if err := d.booted(ctx, m.Ref, d.machines.Start(ctx, m.Ref)); err != nil {
 			errs = append(errs, fmt.Errorf("sandbox: boot %s: %w", m.Ref, err))
 		}
 	}

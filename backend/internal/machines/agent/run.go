@@ -3,10 +3,7 @@ package agent
 import (
 	"bufio"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -221,21 +218,17 @@ func loadHostKey(path string) (ssh.Signer, error) {
 			return s, nil
 		}
 	}
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	block, err := ssh.MarshalPrivateKey(priv, "")
+	signer, pemBytes, err := newHostKey()
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("host key: %w", err)
 	}
-	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+	if err := os.WriteFile(path, pemBytes, 0o600); err != nil {
 		return nil, fmt.Errorf("host key: %w", err)
 	}
-	return ssh.NewSignerFromKey(priv)
+	return signer, nil
 }
 
 // shutdown ends every process of the machine but init and the agent: SIGTERM, then SIGKILL to

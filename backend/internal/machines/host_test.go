@@ -1,0 +1,360 @@
+package machines
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+func TestCheckNamesWhatIsMissing(t *testing.T) {
+	all := hostFacts{euid: 0, lookPath: func(s string) (string, error) { return "/usr/bin/" + s, nil }, busybox: true, overlay: true}
+	if err := checkHost(Options{}, all); err != nil {
+		t.Fatalf("a complete host: %v", err)
+	}
+	noIP := all
+	noIP.lookPath = func(s string) (string, error) {
+		if s == "ip" {
+			return "", exec.ErrNotFound
+		}
+		return "/usr/bin/" + s, nil
+	}
+	cases := []struct {
+		name  string
+		o     Options
+		host  hostFacts
+		wants []string
+	}{
+		{"not root", Options{}, hostFacts{euid: 1000, lookPath: all.lookPath, busybox: true, overlay: true}, []string{"not running as root", "sudo"}},
+		{"no ip", Options{}, noIP, []string{"no `ip`", "apt-get install iproute2"}},
+		{"no busybox", Options{}, hostFacts{lookPath: all.lookPath, overlay: true}, []string{"no busybox at /bin/busybox", "apt-get install busybox-static"}},
+		{"no overlay", Options{}, hostFacts{lookPath: all.lookPath, busybox: true}, []string{"no overlayfs", "modprobe overlay"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := checkHost(c.o, c.host)
+			if err == nil {
+				t.Fatal("nil, want an error")
+			}
+			for _, w := range c.wants {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q does not say %q", err, w)
+				}
+			}
+		})
+	}
+	if err := checkHost(Options{Image: "/srv/rootfs"}, hostFacts{lookPath: all.lookPath, overlay: true}); err != nil {
+		t.Fatalf("no busybox with Options.Image set: %v, want nil", err)
+	}
+}
+
+func TestCloseLeavesNoBridgeNorChains(t *testing.T) {
+	requireRoot(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	m, err := New(ctx, Options{Dir: dir, CIDR: netip.MustParsePrefix("198.18.202.0/24"), Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip := netip.MustParseAddr("198.18.202.5")
+	if err := m.Create(ctx, Spec{Ref: "vm-c", Hostname: "c", Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
+		m.Close(ctx)
+		t.Fatal(err)
+	}
+	pidNS := machinePIDNS(t, m, "vm-c")
+	bridge := m.net.bridge
+	if !linkExists(bridge) || !strings.Contains(iptablesSave(t), bridge) {
+		t.Fatal("the bridge or its chains are missing before Close")
+	}
+	if err := m.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if linkExists(bridge) {
+		t.Errorf("bridge %s is still there after Close", bridge)
+	}
+	if rules := iptablesSave(t); strings.Contains(rules, bridge) {
+		t.Errorf("iptables still mentions %s after Close:\n%s", bridge, rules)
+	}
+	assertNoProcessIn(t, pidNS)
+	if _, err := os.Stat(filepath.Join(dir, "machines", "vm-c", "disk", "upper", "etc", "hostname")); err != nil {
+		t.Errorf("Close removed the disk: %v", err)
+	}
+	if err := m.Start(ctx, "vm-c"); err == nil {
+		t.Error("Start on a closed Manager: nil, want an error")
+	}
+}
+
+func TestNewRefusesACIDRRoutedOnTheHost(t *testing.T) {
+	first := newManager(t, "198.18.203.0/24")
+	_, err := New(context.Background(), Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.203.128/25"), Logger: testLogger(t)})
+	if err == nil {
+		t.Fatal("New on a CIDR inside another Manager's: nil, want a refusal")
+	}
+	if !strings.Contains(err.Error(), "198.18.203.0/24") || !strings.Contains(err.Error(), first.net.bridge) {
+		t.Fatalf("%q does not name the route 198.18.203.0/24 on %s", err, first.net.bridge)
+	}
+}
+
+// TestNewCleansWhatACrashedManagerLeft opens a second Manager on the Dir of one that never
+// closed (as after a crash): it starts, with one jump per chain, not two.
+func TestNewCleansWhatACrashedManagerLeft(t *testing.T) {
+	requireRoot(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	o := Options{Dir: dir, CIDR: netip.MustParsePrefix("198.18.204.0/24"), Logger: testLogger(t)}
+	if _, err := New(ctx, o); err != nil { // never closed: "crashed"
+		t.Fatal(err)
+	}
+	m := newManagerAt(t, o)
+	if n := strings.Count(iptablesSave(t), "-j "+m.net.chain("in")); n != 1 {
+		t.Fatalf("%d jumps to %s, want 1", n, m.net.chain("in"))
+	}
+}
+
+func TestMachinesReachEachOtherAndTheHostReachesTheirPorts(t *testing.T) {
+	m := newManager(t, "198.18.205.0/24")
+	ctx := context.Background()
+	a, b := netip.MustParseAddr("198.18.205.10"), netip.MustParseAddr("198.18.205.11")
+	for ref, ip := range map[string]netip.Addr{"vm-a": a, "vm-b": b} {
+		if err := m.Create(ctx, Spec{Ref: ref, Hostname: ref, Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, code, err := m.Run(ctx, "vm-b", "mkdir -p /srv/www && echo from-b > /srv/www/index.html && httpd -p 8080 -h /srv/www", nil)
+	if err != nil || code != 0 {
+		t.Fatalf("httpd in vm-b: %q %d %v", out, code, err)
+	}
+	if got := mustSSH(t, a, "pw", "timeout 3 wget -q -O - http://198.18.205.11:8080/"); got != "from-b\n" {
+		t.Fatalf("vm-a fetching vm-b's port 8080: %q", got)
+	}
+	got, err := exec.Command("busybox", "timeout", "3", "busybox", "wget", "-q", "-O", "-", "http://198.18.205.11:8080/").Output()
+	if err != nil || string(got) != "from-b\n" {
+		t.Fatalf("the host fetching vm-b's port 8080: %q %v", got, err)
+	}
+}
+
+func TestCreateFromASnapshotAndRetriedCalls(t *testing.T) {
+	m := newManager(t, "198.18.206.0/24")
+	ctx := context.Background()
+	ip1, ip2 := netip.MustParseAddr("198.18.206.10"), netip.MustParseAddr("198.18.206.11")
+	s1 := Spec{Ref: "vm-1", Hostname: "one", Template: "t", IPv4: ip1, Password: "pw-1"}
+	if err := m.Create(ctx, s1, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Create(ctx, s1, ""); err != nil {
+		t.Fatalf("a retried Create: %v", err)
+	}
+	mustSSH(t, ip1, "pw-1", "echo from-one > /root/data")
+	if _, err := m.Snapshot(ctx, "vm-1", "img"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Create(ctx, Spec{Ref: "vm-2", Hostname: "two", Template: "t", IPv4: ip2}, "img"); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustSSH(t, ip2, "pw-1", "cat /root/data; hostname"); out != "from-one\ntwo\n" {
+		t.Fatalf("a machine made from a snapshot: %q, want its data, the snapshot's password and its own hostname", out)
+	}
+	if err := m.Create(ctx, Spec{Ref: "vm-3", Hostname: "three", Template: "t", IPv4: ip2, Password: "pw"}, ""); err == nil {
+		t.Fatal("Create on vm-2's address: nil, want a refusal")
+	}
+	if err := m.Create(ctx, Spec{Ref: "vm-4", Hostname: "four", Template: "t", IPv4: netip.MustParseAddr("10.9.9.9"), Password: "pw"}, ""); err == nil {
+		t.Fatal("Create outside the CIDR: nil, want a refusal")
+	}
+	for _, ref := range []string{"vm-3", "vm-4"} {
+		if _, err := os.Stat(filepath.Join(m.o.Dir, "machines", ref)); !os.IsNotExist(err) {
+			t.Errorf("a refused Create left %s's directory (%v)", ref, err)
+		}
+	}
+	if err := m.Create(ctx, Spec{Ref: "vm-5", Hostname: "five", Template: "t", IPv4: netip.MustParseAddr("198.18.206.50")}, "no-such-image"); err == nil {
+		t.Fatal("Create from a snapshot this host lacks: nil, want an error")
+	}
+	if err := m.DeleteSnapshot(ctx, "img"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Restore(ctx, "vm-1", "img"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Restore from a deleted snapshot: %v, want ErrNotFound", err)
+	}
+	if got := m.Refs(); strings.Join(got, ",") != "vm-1,vm-2" {
+		t.Fatalf("Refs = %v, want [vm-1 vm-2]", got)
+	}
+}
+
+func TestRunCancelledKillsTheScript(t *testing.T) {
+	m := newManager(t, "198.18.207.0/24")
+	ctx := context.Background()
+	if err := m.Create(ctx, Spec{Ref: "vm-r", Hostname: "r", Template: "t", IPv4: netip.MustParseAddr("198.18.207.10"), Password: "pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, _, err := m.Run(short, "vm-r", "sleep 4343", nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Run past its ctx: %v, want DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Run returned after %s", d)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		out, _, err := m.Run(ctx, "vm-r", "ps -o args | grep -c '^sleep 4343' || true", nil)
+		if err == nil && strings.TrimSpace(out) == "0" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cancelled script still runs: %q %v", out, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	dir := t.TempDir()
+	if err := applyLimits(dir, Limits{CPUs: 2, MemoryMB: 512}); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{"memory.max": "536870912", "cpu.max": "200000 100000"} {
+		if got, _ := os.ReadFile(filepath.Join(dir, file)); string(got) != want {
+			t.Errorf("%s = %q, want %q", file, got, want)
+		}
+	}
+	if err := applyLimits(dir, Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "memory.max")); string(got) != "max" {
+		t.Errorf("no memory limit: memory.max = %q, want max", got)
+	}
+	if hasControllers(dir) {
+		t.Error("a directory without cgroup.controllers has controllers")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.controllers"), []byte("cpuset cpu io memory pids\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !hasControllers(dir) {
+		t.Error("cpu and memory listed, hasControllers is false")
+	}
+}
+
+func TestSetLimitsIsRecorded(t *testing.T) {
+	m := newManager(t, "198.18.208.0/24")
+	ctx := context.Background()
+	if err := m.Create(ctx, Spec{Ref: "vm-l", Hostname: "l", Template: "t", IPv4: netip.MustParseAddr("198.18.208.10"), Password: "pw", Limits: Limits{CPUs: 1, MemoryMB: 256}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetLimits(ctx, "vm-l", Limits{CPUs: 2, MemoryMB: 1024}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(m.o.Dir, "machines", "vm-l", "spec.json"))
+	if err != nil || !strings.Contains(string(data), `"MemoryMB": 1024`) {
+		t.Fatalf("spec.json after SetLimits: %s %v", data, err)
+	}
+	if m.LimitsEnforced() {
+		cg := filepath.Join(m.cgroup, "vm-l", "memory.max")
+		if got, _ := os.ReadFile(cg); strings.TrimSpace(string(got)) != "1073741824" {
+			t.Fatalf("%s = %q", cg, got)
+		}
+	}
+}
+
+func TestEgressRules(t *testing.T) {
+	requireRoot(t)
+	for _, egress := range []bool{false, true} {
+		if egress {
+			old, _ := os.ReadFile("/proc/sys/net/ipv4/ip_forward")
+			t.Cleanup(func() { _ = os.WriteFile("/proc/sys/net/ipv4/ip_forward", old, 0o644) })
+		}
+		m := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.209.0/24"), Egress: egress, Logger: testLogger(t)})
+		rules := iptablesSave(t)
+		accept := "-A " + m.net.chain("fwd") + " -i " + m.net.bridge + " -j ACCEPT"
+		masquerade := "-A " + m.net.chain("nat") + " -s 198.18.209.0/24 ! -o " + m.net.bridge + " -j MASQUERADE"
+		if strings.Contains(rules, accept) != egress || strings.Contains(rules, masquerade) != egress {
+			t.Fatalf("Egress %v: forwarding accept %v, masquerade %v:\n%s", egress, strings.Contains(rules, accept), strings.Contains(rules, masquerade), rules)
+		}
+		if err := m.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// newManagerAt starts a Manager with o, closed at the test's end.
+func newManagerAt(t *testing.T, o Options) *Manager {
+	t.Helper()
+	requireRoot(t)
+	m, err := New(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close(context.Background()) })
+	return m
+}
+
+func iptablesSave(t *testing.T) string {
+	t.Helper()
+	var all strings.Builder
+	for _, table := range []string{"filter", "nat"} {
+		out, err := exec.Command("iptables-save", "-t", table).Output()
+		if err != nil {
+			t.Fatalf("iptables-save -t %s: %v", table, err)
+		}
+		all.Write(out)
+	}
+	return all.String()
+}
+
+func assertNoProcessIn(t *testing.T, pidNS string) {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		if ns, err := os.Readlink(p + "/ns/pid"); err == nil && ns == pidNS {
+			t.Errorf("process %s is still in the machine's PID namespace %s", filepath.Base(p), pidNS)
+		}
+	}
+}
+
+// TestPTYAndCopiesInAMachine checks what the machine gives package sshd to work with: a PTY
+// (its /dev/pts), and a file copied in with OpenSSH's scp (legacy protocol, as Terraform's file
+// provisioner) landing on the disk.
+func TestPTYAndCopiesInAMachine(t *testing.T) {
+	m := newManager(t, "198.18.211.0/24")
+	ctx := context.Background()
+	ip := netip.MustParseAddr("198.18.211.10")
+	if err := m.Create(ctx, Spec{Ref: "vm-p", Hostname: "p", Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	client, err := ssh.Dial("tcp", ip.String()+":22", &ssh.ClientConfig{User: "root", Auth: []ssh.AuthMethod{ssh.Password("pw")}, HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	s, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestPty("xterm", 24, 80, ssh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.CombinedOutput("tty")
+	if err != nil || !strings.HasPrefix(string(out), "/dev/pts/") {
+		t.Fatalf("tty with a PTY: %q %v", out, err)
+	}
+	if _, err := exec.LookPath("sshpass"); err != nil {
+		t.Skip("no sshpass for the scp part")
+	}
+	local := filepath.Join(t.TempDir(), "payload.txt")
+	if err := os.WriteFile(local, []byte("copied in\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scp := exec.Command("sshpass", "-p", "pw", "scp", "-O", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", local, "root@"+ip.String()+":/root/payload.txt")
+	if out, err := scp.CombinedOutput(); err != nil {
+		t.Fatalf("scp -O: %v: %s", err, out)
+	}
+	if got := mustSSH(t, ip, "pw", "cat /root/payload.txt"); got != "copied in\n" {
+		t.Fatalf("the copied file: %q", got)
+	}
+}

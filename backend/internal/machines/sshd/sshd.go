@@ -1,0 +1,235 @@
+// Package sshd is the SSH server a sandbox machine's agent serves on port 22: password login,
+// shell, exec and PTY sessions, and the file copies clients make. Terraform's `file` and
+// `remote-exec` provisioners copy with the legacy scp protocol (`scp -vt DIR`), and modern
+// OpenSSH scp and Ansible use the sftp subsystem; both are served here in Go, so a machine
+// needs neither an scp nor an sftp-server binary (busybox has neither).
+//
+// It is built on golang.org/x/crypto/ssh with PTYs from github.com/creack/pty, after the
+// model of gliderlabs/ssh: one goroutine per connection, one per session.
+package sshd
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Config is what Serve needs. HostKey, CheckPassword and Shell are required.
+type Config struct {
+	// HostKey identifies the server. The caller persists it so that a machine keeps its key
+	// across boots and clients' known_hosts stay valid.
+	HostKey ssh.Signer
+	// CheckPassword is the only way in (no public keys, no "none"). Comparing in constant
+	// time is its job; sshd delays every refusal and bounds the tries per connection.
+	CheckPassword func(user, password string) bool
+	// Shell runs sessions: `Shell` as a login shell for "shell", `Shell -c CMD` for "exec".
+	Shell string
+	// Env is the base environment of every command (PATH, ...); sshd adds USER, LOGNAME,
+	// HOME, SHELL, SSH_CONNECTION, TERM and SSH_TTY with a PTY, and the client's accepted
+	// variables (LANG, LC_*, TZ).
+	Env []string
+	// SysProcAttr, when set, is called for every command and its result applied (the agent
+	// drops capabilities here). sshd sets Setsid, and Setctty with a PTY, on what it returns.
+	SysProcAttr func() *syscall.SysProcAttr
+	// Logger receives connection and session events (never passwords nor command lines,
+	// which may carry secrets). Nil discards them.
+	Logger *slog.Logger
+}
+
+const (
+	// maxAuthTries bounds the authentication attempts of one connection (OpenSSH's default).
+	maxAuthTries = 6
+	// failedAuthDelay slows down password guessing; a refused attempt answers no sooner.
+	failedAuthDelay = 300 * time.Millisecond
+	// handshakeTimeout drops connections that do not finish the handshake and login in time.
+	handshakeTimeout = 30 * time.Second
+	// serverVersion is the identification string sent to clients.
+	serverVersion = "SSH-2.0-resellerd"
+)
+
+// Serve accepts SSH connections on ln until ctx ends or ln fails. On return ln is closed,
+// every connection is closed, and the commands they ran have been ended and reaped. It returns
+// nil when ctx ended, the accept error otherwise, or an error naming the missing Config field.
+func Serve(ctx context.Context, ln net.Listener, cfg Config) error {
+	s, err := newServer(cfg)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	return s.serve(ctx, ln)
+}
+
+// NewHostKey makes a new ed25519 host key, returning it as a signer and as PEM (OpenSSH
+// private key format, unencrypted) for the caller to persist; ssh.ParsePrivateKey reads it back.
+func NewHostKey() (ssh.Signer, []byte, error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sshd: generate host key: %w", err)
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		return nil, nil, fmt.Errorf("sshd: encode host key: %w", err)
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sshd: host key signer: %w", err)
+	}
+	return signer, pem.EncodeToMemory(block), nil
+}
+
+// server is one Serve call: its configuration and the connections it has open.
+type server struct {
+	cfg       Config
+	log       *slog.Logger
+	sshConfig *ssh.ServerConfig
+	failDelay time.Duration
+	umask     uint32
+
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func newServer(cfg Config) (*server, error) {
+	switch {
+	case cfg.HostKey == nil:
+		return nil, errors.New("sshd: Config.HostKey is required")
+	case cfg.CheckPassword == nil:
+		return nil, errors.New("sshd: Config.CheckPassword is required")
+	case cfg.Shell == "":
+		return nil, errors.New("sshd: Config.Shell is required")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &server{
+		cfg:       cfg,
+		log:       log,
+		failDelay: failedAuthDelay,
+		umask:     processUmask(),
+		conns:     map[net.Conn]struct{}{},
+	}
+	s.sshConfig = &ssh.ServerConfig{
+		MaxAuthTries:     maxAuthTries,
+		PasswordCallback: s.checkPassword,
+		ServerVersion:    serverVersion,
+	}
+	s.sshConfig.AddHostKey(cfg.HostKey)
+	return s, nil
+}
+
+// checkPassword asks the caller's CheckPassword and delays a refusal.
+func (s *server) checkPassword(meta ssh.ConnMetadata, password []byte) (*ssh.Permissions, error) {
+	if s.cfg.CheckPassword(meta.User(), string(password)) {
+		return &ssh.Permissions{}, nil
+	}
+	s.log.Info("ssh login refused", "user", meta.User(), "remote", meta.RemoteAddr().String())
+	time.Sleep(s.failDelay)
+	return nil, errors.New("password refused")
+}
+
+func (s *server) serve(ctx context.Context, ln net.Listener) error {
+	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
+	defer stop()
+	var err error
+	for {
+		c, aerr := ln.Accept()
+		if aerr != nil {
+			if ctx.Err() == nil {
+				err = fmt.Errorf("sshd: accept: %w", aerr)
+			}
+			break
+		}
+		if !s.track(c) {
+			_ = c.Close()
+			break
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer s.untrack(c)
+			s.serveConn(ctx, c)
+		}()
+	}
+	_ = ln.Close()
+	s.closeAll()
+	s.wg.Wait()
+	return err
+}
+
+// track records an open connection; false once the server is closing.
+func (s *server) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *server) untrack(c net.Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.conns, c)
+}
+
+// closeAll closes every open connection; their sessions then end their commands.
+func (s *server) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for c := range s.conns {
+		_ = c.Close()
+	}
+}
+
+// serveConn runs one connection: the handshake and login, then its channels until it closes.
+func (s *server) serveConn(ctx context.Context, c net.Conn) {
+	_ = c.SetDeadline(time.Now().Add(handshakeTimeout))
+	sc, chans, reqs, err := ssh.NewServerConn(c, s.sshConfig)
+	if err != nil {
+		_ = c.Close()
+		s.log.Debug("ssh handshake failed", "remote", c.RemoteAddr().String(), "err", err)
+		return
+	}
+	_ = c.SetDeadline(time.Time{})
+	defer sc.Close()
+	s.log.Info("ssh login", "user", sc.User(), "remote", sc.RemoteAddr().String())
+
+	// Global requests (keepalives, tcpip-forward) are all answered false.
+	go ssh.DiscardRequests(reqs)
+
+	var sessions sync.WaitGroup
+	defer sessions.Wait()
+	for nc := range chans {
+		switch nc.ChannelType() {
+		case "session":
+			ch, creqs, err := nc.Accept()
+			if err != nil {
+				continue
+			}
+			sessions.Add(1)
+			go func() {
+				defer sessions.Done()
+				newSession(s, sc, ch).serve(ctx, creqs)
+			}()
+		case "direct-tcpip", "direct-streamlocal@openssh.com":
+			_ = nc.Reject(ssh.Prohibited, "port forwarding is disabled")
+		default:
+			_ = nc.Reject(ssh.UnknownChannelType, "unsupported channel type")
+		}
+	}
+}

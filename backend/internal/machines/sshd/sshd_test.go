@@ -1,0 +1,437 @@
+package sshd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+const (
+	testUser     = "root"
+	testPassword = "correct horse battery staple"
+	// testPath has no scp binary, so that a copy that works was served by sshd itself.
+	testPath = "PATH=/usr/local/bin:/usr/bin:/bin:/sbin:/usr/sbin"
+)
+
+// testServer is a Serve running on 127.0.0.1 for one test.
+type testServer struct {
+	addr    string
+	hostKey ssh.PublicKey
+	cancel  context.CancelFunc
+	done    chan error
+}
+
+// startServer serves on a free port with /bin/sh until the test ends; edit adjusts the Config.
+func startServer(t *testing.T, edit func(*Config)) *testServer {
+	t.Helper()
+	key, _, err := NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{
+		HostKey:       key,
+		CheckPassword: func(user, password string) bool { return user == testUser && password == testPassword },
+		Shell:         "/bin/sh",
+		Env:           []string{testPath},
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ts := &testServer{addr: ln.Addr().String(), hostKey: key.PublicKey(), cancel: cancel, done: make(chan error, 1)}
+	go func() { ts.done <- Serve(ctx, ln, cfg) }()
+	t.Cleanup(func() {
+		if err := ts.stop(); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return ts
+}
+
+// stop cancels Serve and waits for it to return (once; later calls return nil).
+func (ts *testServer) stop() error {
+	ts.cancel()
+	select {
+	case err, ok := <-ts.done:
+		if ok {
+			close(ts.done)
+		}
+		return err
+	case <-time.After(10 * time.Second):
+		return errors.New("Serve did not return within 10s of its context ending")
+	}
+}
+
+func (ts *testServer) dial(t *testing.T, password string) (*ssh.Client, error) {
+	t.Helper()
+	return ssh.Dial("tcp", ts.addr, &ssh.ClientConfig{
+		User:            testUser,
+		Auth:            []ssh.AuthMethod{ssh.Password(password)},
+		HostKeyCallback: ssh.FixedHostKey(ts.hostKey),
+		Timeout:         5 * time.Second,
+	})
+}
+
+// client logs in with the right password and closes the client when the test ends.
+func (ts *testServer) client(t *testing.T) *ssh.Client {
+	t.Helper()
+	c, err := ts.dial(t, testPassword)
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func openSession(t *testing.T, c *ssh.Client) *ssh.Session {
+	t.Helper()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// run runs command in a new session and returns its stdout, stderr and exit status.
+func run(t *testing.T, c *ssh.Client, command string, stdin io.Reader) (string, string, int) {
+	t.Helper()
+	s := openSession(t, c)
+	var stdout, stderr bytes.Buffer
+	s.Stdout, s.Stderr, s.Stdin = &stdout, &stderr, stdin
+	err := s.Run(command)
+	status := 0
+	var exitErr *ssh.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		status = exitErr.ExitStatus()
+	case err != nil:
+		t.Fatalf("run %q: %v", command, err)
+	}
+	return stdout.String(), stderr.String(), status
+}
+
+func TestConfigRequiredFields(t *testing.T) {
+	key, _, err := NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := Config{HostKey: key, CheckPassword: func(string, string) bool { return false }, Shell: "/bin/sh"}
+	for _, tc := range []struct {
+		field string
+		edit  func(*Config)
+	}{
+		{"HostKey", func(c *Config) { c.HostKey = nil }},
+		{"CheckPassword", func(c *Config) { c.CheckPassword = nil }},
+		{"Shell", func(c *Config) { c.Shell = "" }},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			cfg := full
+			tc.edit(&cfg)
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Serve(context.Background(), ln, cfg)
+			if err == nil || !strings.Contains(err.Error(), "Config."+tc.field) {
+				t.Fatalf("got %v, want an error naming Config.%s", err, tc.field)
+			}
+		})
+	}
+}
+
+func TestNewHostKeyPEMParsesBackToTheSameKey(t *testing.T) {
+	signer, pemBytes, err := NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := ssh.ParsePrivateKey(pemBytes)
+	if err != nil {
+		t.Fatalf("parse PEM: %v", err)
+	}
+	if got, want := parsed.PublicKey().Marshal(), signer.PublicKey().Marshal(); !bytes.Equal(got, want) {
+		t.Fatal("the PEM's key differs from the signer's")
+	}
+	if got := signer.PublicKey().Type(); got != ssh.KeyAlgoED25519 {
+		t.Fatalf("got key type %s, want %s", got, ssh.KeyAlgoED25519)
+	}
+	_, again, err := NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(again, pemBytes) {
+		t.Fatal("two calls made the same key")
+	}
+}
+
+func TestPasswordLogin(t *testing.T) {
+	ts := startServer(t, nil)
+	for _, tc := range []struct {
+		name, password string
+		ok             bool
+	}{
+		{"right password", testPassword, true},
+		{"wrong password", "wrong", false},
+		{"empty password", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			c, err := ts.dial(t, tc.password)
+			if c != nil {
+				_ = c.Close()
+			}
+			if (err == nil) != tc.ok {
+				t.Fatalf("got err %v, want success %v", err, tc.ok)
+			}
+			if !tc.ok && time.Since(start) < failedAuthDelay {
+				t.Fatalf("refused after %s, want at least %s", time.Since(start), failedAuthDelay)
+			}
+		})
+	}
+}
+
+func TestOtherAuthMethodsRefused(t *testing.T) {
+	ts := startServer(t, func(c *Config) {
+		c.CheckPassword = func(string, string) bool { return true }
+	})
+	_, clientKey, err := NewHostKey() // any key will do as a client key
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := ssh.ParsePrivateKey(clientKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, auth := range map[string][]ssh.AuthMethod{
+		"none":       nil,
+		"public key": {ssh.PublicKeys(signer)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := ssh.Dial("tcp", ts.addr, &ssh.ClientConfig{
+				User: testUser, Auth: auth, HostKeyCallback: ssh.FixedHostKey(ts.hostKey), Timeout: 5 * time.Second,
+			})
+			if err == nil {
+				_ = c.Close()
+				t.Fatal("logged in without a password")
+			}
+		})
+	}
+}
+
+func TestAuthTriesAreBounded(t *testing.T) {
+	ts := startServer(t, nil)
+	var tries atomic.Int32
+	guess := ssh.RetryableAuthMethod(ssh.PasswordCallback(func() (string, error) {
+		tries.Add(1)
+		return "guess", nil
+	}), 3*maxAuthTries)
+	_, err := ssh.Dial("tcp", ts.addr, &ssh.ClientConfig{
+		User: testUser, Auth: []ssh.AuthMethod{guess}, HostKeyCallback: ssh.FixedHostKey(ts.hostKey), Timeout: 10 * time.Second,
+	})
+	if err == nil {
+		t.Fatal("a wrong password logged in")
+	}
+	if got := tries.Load(); got > maxAuthTries {
+		t.Fatalf("got %d password tries on one connection, want at most %d", got, maxAuthTries)
+	}
+}
+
+func TestExecStdoutStderrAndExitStatus(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	stdout, stderr, status := run(t, c, "echo out; echo err >&2; exit 3", nil)
+	if stdout != "out\n" || stderr != "err\n" || status != 3 {
+		t.Fatalf("got stdout %q, stderr %q, status %d; want \"out\\n\", \"err\\n\", 3", stdout, stderr, status)
+	}
+}
+
+func TestExecEnvironment(t *testing.T) {
+	c := startServer(t, func(c *Config) { c.Env = append(c.Env, "BASE=base") }).client(t)
+	s := openSession(t, c)
+	if err := s.Setenv("LANG", "C.UTF-8"); err != nil {
+		t.Fatalf("LANG refused: %v", err)
+	}
+	if err := s.Setenv("LD_PRELOAD", "/evil.so"); err == nil {
+		t.Fatal("LD_PRELOAD accepted")
+	}
+	out, err := s.Output(`echo "$BASE|$USER|$LOGNAME|$HOME|$SHELL|$LANG|$LD_PRELOAD|${TERM-unset}|${SSH_CONNECTION%% *}"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(out), "base|root|root|/root|/bin/sh|C.UTF-8||unset|127.0.0.1\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestStdinIsPipedThroughAndEOFEndsIt(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	stdout, _, status := run(t, c, "wc -l", strings.NewReader("one\ntwo\nthree\n"))
+	if strings.TrimSpace(stdout) != "3" || status != 0 {
+		t.Fatalf("got %q, status %d; want 3, 0", stdout, status)
+	}
+}
+
+func TestExecWithoutPTYHasNoTerminal(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	stdout, _, _ := run(t, c, "test -t 0 && echo tty || echo notty", nil)
+	if stdout != "notty\n" {
+		t.Fatalf("got %q, want notty", stdout)
+	}
+}
+
+func TestExecWithPTY(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	s := openSession(t, c)
+	// What Terraform's communicator asks for before every remote-exec command.
+	modes := ssh.TerminalModes{ssh.ECHO: 0, ssh.TTY_OP_ISPEED: 14400, ssh.TTY_OP_OSPEED: 14400}
+	if err := s.RequestPty("xterm", 40, 80, modes); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Output("test -t 0 && echo isatty; tty; stty size; stty -a | grep -o -- '-echo ' ; echo $TERM\n")
+	if err != nil {
+		t.Fatalf("run: %v (%q)", err, out)
+	}
+	text := strings.ReplaceAll(string(out), "\r\n", "\n")
+	for _, want := range []string{"isatty\n", "/dev/pts/", "40 80\n", "-echo \n", "xterm\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output %q lacks %q", text, want)
+		}
+	}
+}
+
+func TestShellWithPTYFollowsWindowChanges(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	s := openSession(t, c)
+	if err := s.RequestPty("vt100", 24, 80, ssh.TerminalModes{ssh.ECHO: 0}); err != nil {
+		t.Fatal(err)
+	}
+	stdin, err := s.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := s.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- strings.TrimSpace(sc.Text())
+		}
+		close(lines)
+	}()
+	expect := func(want string) {
+		t.Helper()
+		timeout := time.After(5 * time.Second)
+		for {
+			select {
+			case line, ok := <-lines:
+				if !ok {
+					t.Fatalf("output ended before %q", want)
+				}
+				if strings.HasSuffix(line, want) {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no %q within 5s", want)
+			}
+		}
+	}
+	_, _ = io.WriteString(stdin, "stty size\n")
+	expect("24 80")
+	if err := s.WindowChange(50, 132); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.WriteString(stdin, "stty size\n")
+	expect("50 132")
+	_, _ = io.WriteString(stdin, "exit 7\n")
+	var exitErr *ssh.ExitError
+	if err := s.Wait(); !errors.As(err, &exitErr) || exitErr.ExitStatus() != 7 {
+		t.Fatalf("got %v, want exit status 7", err)
+	}
+}
+
+func TestSignalAndExitSignal(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	s := openSession(t, c)
+	stdout, err := s.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start("echo ready; exec sleep 30"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "ready\n" {
+		t.Fatalf("got %q, %v", line, err)
+	}
+	if err := s.Signal(ssh.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var exitErr *ssh.ExitError
+	if err := s.Wait(); !errors.As(err, &exitErr) || exitErr.Signal() != "TERM" {
+		t.Fatalf("got %v, want exit signal TERM", err)
+	}
+}
+
+func TestPortForwardingRefused(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	target, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	if conn, err := c.Dial("tcp", target.Addr().String()); err == nil {
+		_ = conn.Close()
+		t.Error("direct-tcpip (ssh -L) was accepted")
+	}
+	if ln, err := c.Listen("tcp", "127.0.0.1:0"); err == nil {
+		_ = ln.Close()
+		t.Error("tcpip-forward (ssh -R) was accepted")
+	}
+	if ok, _, err := c.SendRequest("keepalive@openssh.com", true, nil); err != nil || ok {
+		t.Errorf("keepalive: got ok %v, err %v; want a false reply", ok, err)
+	}
+}
+
+func TestServeEndsSessionsWhenItsContextEnds(t *testing.T) {
+	ts := startServer(t, nil)
+	c := ts.client(t)
+	s := openSession(t, c)
+	stdout, err := s.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start("echo $$; sleep 60"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := ts.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > hangupGrace+2*time.Second {
+		t.Fatalf("Serve took %s to return", took)
+	}
+	if err := s.Wait(); err == nil {
+		t.Fatal("the session's command went on after Serve returned")
+	}
+}
