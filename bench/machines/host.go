@@ -109,23 +109,63 @@ func descends(pid, ancestor int, parent map[int]int) bool {
 	return false
 }
 
-// pssKB is a process's proportional set size (/proc/<pid>/smaps_rollup): its private pages and
-// its share of the pages it shares, so summing it over processes counts every page once.
-func pssKB(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-	if err != nil {
-		return 0, err
-	}
-	return fieldKB(b, "Pss:")
+// rollup is a process's memory from /proc/<pid>/smaps_rollup, in kB. PSS counts its private
+// pages and its share of the pages it shares (the resellerd binary's text is shared by serve
+// and every machine's agent), so summing it over processes counts every page once; USS is its
+// private pages alone, what its end would give back.
+type rollup struct {
+	pss, pssAnon, pssFile, uss int64
+	anon                       int64 // anonymous pages (a child that execs shares none of its parent's)
 }
 
-// memAvailable is the host's MemAvailable in kB.
-func memAvailable() (int64, error) {
+func (r rollup) plus(o rollup) rollup {
+	return rollup{pss: r.pss + o.pss, pssAnon: r.pssAnon + o.pssAnon, pssFile: r.pssFile + o.pssFile, uss: r.uss + o.uss,
+		anon: r.anon + o.anon}
+}
+
+func readRollup(pid int) (rollup, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return rollup{}, err
+	}
+	return parseRollup(b)
+}
+
+func parseRollup(b []byte) (rollup, error) {
+	var r rollup
+	var errs [6]error
+	r.pss, errs[0] = fieldKB(b, "Pss:")
+	r.pssAnon, errs[1] = fieldKB(b, "Pss_Anon:")
+	r.pssFile, errs[2] = fieldKB(b, "Pss_File:")
+	clean, e3 := fieldKB(b, "Private_Clean:")
+	dirty, e4 := fieldKB(b, "Private_Dirty:")
+	errs[3], errs[4] = e3, e4
+	r.anon, errs[5] = fieldKB(b, "Anonymous:")
+	r.uss = clean + dirty
+	return r, errors.Join(errs[:]...)
+}
+
+// hostMemory is what /proc/meminfo says of the host, in kB: MemAvailable, and the kernel's own
+// allocations (Slab, PageTables, KernelStack), where a machine's namespaces, mounts, links and
+// page tables are.
+type hostMemory struct {
+	available, kernel int64
+}
+
+func readHostMemory() (hostMemory, error) {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
-		return 0, err
+		return hostMemory{}, err
 	}
-	return fieldKB(b, "MemAvailable:")
+	var m hostMemory
+	var errs [4]error
+	var slab, tables, stacks int64
+	m.available, errs[0] = fieldKB(b, "MemAvailable:")
+	slab, errs[1] = fieldKB(b, "Slab:")
+	tables, errs[2] = fieldKB(b, "PageTables:")
+	stacks, errs[3] = fieldKB(b, "KernelStack:")
+	m.kernel = slab + tables + stacks
+	return m, errors.Join(errs[:]...)
 }
 
 // fieldKB is the value of the line "name  N kB" of a /proc file.
@@ -140,29 +180,29 @@ func fieldKB(b []byte, name string) (int64, error) {
 
 // memoryFigure is the idle machines' memory.
 type memoryFigure struct {
-	perMachine map[string]int64 // PSS summed over each machine's processes, kB, by PID namespace
-	processes  int              // machine processes found
+	perMachine map[string]rollup // summed over each machine's processes, by PID namespace
+	processes  int               // machine processes found
 	namespaces map[string]bool
-	availDelta int64 // MemAvailable before the orders minus after the logins, kB
-	serveDelta int64 // serve's own PSS after minus before, kB
+	before     baseline // before the orders
+	after      baseline // after the logins
 }
 
-// baseline is what the memory figure is compared with, read before any order.
+// baseline is the host's memory and serve's own.
 type baseline struct {
-	available int64
-	servePSS  int64
+	host  hostMemory
+	serve rollup
 }
 
 func readBaseline(servePID int) (baseline, error) {
-	avail, err := memAvailable()
+	host, err := readHostMemory()
 	if err != nil {
 		return baseline{}, err
 	}
-	pss, err := pssKB(servePID)
-	return baseline{available: avail, servePSS: pss}, err
+	r, err := readRollup(servePID)
+	return baseline{host: host, serve: r}, err
 }
 
-// idleMemory sums the PSS of each machine's processes and compares the host with before.
+// idleMemory sums the memory of each machine's processes and compares the host with before.
 func idleMemory(servePID int, before baseline) (memoryFigure, error) {
 	hostNS, err := hostPidNS()
 	if err != nil {
@@ -172,24 +212,20 @@ func idleMemory(servePID int, before baseline) (memoryFigure, error) {
 	if err != nil {
 		return memoryFigure{}, err
 	}
-	f := memoryFigure{perMachine: map[string]int64{}, namespaces: map[string]bool{}}
+	f := memoryFigure{perMachine: map[string]rollup{}, namespaces: map[string]bool{}, before: before}
 	for ns, procs := range machineProcs(all, servePID, hostNS, nil) {
 		f.namespaces[ns] = true
 		for _, p := range procs {
-			kb, err := pssKB(p.pid)
+			r, err := readRollup(p.pid)
 			if err != nil {
 				continue // ended since the list was read
 			}
-			f.perMachine[ns] += kb
+			f.perMachine[ns] = f.perMachine[ns].plus(r)
 			f.processes++
 		}
 	}
-	after, err := readBaseline(servePID)
-	if err != nil {
-		return memoryFigure{}, err
-	}
-	f.availDelta, f.serveDelta = before.available-after.available, after.servePSS-before.servePSS
-	return f, nil
+	f.after, err = readBaseline(servePID)
+	return f, err
 }
 
 // cpuFigure is the CPU the idle machines, and serve beside them, used over a window.

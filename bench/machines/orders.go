@@ -138,19 +138,23 @@ func orderAll(ctx context.Context, s *serve, logins []login) error {
 
 // orderItem is what the bench reads of an item of GET /orders.
 type orderItem struct {
-	OrderID    int64  `json:"order_id"`
-	Status     string `json:"status"`
-	FinishedAt string `json:"finished_at"`
-	Server     *struct {
-		ID          int64 `json:"id"`
-		Credentials *struct {
-			Username string `json:"username"`
-			Password string `json:"password"`
-			Port     int    `json:"port"`
-			IPv4     string `json:"ipv4"`
-			Pending  bool   `json:"pending"`
-		} `json:"credentials"`
-	} `json:"server"`
+	OrderID    int64        `json:"order_id"`
+	Status     string       `json:"status"`
+	FinishedAt string       `json:"finished_at"`
+	Server     *orderServer `json:"server"`
+}
+
+type orderServer struct {
+	ID          int64        `json:"id"`
+	Credentials *credentials `json:"credentials"`
+}
+
+type credentials struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+	Port     int    `json:"port"`
+	IPv4     string `json:"ipv4"`
+	Pending  bool   `json:"pending"`
 }
 
 // pollOrders reads the account's order list every pollEvery until each of its orders is

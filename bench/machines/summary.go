@@ -48,7 +48,7 @@ func printSummary(o options, r result, tooMany int64) {
 	if r.storeTimes {
 		printRow("  same, from the API's whole-second finished_at", spread(r.logins, func(l login) time.Duration { return l.loggedIn.Sub(l.finished) }))
 	}
-	printRow("  order deployed -> seen by the bench's poll", spread(r.logins, func(l login) time.Duration { return l.seen.Sub(l.deployed()) }))
+	printRow("  deployed -> seen deployed with credentials", spread(r.logins, func(l login) time.Duration { return l.seen.Sub(l.deployed()) }))
 	printRow("  seen -> SSH login", spread(r.logins, func(l login) time.Duration { return l.loggedIn.Sub(l.seen) }))
 	printRow("POST /instances sent -> order deployed", spread(r.logins, func(l login) time.Duration { return l.deployed().Sub(l.posted) }))
 	printRow("POST /instances sent -> SSH login", spread(r.logins, func(l login) time.Duration { return l.loggedIn.Sub(l.posted) }))
@@ -58,20 +58,18 @@ func printSummary(o options, r result, tooMany int64) {
 	}
 	fmt.Printf("SSH attempts: %d for %d logins (%d refused passwords); 429 answers waited out: %d\n", attempts, len(r.logins), refused, tooMany)
 
-	pss := make([]int64, 0, len(r.memory.perMachine))
-	var total int64
-	for _, kb := range r.memory.perMachine {
-		pss = append(pss, kb)
-		total += kb
-	}
-	mean := float64(total) / float64(max(len(pss), 1))
-	worst := slices.Max(append(pss, 0))
+	m := summarize(r.memory.perMachine)
 	n := float64(o.n)
-	fmt.Printf("\nidle machine, PSS of its processes: mean %.2f MiB, max %.2f MiB (%d machines, %d processes, %.1f MiB in all)\n",
-		mean/1024, float64(worst)/1024, len(pss), r.memory.processes, float64(total)/1024)
-	fmt.Printf("serve's own PSS grew by %.1f MiB (%.2f MiB a machine); host MemAvailable fell by %.1f MiB (%.2f MiB a machine)\n",
-		float64(r.memory.serveDelta)/1024, float64(r.memory.serveDelta)/1024/n,
-		float64(r.memory.availDelta)/1024, float64(r.memory.availDelta)/1024/n)
+	fmt.Printf("\nidle machine (%d machines, %d processes), MiB:     mean      max   all machines\n", m.count, r.memory.processes)
+	fmt.Printf("  PSS of its processes                      %8.2f %8.2f %8.1f\n", mib(m.mean.pss), mib(m.max.pss), mib(m.total.pss))
+	fmt.Printf("    of which anonymous                      %8.2f %8.2f %8.1f\n", mib(m.mean.pssAnon), mib(m.max.pssAnon), mib(m.total.pssAnon))
+	fmt.Printf("    of which files (the binary's text...)   %8.2f %8.2f %8.1f\n", mib(m.mean.pssFile), mib(m.max.pssFile), mib(m.total.pssFile))
+	fmt.Printf("  USS (private pages only)                  %8.2f %8.2f %8.1f\n", mib(m.mean.uss), mib(m.max.uss), mib(m.total.uss))
+	b, a := r.memory.before, r.memory.after
+	fmt.Printf("beside them: serve's anonymous memory %+.1f MiB (%+.2f a machine); the kernel's (Slab, PageTables, KernelStack) %+.1f MiB (%+.2f a machine);\n"+
+		"  host MemAvailable %+.1f MiB (%+.2f a machine; other work on the host moves it too)\n",
+		mib(a.serve.anon-b.serve.anon), mib(a.serve.anon-b.serve.anon)/n, mib(a.host.kernel-b.host.kernel), mib(a.host.kernel-b.host.kernel)/n,
+		mib(a.host.available-b.host.available), mib(a.host.available-b.host.available)/n)
 	machinesPc := cpuPercent(r.cpu.machinesTicks, r.cpu.window)
 	fmt.Printf("idle CPU over %s: the %d machines %.2f %% of one core in all (%d ticks of 10 ms); serve %.2f %%\n",
 		r.cpu.window, o.n, machinesPc, r.cpu.machinesTicks, cpuPercent(r.cpu.serveTicks, r.cpu.window))
@@ -84,7 +82,7 @@ func printSummary(o options, r result, tooMany int64) {
 	p99 := percentile(deployedToLogin, 99)
 	fmt.Printf("\ngoals (issue 32):\n")
 	fmt.Printf("  p99 order deployed -> SSH login < %s: %.2f s, %s\n", goalLoginP99, p99.Seconds(), verdict(p99 < goalLoginP99))
-	fmt.Printf("  idle machine < 8 MiB: max %.2f MiB of PSS, %s\n", float64(worst)/1024, verdict(worst < goalIdleKB))
+	fmt.Printf("  idle machine < 8 MiB: PSS mean %.2f MiB, max %.2f MiB, %s\n", mib(m.mean.pss), mib(m.max.pss), verdict(m.max.pss < goalIdleKB))
 	fmt.Printf("  no measurable idle CPU: %.2f %% of one core for %d machines, %s\n", machinesPc, o.n, verdict(machinesPc < goalIdleCPUPc))
 	fmt.Printf("  nothing left after delete and stop: %s\n", verdict(r.clean()))
 }
@@ -99,3 +97,27 @@ func verdict(met bool) string {
 	}
 	return "NOT met"
 }
+
+// machineMemory is the spread of the machines' memory: mean and max of each figure (each max
+// taken on its own), and the total.
+type machineMemory struct {
+	count            int
+	mean, max, total rollup
+}
+
+func summarize(perMachine map[string]rollup) machineMemory {
+	var m machineMemory
+	for _, r := range perMachine {
+		m.count++
+		m.total = m.total.plus(r)
+		m.max = rollup{pss: max(m.max.pss, r.pss), pssAnon: max(m.max.pssAnon, r.pssAnon),
+			pssFile: max(m.max.pssFile, r.pssFile), uss: max(m.max.uss, r.uss), anon: max(m.max.anon, r.anon)}
+	}
+	if k := int64(max(m.count, 1)); m.count > 0 {
+		m.mean = rollup{pss: m.total.pss / k, pssAnon: m.total.pssAnon / k, pssFile: m.total.pssFile / k, uss: m.total.uss / k,
+			anon: m.total.anon / k}
+	}
+	return m
+}
+
+func mib(kb int64) float64 { return float64(kb) / 1024 }
