@@ -153,11 +153,18 @@ func (s *serve) stop(limit time.Duration) (time.Duration, int, error) {
 	}
 }
 
-// kill ends serve if it still runs (after an error).
+// kill ends serve if it still runs (after an error): SIGTERM first, so it stops its machines
+// and removes its bridge and filter rules, then SIGKILL if it has not exited within 30 s.
 func (s *serve) kill() {
 	select {
 	case <-s.exited:
+		return
 	default:
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
 		_ = s.cmd.Process.Kill()
 		<-s.exited
 	}
