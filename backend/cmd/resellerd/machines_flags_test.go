@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +56,24 @@ func TestMachinesFlagsInHelp(t *testing.T) {
 	}
 	if !strings.Contains(usage, "[--machines sim|sandbox]") {
 		t.Error("the usage lacks --machines")
+	}
+}
+
+// TestMachinesSandboxWithoutWhatItNeeds: --machines sandbox on a host without what it needs
+// (here: no `ip` on PATH) exits 2 with machines.Check's message, before opening anything.
+func TestMachinesSandboxWithoutWhatItNeeds(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // not parallel: the whole process looks for ip there
+	db := filepath.Join(t.TempDir(), "none.db")
+	for _, args := range [][]string{
+		{"serve", "--db", db, "--machines", "sandbox", "--machines-dir", t.TempDir()},
+		{"dev", "--listen", "127.0.0.1:0", "--machines", "sandbox"},
+	} {
+		code, _, errOut := cli(t, noEnv, args...)
+		if code != exitUsage || !strings.Contains(errOut, "--machines sandbox") || !strings.Contains(errOut, "no `ip` on PATH (apt-get install iproute2)") {
+			t.Fatalf("%s: exit %d, stderr %q; want exit 2 with what is missing", args[0], code, errOut)
+		}
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("serve opened its database before refusing (%v)", err)
 	}
 }

@@ -3,11 +3,13 @@ package machines
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,9 +111,14 @@ func TestNewCleansWhatACrashedManagerLeft(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	o := Options{Dir: dir, CIDR: netip.MustParsePrefix("198.18.204.0/24"), Logger: testLogger(t)}
-	if _, err := New(ctx, o); err != nil { // never closed: "crashed"
+	crashed, err := New(ctx, o)
+	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := New(ctx, o); err == nil || !strings.Contains(err.Error(), "in use by another running Manager") {
+		t.Fatalf("a second Manager on a live one's Dir: %v, want a refusal", err)
+	}
+	crashed.dirLock.Close() // a crashed process's lock goes with it; its bridge and chains stay
 	m := newManagerAt(t, o)
 	if n := strings.Count(iptablesSave(t), "-j "+m.net.chain("in")); n != 1 {
 		t.Fatalf("%d jumps to %s, want 1", n, m.net.chain("in"))
@@ -357,4 +364,66 @@ func TestPTYAndCopiesInAMachine(t *testing.T) {
 	if got := mustSSH(t, ip, "pw", "cat /root/payload.txt"); got != "copied in\n" {
 		t.Fatalf("the copied file: %q", got)
 	}
+}
+
+func TestManyMachinesAtOnce(t *testing.T) {
+	m := newManager(t, "198.18.212.0/24")
+	ctx := context.Background()
+	const n = 10
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			ref := fmt.Sprintf("vm-%d", i)
+			ip := netip.AddrFrom4([4]byte{198, 18, 212, byte(10 + i)})
+			if err := m.Create(ctx, Spec{Ref: ref, Hostname: ref, Template: "t", IPv4: ip, Password: "pw-" + ref}, ""); err != nil {
+				errs <- err
+				return
+			}
+			out, err := sshRun(ip, "pw-"+ref, "hostname")
+			if err == nil && out != ref+"\n" {
+				err = fmt.Errorf("%s answers hostname %q", ip, out)
+			}
+			if err == nil {
+				err = m.Delete(ctx, ref)
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if refs := m.Refs(); len(refs) != 0 {
+		t.Fatalf("Refs after deleting every machine: %v", refs)
+	}
+}
+
+func TestAMachineThatDiesIsSeenAndBootsAgain(t *testing.T) {
+	m := newManager(t, "198.18.213.0/24")
+	ctx := context.Background()
+	ip := netip.MustParseAddr("198.18.213.10")
+	if err := m.Create(ctx, Spec{Ref: "vm-d", Hostname: "d", Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	mc := m.machines["vm-d"]
+	m.mu.Unlock()
+	mc.mu.Lock()
+	pid := mc.run.pid
+	mc.mu.Unlock()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for m.Running("vm-d") {
+		if time.Now().After(deadline) {
+			t.Fatal("Running stays true after the machine's PID 1 was killed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := m.Start(ctx, "vm-d"); err != nil {
+		t.Fatal(err)
+	}
+	mustSSH(t, ip, "pw", "true")
 }

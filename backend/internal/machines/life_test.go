@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/agent"
 )
 
 // TestMachineLife walks one machine through every action the datacenter calls, asserting what
@@ -111,6 +113,37 @@ func TestMachineLife(t *testing.T) {
 			case <-accepted:
 				t.Fatal("the host's listener accepted a connection from the machine")
 			default:
+			}
+		}},
+		{"root inside cannot mount, make devices, load modules or read the host's binary", func(t *testing.T) {
+			checks := map[string]string{
+				"mount":     "mount -t tmpfs none /tmp",
+				"mknod":     "mknod /root/sda b 8 0",
+				"sysctl":    "echo 3 > /proc/sys/vm/drop_caches",
+				"init exe":  "cat /proc/1/exe > /dev/null",
+				"agent exe": `p=$(ps -o pid,args | awk '/ reseller-agent$/ {print $1}'); [ -n "$p" ] || { echo no agent; exit 0; }; cat /proc/$p/exe > /dev/null`,
+				"hostname":  "hostname other",
+				"ip":        "ip addr add 198.18.200.99/24 dev eth0",
+			}
+			for name, cmd := range checks {
+				out := mustSSH(t, ip, password, "("+cmd+") 2>/dev/null && echo allowed || echo refused")
+				if out != "refused\n" {
+					t.Errorf("%s (%s) in the machine: %q, want refused", name, cmd, out)
+				}
+			}
+			out, code, err := m.Run(ctx, "vm-1", "grep CapBnd /proc/self/status", nil)
+			if err != nil || code != 0 || strings.TrimSpace(out) != "CapBnd:\t"+wantBounding() {
+				t.Errorf("a script's bounding set: %q %d %v, want %s", out, code, err, wantBounding())
+			}
+		}},
+		{"orphans are reaped (no zombie left)", func(t *testing.T) {
+			if _, code, err := m.Run(ctx, "vm-1", "sleep 0.2 & sleep 0.2 & exit 0", nil); err != nil || code != 0 {
+				t.Fatalf("Run: %d %v", code, err)
+			}
+			time.Sleep(600 * time.Millisecond)
+			out := mustSSH(t, ip, password, "ps -o stat,args | awk '$1 ~ /^Z/' | wc -l")
+			if strings.TrimSpace(out) != "0" {
+				t.Fatalf("%s zombies in the machine", strings.TrimSpace(out))
 			}
 		}},
 		{"Run returns the output and exit code", func(t *testing.T) {
@@ -215,8 +248,8 @@ func TestMachineLife(t *testing.T) {
 			if err := m.Delete(ctx, "vm-1"); err != nil {
 				t.Fatalf("a second Delete: %v, want nil", err)
 			}
-			if err := m.Start(ctx, "vm-1"); err == nil {
-				t.Fatal("Start after Delete: nil, want ErrNotFound")
+			if err := m.Start(ctx, "vm-1"); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("Start after Delete: %v, want ErrNotFound", err)
 			}
 		}},
 	}
@@ -225,6 +258,16 @@ func TestMachineLife(t *testing.T) {
 			break
 		}
 	}
+}
+
+// wantBounding is the bounding set (as /proc/PID/status shows it) of what users run: Docker's
+// default capabilities without CAP_MKNOD.
+func wantBounding() string {
+	var mask uint64
+	for _, c := range agent.KeptCaps() {
+		mask |= 1 << c
+	}
+	return fmt.Sprintf("%016x", mask)
 }
 
 // sshHostKey is the SSH host key addr presents (its SHA-256 fingerprint).

@@ -9,9 +9,33 @@
 //
 // Layout under Options.Dir:
 //
+//	manager.lock           flocked by the live Manager (one per Dir)
 //	image/                 the assembled default image (when Options.Image is "")
-//	machines/<ref>/        one machine: disk/upper, disk/work, spec.json, password (a hash, 0600)
+//	machines/<ref>/        one machine: disk/upper, disk/work, root (the overlay's mount point,
+//	                       inside the machine's mount namespace only), spec.json, password (a
+//	                       hash, 0600), console.log (what its init and agent wrote at boot)
 //	snapshots/<image>/     a copy of a disk's upper layer and its password hash
+//
+// What runs inside a machine, and how it is confined, is package agent's doc. The host's side:
+//
+//   - Boot (boot.go): PID 1 is this binary re-executed from one locked OS thread (Pdeathsig
+//     follows the forking thread), with new PID, mount, UTS, IPC and network namespaces; the
+//     host then plugs its veth, hands it the password hash over the control channel, and waits
+//     for SSH (bootTimeout). No user namespace: see package agent for why and what instead.
+//   - Power: Stop asks the agent to shut down (SIGTERM, SIGKILL after agent.ShutdownGrace),
+//     kills PID 1 after stopTimeout (the kernel then kills the whole PID namespace), and
+//     deletes the veth. Start boots from the same disk; the SSH host key is on the disk.
+//   - Network (network.go): one bridge per Manager named after Dir, filter chains named after
+//     the bridge. A CIDR already routed on the host is refused at New, naming the route.
+//   - Passwords: bcrypt over SHA-256 (agent.HashPassword), in the machine's directory, 0600.
+//   - Snapshots (snapshot.go): copied while the machine runs, without freezing it.
+//   - Limits (limits.go): enforced through cgroup v2 where it offers memory and cpu, recorded
+//     only elsewhere (LimitsEnforced).
+//
+// Known limits: the machine's /proc/self/mountinfo shows the host paths of its disk (overlay
+// options); machines keep CAP_NET_RAW (ping), so one could forge packets on the bridge as
+// Docker's containers can; IPv6 is off on the host's side only (machines talk link-local IPv6
+// among themselves); busybox's `wget -T` crashes (Debian's busybox-static): use `timeout N wget`.
 package machines
 
 import (
@@ -51,7 +75,7 @@ var ErrNotFound = errors.New("machines: not found")
 
 // The Manager's methods (implemented in the package's other files):
 //
-//	func Check(o Options) error                       // what is missing (root, userns, ip, iptables, busybox, overlay), with how to get it
+//	func Check(o Options) error                       // what is missing (root, ip, iptables, busybox, overlay), with how to get it
 //	func New(ctx context.Context, o Options) (*Manager, error) // bridge, host-side filter rules, image
 //	func (m *Manager) Close(ctx context.Context) error // stops every machine cleanly (disks kept), removes bridge and rules
 //	func (m *Manager) Create(ctx context.Context, s Spec, fromSnapshot string) error // a fresh disk (or a snapshot's), then boot
@@ -70,3 +94,4 @@ var ErrNotFound = errors.New("machines: not found")
 //	func (m *Manager) Run(ctx context.Context, ref string, script string, env map[string]string) (output string, exit int, err error)
 //	func (m *Manager) Running(ref string) bool
 //	func (m *Manager) Refs() []string                  // machines with a disk on this host
+//	func (m *Manager) LimitsEnforced() bool            // whether Limits are enforced here (cgroup v2) or only recorded

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"sync"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/agent"
 )
 
@@ -21,11 +23,12 @@ import (
 // machine are serialised (each machine has its own lock; the Manager's lock only guards the
 // table of machines).
 type Manager struct {
-	o      Options
-	log    *slog.Logger
-	net    *network
-	image  string // the lower layer of every disk
-	cgroup string // this Manager's cgroup v2 directory; "" where limits cannot be applied
+	o       Options
+	log     *slog.Logger
+	net     *network
+	image   string   // the lower layer of every disk
+	cgroup  string   // this Manager's cgroup v2 directory; "" where limits cannot be applied
+	dirLock *os.File // Dir/manager.lock, flocked for the Manager's life
 
 	mu       sync.Mutex
 	machines map[string]*machine
@@ -78,11 +81,16 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 			return nil, fmt.Errorf("machines: Dir: %w", err)
 		}
 	}
+	if m.dirLock, err = lockDir(dir); err != nil {
+		return nil, err
+	}
 	if m.image, err = ensureImage(o); err != nil {
+		m.dirLock.Close()
 		return nil, err
 	}
 	m.net = newNetwork(dir, o.CIDR, o.Egress, m.log)
 	if err := m.net.setUp(ctx); err != nil {
+		m.dirLock.Close()
 		return nil, err
 	}
 	m.cgroup = newCgroup(m.net.bridge, m.log)
@@ -123,8 +131,24 @@ func (m *Manager) Close(ctx context.Context) error {
 	wg.Wait()
 	errs = append(errs, m.net.tearDown(context.WithoutCancel(ctx)))
 	removeCgroup(m.cgroup)
+	_ = m.dirLock.Close()
 	m.log.Info("machines closed", "bridge", m.net.bridge)
 	return errors.Join(errs...)
+}
+
+// lockDir takes Dir's lock: one live Manager per Dir, in this process or another, since New
+// removes the bridge and chains a previous Manager on the Dir left (after a crash, its lock is
+// released with its process).
+func lockDir(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, "manager.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("machines: Dir: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("machines: Dir %s is in use by another running Manager (its manager.lock is held): %w", dir, err)
+	}
+	return f, nil
 }
 
 var refPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

@@ -250,14 +250,17 @@ func ipBatch(ctx context.Context, batch string) error {
 	return err
 }
 
-// commandTimeout bounds every host command (ip, iptables, cp) beyond ctx.
+// commandTimeout bounds a host command (ip, iptables) whose ctx has no deadline of its own.
 const commandTimeout = 30 * time.Second
 
-// command runs name with args and stdin, bounded by ctx and commandTimeout; its error carries
-// the command's output.
+// command runs name with args and stdin, bounded by ctx (by commandTimeout when ctx has no
+// deadline); its error carries the command's output.
 func command(ctx context.Context, stdin, name string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	defer cancel()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, commandTimeout)
+		defer cancel()
+	}
 	cmd := exec.CommandContext(ctx, name, args...)
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)

@@ -32,7 +32,7 @@ func (m *Manager) Create(ctx context.Context, s Spec, fromSnapshot string) error
 	if s.Password == "" && fromSnapshot == "" {
 		return fmt.Errorf("machine %s: Password is empty", s.Ref)
 	}
-	if err := m.makeDisk(mc, r, s.Password, fromSnapshot); err != nil {
+	if err := m.makeDisk(ctx, mc, r, s.Password, fromSnapshot); err != nil {
 		m.destroy(ctx, mc)
 		return err
 	}
@@ -56,11 +56,11 @@ func (m *Manager) validate(r record) error {
 
 // makeDisk writes a new machine's directory: its disk (fresh, or the snapshot's upper layer),
 // identity files, password hash and spec.json (last: a directory without it is no machine).
-func (m *Manager) makeDisk(mc *machine, r record, password, fromSnapshot string) error {
+func (m *Manager) makeDisk(ctx context.Context, mc *machine, r record, password, fromSnapshot string) error {
 	if err := os.MkdirAll(mc.dir, 0o700); err != nil {
 		return fmt.Errorf("machine %s: %w", mc.ref, err)
 	}
-	if err := m.resetDisk(mc, fromSnapshot); err != nil {
+	if err := m.resetDisk(ctx, mc, fromSnapshot); err != nil {
 		return err
 	}
 	if err := writeIdentity(disk(mc.dir).upper, r); err != nil {
@@ -76,7 +76,7 @@ func (m *Manager) makeDisk(mc *machine, r record, password, fromSnapshot string)
 
 // resetDisk replaces the machine's disk by a fresh one (snapshot "") or a copy of a snapshot's,
 // whose password hash it also takes. The machine is off.
-func (m *Manager) resetDisk(mc *machine, snapshot string) error {
+func (m *Manager) resetDisk(ctx context.Context, mc *machine, snapshot string) error {
 	d := disk(mc.dir)
 	if err := os.RemoveAll(filepath.Dir(d.upper)); err != nil {
 		return fmt.Errorf("machine %s: remove its disk: %w", mc.ref, err)
@@ -94,7 +94,7 @@ func (m *Manager) resetDisk(mc *machine, snapshot string) error {
 	if _, err := os.Stat(filepath.Join(snap, "upper")); err != nil {
 		return fmt.Errorf("snapshot %s: %w", snapshot, ErrNotFound)
 	}
-	if err := copyTree(filepath.Join(snap, "upper"), d.upper); err != nil {
+	if err := copyTree(ctx, filepath.Join(snap, "upper"), d.upper); err != nil {
 		return fmt.Errorf("machine %s: copy snapshot %s: %w", mc.ref, snapshot, err)
 	}
 	hash, err := os.ReadFile(filepath.Join(snap, "password"))
@@ -146,8 +146,9 @@ func (m *Manager) Reboot(ctx context.Context, ref string) error {
 	return m.boot(ctx, mc)
 }
 
-// Rebuild gives ref's machine a fresh disk from the image naming template, with password, and
-// boots it (whether it was running or not: a rebuilt server is online).
+// Rebuild gives ref's machine a fresh disk from the image naming template (its current one when
+// template is ""), with password, and boots it (whether it was running or not: a rebuilt
+// server is online).
 func (m *Manager) Rebuild(ctx context.Context, ref, template, password string) error {
 	mc, err := m.existing(ref)
 	if err != nil {
@@ -161,8 +162,10 @@ func (m *Manager) Rebuild(ctx context.Context, ref, template, password string) e
 		return err
 	}
 	r := *mc.rec
-	r.Template = template
-	if err := m.makeDisk(mc, r, password, ""); err != nil {
+	if template != "" {
+		r.Template = template
+	}
+	if err := m.makeDisk(ctx, mc, r, password, ""); err != nil {
 		return err
 	}
 	return m.boot(ctx, mc)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // A snapshot is a copy of a machine's disk (its overlay upper layer: what differs from the
@@ -32,7 +33,7 @@ func (m *Manager) Snapshot(ctx context.Context, ref, image string) (int64, error
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return 0, fmt.Errorf("snapshot %s: %w", image, err)
 	}
-	if err := copyTree(disk(mc.dir).upper, filepath.Join(tmp, "upper")); err != nil {
+	if err := copyTree(ctx, disk(mc.dir).upper, filepath.Join(tmp, "upper")); err != nil {
 		_ = os.RemoveAll(tmp)
 		return 0, fmt.Errorf("snapshot %s of %s: %w", image, ref, err)
 	}
@@ -73,7 +74,7 @@ func (m *Manager) Restore(ctx context.Context, ref, image string) error {
 	if err := m.halt(ctx, mc); err != nil {
 		return err
 	}
-	if err := m.resetDisk(mc, image); err != nil {
+	if err := m.resetDisk(ctx, mc, image); err != nil {
 		return err
 	}
 	m.log.Info("machine restored", "ref", ref, "image", image)
@@ -99,9 +100,18 @@ func (m *Manager) snapshotDir(image string) (string, error) {
 	return filepath.Join(m.o.Dir, "snapshots", image), nil
 }
 
-// copyTree copies the directory src to dst (which must not exist) with `cp -a`.
-func copyTree(src, dst string) error {
-	_, err := command(context.Background(), "", "cp", "-a", "--", src, dst)
+// copyTimeout bounds a disk copy whose ctx has no deadline of its own.
+const copyTimeout = 10 * time.Minute
+
+// copyTree copies the directory src to dst (which must not exist) with `cp -a`, bounded by ctx
+// (by copyTimeout when ctx has no deadline).
+func copyTree(ctx context.Context, src, dst string) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, copyTimeout)
+		defer cancel()
+	}
+	_, err := command(ctx, "", "cp", "-a", "--", src, dst)
 	return err
 }
 

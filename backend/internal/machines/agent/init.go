@@ -198,6 +198,15 @@ var keptCaps = map[int]bool{
 	unix.CAP_KILL: true, unix.CAP_AUDIT_WRITE: true,
 }
 
+// KeptCaps lists the capabilities kept in the bounding set of what users run.
+func KeptCaps() []int {
+	list := make([]int, 0, len(keptCaps))
+	for c := range keptCaps {
+		list = append(list, c)
+	}
+	return list
+}
+
 // lastCap is the highest capability this kernel knows.
 func lastCap() int {
 	data, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")

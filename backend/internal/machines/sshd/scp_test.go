@@ -16,6 +16,10 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
+// withoutSCP leaves commands a PATH with no scp (nor anything else), so that a copy that
+// works was served by sshd itself.
+func withoutSCP(c *Config) { c.Env = []string{"PATH=/nonexistent"} }
+
 // terraformSCP copies the way Terraform's SSH communicator does (internal/communicator/ssh):
 // it starts the shell-quoted command, runs the records through send, closes stdin and waits.
 func terraformSCP(t *testing.T, c *ssh.Client, command string, send func(w io.Writer, r *bufio.Reader) error) error {
@@ -97,7 +101,10 @@ func readFile(t *testing.T, path string) (string, os.FileMode) {
 }
 
 func TestSCPTerraformFileUpload(t *testing.T) {
-	c := startServer(t, nil).client(t)
+	c := startServer(t, withoutSCP).client(t)
+	if out, _, _ := run(t, c, "command -v scp || echo none", nil); out != "none\n" {
+		t.Fatalf("the test's machine has an scp (%q): the test would not show sshd serves it", out)
+	}
 	dir := t.TempDir()
 	script := "#!/bin/sh\necho provisioned\n"
 	err := terraformSCP(t, c, "'scp' '-vt' '"+dir+"'", func(w io.Writer, r *bufio.Reader) error {
@@ -114,14 +121,14 @@ func TestSCPTerraformFileUpload(t *testing.T) {
 		t.Fatalf("got %q mode %o, want %q mode %o", got, mode.Perm(), script, 0o644&^processUmask())
 	}
 	// Terraform then runs the script through the same server.
-	stdout, _, status := run(t, c, "chmod 0777 "+dir+"/terraform_1234.sh && "+dir+"/terraform_1234.sh", nil)
+	stdout, _, status := run(t, c, "/bin/chmod 0777 "+dir+"/terraform_1234.sh && "+dir+"/terraform_1234.sh", nil)
 	if stdout != "provisioned\n" || status != 0 {
 		t.Fatalf("got %q, status %d", stdout, status)
 	}
 }
 
 func TestSCPTerraformFileOverwritesAndTargetIsTheFile(t *testing.T) {
-	c := startServer(t, nil).client(t)
+	c := startServer(t, withoutSCP).client(t)
 	dir := t.TempDir()
 	target := filepath.Join(dir, "existing.txt")
 	if err := os.WriteFile(target, []byte("a much longer old content"), 0o600); err != nil {
@@ -144,7 +151,7 @@ func TestSCPTerraformFileOverwritesAndTargetIsTheFile(t *testing.T) {
 }
 
 func TestSCPTerraformDirectoryUpload(t *testing.T) {
-	c := startServer(t, nil).client(t)
+	c := startServer(t, withoutSCP).client(t)
 	dst := t.TempDir()
 	err := terraformSCP(t, c, "'scp' '-rvt' '"+dst+"'", func(w io.Writer, r *bufio.Reader) error {
 		if err := scpStatus(r); err != nil {
@@ -174,7 +181,7 @@ func TestSCPTerraformDirectoryUpload(t *testing.T) {
 }
 
 func TestSCPSinkRefusals(t *testing.T) {
-	c := startServer(t, nil).client(t)
+	c := startServer(t, withoutSCP).client(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -208,7 +215,7 @@ func TestSCPSinkRefusals(t *testing.T) {
 }
 
 func TestSCPPreserveTimesAndModes(t *testing.T) {
-	c := startServer(t, nil).client(t)
+	c := startServer(t, withoutSCP).client(t)
 	dst := t.TempDir()
 	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	err := terraformSCP(t, c, "scp -p -t "+dst, func(w io.Writer, r *bufio.Reader) error {
@@ -272,7 +279,7 @@ func openSSHWithInput(t *testing.T, ts *testServer, stdin, tool string, args ...
 }
 
 func TestOpenSSHLegacySCP(t *testing.T) {
-	ts := startServer(t, nil)
+	ts := startServer(t, withoutSCP)
 	src := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(src, "tree", "sub"), 0o755); err != nil {
 		t.Fatal(err)
@@ -286,10 +293,17 @@ func TestOpenSSHLegacySCP(t *testing.T) {
 	if got != "deep" || mode.Perm() != 0o640 {
 		t.Fatalf("upload: got %q mode %o, want \"deep\" mode 640", got, mode.Perm())
 	}
+	old := time.Date(2021, 6, 7, 8, 9, 10, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(dst, "tree", "sub", "f.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
 	back := filepath.Join(t.TempDir(), "back.txt")
-	openSSH(t, ts, "scp", "-O", "root@127.0.0.1:"+filepath.Join(dst, "tree", "sub", "f.txt"), back)
-	if got, _ := readFile(t, back); got != "deep" {
-		t.Fatalf("download: got %q, want \"deep\"", got)
+	openSSH(t, ts, "scp", "-O", "-p", "root@127.0.0.1:"+filepath.Join(dst, "tree", "sub", "f.txt"), back)
+	if got, mode := readFile(t, back); got != "deep" || mode.Perm() != 0o640 {
+		t.Fatalf("download: got %q mode %o, want \"deep\" mode 640", got, mode.Perm())
+	}
+	if fi, err := os.Stat(back); err != nil || !fi.ModTime().Equal(old) {
+		t.Fatalf("download -p: got mtime %v (%v), want %s", fi.ModTime(), err, old)
 	}
 	fetched := t.TempDir()
 	openSSH(t, ts, "scp", "-O", "-r", "root@127.0.0.1:"+filepath.Join(dst, "tree"), fetched)
@@ -299,7 +313,7 @@ func TestOpenSSHLegacySCP(t *testing.T) {
 }
 
 func TestOpenSSHSFTP(t *testing.T) {
-	ts := startServer(t, nil)
+	ts := startServer(t, withoutSCP)
 	src := filepath.Join(t.TempDir(), "up.txt")
 	if err := os.WriteFile(src, []byte("over sftp"), 0o644); err != nil {
 		t.Fatal(err)
@@ -317,7 +331,7 @@ func TestOpenSSHSFTP(t *testing.T) {
 }
 
 func TestOpenSSHClientExec(t *testing.T) {
-	ts := startServer(t, nil)
+	ts := startServer(t, withoutSCP)
 	out := openSSH(t, ts, "ssh", "root@127.0.0.1", "echo", "hello from", "$USER")
 	if out != "hello from root\n" {
 		t.Fatalf("got %q", out)

@@ -1,7 +1,6 @@
 package sshd
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -47,6 +46,9 @@ type (
 	}
 )
 
+// maxEnv bounds the variables one session may set.
+const maxEnv = 64
+
 // session is one "session" channel: its settings until a command starts, then the command.
 type session struct {
 	srv  *server
@@ -68,9 +70,9 @@ func newSession(s *server, conn *ssh.ServerConn, ch ssh.Channel) *session {
 
 // serve answers the channel's requests until the channel closes; a command still running then
 // is hung up, and serve returns once it has ended.
-func (ss *session) serve(ctx context.Context, reqs <-chan *ssh.Request) {
+func (ss *session) serve(reqs <-chan *ssh.Request) {
 	for req := range reqs {
-		ok, then := ss.handle(ctx, req)
+		ok, then := ss.handle(req)
 		if req.WantReply {
 			_ = req.Reply(ok, nil)
 		}
@@ -91,7 +93,7 @@ func (ss *session) serve(ctx context.Context, reqs <-chan *ssh.Request) {
 }
 
 // handle carries out one request; then, when not nil, runs after the reply is sent.
-func (ss *session) handle(ctx context.Context, req *ssh.Request) (ok bool, then func()) {
+func (ss *session) handle(req *ssh.Request) (ok bool, then func()) {
 	switch req.Type {
 	case "env":
 		return ss.setEnv(req.Payload), nil
@@ -102,30 +104,31 @@ func (ss *session) handle(ctx context.Context, req *ssh.Request) (ok bool, then 
 	case "signal":
 		return ss.signal(req.Payload), nil
 	case "shell":
-		return ss.start(ctx, "shell", "")
+		return ss.start("shell", "")
 	case "exec":
 		var m execRequest
 		if ssh.Unmarshal(req.Payload, &m) != nil {
 			return false, nil
 		}
-		return ss.start(ctx, "exec", m.Command)
+		return ss.start("exec", m.Command)
 	case "subsystem":
 		var m subsystemRequest
 		if ssh.Unmarshal(req.Payload, &m) != nil || m.Name != "sftp" {
 			return false, nil
 		}
-		return ss.start(ctx, "sftp", "")
+		return ss.start("sftp", "")
 	default:
 		// x11-req, auth-agent-req@openssh.com, keepalives and anything unknown.
 		return false, nil
 	}
 }
 
-// acceptedEnv says whether a client may set a variable: the locale and time zone, as
-// OpenSSH's usual AcceptEnv does; never PATH, LD_* or anything that changes what runs.
+// acceptedEnv says whether a client may set a variable: the locale, time zone and terminal,
+// as OpenSSH's usual AcceptEnv does; never PATH, LD_* or anything that changes what runs.
+// A PTY's TERM comes after these and wins.
 func acceptedEnv(name string) bool {
 	switch name {
-	case "LANG", "LANGUAGE", "TZ", "COLORTERM":
+	case "LANG", "LANGUAGE", "TZ", "TERM", "COLORTERM":
 		return true
 	}
 	return strings.HasPrefix(name, "LC_") && !strings.ContainsAny(name, "= ")
@@ -138,7 +141,7 @@ func (ss *session) setEnv(payload []byte) bool {
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.started {
+	if ss.started || len(ss.env) >= maxEnv {
 		return false
 	}
 	ss.env = append(ss.env, m.Name+"="+m.Value)
@@ -194,7 +197,7 @@ func (ss *session) signal(payload []byte) bool {
 // start begins the session's one command: kind is "shell", "exec" (with command) or "sftp".
 // A command sshd serves in Go (scp, sftp) runs after the reply; a process is started before
 // it, so that a shell that cannot start is refused.
-func (ss *session) start(ctx context.Context, kind, command string) (bool, func()) {
+func (ss *session) start(kind, command string) (bool, func()) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.started {
@@ -205,7 +208,7 @@ func (ss *session) start(ctx context.Context, kind, command string) (bool, func(
 		ss.started = true
 		log.Info("ssh session")
 		return true, func() {
-			go func() { ss.finish(log, exitResult{code: builtin(ctx, ss.ch, ss.ch, ss.ch.Stderr())}) }()
+			go func() { ss.finish(log, exitResult{code: builtin(ss.ch, ss.ch, ss.ch.Stderr())}) }()
 		}
 	}
 	j, err := ss.startProcess(kind, command)
@@ -221,8 +224,8 @@ func (ss *session) start(ctx context.Context, kind, command string) (bool, func(
 }
 
 // builtinFunc is a command served in Go with the channel as its standard streams; it returns
-// the exit status.
-type builtinFunc func(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) int
+// the exit status. It ends when its input does: the channel closing ends it.
+type builtinFunc func(stdin io.Reader, stdout, stderr io.Writer) int
 
 // builtin returns the Go implementation of a command, or nil to run it in the shell.
 func (ss *session) builtin(kind, command string) builtinFunc {
@@ -231,7 +234,7 @@ func (ss *session) builtin(kind, command string) builtinFunc {
 		return ss.serveSFTP
 	case "exec":
 		if req, ok := parseSCPCommand(command); ok {
-			return func(_ context.Context, stdin io.Reader, stdout, stderr io.Writer) int {
+			return func(stdin io.Reader, stdout, stderr io.Writer) int {
 				return runSCP(req, ss.home(), ss.srv.umask, stdin, stdout, stderr)
 			}
 		}

@@ -1,7 +1,6 @@
 package sshd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,7 @@ import (
 
 // serveSFTP serves the "sftp" subsystem (modern OpenSSH scp, sftp, Ansible) on the channel,
 // in Go, with paths relative to the home directory.
-func (ss *session) serveSFTP(_ context.Context, _ io.Reader, _, stderr io.Writer) int {
+func (ss *session) serveSFTP(_ io.Reader, _, stderr io.Writer) int {
 	server, err := sftp.NewServer(keepOpen{ss.ch}, sftp.WithServerWorkingDirectory(ss.workDir()))
 	if err != nil {
 		_, _ = fmt.Fprintf(stderr, "sftp: %v\n", err)

@@ -29,8 +29,10 @@ type Config struct {
 	// HostKey identifies the server. The caller persists it so that a machine keeps its key
 	// across boots and clients' known_hosts stay valid.
 	HostKey ssh.Signer
-	// CheckPassword is the only way in (no public keys, no "none"). Comparing in constant
-	// time is its job; sshd delays every refusal and bounds the tries per connection.
+	// CheckPassword is the only way in: the "password" method, and "keyboard-interactive"
+	// asking for the password (clients that only offer it); no public keys, no "none".
+	// Comparing in constant time is its job; sshd delays every refusal and bounds the tries
+	// per connection.
 	CheckPassword func(user, password string) bool
 	// Shell runs sessions: `Shell` as a login shell for "shell", `Shell -c CMD` for "exec".
 	Shell string
@@ -51,8 +53,13 @@ const (
 	maxAuthTries = 6
 	// failedAuthDelay slows down password guessing; a refused attempt answers no sooner.
 	failedAuthDelay = 300 * time.Millisecond
-	// handshakeTimeout drops connections that do not finish the handshake and login in time.
-	handshakeTimeout = 30 * time.Second
+	// handshakeTimeout drops connections that do not finish the handshake and login in time
+	// (OpenSSH's LoginGraceTime: long enough for a person typing the password).
+	handshakeTimeout = 2 * time.Minute
+	// acceptBackoffMax caps the wait before accepting again after a transient failure.
+	acceptBackoffMax = time.Second
+	// maxSessions bounds the sessions open at once on one connection (OpenSSH's MaxSessions).
+	maxSessions = 10
 	// serverVersion is the identification string sent to clients.
 	serverVersion = "SSH-2.0-resellerd"
 )
@@ -92,7 +99,6 @@ type server struct {
 	cfg       Config
 	log       *slog.Logger
 	sshConfig *ssh.ServerConfig
-	failDelay time.Duration
 	umask     uint32
 
 	mu     sync.Mutex
@@ -115,16 +121,16 @@ func newServer(cfg Config) (*server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &server{
-		cfg:       cfg,
-		log:       log,
-		failDelay: failedAuthDelay,
-		umask:     processUmask(),
-		conns:     map[net.Conn]struct{}{},
+		cfg:   cfg,
+		log:   log,
+		umask: processUmask(),
+		conns: map[net.Conn]struct{}{},
 	}
 	s.sshConfig = &ssh.ServerConfig{
-		MaxAuthTries:     maxAuthTries,
-		PasswordCallback: s.checkPassword,
-		ServerVersion:    serverVersion,
+		MaxAuthTries:                maxAuthTries,
+		PasswordCallback:            s.checkPassword,
+		KeyboardInteractiveCallback: s.askPassword,
+		ServerVersion:               serverVersion,
 	}
 	s.sshConfig.AddHostKey(cfg.HostKey)
 	return s, nil
@@ -136,22 +142,45 @@ func (s *server) checkPassword(meta ssh.ConnMetadata, password []byte) (*ssh.Per
 		return &ssh.Permissions{}, nil
 	}
 	s.log.Info("ssh login refused", "user", meta.User(), "remote", meta.RemoteAddr().String())
-	time.Sleep(s.failDelay)
+	time.Sleep(failedAuthDelay)
 	return nil, errors.New("password refused")
+}
+
+// askPassword is keyboard-interactive login: one prompt for the password, without echo.
+func (s *server) askPassword(meta ssh.ConnMetadata, client ssh.KeyboardInteractiveChallenge) (*ssh.Permissions, error) {
+	answers, err := client(meta.User(), "", []string{"Password: "}, []bool{false})
+	if err != nil {
+		return nil, err
+	}
+	if len(answers) != 1 {
+		return nil, errors.New("one answer expected")
+	}
+	return s.checkPassword(meta, []byte(answers[0]))
 }
 
 func (s *server) serve(ctx context.Context, ln net.Listener) error {
 	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
 	defer stop()
 	var err error
+	backoff := time.Duration(0)
 	for {
 		c, aerr := ln.Accept()
+		if aerr != nil && ctx.Err() == nil && transientAcceptError(aerr) {
+			backoff = min(max(2*backoff, 5*time.Millisecond), acceptBackoffMax)
+			s.log.Warn("ssh accept failed; retrying", "err", aerr, "in", backoff)
+			select {
+			case <-time.After(backoff):
+				continue
+			case <-ctx.Done():
+			}
+		}
 		if aerr != nil {
 			if ctx.Err() == nil {
 				err = fmt.Errorf("sshd: accept: %w", aerr)
 			}
 			break
 		}
+		backoff = 0
 		if !s.track(c) {
 			_ = c.Close()
 			break
@@ -160,13 +189,24 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		go func() {
 			defer s.wg.Done()
 			defer s.untrack(c)
-			s.serveConn(ctx, c)
+			s.serveConn(c)
 		}()
 	}
 	_ = ln.Close()
 	s.closeAll()
 	s.wg.Wait()
 	return err
+}
+
+// transientAcceptError says whether an accept failure may pass (out of descriptors or
+// memory, a connection reset before it was accepted), so that serving goes on.
+func transientAcceptError(err error) bool {
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED, syscall.EINTR} {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	return false
 }
 
 // track records an open connection; false once the server is closing.
@@ -197,7 +237,7 @@ func (s *server) closeAll() {
 }
 
 // serveConn runs one connection: the handshake and login, then its channels until it closes.
-func (s *server) serveConn(ctx context.Context, c net.Conn) {
+func (s *server) serveConn(c net.Conn) {
 	_ = c.SetDeadline(time.Now().Add(handshakeTimeout))
 	sc, chans, reqs, err := ssh.NewServerConn(c, s.sshConfig)
 	if err != nil {
@@ -214,17 +254,26 @@ func (s *server) serveConn(ctx context.Context, c net.Conn) {
 
 	var sessions sync.WaitGroup
 	defer sessions.Wait()
+	slots := make(chan struct{}, maxSessions) // a token per open session
 	for nc := range chans {
 		switch nc.ChannelType() {
 		case "session":
+			select {
+			case slots <- struct{}{}:
+			default:
+				_ = nc.Reject(ssh.ResourceShortage, "too many sessions")
+				continue
+			}
 			ch, creqs, err := nc.Accept()
 			if err != nil {
+				<-slots
 				continue
 			}
 			sessions.Add(1)
 			go func() {
 				defer sessions.Done()
-				newSession(s, sc, ch).serve(ctx, creqs)
+				defer func() { <-slots }()
+				newSession(s, sc, ch).serve(creqs)
 			}()
 		case "direct-tcpip", "direct-streamlocal@openssh.com":
 			_ = nc.Reject(ssh.Prohibited, "port forwarding is disabled")

@@ -5,10 +5,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,8 +22,7 @@ import (
 const (
 	testUser     = "root"
 	testPassword = "correct horse battery staple"
-	// testPath has no scp binary, so that a copy that works was served by sshd itself.
-	testPath = "PATH=/usr/local/bin:/usr/bin:/bin:/sbin:/usr/sbin"
+	testPath     = "PATH=/usr/local/bin:/usr/bin:/bin:/sbin:/usr/sbin"
 )
 
 // testServer is a Serve running on 127.0.0.1 for one test.
@@ -263,6 +266,9 @@ func TestExecEnvironment(t *testing.T) {
 	if err := s.Setenv("LANG", "C.UTF-8"); err != nil {
 		t.Fatalf("LANG refused: %v", err)
 	}
+	if err := s.Setenv("TERM", "dumb"); err != nil {
+		t.Fatalf("TERM refused: %v", err)
+	}
 	if err := s.Setenv("LD_PRELOAD", "/evil.so"); err == nil {
 		t.Fatal("LD_PRELOAD accepted")
 	}
@@ -270,7 +276,7 @@ func TestExecEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(out), "base|root|root|/root|/bin/sh|C.UTF-8||unset|127.0.0.1\n"; got != want {
+	if got, want := string(out), "base|root|root|/root|/bin/sh|C.UTF-8||dumb|127.0.0.1\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
@@ -433,5 +439,257 @@ func TestServeEndsSessionsWhenItsContextEnds(t *testing.T) {
 	}
 	if err := s.Wait(); err == nil {
 		t.Fatal("the session's command went on after Serve returned")
+	}
+}
+
+func TestKeyboardInteractiveAsksForThePassword(t *testing.T) {
+	ts := startServer(t, nil)
+	for _, tc := range []struct {
+		name, password string
+		ok             bool
+	}{
+		{"right password", testPassword, true},
+		{"wrong password", "wrong", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			answer := ssh.KeyboardInteractive(func(_, _ string, questions []string, echos []bool) ([]string, error) {
+				if len(questions) != 1 || echos[0] {
+					return nil, fmt.Errorf("got questions %q echo %v, want one password prompt without echo", questions, echos)
+				}
+				return []string{tc.password}, nil
+			})
+			c, err := ssh.Dial("tcp", ts.addr, &ssh.ClientConfig{
+				User: testUser, Auth: []ssh.AuthMethod{answer}, HostKeyCallback: ssh.FixedHostKey(ts.hostKey), Timeout: 5 * time.Second,
+			})
+			if c != nil {
+				_ = c.Close()
+			}
+			if (err == nil) != tc.ok {
+				t.Fatalf("got err %v, want success %v", err, tc.ok)
+			}
+		})
+	}
+}
+
+// flakyListener fails its first Accept as a process out of descriptors does.
+type flakyListener struct {
+	net.Listener
+	failed atomic.Bool
+}
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	if !l.failed.Swap(true) {
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: syscall.EMFILE}
+	}
+	return l.Listener.Accept()
+}
+
+func TestServeGoesOnAfterATransientAcceptError(t *testing.T) {
+	ts := startServer(t, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := NewHostKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, &flakyListener{Listener: ln}, Config{
+			HostKey: key, Shell: "/bin/sh",
+			CheckPassword: func(_, p string) bool { return p == testPassword },
+		})
+	}()
+	ts.addr, ts.hostKey = ln.Addr().String(), key.PublicKey()
+	c := ts.client(t)
+	if out, _, _ := run(t, c, "echo up", nil); out != "up\n" {
+		t.Fatalf("got %q", out)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+}
+
+// startAndReadPID starts command (which prints its shell's pid first) and returns that pid.
+func startAndReadPID(t *testing.T, s *ssh.Session, command string) int {
+	t.Helper()
+	stdout, err := s.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(command); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("pid: %v", err)
+	}
+	return pid
+}
+
+// waitGone waits (bounded) for a process to have exited and been reaped.
+func waitGone(t *testing.T, pid int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still there after %s", pid, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestClientGoneHangsUpItsCommand(t *testing.T) {
+	for _, withPTY := range []bool{false, true} {
+		t.Run("pty="+strconv.FormatBool(withPTY), func(t *testing.T) {
+			c := startServer(t, nil).client(t)
+			s := openSession(t, c)
+			if withPTY {
+				if err := s.RequestPty("xterm", 24, 80, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pid := startAndReadPID(t, s, "echo $$; exec sleep 60")
+			_ = c.Close()
+			waitGone(t, pid, hangupGrace+3*time.Second)
+		})
+	}
+}
+
+func TestPTYBackgroundProcessDoesNotHoldTheSession(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	s := openSession(t, c)
+	if err := s.RequestPty("xterm", 24, 80, nil); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := s.Output("sleep 30 & echo started")
+	if err != nil || !strings.Contains(string(out), "started") {
+		t.Fatalf("got %q, %v", out, err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("the session took %s: a background process held it", took)
+	}
+}
+
+func TestPTYOutputIsNotLostAtExit(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	s := openSession(t, c)
+	if err := s.RequestPty("xterm", 24, 80, nil); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Output("seq 1 20000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(string(out), "\r\n", "\n")), "\n")
+	if len(lines) != 20000 || lines[len(lines)-1] != "20000" {
+		t.Fatalf("got %d lines ending %q, want 20000 ending \"20000\"", len(lines), lines[len(lines)-1])
+	}
+}
+
+func TestShellWithoutPTYReadsCommandsFromStdin(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	s := openSession(t, c)
+	var stdout bytes.Buffer
+	s.Stdin, s.Stdout = strings.NewReader("echo from stdin; exit 4\n"), &stdout
+	if err := s.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	var exitErr *ssh.ExitError
+	if err := s.Wait(); !errors.As(err, &exitErr) || exitErr.ExitStatus() != 4 || stdout.String() != "from stdin\n" {
+		t.Fatalf("got %v, %q; want exit status 4 and \"from stdin\"", err, stdout.String())
+	}
+}
+
+func TestShellThatCannotStartIsRefused(t *testing.T) {
+	c := startServer(t, func(c *Config) { c.Shell = "/nonexistent/sh" }).client(t)
+	s := openSession(t, c)
+	err := s.Run("true")
+	var exitErr *ssh.ExitError
+	if err == nil || errors.As(err, &exitErr) {
+		t.Fatalf("got %v, want the exec request refused", err)
+	}
+}
+
+func TestSysProcAttrIsApplied(t *testing.T) {
+	var calls atomic.Int32
+	root := os.Getuid() == 0
+	c := startServer(t, func(c *Config) {
+		c.SysProcAttr = func() *syscall.SysProcAttr {
+			calls.Add(1)
+			cred := &syscall.Credential{Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid()), NoSetGroups: true}
+			if root { // a credential the command can see: its supplementary groups
+				cred.NoSetGroups, cred.Groups = false, []uint32{4242}
+			}
+			return &syscall.SysProcAttr{Credential: cred}
+		}
+	}).client(t)
+	out, _, _ := run(t, c, "id -G", nil)
+	if root && !strings.Contains(out, "4242") {
+		t.Fatalf("got groups %q, want 4242 among them", out)
+	}
+	out, _, _ = run(t, c, "test \"$(ps -o sid= -p $$)\" -eq $$ && echo leader", nil)
+	if strings.TrimSpace(out) != "leader" {
+		t.Fatalf("got %q, want the command to lead its own session", out)
+	}
+	if got := calls.Load(); got != 2 {
+		t.Fatalf("SysProcAttr called %d times for 2 commands", got)
+	}
+}
+
+func TestSessionsPerConnectionAreBounded(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	var open []*ssh.Session
+	for range maxSessions {
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatalf("session %d: %v", len(open)+1, err)
+		}
+		open = append(open, s)
+	}
+	if s, err := c.NewSession(); err == nil {
+		_ = s.Close()
+		t.Fatalf("session %d was opened, want at most %d", maxSessions+1, maxSessions)
+	}
+	if err := open[0].Run("true"); err != nil {
+		t.Fatal(err)
+	}
+	// The finished session's place is free again (bounded wait: its close is asynchronous).
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := c.NewSession()
+		if err == nil {
+			_ = s.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no session after one ended: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, s := range open[1:] {
+		_ = s.Close()
+	}
+}
+
+func TestEnvRequestsAreBounded(t *testing.T) {
+	c := startServer(t, nil).client(t)
+	s := openSession(t, c)
+	for i := range maxEnv {
+		if err := s.Setenv("LC_X"+strconv.Itoa(i), "v"); err != nil {
+			t.Fatalf("variable %d refused: %v", i+1, err)
+		}
+	}
+	if err := s.Setenv("LC_ONE_TOO_MANY", "v"); err == nil {
+		t.Fatalf("variable %d accepted, want at most %d", maxEnv+1, maxEnv)
 	}
 }
