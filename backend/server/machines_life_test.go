@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -42,8 +43,12 @@ func requireMachines(t *testing.T) {
 
 // sandboxConfig is a backend with real machines on cidr under dir, workers driven by RunDue.
 func sandboxConfig(db, dir, cidr string) Config {
-	return Config{DB: db, RateLimitScale: 100, Clock: NewManualClock(testStart), WorkerInterval: -1,
+	cfg := Config{DB: db, RateLimitScale: 100, Clock: NewManualClock(testStart), WorkerInterval: -1,
 		Machines: MachinesConfig{Mode: MachinesSandbox, Dir: dir, CIDR: netip.MustParsePrefix(cidr)}}
+	if testing.Verbose() {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return cfg
 }
 
 // sshRun logs into addr:22 as root with password and runs cmd.
@@ -60,15 +65,12 @@ func sshRun(addr, password, cmd string) (string, error) {
 		return "", err
 	}
 	defer s.Close()
-	var out bytes.Buffer
-	s.Stdout, s.Stderr = &out, &out
-	err = s.Run(cmd)
-	return out.String(), err
+	out, err := s.CombinedOutput(cmd) // one buffer, written under its lock by both streams
+	return string(out), err
 }
 
-// mustSSH fails t unless cmd, run over SSH, exits 0. The tests judge a machine by exit
-// statuses (shell tests), not by output: the machines' interim SSH server (until package sshd
-// is wired in) now and then loses a command's output, never its exit status.
+// mustSSH fails t unless cmd, run over SSH, exits 0: the tests judge a machine by shell tests'
+// exit statuses.
 func mustSSH(t *testing.T, addr, password, cmd string) {
 	t.Helper()
 	if out, err := sshRun(addr, password, cmd); err != nil {
@@ -91,6 +93,24 @@ func wantRefused(t *testing.T, addr, password string, noAnswer bool) {
 	case !noAnswer && !isAuth:
 		t.Fatalf("ssh root@%s: %v; want the password refused", addr, err)
 	}
+}
+
+// afterBoot bounds how long a machine that has just booted may take to answer at its address.
+// It is long because the host may still hold the neighbour (ARP) entry of the machine's
+// previous boot, whose veth had another MAC address, until it expires.
+const afterBoot = 45 * time.Second
+
+// bootedSSH fails t unless cmd, over SSH, exits 0 within afterBoot.
+func bootedSSH(t *testing.T, addr, password, cmd string) {
+	t.Helper()
+	var err error
+	var out string
+	for deadline := time.Now().Add(afterBoot); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if out, err = sshRun(addr, password, cmd); err == nil {
+			return
+		}
+	}
+	t.Fatalf("ssh root@%s %q after a boot: %v (output %q)", addr, cmd, err, out)
 }
 
 // eventually fails t unless cond holds within timeout.
@@ -196,7 +216,7 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 		}},
 		{"power_on: the file written before is there", func(t *testing.T) {
 			l.act(t, id, `{"action": "power_on"}`)
-			mustSSH(t, addr, password, `[ "$(cat /root/before)" = kept ]`)
+			bootedSSH(t, addr, password, `[ "$(cat /root/before)" = kept ]`)
 		}},
 		{"reset_password: the new one logs in, the old one is refused", func(t *testing.T) {
 			l.act(t, id, `{"action": "reset_password"}`)
@@ -211,7 +231,7 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 		{"rebuild: a fresh disk", func(t *testing.T) {
 			l.act(t, id, `{"action": "rebuild", "template_id": 3}`)
 			_, password = login(t, l.instance(t, id))
-			mustSSH(t, addr, password, `[ ! -e /root/before ] && grep -q Debian /etc/os-release`)
+			bootedSSH(t, addr, password, `[ ! -e /root/before ] && grep -q Debian /etc/os-release`)
 			mustSSH(t, addr, password, "echo v1 > /root/file")
 		}},
 		{"change_ip: the new address answers, the old one does not", func(t *testing.T) {
@@ -251,7 +271,7 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 			if password != snapPassword {
 				t.Fatal("the API does not hand out the snapshot's password after the restore")
 			}
-			mustSSH(t, addr, password, `[ "$(cat /root/file)" = v1 ]`) // the snapshot's, not v2
+			bootedSSH(t, addr, password, `[ "$(cat /root/file)" = v1 ]`) // the snapshot's, not v2
 		}},
 		{"an order from the snapshot has the file", func(t *testing.T) {
 			clone := l.deploy(t, fmt.Sprintf(`{"server_id": 102, "snapshot_id": %d, "term": "hourly"}`, snapID))
@@ -291,6 +311,9 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 		}},
 		{"delete: nothing of the machine is left", func(t *testing.T) {
 			ref := fmt.Sprintf("vm-%d", *l.instance(t, id).OrderID)
+			if len(processesOf(filepath.Join(dir, "machines", ref))) == 0 {
+				t.Fatal("no process of the running machine is seen: the check below could not fail")
+			}
 			e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: l.key}).WantStatus(t, http.StatusOK, "")
 			l.runDue(t)
 			wantRefused(t, addr, password, true)
@@ -304,12 +327,12 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 	}
 }
 
-// wantPage fails t unless http://addr/ answers a page containing want within a few seconds.
+// wantPage fails t unless http://addr/ answers a page containing want within afterBoot.
 func wantPage(t *testing.T, addr, want string) {
 	t.Helper()
 	c := &http.Client{Timeout: 3 * time.Second}
 	var last string
-	eventually(t, 10*time.Second, "the page at http://"+addr+"/", func() bool {
+	eventually(t, afterBoot, "the page at http://"+addr+"/", func() bool {
 		resp, err := c.Get("http://" + addr + "/")
 		if err != nil {
 			last = err.Error()
@@ -334,11 +357,8 @@ func wantGone(t *testing.T, dir, ref string) {
 	if mounts, err := os.ReadFile("/proc/self/mountinfo"); err == nil && bytes.Contains(mounts, []byte(machineDir)) {
 		t.Errorf("a mount of %s is left", machineDir)
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, p := range procs {
-		if env, err := os.ReadFile(p); err == nil && bytes.Contains(env, []byte(machineDir+"/")) {
-			t.Errorf("process %s of %s is left", filepath.Base(filepath.Dir(p)), ref)
-		}
+	for _, pid := range processesOf(machineDir) {
+		t.Errorf("process %s of %s is left", pid, ref)
 	}
 	if _, err := net.InterfaceByName(vethOf(dir, ref)); err == nil {
 		t.Errorf("link %s of %s is left", vethOf(dir, ref), ref)
@@ -352,4 +372,17 @@ func vethOf(dir, ref string) string {
 	bridge := "rsm" + hex.EncodeToString(dirSum[:4])
 	sum := sha256.Sum256([]byte(bridge + "/" + ref))
 	return "rv" + hex.EncodeToString(sum[:6])
+}
+
+// processesOf lists the processes started for the machine of machineDir: their boot
+// environment names its disk.
+func processesOf(machineDir string) []string {
+	var pids []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		if env, err := os.ReadFile(p); err == nil && bytes.Contains(env, []byte(machineDir+"/")) {
+			pids = append(pids, filepath.Base(filepath.Dir(p)))
+		}
+	}
+	return pids
 }

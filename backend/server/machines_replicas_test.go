@@ -39,7 +39,7 @@ func TestMachineOnItsReplica(t *testing.T) {
 	wantRefused(t, addr, password, true)
 
 	onB.act(t, in.ID, `{"action": "power_on"}`)
-	eventually(t, 15*time.Second, "power_on through b boots it on a", func() bool {
+	eventually(t, afterBoot, "power_on through b boots it on a", func() bool {
 		_, err := sshRun(addr, password, `[ "$(cat /root/f)" = kept ]`)
 		return err == nil
 	})
@@ -96,13 +96,17 @@ func TestMachinesAcrossRestarts(t *testing.T) {
 	}
 	wantRefused(t, onAddr, onPassword, true)
 	for _, id := range []int64{*on.OrderID, *off.OrderID} {
-		if _, err := os.Stat(filepath.Join(dir, "machines", fmt.Sprintf("vm-%d", id))); err != nil {
+		machineDir := filepath.Join(dir, "machines", fmt.Sprintf("vm-%d", id))
+		if _, err := os.Stat(machineDir); err != nil {
 			t.Fatalf("the disk of vm-%d is gone after Close: %v", id, err)
+		}
+		if pids := processesOf(machineDir); len(pids) > 0 {
+			t.Fatalf("processes %v of vm-%d are left after Close", pids, id)
 		}
 	}
 
 	cfg.Clock = NewManualClock(testStart)
 	openEnv(t, cfg)
-	mustSSH(t, onAddr, onPassword, `[ "$(cat /root/f)" = kept ]`)
+	bootedSSH(t, onAddr, onPassword, `[ "$(cat /root/f)" = kept ]`)
 	wantRefused(t, offAddr, offPassword, true)
 }

@@ -125,6 +125,39 @@ func TestNewCleansWhatACrashedManagerLeft(t *testing.T) {
 	}
 }
 
+// TestNewRemovesTheBridgeOfAManagerThatIsGone: a Manager killed with its Dir removed (dev's
+// temporary directory) leaves its bridge routing its range; a new Manager on another Dir with
+// that range removes it rather than refusing the range until the host restarts. A live
+// Manager's range is still refused (TestNewRefusesACIDRRoutedOnTheHost).
+func TestNewRemovesTheBridgeOfAManagerThatIsGone(t *testing.T) {
+	requireRoot(t)
+	ctx := context.Background()
+	goneDir := filepath.Join(t.TempDir(), "gone")
+	if err := os.Mkdir(goneDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Dir: goneDir, CIDR: netip.MustParsePrefix("198.18.206.0/24"), Logger: testLogger(t)}
+	gone, err := New(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone.dirLock.Close() // killed: its lock goes with the process, its bridge and chains stay
+	if err := os.RemoveAll(goneDir); err != nil {
+		t.Fatal(err)
+	}
+	o.Dir = t.TempDir()
+	m := newManagerAt(t, o)
+	if linkExists(gone.net.bridge) {
+		t.Errorf("the gone Manager's bridge %s is still there", gone.net.bridge)
+	}
+	if rules := iptablesSave(t); strings.Contains(rules, gone.net.bridge) {
+		t.Errorf("iptables still mentions %s", gone.net.bridge)
+	}
+	if got := linkAlias(m.net.bridge); got != o.Dir {
+		t.Errorf("the new bridge's alias is %q, want its Dir %q", got, o.Dir)
+	}
+}
+
 func TestMachinesReachEachOtherAndTheHostReachesTheirPorts(t *testing.T) {
 	m := newManager(t, "198.18.205.0/24")
 	ctx := context.Background()
@@ -426,4 +459,89 @@ func TestAMachineThatDiesIsSeenAndBootsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSSH(t, ip, "pw", "true")
+}
+
+// TestOneAddressOneMachine creates machines on one address at once: one wins, the others are
+// refused (each call holds only its own machine's lock, so the address needs a claim).
+func TestOneAddressOneMachine(t *testing.T) {
+	m := newManager(t, "198.18.216.0/24")
+	ctx := context.Background()
+	ip := netip.MustParseAddr("198.18.216.10")
+	const n = 4
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			ref := fmt.Sprintf("vm-%d", i)
+			errs <- m.Create(ctx, Spec{Ref: ref, Hostname: ref, Template: "t", IPv4: ip, Password: "pw"}, "")
+		}()
+	}
+	created := 0
+	for i := 0; i < n; i++ {
+		if err := <-errs; err == nil {
+			created++
+		} else if !strings.Contains(err.Error(), "198.18.216.10 is machine") {
+			t.Errorf("a refused Create: %v, want it to name the address's machine", err)
+		}
+	}
+	if created != 1 || len(m.Refs()) != 1 {
+		t.Fatalf("%d machines created on one address (%v), want 1", created, m.Refs())
+	}
+}
+
+func TestSetAddressOfAStoppedMachineTakesEffectAtBoot(t *testing.T) {
+	m := newManager(t, "198.18.217.0/24")
+	ctx := context.Background()
+	old, moved := netip.MustParseAddr("198.18.217.10"), netip.MustParseAddr("198.18.217.20")
+	if err := m.Create(ctx, Spec{Ref: "vm-s", Hostname: "s", Template: "t", IPv4: old, Password: "pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Stop(ctx, "vm-s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetAddress(ctx, "vm-s", moved); err != nil {
+		t.Fatal(err)
+	}
+	if m.Running("vm-s") {
+		t.Fatal("SetAddress booted a stopped machine")
+	}
+	if err := m.Start(ctx, "vm-s"); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustSSH(t, moved, "pw", "ip -4 -o addr show dev eth0 | awk '{print $4}'"); out != "198.18.217.20/24\n" {
+		t.Fatalf("eth0 after SetAddress while stopped and Start: %q", out)
+	}
+	if err := m.Stop(ctx, "vm-missing"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Stop of an unknown machine: %v, want ErrNotFound", err)
+	}
+}
+
+func TestAnImageOfYourOwn(t *testing.T) {
+	requireRoot(t)
+	img := t.TempDir()
+	if _, err := New(context.Background(), Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.218.0/24"), Image: img}); err == nil || !strings.Contains(err.Error(), "has no /bin/sh") {
+		t.Fatalf("an image without /bin/sh: %v, want a refusal naming /bin/sh", err)
+	}
+	// A root filesystem with busybox only: the machine makes /proc, /dev, /tmp and /etc/ssh.
+	if err := os.MkdirAll(filepath.Join(img, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyFile(Busybox, filepath.Join(img, "bin", "busybox"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"sh", "cat", "echo"} {
+		if err := os.Symlink("busybox", filepath.Join(img, "bin", a)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(img, "marker"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.218.0/24"), Image: img, Logger: testLogger(t)})
+	ip := netip.MustParseAddr("198.18.218.10")
+	if err := m.Create(context.Background(), Spec{Ref: "vm-i", Hostname: "i", Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustSSH(t, ip, "pw", "cat /marker"); out != "mine\n" {
+		t.Fatalf("/marker of the given image: %q", out)
+	}
 }

@@ -48,6 +48,11 @@ func ensureImage(o Options) (string, error) {
 		if fi, err := os.Stat(img); err != nil || !fi.IsDir() {
 			return "", fmt.Errorf("machines: Image %s is not a directory (a root filesystem)", img)
 		}
+		// SSH sessions and scripts run /bin/sh; a symlink is read inside the machine, so only its
+		// presence is checked here.
+		if _, err := os.Lstat(filepath.Join(img, "bin", "sh")); err != nil {
+			return "", fmt.Errorf("machines: Image %s has no /bin/sh (sessions and scripts run it)", img)
+		}
 		return img, nil
 	}
 	stamp, err := imageStamp()

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +115,13 @@ func TestMachineLife(t *testing.T) {
 				t.Fatal("the host's listener accepted a connection from the machine")
 			default:
 			}
+			// Nor over IPv6: the host has no IPv6 address on the bridge or the machine's veth.
+			inet6, _ := os.ReadFile("/proc/net/if_inet6")
+			for _, link := range []string{m.net.bridge, vethName(m.net.bridge, "vm-1", "rv")} {
+				if strings.Contains(string(inet6), " "+link+"\n") {
+					t.Errorf("the host has an IPv6 address on %s:\n%s", link, inet6)
+				}
+			}
 		}},
 		{"root inside cannot mount, make devices, load modules or read the host's binary", func(t *testing.T) {
 			checks := map[string]string{
@@ -134,6 +142,12 @@ func TestMachineLife(t *testing.T) {
 			out, code, err := m.Run(ctx, "vm-1", "grep CapBnd /proc/self/status", nil)
 			if err != nil || code != 0 || strings.TrimSpace(out) != "CapBnd:\t"+wantBounding() {
 				t.Errorf("a script's bounding set: %q %d %v, want %s", out, code, err, wantBounding())
+			}
+			// SIGHUP and SIGINT (bits 0 and 1) must not reach users' processes ignored (Ctrl-C).
+			out, _, err = m.Run(ctx, "vm-1", "grep SigIgn /proc/self/status | cut -f2", nil)
+			ignored, perr := strconv.ParseUint(strings.TrimSpace(out), 16, 64)
+			if err != nil || perr != nil || ignored&3 != 0 {
+				t.Errorf("a script's ignored signals: %q %v %v, want neither SIGHUP nor SIGINT", out, err, perr)
 			}
 		}},
 		{"orphans are reaped (no zombie left)", func(t *testing.T) {

@@ -33,6 +33,11 @@ type Manager struct {
 	mu       sync.Mutex
 	machines map[string]*machine
 	closed   bool
+
+	// addrMu and claims keep two machines off one address while their records are written
+	// (each call holds only its own machine's lock).
+	addrMu sync.Mutex
+	claims map[netip.Addr]string
 }
 
 // machine is one machine's lock, record and, while it runs, its process.
@@ -75,7 +80,7 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	m := &Manager{o: o, log: o.Logger.With("component", "machines"), machines: map[string]*machine{}}
+	m := &Manager{o: o, log: o.Logger.With("component", "machines"), machines: map[string]*machine{}, claims: map[netip.Addr]string{}}
 	for _, d := range []string{"machines", "snapshots"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			return nil, fmt.Errorf("machines: Dir: %w", err)
@@ -245,6 +250,27 @@ func (m *Manager) Refs() []string {
 	}
 	sort.Strings(refs)
 	return refs
+}
+
+// claimAddress checks ip for ref (checkAddress) and holds it for ref until release is called,
+// by when ref's spec.json records it (or ref has failed and does not).
+func (m *Manager) claimAddress(ref string, ip netip.Addr) (release func(), err error) {
+	m.addrMu.Lock()
+	defer m.addrMu.Unlock()
+	if other, ok := m.claims[ip]; ok && other != ref {
+		return nil, fmt.Errorf("machines: IPv4 %s is machine %s's", ip, other)
+	}
+	if err := m.checkAddress(ref, ip); err != nil {
+		return nil, err
+	}
+	m.claims[ip] = ref
+	return func() {
+		m.addrMu.Lock()
+		defer m.addrMu.Unlock()
+		if m.claims[ip] == ref {
+			delete(m.claims, ip)
+		}
+	}, nil
 }
 
 // checkAddress refuses an address outside the CIDR, the network's own, the host's, the

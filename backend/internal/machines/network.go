@@ -6,11 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -31,6 +34,7 @@ import (
 // the host through link-local IPv6 either. Machine ends are configured from the host, through
 // the machine's network namespace, so root inside cannot undo the filters.
 type network struct {
+	dir    string // the Manager's Dir, kept as the bridge's alias (see abandoned)
 	bridge string
 	cidr   netip.Prefix
 	host   netip.Addr
@@ -39,14 +43,17 @@ type network struct {
 }
 
 func newNetwork(dir string, cidr netip.Prefix, egress bool, log *slog.Logger) *network {
-	return &network{bridge: bridgeName(dir), cidr: cidr, host: cidr.Addr().Next(), egress: egress, log: log}
+	return &network{dir: dir, bridge: bridgeName(dir), cidr: cidr, host: cidr.Addr().Next(), egress: egress, log: log}
 }
 
-// bridgeName is "rsm" and 8 hex digits of the Dir's SHA-256 (interface names are 15 bytes
-// at most).
+// bridgePrefix starts the name of every machines bridge.
+const bridgePrefix = "rsm"
+
+// bridgeName is bridgePrefix and 8 hex digits of the Dir's SHA-256 (interface names are 15
+// bytes at most).
 func bridgeName(dir string) string {
 	sum := sha256.Sum256([]byte(dir))
-	return "rsm" + hex.EncodeToString(sum[:4])
+	return bridgePrefix + hex.EncodeToString(sum[:4])
 }
 
 // vethName is the host's end of a machine's veth pair ("rv…") or its peer before it is moved
@@ -69,7 +76,8 @@ func (n *network) setUp(ctx context.Context) error {
 		return fmt.Errorf("machines: create bridge %s: %w", n.bridge, err)
 	}
 	disableIPv6(n.bridge)
-	batch := fmt.Sprintf("addr add %s/%d dev %s\nlink set %s up\n", n.host, n.cidr.Bits(), n.bridge, n.bridge)
+	batch := fmt.Sprintf("link set dev %s alias %s\naddr add %s/%d dev %s\nlink set %s up\n",
+		n.bridge, n.dir, n.host, n.cidr.Bits(), n.bridge, n.bridge)
 	if err := ipBatch(ctx, batch); err != nil {
 		_ = n.tearDown(ctx)
 		return fmt.Errorf("machines: address bridge %s: %w", n.bridge, err)
@@ -99,8 +107,9 @@ func (n *network) checkRoutes(ctx context.Context) error {
 	if err := json.Unmarshal(out, &routes); err != nil {
 		return fmt.Errorf("machines: list routes: %w", err)
 	}
+	removed := map[string]bool{} // bridges of Managers that are gone, removed below
 	for _, r := range routes {
-		if r.Dst == "default" || r.Dev == n.bridge {
+		if r.Dst == "default" || r.Dev == n.bridge || removed[r.Dev] {
 			continue
 		}
 		p, err := netip.ParsePrefix(r.Dst)
@@ -110,6 +119,12 @@ func (n *network) checkRoutes(ctx context.Context) error {
 				continue
 			}
 			p = netip.PrefixFrom(a, 32)
+		}
+		if p.Overlaps(n.cidr) && abandoned(r.Dev) {
+			n.log.Info("removing the bridge of a Manager that is gone", "bridge", r.Dev, "dir", linkAlias(r.Dev))
+			(&network{bridge: r.Dev, log: n.log}).removeStale(ctx)
+			removed[r.Dev] = true
+			continue
 		}
 		if p.Overlaps(n.cidr) {
 			return fmt.Errorf("machines: CIDR %s overlaps %s, already routed on this host (dev %s); choose another --machines-cidr", n.cidr, r.Dst, r.Dev)
@@ -233,6 +248,36 @@ func (n *network) unplug(ctx context.Context, ref string) {
 	if linkExists(host) {
 		_ = ipBatch(context.WithoutCancel(ctx), "link del "+host+"\n")
 	}
+}
+
+// abandoned reports whether link is the bridge of a Manager that is gone: a machines bridge
+// (its alias names the Manager's Dir) whose Dir has no manager.lock, or one no process holds. A
+// Manager killed with its Dir removed (dev's temporary directory) leaves such a bridge, which
+// would otherwise hold its range until the host restarts.
+func abandoned(link string) bool {
+	dir := linkAlias(link)
+	if !strings.HasPrefix(link, bridgePrefix) || dir == "" || bridgeName(dir) != link {
+		return false
+	}
+	f, err := os.Open(filepath.Join(dir, "manager.lock"))
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return false // a live Manager holds it
+	}
+	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return true
+}
+
+// linkAlias is the alias of link, "" when it has none.
+func linkAlias(link string) string {
+	b, err := os.ReadFile("/sys/class/net/" + link + "/ifalias")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 func linkExists(name string) bool {

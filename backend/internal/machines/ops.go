@@ -26,9 +26,11 @@ func (m *Manager) Create(ctx context.Context, s Spec, fromSnapshot string) error
 		return m.start(ctx, mc)
 	}
 	r := record{Ref: s.Ref, Hostname: s.Hostname, Template: s.Template, IPv4: s.IPv4, Username: s.Username, Limits: s.Limits}
-	if err := m.validate(r); err != nil {
+	release, err := m.validate(r)
+	if err != nil {
 		return err
 	}
+	defer release()
 	if s.Password == "" && fromSnapshot == "" {
 		return fmt.Errorf("machine %s: Password is empty", s.Ref)
 	}
@@ -43,15 +45,15 @@ func (m *Manager) Create(ctx context.Context, s Spec, fromSnapshot string) error
 	return nil
 }
 
-// validate checks a record before it is written.
-func (m *Manager) validate(r record) error {
+// validate checks a record before it is written, claiming its address until release.
+func (m *Manager) validate(r record) (release func(), err error) {
 	if r.Hostname == "" || len(r.Hostname) > 64 {
-		return fmt.Errorf("machine %s: Hostname must be 1 to 64 characters", r.Ref)
+		return nil, fmt.Errorf("machine %s: Hostname must be 1 to 64 characters", r.Ref)
 	}
 	if r.Username != "" && r.Username != "root" {
-		return fmt.Errorf("machine %s: Username %q: only root can log in", r.Ref, r.Username)
+		return nil, fmt.Errorf("machine %s: Username %q: only root can log in", r.Ref, r.Username)
 	}
-	return m.checkAddress(r.Ref, r.IPv4)
+	return m.claimAddress(r.Ref, r.IPv4)
 }
 
 // makeDisk writes a new machine's directory: its disk (fresh, or the snapshot's upper layer),
@@ -213,9 +215,11 @@ func (m *Manager) SetAddress(ctx context.Context, ref string, ip netip.Addr) err
 		return err
 	}
 	defer mc.mu.Unlock()
-	if err := m.checkAddress(ref, ip); err != nil {
+	release, err := m.claimAddress(ref, ip)
+	if err != nil {
 		return err
 	}
+	defer release()
 	r := *mc.rec
 	old := r.IPv4
 	r.IPv4 = ip

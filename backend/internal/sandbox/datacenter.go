@@ -96,11 +96,16 @@ func (d *Datacenter) Power(ctx context.Context, ref, action string) (datacenter.
 }
 
 // Rebuild gives the machine a fresh disk from the image, the template named, and the
-// simulator's new password.
+// simulator's new password. A rebuild to Windows removes the machine: the server is the
+// simulator's from then on, as Windows servers are (and a Windows server rebuilt to Linux stays
+// the simulator's: it has no machine to rebuild).
 func (d *Datacenter) Rebuild(ctx context.Context, ref string, templateID int64, osType string) (datacenter.Rebuilt, error) {
 	rb, err := d.sim.Rebuild(ctx, ref, templateID, osType)
 	if err != nil {
 		return rb, err
+	}
+	if osType == catalog.OSWindows {
+		return rb, d.change(ctx, ref, opDelete, nil, nil)
 	}
 	tmpl, _ := d.catalog.Template(templateID)
 	args := map[string]string{"template": tmpl.Name.EN, "password": rb.Password}
@@ -180,10 +185,10 @@ func (d *Datacenter) Delete(ctx context.Context, ref string) error {
 // CheckPassword asks the machine whether password logs in as root.
 func (d *Datacenter) CheckPassword(ctx context.Context, ref, password string) (bool, error) {
 	row, ok, err := d.machine(ctx, ref)
-	if err != nil || !ok {
-		if err != nil {
-			return false, err
-		}
+	switch {
+	case err != nil:
+		return false, err
+	case !ok:
 		return d.sim.CheckPassword(ctx, ref, password)
 	}
 	op, err := d.do(ctx, row.Host, store.MachineOp{Ref: ref, Kind: opCheckPassword, Wait: true,

@@ -236,9 +236,16 @@ func (d *Datacenter) setLimits(ctx context.Context, ref string, a map[string]str
 	return d.booted(ctx, ref, d.machines.Start(ctx, ref))
 }
 
-// bootServices runs every boot script of the machine (rcDir): its apps' stand-in services,
-// which a boot starts again. Each script starts only what is not running.
-const bootServices = `for f in ` + rcDir + `/*; do [ -x "$f" ] && "$f" >/dev/null 2>&1; done; true`
+// bootServices is what a machine does once booted, as an OS's boot does: it announces its
+// address (an unsolicited ARP, so the host's neighbour entry of a previous boot, whose link had
+// another MAC address, is replaced at once instead of after it expires: without it a machine
+// rebooted moments after it was reached may answer nothing for a minute), and runs every boot
+// script (rcDir): its apps' stand-in services. Each script starts only what is not running.
+const bootServices = `for a in $(ip -4 addr show dev eth0 2>/dev/null | sed -n 's/.* inet \([0-9.]*\)\/.*/\1/p'); do
+	arping -q -U -c 1 -I eth0 "$a" >/dev/null 2>&1 &
+done
+for f in ` + rcDir + `/*; do [ -x "$f" ] && "$f" >/dev/null 2>&1; done
+true`
 
 // booted starts the boot scripts of a machine that has just booted (err is the boot's
 // error, returned as it is). A script that fails is logged: the machine is up all the same.
@@ -290,8 +297,10 @@ func (d *Datacenter) run(ctx context.Context, ref string, a map[string]string) o
 }
 
 // Run is the reconciler: until ctx ends it applies the ops other replicas ask of this host,
-// looking whenever the database's change version moves (or cannot be told), when woken, and
-// at least every fullPassEvery.
+// looking whenever the database's change version moves (or cannot be told: on SQLite, or while
+// PostgreSQL's notifications are not heard, it looks at every tick) and at least every
+// fullPassEvery. It needs no wake from this process: an op this process asks of its own host
+// is applied in the call that asks it.
 func (d *Datacenter) Run(ctx context.Context) {
 	ticker := time.NewTicker(d.look)
 	defer ticker.Stop()
@@ -302,7 +311,6 @@ func (d *Datacenter) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-d.wake:
 		case <-ticker.C:
 			v, ok := d.state.ChangeVersion(ctx)
 			if ok && known && v == seen && time.Since(last) < fullPassEvery {
@@ -312,14 +320,6 @@ func (d *Datacenter) Run(ctx context.Context) {
 		}
 		last = time.Now()
 		d.pass(ctx)
-	}
-}
-
-// Wake has the reconciler look at once.
-func (d *Datacenter) Wake() {
-	select {
-	case d.wake <- struct{}{}:
-	default:
 	}
 }
 

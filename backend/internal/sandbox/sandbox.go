@@ -101,7 +101,6 @@ type Datacenter struct {
 
 	mu    sync.Mutex             // guards locks
 	locks map[string]*sync.Mutex // one per machine: its ops apply one at a time, in order
-	wake  chan struct{}          // has the reconciler look at once
 }
 
 var _ datacenter.Datacenter = (*Datacenter)(nil)
@@ -141,7 +140,7 @@ func New(o Options) (*Datacenter, error) {
 		o.LookEvery = 200 * time.Millisecond
 	}
 	return &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
-		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, locks: map[string]*sync.Mutex{}, wake: make(chan struct{}, 1)}, nil
+		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, locks: map[string]*sync.Mutex{}}, nil
 }
 
 // Host is this replica's host id.

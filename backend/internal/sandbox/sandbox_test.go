@@ -326,6 +326,22 @@ func TestWindowsStaysSimulated(t *testing.T) {
 	if _, err := a.Power(ctx, "vm-9", datacenter.PowerOff); err != nil {
 		t.Fatalf("power_off of a simulated server: %v", err)
 	}
+	linux, err := a.Build(ctx, datacenter.BuildSpec{OrderID: 10, PlanID: 102, TemplateID: 1, OSType: "linux", Hostname: "l"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Poll(ctx, linux); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Rebuild(ctx, "vm-10", 5, catalog.OSWindows); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fa.get("vm-10"); ok {
+		t.Fatal("a server rebuilt to Windows still has its machine")
+	}
+	if _, ok, _ := a.machine(ctx, "vm-10"); ok {
+		t.Fatal("a server rebuilt to Windows is still recorded as a machine")
+	}
 }
 
 func TestAddresses(t *testing.T) {

@@ -17,9 +17,7 @@ import (
 
 // runInit is the machine's PID 1: build the root, start the agent, reap until the agent exits.
 func runInit() int {
-	// A machine's root sending SIGTERM or SIGINT to PID 1 (busybox's poweroff and reboot do) is
-	// not the datacenter's power action: ignore them, as the kernel ignores SIGKILL from inside.
-	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGQUIT)
+	dropSignals(syscall.SIGUSR1, syscall.SIGUSR2)
 	b, err := bootFromEnv()
 	if err != nil {
 		return fail(err)
@@ -53,6 +51,21 @@ func runInit() int {
 	}
 	ours.Close()
 	return reapUntil(agentPID)
+}
+
+// dropSignals makes the signals a machine's users may send init or the agent (busybox's
+// poweroff and reboot signal PID 1; `kill -TERM -1` reaches the agent) do nothing: power is the
+// datacenter's, over the control channel. They are caught and dropped, not ignored: an ignored
+// signal stays ignored in every process started after, and users' shells would then not stop
+// at Ctrl-C. SIGKILL from inside the machine cannot reach init (the kernel protects a PID
+// namespace's init) but can reach the agent, which ends the machine like a crash.
+func dropSignals(extra ...os.Signal) {
+	ch := make(chan os.Signal, 8)
+	signal.Notify(ch, append([]os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT}, extra...)...)
+	go func() {
+		for range ch {
+		}
+	}()
 }
 
 // buildRoot mounts the machine's filesystems inside init's own mount namespace. Every mount is made private first, so nothing propagates back to the host.

@@ -73,6 +73,7 @@ func runAgent() int {
 	_, _ = io.Copy(io.Discard, gate)
 	_ = gate.Close()
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	dropSignals()
 	f := os.NewFile(ControlFD, "control")
 	conn, err := net.FileConn(f)
 	if err != nil {

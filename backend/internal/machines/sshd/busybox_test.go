@@ -14,6 +14,7 @@ import (
 // TestBusyboxMachineShell serves with busybox as the shell and the only tools, as the
 // machines' default image does: exec, a login shell, a PTY, and an scp upload with no scp.
 func TestBusyboxMachineShell(t *testing.T) {
+	t.Parallel()
 	busybox, err := exec.LookPath("busybox")
 	if err != nil {
 		t.Skip("busybox not installed")

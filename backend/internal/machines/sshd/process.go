@@ -70,7 +70,8 @@ func (ss *session) procAttr() *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{}
 	if f := ss.srv.cfg.SysProcAttr; f != nil {
 		if a := f(); a != nil {
-			attr = a
+			copied := *a // the fields set below must not reach a value the caller shares
+			attr = &copied
 		}
 	}
 	attr.Setsid, attr.Setpgid, attr.Foreground = true, false, false
@@ -88,19 +89,19 @@ func startWithPipes(cmd *exec.Cmd, ss *session) (*job, error) {
 	}
 	stdoutR, stdoutW, err := os.Pipe()
 	if err != nil {
-		closeAll(stdinR, stdinW)
+		closeFiles(stdinR, stdinW)
 		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
 	stderrR, stderrW, err := os.Pipe()
 	if err != nil {
-		closeAll(stdinR, stdinW, stdoutR, stdoutW)
+		closeFiles(stdinR, stdinW, stdoutR, stdoutW)
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
 	err = cmd.Start()
-	closeAll(stdinR, stdoutW, stderrW) // the child's ends
+	closeFiles(stdinR, stdoutW, stderrW) // the child's ends
 	if err != nil {
-		closeAll(stdinW, stdoutR, stderrR)
+		closeFiles(stdinW, stdoutR, stderrR)
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	j := &job{cmd: cmd, outputs: []*os.File{stdoutR, stderrR}, exited: make(chan struct{})}
@@ -178,7 +179,7 @@ func (j *job) wait() exitResult {
 		_ = j.ptmx.SetReadDeadline(time.Now().Add(ptyDrainGrace))
 	}
 	j.copying.Wait()
-	closeAll(j.outputs...)
+	closeFiles(j.outputs...)
 	return exitResultOf(j.cmd.ProcessState, err)
 }
 
@@ -202,9 +203,11 @@ func (j *job) signal(sig syscall.Signal) error {
 	return j.cmd.Process.Signal(sig) // safe after exit: os.Process knows when it is done
 }
 
-// hangup ends a command whose client went away: SIGHUP to its process group, SIGKILL after
-// hangupGrace, and the output pipes closed so that nothing left holding them keeps wait.
+// hangup ends a command whose client went away: its output pipes closed, so that a
+// background process holding them keeps nothing waiting, and, if it still runs, SIGHUP to
+// its process group, SIGKILL after hangupGrace.
 func (j *job) hangup() {
+	closeFiles(j.outputs...)
 	select {
 	case <-j.exited:
 		return
@@ -212,7 +215,6 @@ func (j *job) hangup() {
 	}
 	pgid := j.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGHUP)
-	closeAll(j.outputs...)
 	timer := time.AfterFunc(hangupGrace, func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
 	go func() {
 		<-j.exited
@@ -249,7 +251,7 @@ func clamp16(v uint32) uint16 {
 	return uint16(v)
 }
 
-func closeAll(files ...*os.File) {
+func closeFiles(files ...*os.File) {
 	for _, f := range files {
 		_ = f.Close()
 	}

@@ -16,9 +16,9 @@ import (
 
 // The legacy scp protocol, served in Go when a session's exec command is `scp -t` (sink: the
 // client uploads) or `scp -f` (source: the client downloads). Terraform's provisioners run
-// `'scp' '-vt' DIR` and `'scp' '-rvt' DIR`; OpenSSH's `scp -O` runs `scp -t -- DIR` and the
-// like. The behaviour follows OpenSSH's scp.c: each record is answered with one byte, 0 for
-// done, 1 followed by a message line for an error the copy goes on after.
+// `'scp' '-vt' DIR` and `'scp' '-rvt' DIR`; OpenSSH's `scp -O` runs `scp -t` or `scp -f`
+// with -r, -p, -d as asked. The behaviour follows OpenSSH's scp.c: each record is answered
+// with one byte, 0 for done, 1 followed by a message line for an error the copy goes on after.
 
 // scpRequest is a parsed remote scp command line.
 type scpRequest struct {

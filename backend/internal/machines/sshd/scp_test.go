@@ -101,6 +101,7 @@ func readFile(t *testing.T, path string) (string, os.FileMode) {
 }
 
 func TestSCPTerraformFileUpload(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, withoutSCP).client(t)
 	if out, _, _ := run(t, c, "command -v scp || echo none", nil); out != "none\n" {
 		t.Fatalf("the test's machine has an scp (%q): the test would not show sshd serves it", out)
@@ -128,6 +129,7 @@ func TestSCPTerraformFileUpload(t *testing.T) {
 }
 
 func TestSCPTerraformFileOverwritesAndTargetIsTheFile(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, withoutSCP).client(t)
 	dir := t.TempDir()
 	target := filepath.Join(dir, "existing.txt")
@@ -151,6 +153,7 @@ func TestSCPTerraformFileOverwritesAndTargetIsTheFile(t *testing.T) {
 }
 
 func TestSCPTerraformDirectoryUpload(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, withoutSCP).client(t)
 	dst := t.TempDir()
 	err := terraformSCP(t, c, "'scp' '-rvt' '"+dst+"'", func(w io.Writer, r *bufio.Reader) error {
@@ -181,6 +184,7 @@ func TestSCPTerraformDirectoryUpload(t *testing.T) {
 }
 
 func TestSCPSinkRefusals(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, withoutSCP).client(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
@@ -215,6 +219,7 @@ func TestSCPSinkRefusals(t *testing.T) {
 }
 
 func TestSCPPreserveTimesAndModes(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, withoutSCP).client(t)
 	dst := t.TempDir()
 	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -279,6 +284,7 @@ func openSSHWithInput(t *testing.T, ts *testServer, stdin, tool string, args ...
 }
 
 func TestOpenSSHLegacySCP(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, withoutSCP)
 	src := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(src, "tree", "sub"), 0o755); err != nil {
@@ -313,6 +319,7 @@ func TestOpenSSHLegacySCP(t *testing.T) {
 }
 
 func TestOpenSSHSFTP(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, withoutSCP)
 	src := filepath.Join(t.TempDir(), "up.txt")
 	if err := os.WriteFile(src, []byte("over sftp"), 0o644); err != nil {
@@ -331,6 +338,7 @@ func TestOpenSSHSFTP(t *testing.T) {
 }
 
 func TestOpenSSHClientExec(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, withoutSCP)
 	out := openSSH(t, ts, "ssh", "root@127.0.0.1", "echo", "hello from", "$USER")
 	if out != "hello from root\n" {
@@ -339,6 +347,7 @@ func TestOpenSSHClientExec(t *testing.T) {
 }
 
 func TestParseSCPCommand(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		command string
 		want    scpRequest
@@ -368,6 +377,7 @@ func TestParseSCPCommand(t *testing.T) {
 }
 
 func TestShellWords(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		line string
 		want []string
@@ -394,6 +404,7 @@ func TestShellWords(t *testing.T) {
 }
 
 func TestResolvePath(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"~": "/root", "~/a": "/root/a", "rel/b": "/root/rel/b", "/abs": "/abs"} {
 		if got := resolvePath("/root", in); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)

@@ -257,12 +257,17 @@ func (ss *session) finish(log *slog.Logger, res exitResult) {
 	_ = ss.ch.Close()
 }
 
-// home is the user's home directory: /root for root, /home/USER for anyone else.
+// home is the user's home directory: /root for root, /home/USER for anyone else, and / for
+// a name that is no file name (CheckPassword may accept any).
 func (ss *session) home() string {
-	if u := ss.conn.User(); u != "root" {
+	switch u := ss.conn.User(); {
+	case u == "root":
+		return "/root"
+	case u == "" || u == "." || u == ".." || strings.ContainsRune(u, '/'):
+		return "/"
+	default:
 		return "/home/" + u
 	}
-	return "/root"
 }
 
 // environ is the command's environment: the configured base, then the login's own

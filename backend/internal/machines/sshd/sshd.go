@@ -37,11 +37,13 @@ type Config struct {
 	// Shell runs sessions: `Shell` as a login shell for "shell", `Shell -c CMD` for "exec".
 	Shell string
 	// Env is the base environment of every command (PATH, ...); sshd adds USER, LOGNAME,
-	// HOME, SHELL, SSH_CONNECTION, TERM and SSH_TTY with a PTY, and the client's accepted
-	// variables (LANG, LC_*, TZ).
+	// HOME (/root for root, /home/USER otherwise), SHELL, SSH_CONNECTION, the client's
+	// accepted variables (LANG, LANGUAGE, LC_*, TZ, TERM, COLORTERM), and with a PTY its TERM
+	// and SSH_TTY.
 	Env []string
 	// SysProcAttr, when set, is called for every command and its result applied (the agent
-	// drops capabilities here). sshd sets Setsid, and Setctty with a PTY, on what it returns.
+	// drops capabilities here); sshd sets Setsid, and Setctty with a PTY, on a copy. The
+	// copies served in Go (scp, sftp) run in the caller's own process, with its privileges.
 	SysProcAttr func() *syscall.SysProcAttr
 	// Logger receives connection and session events (never passwords nor command lines,
 	// which may carry secrets). Nil discards them.

@@ -128,6 +128,7 @@ func run(t *testing.T, c *ssh.Client, command string, stdin io.Reader) (string, 
 }
 
 func TestConfigRequiredFields(t *testing.T) {
+	t.Parallel()
 	key, _, err := NewHostKey()
 	if err != nil {
 		t.Fatal(err)
@@ -157,6 +158,7 @@ func TestConfigRequiredFields(t *testing.T) {
 }
 
 func TestNewHostKeyPEMParsesBackToTheSameKey(t *testing.T) {
+	t.Parallel()
 	signer, pemBytes, err := NewHostKey()
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +183,7 @@ func TestNewHostKeyPEMParsesBackToTheSameKey(t *testing.T) {
 }
 
 func TestPasswordLogin(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, nil)
 	for _, tc := range []struct {
 		name, password string
@@ -207,6 +210,7 @@ func TestPasswordLogin(t *testing.T) {
 }
 
 func TestOtherAuthMethodsRefused(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, func(c *Config) {
 		c.CheckPassword = func(string, string) bool { return true }
 	})
@@ -235,6 +239,7 @@ func TestOtherAuthMethodsRefused(t *testing.T) {
 }
 
 func TestAuthTriesAreBounded(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, nil)
 	var tries atomic.Int32
 	guess := ssh.RetryableAuthMethod(ssh.PasswordCallback(func() (string, error) {
@@ -253,6 +258,7 @@ func TestAuthTriesAreBounded(t *testing.T) {
 }
 
 func TestExecStdoutStderrAndExitStatus(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	stdout, stderr, status := run(t, c, "echo out; echo err >&2; exit 3", nil)
 	if stdout != "out\n" || stderr != "err\n" || status != 3 {
@@ -261,6 +267,7 @@ func TestExecStdoutStderrAndExitStatus(t *testing.T) {
 }
 
 func TestExecEnvironment(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, func(c *Config) { c.Env = append(c.Env, "BASE=base") }).client(t)
 	s := openSession(t, c)
 	if err := s.Setenv("LANG", "C.UTF-8"); err != nil {
@@ -282,6 +289,7 @@ func TestExecEnvironment(t *testing.T) {
 }
 
 func TestStdinIsPipedThroughAndEOFEndsIt(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	stdout, _, status := run(t, c, "wc -l", strings.NewReader("one\ntwo\nthree\n"))
 	if strings.TrimSpace(stdout) != "3" || status != 0 {
@@ -290,6 +298,7 @@ func TestStdinIsPipedThroughAndEOFEndsIt(t *testing.T) {
 }
 
 func TestExecWithoutPTYHasNoTerminal(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	stdout, _, _ := run(t, c, "test -t 0 && echo tty || echo notty", nil)
 	if stdout != "notty\n" {
@@ -298,6 +307,7 @@ func TestExecWithoutPTYHasNoTerminal(t *testing.T) {
 }
 
 func TestExecWithPTY(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	s := openSession(t, c)
 	// What Terraform's communicator asks for before every remote-exec command.
@@ -318,6 +328,7 @@ func TestExecWithPTY(t *testing.T) {
 }
 
 func TestShellWithPTYFollowsWindowChanges(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	s := openSession(t, c)
 	if err := s.RequestPty("vt100", 24, 80, ssh.TerminalModes{ssh.ECHO: 0}); err != nil {
@@ -374,6 +385,7 @@ func TestShellWithPTYFollowsWindowChanges(t *testing.T) {
 }
 
 func TestSignalAndExitSignal(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	s := openSession(t, c)
 	stdout, err := s.StdoutPipe()
@@ -397,6 +409,7 @@ func TestSignalAndExitSignal(t *testing.T) {
 }
 
 func TestPortForwardingRefused(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	target, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -417,6 +430,7 @@ func TestPortForwardingRefused(t *testing.T) {
 }
 
 func TestServeEndsSessionsWhenItsContextEnds(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, nil)
 	c := ts.client(t)
 	s := openSession(t, c)
@@ -443,6 +457,7 @@ func TestServeEndsSessionsWhenItsContextEnds(t *testing.T) {
 }
 
 func TestKeyboardInteractiveAsksForThePassword(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, nil)
 	for _, tc := range []struct {
 		name, password string
@@ -485,6 +500,7 @@ func (l *flakyListener) Accept() (net.Conn, error) {
 }
 
 func TestServeGoesOnAfterATransientAcceptError(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -548,6 +564,7 @@ func waitGone(t *testing.T, pid int, within time.Duration) {
 }
 
 func TestClientGoneHangsUpItsCommand(t *testing.T) {
+	t.Parallel()
 	for _, withPTY := range []bool{false, true} {
 		t.Run("pty="+strconv.FormatBool(withPTY), func(t *testing.T) {
 			c := startServer(t, nil).client(t)
@@ -565,6 +582,7 @@ func TestClientGoneHangsUpItsCommand(t *testing.T) {
 }
 
 func TestPTYBackgroundProcessDoesNotHoldTheSession(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	s := openSession(t, c)
 	if err := s.RequestPty("xterm", 24, 80, nil); err != nil {
@@ -581,6 +599,7 @@ func TestPTYBackgroundProcessDoesNotHoldTheSession(t *testing.T) {
 }
 
 func TestPTYOutputIsNotLostAtExit(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	s := openSession(t, c)
 	if err := s.RequestPty("xterm", 24, 80, nil); err != nil {
@@ -597,6 +616,7 @@ func TestPTYOutputIsNotLostAtExit(t *testing.T) {
 }
 
 func TestShellWithoutPTYReadsCommandsFromStdin(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	s := openSession(t, c)
 	var stdout bytes.Buffer
@@ -611,6 +631,7 @@ func TestShellWithoutPTYReadsCommandsFromStdin(t *testing.T) {
 }
 
 func TestShellThatCannotStartIsRefused(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, func(c *Config) { c.Shell = "/nonexistent/sh" }).client(t)
 	s := openSession(t, c)
 	err := s.Run("true")
@@ -621,6 +642,7 @@ func TestShellThatCannotStartIsRefused(t *testing.T) {
 }
 
 func TestSysProcAttrIsApplied(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	root := os.Getuid() == 0
 	c := startServer(t, func(c *Config) {
@@ -647,6 +669,7 @@ func TestSysProcAttrIsApplied(t *testing.T) {
 }
 
 func TestSessionsPerConnectionAreBounded(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	var open []*ssh.Session
 	for range maxSessions {
@@ -682,6 +705,7 @@ func TestSessionsPerConnectionAreBounded(t *testing.T) {
 }
 
 func TestEnvRequestsAreBounded(t *testing.T) {
+	t.Parallel()
 	c := startServer(t, nil).client(t)
 	s := openSession(t, c)
 	for i := range maxEnv {
@@ -691,5 +715,58 @@ func TestEnvRequestsAreBounded(t *testing.T) {
 	}
 	if err := s.Setenv("LC_ONE_TOO_MANY", "v"); err == nil {
 		t.Fatalf("variable %d accepted, want at most %d", maxEnv+1, maxEnv)
+	}
+}
+
+func TestSysProcAttrOfTheCallerIsNotChanged(t *testing.T) {
+	t.Parallel()
+	shared := &syscall.SysProcAttr{}
+	c := startServer(t, func(c *Config) {
+		c.SysProcAttr = func() *syscall.SysProcAttr { return shared }
+	}).client(t)
+	s := openSession(t, c)
+	if err := s.RequestPty("xterm", 24, 80, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run("true"); err != nil {
+		t.Fatal(err)
+	}
+	if shared.Setsid || shared.Setctty {
+		t.Fatalf("the caller's SysProcAttr was changed: %+v", *shared)
+	}
+}
+
+func TestClientGoneReleasesOutputHeldByABackgroundProcess(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, nil)
+	c := ts.client(t)
+	s := openSession(t, c)
+	// The shell exits at once; the background sleep keeps its stdout open, so the session
+	// waits for it as OpenSSH's would, until the client goes away.
+	pid := startAndReadPID(t, s, "sleep 60 & echo $!")
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	_ = c.Close()
+	if err := ts.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestHomeOfOtherUsers(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, func(c *Config) {
+		c.CheckPassword = func(_, password string) bool { return password == testPassword }
+	})
+	for user, want := range map[string]string{"root": "/root", "alice": "/home/alice", "../etc": "/"} {
+		c, err := ssh.Dial("tcp", ts.addr, &ssh.ClientConfig{
+			User: user, Auth: []ssh.AuthMethod{ssh.Password(testPassword)}, HostKeyCallback: ssh.FixedHostKey(ts.hostKey), Timeout: 5 * time.Second,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _, _ := run(t, c, "echo $HOME $USER", nil)
+		_ = c.Close()
+		if out != want+" "+user+"\n" {
+			t.Errorf("user %q: got %q, want HOME %s", user, out, want)
+		}
 	}
 }

@@ -51,6 +51,7 @@ resource "terraform_data" "machine" {
 `
 
 func TestTerraformProvisioners(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs terraform")
 	}
