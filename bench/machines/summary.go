@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Goals of issue 32, item 7.
+const (
+	goalLoginP99  = 5 * time.Second
+	goalIdleKB    = 8 * 1024
+	goalIdleCPUPc = 0.5 // "no measurable CPU": under half a percent of one core for all machines
+)
+
+// percentile is the nearest-rank p-th percentile (0 < p <= 100) of ds, which it sorts.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	rank := int(math.Ceil(p / 100 * float64(len(ds))))
+	return ds[max(rank, 1)-1]
+}
+
+// spread collects one duration per server.
+func spread(logins []login, of func(login) time.Duration) []time.Duration {
+	out := make([]time.Duration, len(logins))
+	for i, l := range logins {
+		out[i] = of(l)
+	}
+	return out
+}
+
+func printRow(name string, ds []time.Duration) {
+	fmt.Printf("%-46s %8.2f %8.2f %8.2f %8.2f\n", name, percentile(ds, 50).Seconds(), percentile(ds, 90).Seconds(),
+		percentile(ds, 99).Seconds(), slices.Max(ds).Seconds())
+}
+
+// printSummary prints the run's table and whether each goal is met.
+func printSummary(o options, r result, tooMany int64) {
+	deployedToLogin := spread(r.logins, func(l login) time.Duration { return l.loggedIn.Sub(l.deployed()) })
+	fmt.Printf("\nmachines: %d Linux servers ordered at once over %d accounts, serve --machines sandbox at --rate-limit-scale 1\n",
+		o.n, (o.n+perAccount-1)/perAccount)
+	fmt.Printf("%-46s %8s %8s %8s %8s\n", "seconds", "p50", "p90", "p99", "max")
+	printRow("order deployed -> SSH login (`hostname`)", deployedToLogin)
+	if r.storeTimes {
+		printRow("  same, from the API's whole-second finished_at", spread(r.logins, func(l login) time.Duration { return l.loggedIn.Sub(l.finished) }))
+	}
+	printRow("  deployed -> seen deployed with credentials", spread(r.logins, func(l login) time.Duration { return l.seen.Sub(l.deployed()) }))
+	printRow("  seen -> SSH login", spread(r.logins, func(l login) time.Duration { return l.loggedIn.Sub(l.seen) }))
+	printRow("POST /instances sent -> order deployed", spread(r.logins, func(l login) time.Duration { return l.deployed().Sub(l.posted) }))
+	printRow("POST /instances sent -> SSH login", spread(r.logins, func(l login) time.Duration { return l.loggedIn.Sub(l.posted) }))
+	attempts, refused := 0, 0
+	for _, l := range r.logins {
+		attempts, refused = attempts+l.attempts, refused+l.refused
+	}
+	fmt.Printf("SSH attempts: %d for %d logins (%d refused passwords); 429 answers waited out: %d\n", attempts, len(r.logins), refused, tooMany)
+
+	m := summarize(r.memory.perMachine)
+	n := float64(o.n)
+	fmt.Printf("\nidle machine (%d machines, %d processes), MiB:     mean      max   all machines\n", m.count, r.memory.processes)
+	fmt.Printf("  PSS of its processes                      %8.2f %8.2f %8.1f\n", mib(m.mean.pss), mib(m.max.pss), mib(m.total.pss))
+	fmt.Printf("    of which anonymous                      %8.2f %8.2f %8.1f\n", mib(m.mean.pssAnon), mib(m.max.pssAnon), mib(m.total.pssAnon))
+	fmt.Printf("    of which files (the binary's text...)   %8.2f %8.2f %8.1f\n", mib(m.mean.pssFile), mib(m.max.pssFile), mib(m.total.pssFile))
+	fmt.Printf("  USS (private pages only)                  %8.2f %8.2f %8.1f\n", mib(m.mean.uss), mib(m.max.uss), mib(m.total.uss))
+	b, a := r.memory.before, r.memory.after
+	fmt.Printf("beside them: serve's anonymous memory %+.1f MiB (%+.2f a machine); the kernel's (Slab, PageTables, KernelStack) %+.1f MiB (%+.2f a machine);\n"+
+		"  host MemAvailable %+.1f MiB (%+.2f a machine; other work on the host moves it too)\n",
+		mib(a.serve.anon-b.serve.anon), mib(a.serve.anon-b.serve.anon)/n, mib(a.host.kernel-b.host.kernel), mib(a.host.kernel-b.host.kernel)/n,
+		mib(a.host.available-b.host.available), mib(a.host.available-b.host.available)/n)
+	machinesPc := cpuPercent(r.cpu.machinesTicks, r.cpu.window)
+	fmt.Printf("idle CPU over %s: the %d machines %.2f %% of one core in all (%d ticks of 10 ms); serve %.2f %%\n",
+		r.cpu.window, o.n, machinesPc, r.cpu.machinesTicks, cpuPercent(r.cpu.serveTicks, r.cpu.window))
+
+	fmt.Printf("\ndelete: %d DELETE /instances/{id} answered in %.2f s; then left on the host: %s (looked for %.1f s)\n",
+		len(r.logins), r.deleteTook.Seconds(), r.afterDel, r.afterDel.waited.Seconds())
+	fmt.Printf("stop: SIGTERM to exit %.2f s (exit code %d); then left on the host: %s\n",
+		r.stopped.Seconds(), r.exitCode, r.afterEnd)
+
+	p99 := percentile(deployedToLogin, 99)
+	fmt.Printf("\ngoals (issue 32):\n")
+	fmt.Printf("  p99 order deployed -> SSH login < %s: %.2f s, %s\n", goalLoginP99, p99.Seconds(), verdict(p99 < goalLoginP99))
+	fmt.Printf("  idle machine < 8 MiB: PSS mean %.2f MiB, max %.2f MiB, %s\n", mib(m.mean.pss), mib(m.max.pss), verdict(m.max.pss < goalIdleKB))
+	fmt.Printf("  no measurable idle CPU: %.2f %% of one core for %d machines, %s\n", machinesPc, o.n, verdict(machinesPc < goalIdleCPUPc))
+	fmt.Printf("  nothing left after delete and stop: %s\n", verdict(r.clean()))
+}
+
+func cpuPercent(ticks int64, window time.Duration) float64 {
+	return 100 * float64(ticks) / clockTicks / window.Seconds()
+}
+
+func verdict(met bool) string {
+	if met {
+		return "met"
+	}
+	return "NOT met"
+}
+
+// machineMemory is the spread of the machines' memory: mean and max of each figure (each max
+// taken on its own), and the total.
+type machineMemory struct {
+	count            int
+	mean, max, total rollup
+}
+
+func summarize(perMachine map[string]rollup) machineMemory {
+	var m machineMemory
+	for _, r := range perMachine {
+		m.count++
+		m.total = m.total.plus(r)
+		m.max = rollup{pss: max(m.max.pss, r.pss), pssAnon: max(m.max.pssAnon, r.pssAnon),
+			pssFile: max(m.max.pssFile, r.pssFile), uss: max(m.max.uss, r.uss), anon: max(m.max.anon, r.anon)}
+	}
+	if k := int64(max(m.count, 1)); m.count > 0 {
+		m.mean = rollup{pss: m.total.pss / k, pssAnon: m.total.pssAnon / k, pssFile: m.total.pssFile / k, uss: m.total.uss / k,
+			anon: m.total.anon / k}
+	}
+	return m
+}
+
+func mib(kb int64) float64 { return float64(kb) / 1024 }
