@@ -218,8 +218,8 @@ type spawnRequest struct {
 // spawner is an OS thread, locked for the life of the process, that starts every machine's
 // PID 1. Pdeathsig (machines die with resellerd) fires when the *thread* that forked the child
 // ends, not the process; Go ends a thread when a goroutine locked to it returns (inNetns does
-// that), so a machine started from an ordinary goroutine could be killed by an unrelated
-// thread's end. This thread never ends.
+// when it cannot go back to the host's namespace), so a machine started from an ordinary
+// goroutine could be killed by an unrelated thread's end. This thread never ends.
 var spawner = sync.OnceValue(func() chan<- spawnRequest {
 	ch := make(chan spawnRequest)
 	go func() {

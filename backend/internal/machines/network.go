@@ -320,23 +320,39 @@ func command(ctx context.Context, stdin, name string, args ...string) ([]byte, e
 }
 
 // inNetns runs fn on an OS thread that has joined the network namespace of pid, so the
-// commands fn starts run there. The thread is never unlocked: the Go runtime discards it when
-// the goroutine ends instead of reusing a thread in the wrong namespace.
+// commands fn starts run there; the thread then goes back to the host's namespace and to the
+// runtime. It is not discarded (a goroutine ending while locked ends its thread): a child that
+// another part of the process forked from that thread with Pdeathsig (terraform-exec starts
+// Terraform so, in tests that run resellerd in-process) would be killed with it. Only a thread
+// that cannot go back is discarded.
 func inNetns(pid int, fn func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
+		host, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			runtime.UnlockOSThread() // nothing joined yet: the thread is as it was
+			errc <- fmt.Errorf("the host's network namespace: %w", err)
+			return
+		}
+		defer unix.Close(host)
 		fd, err := unix.Open(fmt.Sprintf("/proc/%d/ns/net", pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
+			runtime.UnlockOSThread()
 			errc <- fmt.Errorf("the machine's network namespace: %w", err)
 			return
 		}
 		defer unix.Close(fd)
 		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
+			runtime.UnlockOSThread()
 			errc <- fmt.Errorf("join the machine's network namespace: %w", err)
 			return
 		}
-		errc <- fn()
+		err = fn()
+		if unix.Setns(host, unix.CLONE_NEWNET) == nil {
+			runtime.UnlockOSThread() // back in the host's namespace: safe to reuse
+		} // else: still locked, so the runtime discards the thread when this goroutine ends
+		errc <- err
 	}()
 	return <-errc
 }
