@@ -375,8 +375,21 @@ func TestShellWithPTYFollowsWindowChanges(t *testing.T) {
 	if err := s.WindowChange(50, 132); err != nil {
 		t.Fatal(err)
 	}
-	_, _ = io.WriteString(stdin, "stty size\n")
+	// x/crypto/ssh hands a channel's requests and its data to the server apart, so a command
+	// sent right after window-change may run before the new size is set: ask until it shows.
+	asking := make(chan struct{})
+	go func() {
+		for {
+			_, _ = io.WriteString(stdin, "stty size\n")
+			select {
+			case <-asking:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
 	expect("50 132")
+	close(asking)
 	_, _ = io.WriteString(stdin, "exit 7\n")
 	var exitErr *ssh.ExitError
 	if err := s.Wait(); !errors.As(err, &exitErr) || exitErr.ExitStatus() != 7 {
