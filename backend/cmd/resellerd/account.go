@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
@@ -59,7 +60,7 @@ func openServerKeyed(ctx context.Context, db, keyFile string) (*server.Server, e
 func accountCreate(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
 	fs := flag.NewFlagSet("account create", flag.ContinueOnError)
 	db := fs.String("db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
-	balance := &usdFlag{micros: money.USD(100)}
+	balance := &cliflag.USD{Micros: money.USD(100)}
 	fs.Var(balance, "balance", "initial balance in USD, recorded as a manual payment")
 	var a server.NewAccount
 	fs.IntVar(&a.ServerLimit, "server-limit", 10, "maximum active instances")
@@ -71,7 +72,7 @@ func accountCreate(ctx context.Context, args []string, stdout io.Writer, env loo
 	if err := parseFlags(fs, args, env); err != nil {
 		return err
 	}
-	a.BalanceMicros = int64(balance.micros)
+	a.BalanceMicros = int64(balance.Micros)
 	srv, err := openServerKeyed(ctx, *db, keys.SecretsKeyFile)
 	if err != nil {
 		return err
@@ -120,7 +121,7 @@ func accountTopUp(ctx context.Context, args []string, stdout io.Writer, env look
 	fs := flag.NewFlagSet("account topup", flag.ContinueOnError)
 	db := fs.String("db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
 	id := fs.Int64("account", 0, "account id")
-	amount := &usdFlag{}
+	amount := &cliflag.USD{}
 	fs.Var(amount, "amount", "USD to credit")
 	paymentType := fs.String("payment-type", "card", "card, bank_transfer, crypto, voucher or manual")
 	who := operatorFlag(fs)
@@ -130,7 +131,7 @@ func accountTopUp(ctx context.Context, args []string, stdout io.Writer, env look
 	if *id <= 0 {
 		return fmt.Errorf("%w: account topup: --account is required", errUsage)
 	}
-	if amount.micros <= 0 {
+	if amount.Micros <= 0 {
 		return fmt.Errorf("%w: account topup: --amount must be positive", errUsage)
 	}
 	srv, err := openServer(ctx, *db)
@@ -138,9 +139,9 @@ func accountTopUp(ctx context.Context, args []string, stdout io.Writer, env look
 		return err
 	}
 	defer srv.Close()
-	if err := srv.TopUpBy(ctx, operator(*who, "account topup", "", env), *id, int64(amount.micros), *paymentType); err != nil {
+	if err := srv.TopUpBy(ctx, operator(*who, "account topup", "", env), *id, int64(amount.Micros), *paymentType); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "credited %s USD (%s) to account %d\n", amount.micros, *paymentType, *id)
+	_, err = fmt.Fprintf(stdout, "credited %s USD (%s) to account %d\n", amount.Micros, *paymentType, *id)
 	return err
 }

@@ -4,9 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/netip"
-	"strings"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
@@ -19,7 +18,7 @@ import (
 func addSafeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	addWebhookFlags(fs, &o.Config, def.Config)
 	o.Config.TrustedProxies = append(o.Config.TrustedProxies[:0], def.Config.TrustedProxies...)
-	fs.Var((*cidrList)(&o.Config.TrustedProxies), "trusted-proxies",
+	fs.Var((*cliflag.CIDRList)(&o.Config.TrustedProxies), "trusted-proxies",
 		"address ranges (`CIDR,...`) of the load balancers or reverse proxies in front of the API, such as 10.0.0.0/8; a request from one is counted (failed-key limit, rate limits, access log key client) by the right-most address of its Forwarded or X-Forwarded-For header that is not itself in these ranges; from any other peer those headers are ignored")
 	addSecretsFlag(fs, &o.Config, def.Config)
 	fs.BoolVar(&o.StrictKeyFile, "strict-key-file", def.StrictKeyFile,
@@ -90,7 +89,7 @@ func devKeyOnDevDB(c *server.Config) {
 func addWebhookFlags(fs *flag.FlagSet, c *server.Config, def server.Config) {
 	fs.BoolVar(&c.AllowHTTPWebhooks, "allow-http-webhooks", def.AllowHTTPWebhooks, "for tests only: also accept http:// webhook URLs on a loopback host and let webhooks reach loopback receivers on this machine")
 	c.WebhookAllowCIDRs = append(c.WebhookAllowCIDRs[:0], def.WebhookAllowCIDRs...)
-	fs.Var((*cidrList)(&c.WebhookAllowCIDRs), "webhook-allow-cidr",
+	fs.Var((*cliflag.CIDRList)(&c.WebhookAllowCIDRs), "webhook-allow-cidr",
 		"internal address ranges (`CIDR,...`) webhooks may reach all the same, such as 10.20.0.0/16,fd00:1::/64; every other address the IANA special-purpose registries mark not globally reachable (loopback, private, link-local, CGNAT, documentation, benchmarking, 6to4 or NAT64 forms of those, ...) is refused")
 	fs.DurationVar(&c.RetainEvents, "retain-events", def.RetainEvents,
 		"how long delivered and abandoned events and their deliveries are kept before housekeeping deletes them")
@@ -106,37 +105,5 @@ func validateWebhookFlags(cmd string, c server.Config) error {
 	if c.RetainEvents < 0 {
 		return fmt.Errorf("%w: %s: --retain-events must not be negative (0 is 168h)", errUsage, cmd)
 	}
-	return nil
-}
-
-// cidrList is a flag holding comma-separated address prefixes (CIDR notation).
-type cidrList []netip.Prefix
-
-func (l *cidrList) String() string {
-	if l == nil {
-		return ""
-	}
-	parts := make([]string, len(*l))
-	for i, p := range *l {
-		parts[i] = p.String()
-	}
-	return strings.Join(parts, ",")
-}
-
-// Set replaces the list with the prefixes of s; an empty s is no prefix.
-func (l *cidrList) Set(s string) error {
-	var out []netip.Prefix
-	for part := range strings.SplitSeq(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(part)
-		if err != nil {
-			return fmt.Errorf("%q is not an address range in CIDR notation (such as 10.20.0.0/16)", part)
-		}
-		out = append(out, p.Masked())
-	}
-	*l = out
 	return nil
 }
