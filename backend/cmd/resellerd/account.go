@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/operatorcmd"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -37,26 +37,6 @@ func account(ctx context.Context, args []string, stdout io.Writer, env lookupEnv
 	}
 }
 
-// openServer opens the database for one administrative command.
-func openServer(ctx context.Context, db string) (*server.Server, error) {
-	return openServerKeyed(ctx, db, "")
-}
-
-// openServerKeyed opens the database for one administrative command with the key file keyFile
-// (--secrets-key-file), which the commands that write an API key need once the database has a
-// key: its API key hashes are keyed by a secret only the key file opens. Without one the
-// command reads and writes no secret (NoSecrets), or uses dev's built-in key on a dev database.
-func openServerKeyed(ctx context.Context, db, keyFile string) (*server.Server, error) {
-	if _, _, err := server.ParseDB(db); err != nil {
-		return nil, fmt.Errorf("%w: %w", errUsage, err)
-	}
-	// No workers: the command only writes the account; a running serve does the rest. The fail
-	// rate stays as serve set it.
-	cfg := server.Config{DB: db, WorkerInterval: -1, KeepFailRate: true, SecretsKeyFile: keyFile, NoSecrets: keyFile == ""}
-	devKeyOnDevDB(&cfg)
-	return server.New(ctx, cfg)
-}
-
 func accountCreate(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
 	fs := flag.NewFlagSet("account create", flag.ContinueOnError)
 	db := fs.String("db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
@@ -73,22 +53,7 @@ func accountCreate(ctx context.Context, args []string, stdout io.Writer, env loo
 		return err
 	}
 	a.BalanceMicros = int64(balance.Micros)
-	srv, err := openServerKeyed(ctx, *db, keys.SecretsKeyFile)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	created, err := srv.CreateAccountBy(ctx, operator(*who, "account create", "", env), a)
-	if err != nil {
-		return err
-	}
-	key, err := json.Marshal(created.APIKey)
-	if err != nil {
-		return fmt.Errorf("account create: %w", err)
-	}
-	// The key is shown this once; only its hash is stored.
-	_, err = fmt.Fprintf(stdout, "{\"account_id\": %d, \"api_key\": %s}\n", created.ID, key)
-	return err
+	return operatorcmd.CreateAccount(ctx, stdout, *db, keys.SecretsKeyFile, operator(*who, "account create", "", env), a)
 }
 
 func accountRotateKey(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
@@ -104,17 +69,7 @@ func accountRotateKey(ctx context.Context, args []string, stdout io.Writer, env 
 	if *id <= 0 {
 		return fmt.Errorf("%w: account rotate-key: --account is required", errUsage)
 	}
-	srv, err := openServerKeyed(ctx, *db, keys.SecretsKeyFile)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	key, err := srv.RotateKeyBy(ctx, operator(*who, "account rotate-key", "", env), *id)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(stdout, key)
-	return err
+	return operatorcmd.RotateKey(ctx, stdout, *db, keys.SecretsKeyFile, operator(*who, "account rotate-key", "", env), *id)
 }
 
 func accountTopUp(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
@@ -134,14 +89,5 @@ func accountTopUp(ctx context.Context, args []string, stdout io.Writer, env look
 	if amount.Micros <= 0 {
 		return fmt.Errorf("%w: account topup: --amount must be positive", errUsage)
 	}
-	srv, err := openServer(ctx, *db)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	if err := srv.TopUpBy(ctx, operator(*who, "account topup", "", env), *id, int64(amount.Micros), *paymentType); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "credited %s USD (%s) to account %d\n", amount.Micros, *paymentType, *id)
-	return err
+	return operatorcmd.TopUp(ctx, stdout, *db, operator(*who, "account topup", "", env), *id, amount.Micros, *paymentType)
 }

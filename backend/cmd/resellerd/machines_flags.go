@@ -39,12 +39,3 @@ func (o serveOptions) validateMachines(command string) error {
 	}
 	return nil
 }
-
-// checkMachines refuses --machines sandbox on a host that lacks what it needs, with
-// machines.Check's message (exit 2), before anything is opened.
-func checkMachines(command string, c server.Config) error {
-	if err := server.CheckMachines(c); err != nil {
-		return fmt.Errorf("%w: %s: --machines %s: %w", errUsage, command, server.MachinesSandbox, err)
-	}
-	return nil
-}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/preflight"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/seedfile"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
@@ -53,7 +54,7 @@ func seed(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) e
 	if err != nil {
 		return err
 	}
-	devKeyOnDevDB(&o.Config) // a dev database's secrets are under dev's key, as serve finds them
+	preflight.DevKeyOnDevDB(&o.Config) // a dev database's secrets are under dev's key, as serve finds them
 	f, err := seedfile.Read(o.File)
 	if err != nil {
 		return err
