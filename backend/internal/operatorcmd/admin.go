@@ -5,16 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/preflight"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/seedfile"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // The administrative commands that came before the operator commands: account create,
-// rotate-key and topup, and secrets rotate. Each is in the audit trail too.
+// rotate-key and topup, and secrets rotate, each in the audit trail too; and seed.
 
 // openKeyed opens the database db for one administrative command with the key file keyFile
 // (--secrets-key-file), which the commands that write an API key need once the database has a
@@ -105,5 +108,36 @@ func RotateSecrets(ctx context.Context, w io.Writer, op server.Operator, cfg ser
 	}
 	_, err = fmt.Fprintf(w, "rotated: %d values encrypted again; every secret is under key %s, the first of %s\n",
 		res.Resealed, res.KeyID, cfg.SecretsKeyFile)
+	return err
+}
+
+// Seed runs `resellerd seed`: the seed file's accounts, servers, snapshots and webhooks into
+// cfg's database, no backend serving it, doing only the work of what it creates (see
+// server.Seed). The seed is first applied to a scratch SQLite database under the same webhook
+// policy, so a seed the service refuses (a plan that does not exist, a balance too small for
+// its servers, a webhook the policy refuses) fails naming its line before the real database is
+// touched.
+func Seed(ctx context.Context, w io.Writer, cfg server.Config, file string) error {
+	preflight.DevKeyOnDevDB(&cfg) // a dev database's secrets are under dev's key, as serve finds them
+	f, err := seedfile.Read(file)
+	if err != nil {
+		return err
+	}
+	scratch, err := os.MkdirTemp("", "resellerd-seed-")
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	check := cfg
+	check.DB = filepath.Join(scratch, "check.db")
+	if err := server.Seed(ctx, check, f.Accounts); err != nil {
+		return f.Explain(err)
+	}
+	live := cfg
+	live.KeepFailRate = true // the fail rate stays as the database's serve set it
+	if err := server.Seed(ctx, live, f.Accounts); err != nil {
+		return f.Explain(err)
+	}
+	_, err = fmt.Fprintf(w, "seeded %d accounts from %s\n", len(f.Accounts), file)
 	return err
 }
