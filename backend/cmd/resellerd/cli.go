@@ -6,10 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 )
 
 // Exit codes.
@@ -70,10 +69,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env looku
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, new(helpRequest)):
-		var h helpRequest
+	case errors.As(err, new(cliflag.HelpRequest)):
+		var h cliflag.HelpRequest
 		errors.As(err, &h)
-		writeFlagHelp(stdout, h.fs)
+		cliflag.WriteHelp(stdout, h.FlagSet)
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, usage)
@@ -133,50 +132,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 }
 
 // parseFlags parses args into fs, then fills each flag not given on the command line from its
-// RESELLER_ variable. Positional arguments are refused: every option is named.
+// RESELLER_ variable (cliflag.Parse); a mistake is a usage error, exit 2.
 func parseFlags(fs *flag.FlagSet, args []string, env lookupEnv) error {
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return helpRequest{fs}
-		}
-		return fmt.Errorf("%w: %s: %w", errUsage, fs.Name(), err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: %s: unexpected argument %q", errUsage, fs.Name(), fs.Arg(0))
-	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var err error
-	fs.VisitAll(func(f *flag.Flag) {
-		if given[f.Name] || err != nil {
-			return
-		}
-		name := envName(f.Name)
-		if v, ok := env(name); ok {
-			if setErr := fs.Set(f.Name, v); setErr != nil {
-				err = fmt.Errorf("%w: %s: %w", errUsage, name, setErr)
-			}
-		}
-	})
-	return err
+	return cliflag.Parse(fs, args, cliflag.LookupEnv(env), errUsage)
 }
 
 // envName is the variable of a flag: --rate-limit-scale reads RESELLER_RATE_LIMIT_SCALE.
-func envName(flagName string) string {
-	return "RESELLER_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
-
-// usdFlag is a flag holding an exact amount of dollars, parsed without floats.
-type usdFlag struct{ micros money.Micros }
-
-func (f *usdFlag) String() string { return f.micros.String() }
-
-func (f *usdFlag) Set(s string) error {
-	m, err := money.Parse(s)
-	if err != nil {
-		return err
-	}
-	f.micros = m
-	return nil
-}
+func envName(flagName string) string { return cliflag.EnvName(flagName) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/preflight"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -95,13 +96,13 @@ func withoutDBVariable(env lookupEnv) lookupEnv {
 
 // dev runs `resellerd dev` (backend/internal/devserver) on serve's listeners.
 func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logger) error {
-	if err := checkKeyFile(logger, o.serveOptions); err != nil {
+	if err := preflight.KeyFile(logger, o.Config.SecretsKeyFile, o.StrictKeyFile); err != nil {
 		return err
 	}
 	return devserver.Run(ctx, devserver.Options{
 		Config: o.Config, EnvFile: o.EnvFile, Seed: o.Seed, State: o.State,
 		JournalSize: o.JournalSize, MaxCheckpoints: o.MaxCheckpoints, MaxCheckpointBytes: o.MaxCheckpointBytes,
-		CheckMachines: func(c server.Config) error { return checkMachines("dev", c) },
+		CheckMachines: func(c server.Config) error { return preflight.Machines("dev", c) },
 		Guard:         o.guardConfig(logger), Scheme: endpointScheme(o.serveOptions), Version: version,
 	}, stdout, logger, func(ctx context.Context, h, metrics http.Handler, ready func([]net.Addr)) error {
 		return serveHandler(ctx, o.serveOptions, h, metrics, logger, ready)

@@ -3,8 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
-	"net/netip"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -21,7 +21,7 @@ func addMachinesFlags(fs *flag.FlagSet, c *server.MachinesConfig, def server.Mac
 	fs.StringVar(&c.Dir, "machines-dir", def.Dir, "`DIR` of the machines' disks, snapshots, default image and this replica's host id "+
 		"(--machines sandbox; dev: its temporary directory when empty)")
 	c.CIDR = def.CIDR
-	fs.Var((*prefixFlag)(&c.CIDR), "machines-cidr", "IPv4 range (`CIDR`) the machines' addresses come from, reachable from this host "+
+	fs.Var((*cliflag.Prefix)(&c.CIDR), "machines-cidr", "IPv4 range (`CIDR`) the machines' addresses come from, reachable from this host "+
 		"(its first address is the host's side of the bridge); replicas sharing a database take ranges of their own")
 	fs.StringVar(&c.Image, "machines-image", def.Image, "`DIR` of a root filesystem, the read-only base of every disk "+
 		"(default: assembled from busybox and resellerd's own parts)")
@@ -31,39 +31,11 @@ func addMachinesFlags(fs *flag.FlagSet, c *server.MachinesConfig, def server.Mac
 // defaultMachines are serve's machine flags.
 var defaultMachines = server.MachinesConfig{Mode: server.MachinesSim, Dir: defaultMachinesDir, CIDR: server.DefaultMachinesCIDR}
 
-// prefixFlag is a flag holding one address range.
-type prefixFlag netip.Prefix
-
-func (f *prefixFlag) String() string {
-	if p := netip.Prefix(*f); p.IsValid() {
-		return p.String()
-	}
-	return ""
-}
-
-func (f *prefixFlag) Set(s string) error {
-	p, err := netip.ParsePrefix(s)
-	if err != nil {
-		return fmt.Errorf("%q is not a CIDR range such as 198.18.0.0/16", s)
-	}
-	*f = prefixFlag(p)
-	return nil
-}
-
 // validateMachines refuses an unknown --machines and a --machines-cidr addresses cannot come
 // from, naming the flag (exit 2).
 func (o serveOptions) validateMachines(command string) error {
 	if err := o.Config.Machines.Validate(); err != nil {
 		return fmt.Errorf("%w: %s: %w", errUsage, command, err)
-	}
-	return nil
-}
-
-// checkMachines refuses --machines sandbox on a host that lacks what it needs, with
-// machines.Check's message (exit 2), before anything is opened.
-func checkMachines(command string, c server.Config) error {
-	if err := server.CheckMachines(c); err != nil {
-		return fmt.Errorf("%w: %s: --machines %s: %w", errUsage, command, server.MachinesSandbox, err)
 	}
 	return nil
 }

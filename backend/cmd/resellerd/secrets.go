@@ -5,14 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/operatorcmd"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
-
-// rotateReportEvery is how often `secrets rotate` reports a column it is still working on.
-const rotateReportEvery = 5 * time.Second
 
 // secretsCommand runs `resellerd secrets SUBCOMMAND`.
 func secretsCommand(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
@@ -30,7 +27,7 @@ func secretsCommand(ctx context.Context, args []string, stdout io.Writer, env lo
 // secretsRotate runs `resellerd secrets rotate --db ... --secrets-key-file FILE`: every secret
 // of the database not under the file's first key is encrypted again under it (server.
 // RotateSecrets), while serve keeps running. It reports each column as it finishes, and a
-// long one every rotateReportEvery.
+// long one every operatorcmd.RotateReportEvery.
 func secretsRotate(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
 	fs := flag.NewFlagSet("secrets rotate", flag.ContinueOnError)
 	var cfg server.Config
@@ -50,21 +47,5 @@ func secretsRotate(ctx context.Context, args []string, stdout io.Writer, env loo
 	if _, _, err := server.ParseDB(cfg.DB); err != nil {
 		return fmt.Errorf("%w: secrets rotate: %w", errUsage, err)
 	}
-	last := time.Now()
-	res, err := server.RotateSecretsBy(ctx, operator(*who, "secrets rotate", "", env), cfg, *batch, func(p server.RotateProgress) {
-		if p.Done || time.Since(last) >= rotateReportEvery {
-			last = time.Now()
-			state := "so far"
-			if p.Done {
-				state = "done"
-			}
-			fmt.Fprintf(stdout, "%s: %d encrypted again (%s)\n", p.Column, p.Resealed, state)
-		}
-	})
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "rotated: %d values encrypted again; every secret is under key %s, the first of %s\n",
-		res.Resealed, res.KeyID, cfg.SecretsKeyFile)
-	return err
+	return operatorcmd.RotateSecrets(ctx, stdout, operator(*who, "secrets rotate", "", env), cfg, *batch)
 }

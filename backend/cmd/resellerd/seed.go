@@ -5,11 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/seedfile"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/operatorcmd"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -43,36 +41,12 @@ func parseSeed(args []string, env lookupEnv) (seedOptions, error) {
 }
 
 // seed runs `resellerd seed [--db ...] FILE`: the seed file's accounts, servers, snapshots and
-// webhooks into a database no backend is serving, doing only the work of what it creates (see
-// server.Seed). The seed is first applied to a scratch SQLite database under the same webhook
-// policy, so a seed the service refuses (a plan that does not exist, a balance too small for its
-// servers, a webhook the policy refuses) fails naming its line before the real database is
-// touched.
+// webhooks into a database no backend is serving, checked first on a scratch database
+// (operatorcmd.Seed).
 func seed(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
 	o, err := parseSeed(args, env)
 	if err != nil {
 		return err
 	}
-	devKeyOnDevDB(&o.Config) // a dev database's secrets are under dev's key, as serve finds them
-	f, err := seedfile.Read(o.File)
-	if err != nil {
-		return err
-	}
-	scratch, err := os.MkdirTemp("", "resellerd-seed-")
-	if err != nil {
-		return fmt.Errorf("seed: %w", err)
-	}
-	defer os.RemoveAll(scratch)
-	check := o.Config
-	check.DB = filepath.Join(scratch, "check.db")
-	if err := server.Seed(ctx, check, f.Accounts); err != nil {
-		return f.Explain(err)
-	}
-	live := o.Config
-	live.KeepFailRate = true // the fail rate stays as the database's serve set it
-	if err := server.Seed(ctx, live, f.Accounts); err != nil {
-		return f.Explain(err)
-	}
-	_, err = fmt.Fprintf(stdout, "seeded %d accounts from %s\n", len(f.Accounts), o.File)
-	return err
+	return operatorcmd.Seed(ctx, stdout, o.Config, o.File)
 }

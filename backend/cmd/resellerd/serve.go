@@ -11,6 +11,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/httpserve"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/preflight"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -27,7 +28,7 @@ type serveOptions struct {
 	// MetricsListen is the address serving Prometheus /metrics; empty: none.
 	MetricsListen string
 	// StrictKeyFile refuses to start on a --secrets-key-file group or others may read, which
-	// is otherwise only warned about (checkKeyFile).
+	// is otherwise only warned about (preflight.KeyFile).
 	StrictKeyFile bool
 	Log           logOptions
 	Config        server.Config
@@ -112,20 +113,20 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	if _, err := o.tlsConfig(); err != nil {
 		return err // before opening the database: a bad certificate changes nothing
 	}
-	if err := checkKeyFile(logger, o); err != nil {
+	if err := preflight.KeyFile(logger, o.Config.SecretsKeyFile, o.StrictKeyFile); err != nil {
 		return err
 	}
-	if err := checkMachines("serve", o.Config); err != nil {
+	if err := preflight.Machines("serve", o.Config); err != nil {
 		return err // before opening the database
 	}
 	devserver.WarnIfDevDB(logger, o.Config.DB)
-	devKeyOnDevDB(&o.Config)
+	preflight.DevKeyOnDevDB(&o.Config)
 	srv, err := server.New(ctx, o.Config)
 	if err != nil {
 		return err // no plain-text warning before it: the database may be encrypted, and serve refused
 	}
 	defer srv.Close()
-	warnPlainSecrets(logger, o.Config)
+	preflight.WarnPlainSecrets(logger, o.Config)
 	return serveHandler(ctx, o, srv.Handler(), srv.MetricsHandler(), logger, ready)
 }
 
@@ -137,27 +138,11 @@ func serveHandler(ctx context.Context, o serveOptions, h, metrics http.Handler, 
 	if err != nil {
 		return err
 	}
-	if err := checkPprof(o.Pprof); err != nil {
+	if err := preflight.Pprof(o.Pprof); err != nil {
 		return err
 	}
 	return httpserve.Serve(ctx, httpserve.Config{Listen: o.Listen, AltListen: o.AltListen, Pprof: o.Pprof,
 		MetricsListen: o.MetricsListen, TLS: tlsConfig, DB: server.RedactDB(o.Config.DB)}, h, metrics, logger, ready)
-}
-
-// checkPprof refuses a --pprof that is not a loopback address: profiles show the process's
-// internals.
-func checkPprof(addr string) error {
-	if addr == "" {
-		return nil
-	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("%w: serve: --pprof: %w", errUsage, err)
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("%w: serve: --pprof must be a loopback address, not %q", errUsage, addr)
-	}
-	return nil
 }
 
 // addMetricsFlags registers --metrics-listen on fs.
