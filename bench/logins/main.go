@@ -46,7 +46,7 @@ func main() {
 	}
 	o.cidr = p.Masked()
 	if os.Geteuid() != 0 {
-		usageError("--machines sandbox needs root: run the bench as root (sudo -E go run ./bench/machines)")
+		usageError("--machines sandbox needs root: run the bench as root (sudo -E go run ./bench/logins)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	err = run(ctx, o)
