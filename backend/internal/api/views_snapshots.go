@@ -20,7 +20,8 @@ type updateSnapshotRequestJSON struct {
 	Note *string `json:"note"`
 }
 
-type snapshotJSON struct {
+// SnapshotView is a snapshot as GET /snapshots/{id} returns it (schema Snapshot).
+type SnapshotView struct {
 	ID              int64         `json:"id"`
 	Name            string        `json:"name"`
 	Status          string        `json:"status"`
@@ -54,8 +55,8 @@ type snapshotJSON struct {
 // newSnapshotJSON shows size, price and accrual once the image exists (null while creating or
 // when it failed), renewal_due only while the snapshot is billed, and instance_id only while
 // the source instance is active.
-func newSnapshotJSON(v service.SnapshotView, lang catalog.Lang) snapshotJSON {
-	out := snapshotJSON{
+func newSnapshotJSON(v service.SnapshotView, lang catalog.Lang) SnapshotView {
+	out := SnapshotView{
 		ID: v.ID, Name: v.Name, Status: v.Status, Note: optional(v.Note), Locked: v.Locked, LockReason: optional(v.LockReason),
 		Term: catalog.TermHourly, CreatedAt: optionalTime(v.CreatedAt), AvailableAt: optionalTime(v.AvailableAt),
 		ExpiredAt: optionalTime(v.ExpiredAt), DatacenterID: optionalID(v.DatacenterID), LocationID: optionalID(v.LocationID),
@@ -79,8 +80,8 @@ func newSnapshotJSON(v service.SnapshotView, lang catalog.Lang) snapshotJSON {
 	return out
 }
 
-func newSnapshotsJSON(list []service.SnapshotView, lang catalog.Lang) []snapshotJSON {
-	out := make([]snapshotJSON, 0, len(list))
+func newSnapshotsJSON(list []service.SnapshotView, lang catalog.Lang) []SnapshotView {
+	out := make([]SnapshotView, 0, len(list))
 	for _, v := range list {
 		out = append(out, newSnapshotJSON(v, lang))
 	}
