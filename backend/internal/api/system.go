@@ -15,7 +15,7 @@ func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 // dollar answers the fixed dollar rate of the seeded catalogue.
 func (h *handler) dollar(w http.ResponseWriter, r *http.Request, _ store.Account) {
 	d := h.svc.Catalog().Dollar()
-	h.ok(w, r, http.StatusOK, DollarView{Base: d.Base, Currency: d.Currency, Price: d.Price,
+	h.ok(w, r, http.StatusOK, DollarView{Base: d.Base, Currency: d.Currency, Price: float64(d.Price),
 		UpdatedAt: timestamp(d.UpdatedAt)}, nil)
 }
 

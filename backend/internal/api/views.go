@@ -30,10 +30,10 @@ type HealthView struct {
 
 // DollarView is the body of GET /api/dollar: what one US dollar costs in the local currency (schema Dollar).
 type DollarView struct {
-	Base      string `json:"base"`
-	Currency  string `json:"currency"`
-	Price     int64  `json:"price"`
-	UpdatedAt string `json:"updated_at"`
+	Base      string  `json:"base"`
+	Currency  string  `json:"currency"`
+	Price     float64 `json:"price"` // a number in the schema, though the seeded rate is whole
+	UpdatedAt string  `json:"updated_at"`
 }
 
 // AccountView is the body of GET /account (schema Account).

@@ -77,29 +77,29 @@ func newOrderJSON(o service.OrderView, lang catalog.Lang) OrderView {
 
 // InstanceSummaryView is an instance as GET /instances lists it; InstanceDetailView adds the detail.
 type InstanceSummaryView struct {
-	ID              int64        `json:"id"`
-	Name            string       `json:"name"`
-	Status          *string      `json:"status"`
-	Active          bool         `json:"active"`
-	Hostname        *string      `json:"hostname"`
-	ServerProductID int64        `json:"server_product_id"`
-	IPv4            *string      `json:"ipv4"`
-	IPv6            *string      `json:"ipv6"`
-	Term            *string      `json:"term"`
-	RenewalDue      *string      `json:"renewal_due"`
-	Renew           bool         `json:"renew"`
-	Locked          bool         `json:"locked"`
-	LockReason      *string      `json:"lock_reason"`
-	CreatedAt       *string      `json:"created_at"`
-	ExpiredAt       *string      `json:"expired_at"`
-	DatacenterID    *int64       `json:"datacenter_id"`
-	LocationID      *int64       `json:"location_id"`
-	TemplateID      *int64       `json:"template_id"`
-	Costs           money.Micros `json:"costs"`
-	PaidAmount      money.Micros `json:"paid_amount"`
-	Actions         []string     `json:"actions"`
-	Snapshots       bool         `json:"snapshots"`
-	Note            *string      `json:"note"`
+	ID              int64         `json:"id"`
+	Name            string        `json:"name"`
+	Status          *string       `json:"status"`
+	Active          bool          `json:"active"`
+	Hostname        *string       `json:"hostname"`
+	ServerProductID int64         `json:"server_product_id"`
+	IPv4            *string       `json:"ipv4"`
+	IPv6            *string       `json:"ipv6"`
+	Term            *string       `json:"term"`
+	RenewalDue      *string       `json:"renewal_due"`
+	Renew           bool          `json:"renew"`
+	Locked          bool          `json:"locked"`
+	LockReason      *string       `json:"lock_reason"`
+	CreatedAt       *string       `json:"created_at"`
+	ExpiredAt       *string       `json:"expired_at"`
+	DatacenterID    *int64        `json:"datacenter_id"`
+	LocationID      *int64        `json:"location_id"`
+	TemplateID      *int64        `json:"template_id"`
+	Costs           *money.Micros `json:"costs"` // nullable in the schema; the server always sends it
+	PaidAmount      *money.Micros `json:"paid_amount"`
+	Actions         []string      `json:"actions"`
+	Snapshots       bool          `json:"snapshots"`
+	Note            *string       `json:"note"`
 }
 
 func newInstanceSummaryJSON(d service.InstanceDetail) InstanceSummaryView {
@@ -110,7 +110,7 @@ func newInstanceSummaryJSON(d service.InstanceDetail) InstanceSummaryView {
 		Renew: d.Renew, Locked: d.Locked, LockReason: optional(d.LockReason),
 		CreatedAt: optionalTime(d.CreatedAt), ExpiredAt: optionalTime(d.ExpiredAt),
 		DatacenterID: optionalID(d.DatacenterID), LocationID: optionalID(d.LocationID), TemplateID: optionalID(d.TemplateID),
-		Costs: d.Costs, PaidAmount: d.Paid, Actions: append([]string{}, d.Plan.Actions...),
+		Costs: &d.Costs, PaidAmount: &d.Paid, Actions: append([]string{}, d.Plan.Actions...),
 		Snapshots: d.Active && d.Datacenter.Snapshots.PricePerGBMonth > 0, Note: optional(d.Note),
 	}
 	if d.Active {
@@ -286,7 +286,7 @@ type ResizeOptionView struct {
 	Name      string        `json:"name"`
 	Type      string        `json:"type"`
 	CPU       int           `json:"cpu"`
-	Memory    int           `json:"memory"`
+	Memory    float64       `json:"memory"` // a number in the schema: GB, whole for the seeded plans
 	Disk      int           `json:"disk"`
 	Price     *money.Micros `json:"price"`
 	Term      string        `json:"term"`
@@ -308,7 +308,7 @@ func newResizeOptionsJSON(o service.ResizeOptions, lang catalog.Lang) ResizeOpti
 	for _, opt := range o.Options {
 		price := opt.Plan.Price
 		out.Options = append(out.Options, ResizeOptionView{ID: opt.Plan.ID, Name: opt.Plan.Name.In(lang), Type: opt.Plan.Type,
-			CPU: opt.Plan.CPU, Memory: opt.Plan.MemoryGB, Disk: opt.Plan.DiskGB, Price: &price, Term: catalog.TermHourly,
+			CPU: opt.Plan.CPU, Memory: float64(opt.Plan.MemoryGB), Disk: opt.Plan.DiskGB, Price: &price, Term: catalog.TermHourly,
 			ChargeNow: opt.ChargeNow, NewCost: opt.NewCost})
 	}
 	return out
@@ -316,16 +316,16 @@ func newResizeOptionsJSON(o service.ResizeOptions, lang catalog.Lang) ResizeOpti
 
 // AppInstallView is one app install of an instance.
 type AppInstallView struct {
-	AppID      string            `json:"app_id"`
-	Name       string            `json:"name"`
-	Status     string            `json:"status"`
-	Stage      string            `json:"stage"`
-	Attempts   int               `json:"attempts"`
-	Result     map[string]string `json:"result"`
-	Error      string            `json:"error"`
-	LogTail    string            `json:"log_tail"`
-	StartedAt  *string           `json:"started_at"`
-	FinishedAt *string           `json:"finished_at"`
+	AppID      string         `json:"app_id"`
+	Name       string         `json:"name"`
+	Status     string         `json:"status"`
+	Stage      string         `json:"stage"`
+	Attempts   int            `json:"attempts"`
+	Result     map[string]any `json:"result"` // a free-form object in the schema
+	Error      string         `json:"error"`
+	LogTail    string         `json:"log_tail"`
+	StartedAt  *string        `json:"started_at"`
+	FinishedAt *string        `json:"finished_at"`
 }
 
 // InstanceAppsView is the answer of GET /instances/{id}/apps; Installs are newest first (schema InstanceApps).
@@ -338,9 +338,9 @@ type InstanceAppsView struct {
 func newInstanceAppsJSON(a service.InstanceApps, lang catalog.Lang) InstanceAppsView {
 	out := InstanceAppsView{ServerID: a.ServerID, Supported: a.Supported, Installs: make([]AppInstallView, 0, len(a.Installs))}
 	for _, r := range a.Installs {
-		result := r.Result
-		if result == nil {
-			result = map[string]string{}
+		result := make(map[string]any, len(r.Result))
+		for k, v := range r.Result {
+			result[k] = v
 		}
 		out.Installs = append(out.Installs, AppInstallView{AppID: r.AppID, Name: r.App.Name.In(lang), Status: r.Status,
 			Stage: r.Stage, Attempts: r.Attempts, Result: result, Error: r.Error, LogTail: r.LogTail,

@@ -28,7 +28,7 @@ type SnapshotView struct {
 	Note            *string       `json:"note"`
 	Locked          bool          `json:"locked"`
 	LockReason      *string       `json:"lock_reason"`
-	SizeGB          *int          `json:"size_gb"`
+	SizeGB          *float64      `json:"size_gb"` // a number in the schema
 	Price           *money.Micros `json:"price"`
 	PriceMonthly    *money.Micros `json:"price_monthly"`
 	Term            string        `json:"term"`
@@ -47,7 +47,7 @@ type SnapshotView struct {
 	Features        []string      `json:"features"`
 	Local           bool          `json:"local"`
 	Restore         bool          `json:"restore"`
-	PaidAmount      money.Micros  `json:"paid_amount"`
+	PaidAmount      *money.Micros `json:"paid_amount"` // nullable in the schema; the server always sends it
 	// Architecture is the CPU architecture of the image; it only builds servers of the same.
 	Architecture string `json:"architecture"`
 }
@@ -62,13 +62,13 @@ func newSnapshotJSON(v service.SnapshotView, lang catalog.Lang) SnapshotView {
 		ExpiredAt: optionalTime(v.ExpiredAt), DatacenterID: optionalID(v.DatacenterID), LocationID: optionalID(v.LocationID),
 		TemplateID: optionalID(v.TemplateID), ServerProductID: optionalID(v.PlanID), OSType: optional(v.OSType),
 		SourceName: optional(v.SourceName), Features: make([]string, 0, len(v.Features)), Local: v.Local,
-		Restore: v.Settings.Restore, PaidAmount: v.Paid, Architecture: v.Architecture,
+		Restore: v.Settings.Restore, PaidAmount: &v.Paid, Architecture: v.Architecture,
 	}
 	if v.SourceActive {
 		out.InstanceID = optionalID(v.InstanceID)
 	}
 	if !v.AvailableAt.IsZero() {
-		size, price, monthly, accrued := v.SizeGB, v.Price, v.PriceMonthly, v.Accrued
+		size, price, monthly, accrued := float64(v.SizeGB), v.Price, v.PriceMonthly, v.Accrued
 		out.SizeGB, out.Price, out.PriceMonthly, out.Accrued = &size, &price, &monthly, &accrued
 	}
 	if v.Status == store.SnapshotAvailable || v.Status == store.SnapshotRestoring {
