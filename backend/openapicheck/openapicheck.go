@@ -5,7 +5,7 @@
 // fail the test that names the type.
 //
 // The provider's client (internal/client) keeps hand-written wire types, and the backend's
-// tests decode answers with types of their own (backend/internal/wiretest); both are held to
+// tests decode answers into the server's own views (backend/internal/api); both are held to
 // the document with this package. It sits outside backend/internal so the provider's tests can
 // import it; nothing but tests does.
 package openapicheck
