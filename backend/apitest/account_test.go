@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -64,7 +64,7 @@ func TestAccount(t *testing.T) {
 	}
 	defaults := e.account(t, 0)
 
-	var got wiretest.Account
+	var got api.AccountView
 	e.do(t, request{Path: "/account", Key: created.APIKey}).Data(t, &got)
 	if got.ID != created.ID || got.APIKeyHint == nil || *got.APIKeyHint != created.APIKey[:8] ||
 		got.ServerLimit != 3 || got.APIOrderLimit != 2 || got.Language != "en" || got.WebhookConfigured {
@@ -93,7 +93,7 @@ func TestRotateKey(t *testing.T) {
 		t.Fatalf("new key %q: want a different 64-character key", newKey)
 	}
 	e.do(t, request{Path: "/account", Key: a.APIKey}).WantStatus(t, http.StatusUnauthorized, "unauthorized")
-	var got wiretest.Account
+	var got api.AccountView
 	r := e.do(t, request{Path: "/account", Key: newKey})
 	r.WantStatus(t, http.StatusOK, "")
 	r.Data(t, &got)
@@ -135,11 +135,11 @@ func TestBalance(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.account(t, 10_000_000)
-	var got wiretest.Balance
+	var got api.BalanceView
 	r := e.do(t, request{Path: "/account/balance", Key: a.APIKey})
 	r.WantStatus(t, http.StatusOK, "")
 	r.Data(t, &got)
-	if got != (wiretest.Balance{Balance: 10, Available: 10}) {
+	if got != (api.BalanceView{Balance: usd(10), Available: usd(10)}) {
 		t.Fatalf("got %+v, want balance 10 available 10 and nothing else", got)
 	}
 	if want := `"hours_until_balance_zero":null`; !contains(r.Raw, want) {
@@ -162,7 +162,7 @@ func TestBalance(t *testing.T) {
 	}
 	r = e.do(t, request{Path: "/account/balance", Key: a.APIKey})
 	r.Data(t, &got)
-	if got.Reserved != 2.500417 || got.Available != 7.499583 || got.PendingOrders != 2 || got.Balance != 10 {
+	if dollars(got.Reserved) != 2.500417 || dollars(got.Available) != 7.499583 || got.PendingOrders != 2 || dollars(got.Balance) != 10 {
 		t.Fatalf("got %+v, want reserved 2.500417, available 7.499583, 2 pending", got)
 	}
 	if !contains(r.Raw, `"reserved":2.500417`) {
@@ -195,7 +195,7 @@ func TestTopUpReconcilesLedger(t *testing.T) {
 		t.Fatalf("balance %d, ledger sum %d; want both %d", acct.Balance, sum, want)
 	}
 
-	var payments []wiretest.Payment
+	var payments []api.PaymentView
 	e.do(t, request{Path: "/account/payments", Key: a.APIKey}).Data(t, &payments)
 	want := []struct {
 		amount float64
@@ -211,7 +211,7 @@ func TestTopUpReconcilesLedger(t *testing.T) {
 	}
 	for i, w := range want {
 		p := payments[i]
-		if p.Amount != w.amount || p.PaymentType == nil || *p.PaymentType != w.typ || p.PaidAt == nil || *p.PaidAt != w.paidAt {
+		if dollars(p.Amount) != w.amount || p.PaymentType == nil || *p.PaymentType != w.typ || p.PaidAt == nil || *p.PaidAt != w.paidAt {
 			t.Fatalf("payment %d = %+v, want %+v (newest first)", i, p, w)
 		}
 	}
@@ -266,9 +266,9 @@ func TestPaymentsPagination(t *testing.T) {
 				return
 			}
 			r.WantStatus(t, http.StatusOK, "")
-			var got []wiretest.Payment
+			var got []api.PaymentView
 			r.Data(t, &got)
-			if len(got) != tt.wantCount || (len(got) > 0 && got[0].Amount != tt.wantFirst) {
+			if len(got) != tt.wantCount || (len(got) > 0 && dollars(got[0].Amount) != tt.wantFirst) {
 				t.Fatalf("got %+v, want %d payments starting with %v", got, tt.wantCount, tt.wantFirst)
 			}
 			hasPage := r.Body.Meta != nil && r.Body.Meta.Page != nil
@@ -280,9 +280,9 @@ func TestPaymentsPagination(t *testing.T) {
 			}
 		})
 	}
-	var got []wiretest.Payment
+	var got []api.PaymentView
 	e.do(t, request{Path: "/account/payments", Key: other.APIKey}).Data(t, &got)
-	if len(got) != 1 || got[0].Amount != 5 {
+	if len(got) != 1 || dollars(got[0].Amount) != 5 {
 		t.Fatalf("other account sees %+v, want its own single payment", got)
 	}
 }

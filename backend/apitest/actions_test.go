@@ -10,17 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // act runs an action that must succeed and returns its result.
-func (e *env) act(t *testing.T, key string, id int64, body string) wiretest.ActionResult {
+func (e *env) act(t *testing.T, key string, id int64, body string) api.ActionResultView {
 	t.Helper()
 	r := e.action(t, key, id, body)
 	r.WantStatus(t, http.StatusOK, "")
-	var v wiretest.ActionResult
+	var v api.ActionResultView
 	r.Data(t, &v)
 	if !v.Success {
 		t.Fatalf("success false: %s", r.Raw)
@@ -169,8 +169,8 @@ func TestRebuild(t *testing.T) {
 		!in.Credentials.Pending || in.Credentials.Password != nil || *in.Credentials.Username != "Administrator" {
 		t.Fatalf("after rebuild: %+v %+v", in, in.Credentials)
 	}
-	if !slices.Equal(in.ActiveFeatures, []string{"1"}) || *in.Recurring != 0.0094 {
-		t.Fatalf("features %v recurring %v, want the forced IPv4 billed: 0.0094", in.ActiveFeatures, *in.Recurring)
+	if !slices.Equal(in.ActiveFeatures, []string{"1"}) || dollars(in.Recurring) != 0.0094 {
+		t.Fatalf("features %v recurring %v, want the forced IPv4 billed: 0.0094", in.ActiveFeatures, dollars(in.Recurring))
 	}
 	if len(in.Apps) != 1 || in.Apps[0].AppID != "iis" || in.Apps[0].Status != "queued" {
 		t.Fatalf("apps = %+v, want only iis queued: the old disk's installs are gone", in.Apps)
@@ -197,8 +197,8 @@ func TestChangeIPFree(t *testing.T) {
 		t.Fatalf("result = %+v, want a new address and no price fields", v)
 	}
 	in := e.getInstance(t, a.APIKey, id)
-	if *in.IPv4 != *v.IPv4 || *in.Credentials.IPv4 != *v.IPv4 || in.IPChangeCost != 0 {
-		t.Fatalf("instance ipv4 %v, credentials %v, cost %v", *in.IPv4, *in.Credentials.IPv4, in.IPChangeCost)
+	if *in.IPv4 != *v.IPv4 || *in.Credentials.IPv4 != *v.IPv4 || dollars(in.IPChangeCost) != 0 {
+		t.Fatalf("instance ipv4 %v, credentials %v, cost %v", *in.IPv4, *in.Credentials.IPv4, dollars(in.IPChangeCost))
 	}
 	e.clock.Advance(time.Hour - time.Second)
 	r := e.action(t, a.APIKey, id, `{"action": "change_ip", "accept_cost": 5}`)
@@ -225,15 +225,15 @@ func TestChangeIPPaid(t *testing.T) {
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 201, "template_id": 1, "term": "hourly"}`) // datacenter 2: 0.5
 	in := e.getInstance(t, a.APIKey, id)
-	if in.IPChangeCost != 0.5 {
-		t.Fatalf("ip_change_cost = %v, want 0.5", in.IPChangeCost)
+	if dollars(in.IPChangeCost) != 0.5 {
+		t.Fatalf("ip_change_cost = %v, want 0.5", dollars(in.IPChangeCost))
 	}
 	for _, body := range []string{`{"action": "change_ip"}`, `{"action": "change_ip", "accept_cost": 0.499999}`, `{"action": "change_ip", "accept_cost": null}`} {
 		r := e.action(t, a.APIKey, id, body)
 		r.WantStatus(t, http.StatusConflict, "cost_unconfirmed")
 		r.WantMessage(t, "0.5")
 	}
-	if got := e.getInstance(t, a.APIKey, id); *got.IPv4 != *in.IPv4 || *got.PaidAmount != *in.PaidAmount {
+	if got := e.getInstance(t, a.APIKey, id); *got.IPv4 != *in.IPv4 || dollars(*got.PaidAmount) != dollars(*in.PaidAmount) {
 		t.Fatal("cost_unconfirmed changed the instance")
 	}
 	// The clean pool holds two addresses and gets one back every 30 minutes.
@@ -247,20 +247,20 @@ func TestChangeIPPaid(t *testing.T) {
 		{0, false, 0},
 		{30 * time.Minute, true, 0.5},
 	}
-	paid := *in.PaidAmount
+	paid := dollars(*in.PaidAmount)
 	for i, tt := range tests {
 		e.clock.Advance(tt.advance)
 		before := *e.getInstance(t, a.APIKey, id).IPv4
 		v := e.act(t, a.APIKey, id, `{"action": "change_ip", "accept_cost": 0.5}`)
-		if v.IPv4 == nil || *v.IPv4 == before || *v.Clean != tt.wantClean || *v.Charged != tt.wantCharged || *v.Debt != 0 {
+		if v.IPv4 == nil || *v.IPv4 == before || *v.Clean != tt.wantClean || dollars(*v.Charged) != tt.wantCharged || dollars(*v.Debt) != 0 {
 			t.Fatalf("change %d = ipv4 %v clean %v charged %v debt %v; want clean %v charged %v", i+1, *v.IPv4, *v.Clean,
-				*v.Charged, *v.Debt, tt.wantClean, tt.wantCharged)
+				dollars(*v.Charged), dollars(*v.Debt), tt.wantClean, tt.wantCharged)
 		}
 		paid += tt.wantCharged
 	}
 	got := e.getInstance(t, a.APIKey, id)
-	if *got.PaidAmount != paid {
-		t.Fatalf("paid_amount = %v, want %v", *got.PaidAmount, paid)
+	if dollars(*got.PaidAmount) != paid {
+		t.Fatalf("paid_amount = %v, want %v", dollars(*got.PaidAmount), paid)
 	}
 	acct, entries := e.ledger(t, a.ID)
 	var ipCharges int
@@ -282,12 +282,12 @@ func TestChangeIPBooksDebt(t *testing.T) {
 	a := e.funded(t, 206_000) // the 0.006 order, then 0.2 left
 	id := e.deployed(t, a.APIKey, `{"server_id": 201, "template_id": 1, "term": "hourly"}`)
 	v := e.act(t, a.APIKey, id, `{"action": "change_ip", "accept_cost": 1}`)
-	if *v.Charged != 0.5 || *v.Debt != 0.3 || !*v.Clean {
-		t.Fatalf("result = charged %v debt %v, want 0.5 charged of which 0.3 is debt", *v.Charged, *v.Debt)
+	if dollars(*v.Charged) != 0.5 || dollars(*v.Debt) != 0.3 || !*v.Clean {
+		t.Fatalf("result = charged %v debt %v, want 0.5 charged of which 0.3 is debt", dollars(*v.Charged), dollars(*v.Debt))
 	}
-	var b wiretest.Balance
+	var b api.BalanceView
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
-	if b.Balance != 0 || b.Debt != 0.3 {
+	if dollars(b.Balance) != 0 || dollars(b.Debt) != 0.3 {
 		t.Fatalf("wallet = %+v, want balance 0 and debt 0.3", b)
 	}
 	in := e.getInstance(t, a.APIKey, id)
@@ -299,7 +299,7 @@ func TestChangeIPBooksDebt(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
-	if b.Balance != 0.7 || b.Debt != 0 {
+	if dollars(b.Balance) != 0.7 || dollars(b.Debt) != 0 {
 		t.Fatalf("after a top-up of 1: %+v, want the debt paid first: balance 0.7, debt 0", b)
 	}
 	if in := e.getInstance(t, a.APIKey, id); in.Locked {
@@ -329,14 +329,14 @@ func TestResize(t *testing.T) {
 	id := e.deployed(t, a.APIKey, `{"server_id": 101, "template_id": 1, "term": "hourly", "active_features": ["3"]}`) // 0.0042/h
 	e.clock.Advance(15 * time.Minute)
 	v := e.act(t, a.APIKey, id, `{"action": "resize", "server_id": 104}`)
-	if *v.Charged != 0.0135 || *v.ServerProductID != 104 {
-		t.Fatalf("result = charged %v plan %v, want 0.0135 and 104", *v.Charged, *v.ServerProductID)
+	if dollars(*v.Charged) != 0.0135 || *v.ServerProductID != 104 {
+		t.Fatalf("result = charged %v plan %v, want 0.0135 and 104", dollars(*v.Charged), *v.ServerProductID)
 	}
 	in := e.getInstance(t, a.APIKey, id)
-	if in.ServerProductID != 104 || in.ServerProduct.ID != 104 || len(in.ActiveFeatures) != 0 || *in.Recurring != 0.022 ||
-		*in.PaidAmount != 0.0177 || *in.Status != "online" {
+	if in.ServerProductID != 104 || in.ServerProduct.ID != 104 || len(in.ActiveFeatures) != 0 || dollars(in.Recurring) != 0.022 ||
+		dollars(*in.PaidAmount) != 0.0177 || *in.Status != "online" {
 		t.Fatalf("after resize: plan %d features %v recurring %v paid %v status %s", in.ServerProductID, in.ActiveFeatures,
-			*in.Recurring, *in.PaidAmount, *in.Status)
+			dollars(in.Recurring), dollars(*in.PaidAmount), *in.Status)
 	}
 	evs := e.events(t, a.ID)
 	last := evs[len(evs)-1]
@@ -345,8 +345,8 @@ func TestResize(t *testing.T) {
 	}
 	e.clock.Advance(45 * time.Minute) // the renewal charges the new plan
 	e.runDue(t)
-	if in := e.getInstance(t, a.APIKey, id); *in.PaidAmount != 0.0397 {
-		t.Fatalf("paid_amount = %v after the renewal, want 0.0177 + 0.022", *in.PaidAmount)
+	if in := e.getInstance(t, a.APIKey, id); dollars(*in.PaidAmount) != 0.0397 {
+		t.Fatalf("paid_amount = %v after the renewal, want 0.0177 + 0.022", dollars(*in.PaidAmount))
 	}
 	e.wantReconciled(t, a.ID)
 

@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
-func (e *env) installs(t *testing.T, key string, id int64) wiretest.InstanceApps {
+func (e *env) installs(t *testing.T, key string, id int64) api.InstanceAppsView {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d/apps?lang=en", id), Key: key})
 	r.WantStatus(t, http.StatusOK, "")
-	var v wiretest.InstanceApps
+	var v api.InstanceAppsView
 	r.Data(t, &v)
 	return v
 }
@@ -29,7 +29,7 @@ func (e *env) install(t *testing.T, key string, id int64, body string) response 
 }
 
 // stages lists "app:status/stage" of every install, oldest first.
-func stages(v wiretest.InstanceApps) []string {
+func stages(v api.InstanceAppsView) []string {
 	var out []string
 	for _, in := range v.Installs {
 		out = append(out, in.AppID+":"+in.Status+"/"+in.Stage)
@@ -94,7 +94,7 @@ func TestAppInstallAuthFailed(t *testing.T) {
 	}
 	r := e.install(t, a.APIKey, id, `{"apps": ["docker"]}`)
 	r.WantStatus(t, http.StatusAccepted, "")
-	var queued wiretest.InstalledApps
+	var queued api.InstalledAppsView
 	r.Data(t, &queued)
 	if queued.ServerID != id || !slices.Equal(queued.Queued, []string{"docker"}) {
 		t.Fatalf("got %+v", queued)
@@ -128,7 +128,7 @@ func TestInstallAppsRules(t *testing.T) {
 		t.Helper()
 		r := e.install(t, a.APIKey, id, body)
 		r.WantStatus(t, http.StatusAccepted, "")
-		var v wiretest.InstalledApps
+		var v api.InstalledAppsView
 		r.Data(t, &v)
 		return v.Queued
 	}
@@ -203,7 +203,7 @@ func TestAppInstallRetriesAndFailsDependents(t *testing.T) {
 		e.runDue(t)
 	}
 	v := e.installs(t, a.APIKey, id)
-	byApp := map[string]wiretest.AppInstall{}
+	byApp := map[string]api.AppInstallView{}
 	for _, in := range v.Installs {
 		byApp[in.AppID] = in
 	}

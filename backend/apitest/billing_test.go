@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
-func (e *env) balance(t *testing.T, key string) wiretest.Balance {
+func (e *env) balance(t *testing.T, key string) api.BalanceView {
 	t.Helper()
-	var b wiretest.Balance
+	var b api.BalanceView
 	r := e.do(t, request{Path: "/account/balance", Key: key})
 	r.WantStatus(t, http.StatusOK, "")
 	r.Data(t, &b)
@@ -30,20 +30,20 @@ func TestHourlyBilling(t *testing.T) {
 	id := e.deployed(t, a.APIKey, `{"server_id": 101, "template_id": 1, "term": "hourly", "active_features": ["2"]}`) // 0.005/h
 	e.clock.Advance(59 * time.Minute)
 	e.runDue(t)
-	if in := e.getInstance(t, a.APIKey, id); *in.PaidAmount != 0.005 {
-		t.Fatalf("paid %v before the first renewal, want 0.005", *in.PaidAmount)
+	if in := e.getInstance(t, a.APIKey, id); dollars(*in.PaidAmount) != 0.005 {
+		t.Fatalf("paid %v before the first renewal, want 0.005", dollars(*in.PaidAmount))
 	}
 	e.clock.Advance(time.Minute)
 	e.runDue(t)
 	in := e.getInstance(t, a.APIKey, id)
-	if *in.PaidAmount != 0.01 || *in.RenewalDue != "2025-06-01T12:00:00Z" {
-		t.Fatalf("after the first renewal: paid %v due %s, want 0.01 and 12:00", *in.PaidAmount, *in.RenewalDue)
+	if dollars(*in.PaidAmount) != 0.01 || *in.RenewalDue != "2025-06-01T12:00:00Z" {
+		t.Fatalf("after the first renewal: paid %v due %s, want 0.01 and 12:00", dollars(*in.PaidAmount), *in.RenewalDue)
 	}
 	e.clock.Advance(3*time.Hour + 30*time.Minute) // a backend that was down catches up hour by hour
 	e.runDue(t)
 	in = e.getInstance(t, a.APIKey, id)
-	if *in.PaidAmount != 0.025 || *in.RenewalDue != "2025-06-01T15:00:00Z" {
-		t.Fatalf("after catching up: paid %v due %s, want 0.025 and 15:00", *in.PaidAmount, *in.RenewalDue)
+	if dollars(*in.PaidAmount) != 0.025 || *in.RenewalDue != "2025-06-01T15:00:00Z" {
+		t.Fatalf("after catching up: paid %v due %s, want 0.025 and 15:00", dollars(*in.PaidAmount), *in.RenewalDue)
 	}
 	_, entries := e.ledger(t, a.ID)
 	var renewals []string
@@ -59,8 +59,8 @@ func TestHourlyBilling(t *testing.T) {
 	if !slices.Equal(renewals, want) {
 		t.Fatalf("renewals = %v, want one per hour %v", renewals, want)
 	}
-	if b := e.balance(t, a.APIKey); b.Balance != 0.975 {
-		t.Fatalf("balance = %v, want 0.975", b.Balance)
+	if b := e.balance(t, a.APIKey); dollars(b.Balance) != 0.975 {
+		t.Fatalf("balance = %v, want 0.975", dollars(b.Balance))
 	}
 	e.wantReconciled(t, a.ID)
 }
@@ -86,17 +86,17 @@ func TestDebtLocksAndTopUpUnlocks(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	e.runDue(t) // a locked server keeps running and accrues debt
 	b := e.balance(t, a.APIKey)
-	if b.Balance != 0 || b.Debt != 0.006 || b.HoursUntilBalanceZero == nil || *b.HoursUntilBalanceZero != 0 {
+	if dollars(b.Balance) != 0 || dollars(b.Debt) != 0.006 || b.HoursUntilBalanceZero == nil || *b.HoursUntilBalanceZero != 0 {
 		t.Fatalf("wallet = %+v, want balance 0, debt 0.006, 0 hours left", b)
 	}
-	if in := e.getInstance(t, a.APIKey, id); *in.PaidAmount != 0.016 {
-		t.Fatalf("paid_amount = %v, want every hour counted, debt included: 0.016", *in.PaidAmount)
+	if in := e.getInstance(t, a.APIKey, id); dollars(*in.PaidAmount) != 0.016 {
+		t.Fatalf("paid_amount = %v, want every hour counted, debt included: 0.016", dollars(*in.PaidAmount))
 	}
 
 	if err := e.srv.TopUp(ctx, a.ID, 5_000, "card"); err != nil { // pays 0.005 of the 0.006
 		t.Fatal(err)
 	}
-	if b := e.balance(t, a.APIKey); b.Balance != 0 || b.Debt != 0.001 {
+	if b := e.balance(t, a.APIKey); dollars(b.Balance) != 0 || dollars(b.Debt) != 0.001 {
 		t.Fatalf("after a partial top-up: %+v, want balance 0 and debt 0.001", b)
 	}
 	if in := e.getInstance(t, a.APIKey, id); !in.Locked {
@@ -105,7 +105,7 @@ func TestDebtLocksAndTopUpUnlocks(t *testing.T) {
 	if err := e.srv.TopUp(ctx, a.ID, 1_000_000, "card"); err != nil {
 		t.Fatal(err)
 	}
-	if b := e.balance(t, a.APIKey); b.Balance != 0.999 || b.Debt != 0 {
+	if b := e.balance(t, a.APIKey); dollars(b.Balance) != 0.999 || dollars(b.Debt) != 0 {
 		t.Fatalf("after paying off: %+v, want balance 0.999 and no debt", b)
 	}
 	if in := e.getInstance(t, a.APIKey, id); in.Locked || in.LockReason != nil {
@@ -138,8 +138,8 @@ func TestUnpaidDebtCancels(t *testing.T) {
 	if last.Name != "instance.canceled" || string(last.Data) != fmt.Sprintf(`{"instance_id":%d,"status":"canceled","reason":"system"}`, id) {
 		t.Fatalf("last event %s %s", last.Name, last.Data)
 	}
-	if b := e.balance(t, a.APIKey); b.Debt != 0.288 { // 72 hours of 0.004 stay owed
-		t.Fatalf("debt = %v, want 0.288", b.Debt)
+	if b := e.balance(t, a.APIKey); dollars(b.Debt) != 0.288 { // 72 hours of 0.004 stay owed
+		t.Fatalf("debt = %v, want 0.288", dollars(b.Debt))
 	}
 	e.wantReconciled(t, a.ID)
 }
@@ -155,7 +155,7 @@ func TestRenewOffExpires(t *testing.T) {
 	e.clock.Advance(30 * time.Minute)
 	e.runDue(t)
 	in := e.getInstance(t, a.APIKey, id)
-	if in.Active || *in.Status != "expired" || *in.ExpiredAt != "2025-06-01T11:00:00Z" || *in.PaidAmount != 0.004 || !in.Locked {
+	if in.Active || *in.Status != "expired" || *in.ExpiredAt != "2025-06-01T11:00:00Z" || dollars(*in.PaidAmount) != 0.004 || !in.Locked {
 		t.Fatalf("at renewal_due with renew off: %+v", in)
 	}
 	evs := e.events(t, a.ID)
@@ -166,7 +166,7 @@ func TestRenewOffExpires(t *testing.T) {
 	if evs[len(evs)-1].Name != "instance.canceled" || data["status"] != "expired" || data["reason"] != "system" {
 		t.Fatalf("last event %s %v, want instance.canceled expired/system", evs[len(evs)-1].Name, data)
 	}
-	if b := e.balance(t, a.APIKey); b.Balance != 0.996 || b.ActiveInstances != 0 || b.HoursUntilBalanceZero != nil {
+	if b := e.balance(t, a.APIKey); dollars(b.Balance) != 0.996 || b.ActiveInstances != 0 || b.HoursUntilBalanceZero != nil {
 		t.Fatalf("wallet = %+v, want 0.996 with nothing renewing", b)
 	}
 	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", id), Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
@@ -185,7 +185,7 @@ func TestHoursUntilBalanceZero(t *testing.T) {
 	e.deployed(t, a.APIKey, ubuntuOn101)                                                     // 0.004/h
 	big := e.deployed(t, a.APIKey, `{"server_id": 102, "template_id": 1, "term": "hourly"}`) // 0.008/h
 	b := e.balance(t, a.APIKey)
-	if b.Balance != 0.988 || b.ActiveInstances != 2 || b.HoursUntilBalanceZero == nil || *b.HoursUntilBalanceZero != 82.33 {
+	if dollars(b.Balance) != 0.988 || b.ActiveInstances != 2 || b.HoursUntilBalanceZero == nil || *b.HoursUntilBalanceZero != 82.33 {
 		t.Fatalf("two instances: %+v, want 0.988 / 0.012 = 82.33 hours", b)
 	}
 	e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/instances/%d", big), Key: a.APIKey, Body: `{"renew": false}`}).
@@ -303,7 +303,7 @@ func TestLongRunReconciles(t *testing.T) {
 // activeIDs lists the ids of the account's active instances, oldest first.
 func (e *env) activeIDs(t *testing.T, key string) []int64 {
 	t.Helper()
-	var list []wiretest.Instance
+	var list []api.InstanceDetailView
 	e.do(t, request{Path: "/instances", Key: key}).Data(t, &list)
 	var ids []int64
 	for _, in := range list {

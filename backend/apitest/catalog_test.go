@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 )
 
-func planIDs(plans []wiretest.Plan) []int64 {
+func planIDs(plans []api.PlanView) []int64 {
 	out := []int64{}
 	for _, p := range plans {
 		out = append(out, p.ID)
@@ -58,7 +58,7 @@ func TestPlans(t *testing.T) {
 				return
 			}
 			r.WantStatus(t, http.StatusOK, "")
-			var plans []wiretest.Plan
+			var plans []api.PlanView
 			r.Data(t, &plans)
 			if got := planIDs(plans); !slices.Equal(got, tt.want) {
 				t.Fatalf("got plans %v, want %v", got, tt.want)
@@ -67,7 +67,7 @@ func TestPlans(t *testing.T) {
 	}
 	t.Run("meta.page only with limit", func(t *testing.T) {
 		r := e.do(t, request{Path: "/catalog/servers?limit=2&offset=1", Key: key})
-		if r.Body.Meta == nil || r.Body.Meta.Page == nil || r.Body.Meta.Page.Total != int64(len(open)) ||
+		if r.Body.Meta == nil || r.Body.Meta.Page == nil || r.Body.Meta.Page.Total != len(open) ||
 			r.Body.Meta.Page.Limit != 2 || r.Body.Meta.Page.Offset != 1 {
 			t.Fatalf("meta = %s, want page total %d limit 2 offset 1", r.Raw, len(open))
 		}
@@ -81,15 +81,15 @@ func TestPlanFields(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	key := e.account(t, 0).APIKey
-	var p wiretest.Plan
+	var p api.PlanView
 	r := e.do(t, request{Path: "/catalog/servers/104?lang=en", Key: key})
 	r.WantStatus(t, http.StatusOK, "")
 	r.Data(t, &p)
 	if p.ID != 104 || p.Name != "CPU-Optimized 4 - Tehran" || p.Type != "cpu-optimized" || p.CPU != 4 || p.Memory != 4 ||
-		p.Disk != 80 || p.TermFilter != "hourly" || p.CreationFee != 0.5 {
+		p.Disk != 80 || p.TermFilter != "hourly" || dollars(p.CreationFee) != 0.5 {
 		t.Fatalf("got %+v", p)
 	}
-	if len(p.Prices) != 1 || p.Prices[0].Term != "hourly" || p.Prices[0].Price != 0.022 || p.Prices[0].Currency != "USD" {
+	if len(p.Prices) != 1 || p.Prices[0].Term != "hourly" || dollars(p.Prices[0].Price) != 0.022 || p.Prices[0].Currency != "USD" {
 		t.Fatalf("prices = %+v", p.Prices)
 	}
 	if p.Datacenter == nil || p.Datacenter.ID != 1 || p.Location == nil || p.Location.CountryCode != "IR" || p.Traffic == nil {
@@ -137,7 +137,7 @@ func TestPlanLookupErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.do(t, request{Path: "/catalog/servers/401", Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
-		var plans []wiretest.Plan
+		var plans []api.PlanView
 		e.do(t, request{Path: "/catalog/servers?datacenter_id=4", Key: a.APIKey}).Data(t, &plans)
 		if got := planIDs(plans); !slices.Equal(got, []int64{401, 402}) {
 			t.Fatalf("got %v, want [401 402]", got)
@@ -169,7 +169,7 @@ func TestLanguage(t *testing.T) {
 			if tt.accept != "" {
 				hdr["Accept-Language"] = tt.accept
 			}
-			var p wiretest.Plan
+			var p api.PlanView
 			e.do(t, request{Path: "/catalog/servers/101" + tt.query, Key: key, Header: hdr}).Data(t, &p)
 			if p.Name != tt.want {
 				t.Fatalf("name = %q, want %q", p.Name, tt.want)
@@ -186,11 +186,11 @@ func TestLanguage(t *testing.T) {
 		}
 	})
 	t.Run("every list follows lang", func(t *testing.T) {
-		var dcs []wiretest.Datacenter
+		var dcs []api.DatacenterView
 		e.do(t, request{Path: "/datacenters?lang=en", Key: key}).Data(t, &dcs)
-		var locs []wiretest.Location
+		var locs []api.LocationView
 		e.do(t, request{Path: "/locations", Key: key, Header: map[string]string{"Accept-Language": "en"}}).Data(t, &locs)
-		var apps []wiretest.App
+		var apps []api.AppView
 		e.do(t, request{Path: "/catalog/apps?lang=en", Key: key}).Data(t, &apps)
 		if dcs[0].Name != "Tehran - Asiatech" || locs[0].Name != "Tehran" || locs[0].Country != "Iran" || apps[0].Name != "Docker" {
 			t.Fatalf("got %q, %+v, %q", dcs[0].Name, locs[0], apps[0].Name)
@@ -202,15 +202,18 @@ func TestDatacenters(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.account(t, 0)
-	ids := func(dcs []wiretest.Datacenter) []int64 {
+	ids := func(dcs []api.DatacenterView) []int64 {
 		out := []int64{}
 		for _, d := range dcs {
 			out = append(out, d.ID)
 		}
 		return out
 	}
-	var got []wiretest.Datacenter
-	e.do(t, request{Path: "/datacenters", Key: a.APIKey}).Data(t, &got)
+	var got []api.DatacenterView
+	var present []map[string]any // which properties each datacenter sends
+	r := e.do(t, request{Path: "/datacenters", Key: a.APIKey})
+	r.Data(t, &got)
+	r.Data(t, &present)
 	if !slices.Equal(ids(got), []int64{1, 2, 3}) {
 		t.Fatalf("got %v, want [1 2 3]: the KYC datacenter hidden", ids(got))
 	}
@@ -219,8 +222,8 @@ func TestDatacenters(t *testing.T) {
 	}
 	// The local_snapshots extension: datacenters 2 and 3 keep snapshots on the server's disk.
 	for i, want := range []bool{false, true, true} {
-		if ls := got[i].LocalSnapshots; ls == nil || *ls != want {
-			t.Errorf("datacenter %d: local_snapshots %v, want %v", got[i].ID, ls, want)
+		if _, sent := present[i]["local_snapshots"]; !sent || got[i].LocalSnapshots != want {
+			t.Errorf("datacenter %d: local_snapshots %v (sent: %v), want %v", got[i].ID, got[i].LocalSnapshots, sent, want)
 		}
 	}
 	if err := e.srv.SetKYCVerified(context.Background(), a.ID, true); err != nil {
@@ -254,7 +257,7 @@ func TestLocations(t *testing.T) {
 				r.WantStatus(t, tt.status, "validation_error")
 				return
 			}
-			var locs []wiretest.Location
+			var locs []api.LocationView
 			r.Data(t, &locs)
 			got := []int64{}
 			for _, l := range locs {
@@ -299,7 +302,7 @@ func TestApps(t *testing.T) {
 			if tt.code != "" {
 				return
 			}
-			var apps []wiretest.App
+			var apps []api.AppView
 			r.Data(t, &apps)
 			got := []string{}
 			for _, app := range apps {

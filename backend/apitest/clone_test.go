@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -25,8 +25,8 @@ func TestCloneFromSnapshot(t *testing.T) {
 	// 105 is at Tabriz, another location of datacenter 1, whose snapshots are cross_location; it
 	// offers backups but not extra IPv6, and no Debian... the snapshot's OS is used regardless.
 	c := e.placed(t, a.APIKey, fmt.Sprintf(`{"server_id": 105, "snapshot_id": %d, "template_id": 1, "term": "hourly"}`, s.ID))
-	if c.Price != 0.0045 { // 0.0035 + backups 0.001
-		t.Fatalf("clone price = %v, want 0.0045 (plan and the carried backups)", c.Price)
+	if dollars(c.Price) != 0.0045 { // 0.0035 + backups 0.001
+		t.Fatalf("clone price = %v, want 0.0045 (plan and the carried backups)", dollars(c.Price))
 	}
 	e.runDue(t)
 	o := e.getOrder(t, a.APIKey, c.OrderID)
@@ -69,7 +69,7 @@ func TestCloneCompatibility(t *testing.T) {
 	e := newEnv(t, func(c *server.Config) { c.SnapshotDelay = time.Hour })
 	a := e.funded(t, 10_000_000)
 	other := e.funded(t, 10_000_000)
-	ready := func(instance int64) wiretest.Snapshot {
+	ready := func(instance int64) api.SnapshotView {
 		t.Helper()
 		s := e.snapped(t, a.APIKey, instance)
 		e.runDue(t)

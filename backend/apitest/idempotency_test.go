@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -17,7 +17,7 @@ func TestIdempotencyRules(t *testing.T) {
 	a := e.funded(t, 10_000_000)
 	first := e.order(t, a.APIKey, "key-1", ubuntuOn101)
 	first.WantStatus(t, http.StatusCreated, "")
-	var orig wiretest.CreatedOrder
+	var orig api.CreatedOrderView
 	first.Data(t, &orig)
 
 	countOrders := func() int {
@@ -35,9 +35,9 @@ func TestIdempotencyRules(t *testing.T) {
 		for range 2 {
 			r := e.order(t, a.APIKey, "key-1", respelt)
 			r.WantStatus(t, http.StatusCreated, "")
-			var got wiretest.CreatedOrder
+			var got api.CreatedOrderView
 			r.Data(t, &got)
-			if got.OrderID != orig.OrderID || got.Price != orig.Price {
+			if got.OrderID != orig.OrderID || dollars(got.Price) != dollars(orig.Price) {
 				t.Fatalf("replay = %+v, want order %d", got, orig.OrderID)
 			}
 			if r.Body.Meta == nil || !r.Body.Meta.IdempotentReplay {
@@ -102,7 +102,7 @@ func TestIdempotencyRules(t *testing.T) {
 		e.clock.Advance(time.Second)
 		r = e.order(t, a.APIKey, "key-1", `{"server_id": 102, "template_id": 1, "term": "hourly"}`)
 		r.WantStatus(t, http.StatusCreated, "")
-		var got wiretest.CreatedOrder
+		var got api.CreatedOrderView
 		r.Data(t, &got)
 		if got.OrderID == orig.OrderID || r.Body.Meta != nil {
 			t.Fatalf("after 24 hours: %s, want a new order", r.Raw)
@@ -145,7 +145,7 @@ func TestIdempotencyConcurrent(t *testing.T) {
 		e.check(t, req, r)
 		switch {
 		case r.Status == http.StatusCreated:
-			var c wiretest.CreatedOrder
+			var c api.CreatedOrderView
 			r.Data(t, &c)
 			orderIDs[c.OrderID] = true
 			if r.Body.Meta != nil && r.Body.Meta.IdempotentReplay {

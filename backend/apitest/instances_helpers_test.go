@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -41,21 +41,21 @@ func (e *env) order(t *testing.T, key, idem, body string) response {
 }
 
 // placed posts an order that must be accepted and returns it.
-func (e *env) placed(t *testing.T, key, body string) wiretest.CreatedOrder {
+func (e *env) placed(t *testing.T, key, body string) api.CreatedOrderView {
 	t.Helper()
 	r := e.order(t, key, "", body)
 	r.WantStatus(t, http.StatusCreated, "")
-	var c wiretest.CreatedOrder
+	var c api.CreatedOrderView
 	r.Data(t, &c)
 	return c
 }
 
 // getOrder reads an order.
-func (e *env) getOrder(t *testing.T, key string, id int64) wiretest.Order {
+func (e *env) getOrder(t *testing.T, key string, id int64) api.OrderView {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/orders/%d", id), Key: key})
 	r.WantStatus(t, http.StatusOK, "")
-	var o wiretest.Order
+	var o api.OrderView
 	r.Data(t, &o)
 	return o
 }
@@ -74,11 +74,11 @@ func (e *env) deployed(t *testing.T, key, body string) int64 {
 }
 
 // getInstance reads an instance detail.
-func (e *env) getInstance(t *testing.T, key string, id int64) wiretest.Instance {
+func (e *env) getInstance(t *testing.T, key string, id int64) api.InstanceDetailView {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d", id), Key: key})
 	r.WantStatus(t, http.StatusOK, "")
-	var v wiretest.Instance
+	var v api.InstanceDetailView
 	r.Data(t, &v)
 	return v
 }

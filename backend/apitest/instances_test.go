@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 func TestInstanceList(t *testing.T) {
@@ -40,7 +40,7 @@ func TestInstanceList(t *testing.T) {
 		t.Run(tt.query, func(t *testing.T) {
 			r := e.do(t, request{Path: "/instances" + tt.query, Key: a.APIKey})
 			r.WantStatus(t, http.StatusOK, "")
-			var list []wiretest.Instance
+			var list []api.InstanceDetailView
 			r.Data(t, &list)
 			got := []int64{}
 			for _, in := range list {
@@ -50,7 +50,7 @@ func TestInstanceList(t *testing.T) {
 				t.Fatalf("got %v, want %v (newest first)", got, tt.want)
 			}
 			hasPage := r.Body.Meta != nil && r.Body.Meta.Page != nil
-			if (tt.wantTotal >= 0) != hasPage || (hasPage && r.Body.Meta.Page.Total != tt.wantTotal) {
+			if (tt.wantTotal >= 0) != hasPage || (hasPage && int64(r.Body.Meta.Page.Total) != tt.wantTotal) {
 				t.Fatalf("meta = %s, want total %d", r.Raw, tt.wantTotal)
 			}
 		})
@@ -62,7 +62,7 @@ func TestInstanceList(t *testing.T) {
 			r.WantMessage(t, strings.Split(strings.TrimPrefix(bad, "?"), "=")[0])
 		})
 	}
-	var other []wiretest.Instance
+	var other []api.InstanceDetailView
 	e.do(t, request{Path: "/instances?only_active=false", Key: e.funded(t, 0).APIKey}).Data(t, &other)
 	if len(other) != 0 {
 		t.Fatalf("another account lists %d instances, want none", len(other))
@@ -76,7 +76,7 @@ func TestInstanceDetail(t *testing.T) {
 	id := e.deployed(t, a.APIKey, `{"server_id": 102, "template_id": 5, "term": "hourly", "active_features": ["2"], "hostname": "win.example.com"}`)
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d?lang=en", id), Key: a.APIKey})
 	r.WantStatus(t, http.StatusOK, "")
-	var in wiretest.Instance
+	var in api.InstanceDetailView
 	r.Data(t, &in)
 	if in.Name != "win.example.com" || *in.Hostname != "win.example.com" || *in.Status != "online" || !in.Active ||
 		*in.Term != "hourly" || !in.Renew || in.Locked || in.LockReason != nil || in.ExpiredAt != nil ||
@@ -84,10 +84,10 @@ func TestInstanceDetail(t *testing.T) {
 		*in.DatacenterID != 1 || *in.LocationID != 11 || *in.TemplateID != 5 || !in.Snapshots || in.Note != nil {
 		t.Fatalf("summary fields: %s", r.Raw)
 	}
-	if *in.Costs != 0.0024 || *in.Recurring != 0.0104 || *in.PaidAmount != 0.0104 || in.IPChangeCost != 0 ||
+	if dollars(*in.Costs) != 0.0024 || dollars(in.Recurring) != 0.0104 || dollars(*in.PaidAmount) != 0.0104 || dollars(in.IPChangeCost) != 0 ||
 		!slices.Equal(in.ActiveFeatures, []string{"2", "1"}) || len(in.Actions) != 9 {
 		t.Fatalf("money fields: costs %v recurring %v paid %v ip %v features %v actions %v",
-			*in.Costs, *in.Recurring, *in.PaidAmount, in.IPChangeCost, in.ActiveFeatures, in.Actions)
+			dollars(*in.Costs), dollars(in.Recurring), dollars(*in.PaidAmount), dollars(in.IPChangeCost), in.ActiveFeatures, in.Actions)
 	}
 	sp := in.ServerProduct
 	if sp == nil || sp.ID != 102 || sp.Name != "Standard 2 - Tehran" || sp.CPU != 2 || sp.Memory != 2 || sp.Disk != 50 ||
@@ -108,12 +108,12 @@ func TestInstanceDetail(t *testing.T) {
 		if got := e.getInstance(t, a.APIKey, id); got.Traffic.Used != 0 {
 			t.Fatalf("without refresh used = %d, want the stored 0", got.Traffic.Used)
 		}
-		var got wiretest.Instance
+		var got api.InstanceDetailView
 		e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).Data(t, &got)
 		if got.Traffic.Used != 5 {
 			t.Fatalf("refreshed used = %d, want 5 GB after 5.5 hours", got.Traffic.Used)
 		}
-		var traffic wiretest.Traffic
+		var traffic api.TrafficView
 		e.do(t, request{Path: fmt.Sprintf("/instances/%d/traffic", id), Key: a.APIKey}).Data(t, &traffic)
 		if traffic.Used != 5 || traffic.Included != 2000 {
 			t.Fatalf("traffic = %+v, want the stored 5 of 2000", traffic)
@@ -137,7 +137,7 @@ func TestTrafficCapLocks(t *testing.T) {
 	id := e.deployed(t, a.APIKey, `{"server_id": 105, "template_id": 1, "term": "hourly"}`)
 	e.clock.Advance(501 * time.Hour)
 	e.runDue(t)
-	var in wiretest.Instance
+	var in api.InstanceDetailView
 	e.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: a.APIKey}).Data(t, &in)
 	if !in.Locked || in.LockReason == nil || *in.LockReason != "traffic" || in.Traffic.Overage != 1 {
 		t.Fatalf("over the allowance: locked %v (%v), overage %d; want locked for traffic, 1 GB over", in.Locked, in.LockReason, in.Traffic.Overage)
@@ -190,7 +190,7 @@ func TestPatchInstance(t *testing.T) {
 				return
 			}
 			r.WantStatus(t, http.StatusOK, "")
-			var got wiretest.Instance
+			var got api.InstanceDetailView
 			r.Data(t, &got)
 			if got.Name != tt.wantName || got.Renew != tt.wantRenew || (got.Note == nil) != (tt.wantNote == nil) ||
 				(got.Note != nil && *got.Note != *tt.wantNote) {
@@ -230,7 +230,7 @@ func TestCancelInstance(t *testing.T) {
 	for i := range 2 {
 		r := e.do(t, request{Method: http.MethodDelete, Path: path, Key: a.APIKey})
 		r.WantStatus(t, http.StatusOK, "")
-		var got wiretest.CanceledInstance
+		var got api.CanceledInstanceView
 		r.Data(t, &got)
 		if got.ID != id || got.Status != "canceled" || got.Active {
 			t.Fatalf("DELETE %d: %+v, want canceled and inactive", i+1, got)
@@ -257,8 +257,8 @@ func TestCancelInstance(t *testing.T) {
 	e.clock.Advance(5 * time.Hour)
 	e.runDue(t)
 	after, _ := e.ledger(t, a.ID)
-	if after.Balance != before.Balance {
-		t.Fatalf("balance moved from %v to %v after the cancel", before.Balance, after.Balance)
+	if dollars(after.Balance) != dollars(before.Balance) {
+		t.Fatalf("balance moved from %v to %v after the cancel", dollars(before.Balance), dollars(after.Balance))
 	}
 	stored, err := e.database(t).InstanceByID(ctx, id)
 	if err != nil || !stored.MachineGone {
@@ -280,7 +280,7 @@ func TestResizeOptions(t *testing.T) {
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 101, "template_id": 1, "term": "hourly", "active_features": ["3"]}`) // renews 11:00
 	e.clock.Advance(15 * time.Minute)                                                                                 // 45 minutes of the hour left
-	var got wiretest.ResizeOptions
+	var got api.ResizeOptionsView
 	e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", id), Key: a.APIKey}).Data(t, &got)
 	want := []struct {
 		id                 int64
@@ -295,7 +295,7 @@ func TestResizeOptions(t *testing.T) {
 	}
 	for i, w := range want {
 		o := got.Options[i]
-		if o.ID != w.id || *o.Price != w.price || o.ChargeNow != w.now || o.NewCost != w.newCst || o.Term != "hourly" {
+		if o.ID != w.id || dollars(*o.Price) != w.price || dollars(o.ChargeNow) != w.now || dollars(o.NewCost) != w.newCst || o.Term != "hourly" {
 			t.Fatalf("option %d = %+v, want id %d price %v charge_now %v new_cost %v", i, o, w.id, w.price, w.now, w.newCst)
 		}
 	}
@@ -303,8 +303,8 @@ func TestResizeOptions(t *testing.T) {
 	t.Run("rounded to the micro-USD", func(t *testing.T) {
 		e.clock.Advance(25*time.Minute + 7*time.Second) // 1193 s left: 4000 µ × 1193/3600 = 1325.56 → 1326
 		e.do(t, request{Path: fmt.Sprintf("/instances/%d/resize-options", id), Key: a.APIKey}).Data(t, &got)
-		if got.Options[0].ChargeNow != 0.001326 {
-			t.Fatalf("charge_now = %v, want 0.001326", got.Options[0].ChargeNow)
+		if dollars(got.Options[0].ChargeNow) != 0.001326 {
+			t.Fatalf("charge_now = %v, want 0.001326", dollars(got.Options[0].ChargeNow))
 		}
 	})
 	t.Run("no options without resize or once canceled", func(t *testing.T) {

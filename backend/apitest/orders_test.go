@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -76,7 +76,7 @@ func TestCreateInstanceValidation(t *testing.T) {
 		})
 	}
 	t.Run("nothing was ordered", func(t *testing.T) {
-		var orders []wiretest.Order
+		var orders []api.OrderView
 		e.do(t, request{Path: "/orders", Key: key}).Data(t, &orders)
 		if len(orders) != 0 {
 			t.Fatalf("got %d orders after only refused requests, want 0", len(orders))
@@ -119,9 +119,9 @@ func TestCreateInstanceAccepted(t *testing.T) {
 			if r.Body.Meta != nil {
 				t.Fatalf("meta = %+v on a first request, want none", r.Body.Meta)
 			}
-			var c wiretest.CreatedOrder
+			var c api.CreatedOrderView
 			r.Data(t, &c)
-			if c.OrderID == 0 || c.Price != tt.wantPrice || !slices.Equal(c.Apps, tt.wantApps) {
+			if c.OrderID == 0 || dollars(c.Price) != tt.wantPrice || !slices.Equal(c.Apps, tt.wantApps) {
 				t.Fatalf("got %+v, want price %v apps %v", c, tt.wantPrice, tt.wantApps)
 			}
 			reserved += tt.wantPrice
@@ -131,14 +131,14 @@ func TestCreateInstanceAccepted(t *testing.T) {
 			}
 		})
 	}
-	var b wiretest.Balance
+	var b api.BalanceView
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
-	if b.PendingOrders != int64(len(tests)) || b.Reserved != 0.5484 || b.Available != 9.4516 {
+	if b.PendingOrders != len(tests) || dollars(b.Reserved) != 0.5484 || dollars(b.Available) != 9.4516 {
 		t.Fatalf("balance = %+v, want %d pending reserving 0.5484 (available 9.4516)", b, len(tests))
 	}
 	t.Run("generated and given hostnames", func(t *testing.T) {
 		e.runDue(t)
-		var list []wiretest.Instance
+		var list []api.InstanceDetailView
 		e.do(t, request{Path: "/instances", Key: a.APIKey}).Data(t, &list)
 		if len(list) != len(tests) {
 			t.Fatalf("got %d instances, want %d", len(list), len(tests))
@@ -160,15 +160,15 @@ func TestOrderLifecycleToDeployed(t *testing.T) {
 	e := newEnv(t, func(c *server.Config) { c.DeployDelay = 3 * time.Second; c.CredentialsDelay = time.Second })
 	a := e.funded(t, 10_000_000)
 	c := e.placed(t, a.APIKey, `{"server_id": 101, "template_id": 1, "term": "hourly", "active_features": ["1"], "apps": ["docker"]}`)
-	if c.Price != 0.0054 {
-		t.Fatalf("price = %v, want 0.0054 (0.004 plan + 0.0014 IPv4)", c.Price)
+	if dollars(c.Price) != 0.0054 {
+		t.Fatalf("price = %v, want 0.0054 (0.004 plan + 0.0014 IPv4)", dollars(c.Price))
 	}
 	wantBalance := func(balance, reserved float64) {
 		t.Helper()
-		var b wiretest.Balance
+		var b api.BalanceView
 		e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
-		if b.Balance != balance || b.Reserved != reserved {
-			t.Fatalf("balance %v reserved %v, want %v and %v", b.Balance, b.Reserved, balance, reserved)
+		if dollars(b.Balance) != balance || dollars(b.Reserved) != reserved {
+			t.Fatalf("balance %v reserved %v, want %v and %v", dollars(b.Balance), dollars(b.Reserved), balance, reserved)
 		}
 	}
 	wantBalance(10, 0.0054)
@@ -187,9 +187,9 @@ func TestOrderLifecycleToDeployed(t *testing.T) {
 		t.Fatalf("order = %+v, want deployed at 10:00:03 with its server", o)
 	}
 	in := *o.Server
-	if in.Status == nil || *in.Status != "online" || !in.Active || in.ServerProductID != 101 || *in.PaidAmount != 0.0054 ||
-		in.RenewalDue == nil || *in.RenewalDue != "2025-06-01T11:00:03Z" || *in.OrderID != c.OrderID ||
-		!slices.Equal(in.ActiveFeatures, []string{"1"}) || *in.Costs != 0.0014 || *in.Recurring != 0.0054 {
+	if in.Status == nil || *in.Status != "online" || !in.Active || in.ServerProductID != 101 || dollars(*in.PaidAmount) != 0.0054 ||
+		in.RenewalDue == nil || *in.RenewalDue != "2025-06-01T11:00:03Z" || in.OrderID != c.OrderID ||
+		!slices.Equal(in.ActiveFeatures, []string{"1"}) || dollars(*in.Costs) != 0.0014 || dollars(in.Recurring) != 0.0054 {
 		t.Fatalf("instance = %+v", in)
 	}
 	if in.Credentials == nil || !in.Credentials.Pending || in.Credentials.Password != nil || in.Credentials.IPv4 == nil {
@@ -246,17 +246,17 @@ func TestOrderTimesOut(t *testing.T) {
 	if acct.Balance != 10_000_000 || len(entries) != 1 {
 		t.Fatalf("balance %v with %d ledger entries: a timed-out order must charge nothing", acct.Balance, len(entries))
 	}
-	var b wiretest.Balance
+	var b api.BalanceView
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
-	if b.Reserved != 0 {
-		t.Fatalf("reserved = %v after the time-out, want 0", b.Reserved)
+	if dollars(b.Reserved) != 0 {
+		t.Fatalf("reserved = %v after the time-out, want 0", dollars(b.Reserved))
 	}
 	evs := e.events(t, a.ID)
 	if len(evs) != 1 || evs[0].Name != "order.timed_out" || !strings.Contains(string(evs[0].Data), `"reference":"`+*o.Reference+`"`) ||
 		!strings.Contains(string(evs[0].Data), `"instance_id":null`) {
 		t.Fatalf("events = %v %s, want order.timed_out carrying the reference", eventNames(evs), evs[0].Data)
 	}
-	var list []wiretest.Instance
+	var list []api.InstanceDetailView
 	e.do(t, request{Path: "/instances?only_active=false", Key: a.APIKey}).Data(t, &list)
 	if len(list) != 0 {
 		t.Fatalf("a timed-out order created %d instances", len(list))
@@ -272,7 +272,7 @@ func TestOrdersReadableFor24Hours(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	second := e.placed(t, a.APIKey, ubuntuOn101) // pending
 	list := func() []int64 {
-		var orders []wiretest.Order
+		var orders []api.OrderView
 		e.do(t, request{Path: "/orders", Key: a.APIKey}).Data(t, &orders)
 		var ids []int64
 		for _, o := range orders {
@@ -396,7 +396,7 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 	if err != nil || r.Status != http.StatusCreated {
 		t.Fatalf("POST /instances: %v %d %s", err, r.Status, r.Raw)
 	}
-	var created wiretest.CreatedOrder
+	var created api.CreatedOrderView
 	r.Data(t, &created)
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
@@ -415,7 +415,7 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 		if err != nil || r.Status != http.StatusOK {
 			t.Fatalf("GET /orders/%d: %v %d %s", created.OrderID, err, r.Status, r.Raw)
 		}
-		var o wiretest.Order
+		var o api.OrderView
 		r.Data(t, &o)
 		if o.Status == "deployed" {
 			break
@@ -447,7 +447,7 @@ func TestOrderLimits(t *testing.T) {
 	e.runDue(t)
 	e.order(t, key, "", ubuntuOn101).WantStatus(t, http.StatusConflict, "server_limit_reached")
 
-	var list []wiretest.Instance
+	var list []api.InstanceDetailView
 	e.do(t, request{Path: "/instances", Key: key}).Data(t, &list)
 	e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/instances/%d", list[0].ID), Key: key}).WantStatus(t, http.StatusOK, "")
 	e.placed(t, key, ubuntuOn101) // a canceled server frees its place
@@ -492,9 +492,9 @@ func TestConcurrentOrdersAgainstWallet(t *testing.T) {
 	if counts[http.StatusCreated] != 10 || counts[http.StatusPaymentRequired] != 40 {
 		t.Fatalf("statuses = %v, want 10 × 201 and 40 × 402", counts)
 	}
-	var b wiretest.Balance
+	var b api.BalanceView
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
-	if b.Reserved != 0.04 || b.Available != 0 {
+	if dollars(b.Reserved) != 0.04 || dollars(b.Available) != 0 {
 		t.Fatalf("balance = %+v, want 0.04 reserved and nothing available", b)
 	}
 	e.runDue(t)

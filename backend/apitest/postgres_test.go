@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -52,8 +52,8 @@ func TestPostgresEndToEnd(t *testing.T) {
 	e := openEnv(t, server.Config{DB: url, Clock: server.NewManualClock(testStart), WorkerInterval: -1, RateLimitScale: 100})
 	a := e.funded(t, 10_000_000)
 	c := e.placed(t, a.APIKey, ubuntuOn101)
-	if b := e.balance(t, a.APIKey); b.PendingOrders != 1 || b.Reserved != c.Price {
-		t.Fatalf("balance while pending = %+v, want 1 order reserving %v", b, c.Price)
+	if b := e.balance(t, a.APIKey); b.PendingOrders != 1 || dollars(b.Reserved) != dollars(c.Price) {
+		t.Fatalf("balance while pending = %+v, want 1 order reserving %v", b, dollars(c.Price))
 	}
 	e.runDue(t)
 	o := e.getOrder(t, a.APIKey, c.OrderID)
@@ -65,8 +65,8 @@ func TestPostgresEndToEnd(t *testing.T) {
 		e.clock.Advance(time.Hour)
 		e.runDue(t)
 	}
-	want := 10 - c.Price - 2*(*in.Recurring)
-	if b := e.balance(t, a.APIKey); !near(b.Balance, want) || b.ActiveInstances != 1 || b.PendingOrders != 0 {
+	want := 10 - dollars(c.Price) - 2*(dollars(in.Recurring))
+	if b := e.balance(t, a.APIKey); !near(dollars(b.Balance), want) || b.ActiveInstances != 1 || b.PendingOrders != 0 {
 		t.Fatalf("balance after two hours = %+v, want %.6f with one active instance", b, want)
 	}
 	if err := e.srv.TopUp(context.Background(), a.ID, 5_000_000, "card"); err != nil {
@@ -75,8 +75,8 @@ func TestPostgresEndToEnd(t *testing.T) {
 	e.wantReconciled(t, a.ID)
 
 	restarted := openEnv(t, server.Config{DB: url, Clock: e.clock, WorkerInterval: -1, RateLimitScale: 100})
-	if b := restarted.balance(t, a.APIKey); !near(b.Balance, want+5) {
-		t.Fatalf("balance after restart = %v, want %.6f", b.Balance, want+5)
+	if b := restarted.balance(t, a.APIKey); !near(dollars(b.Balance), want+5) {
+		t.Fatalf("balance after restart = %v, want %.6f", dollars(b.Balance), want+5)
 	}
 	if got := restarted.getInstance(t, a.APIKey, in.ID); got.Status == nil || *got.Status != "online" {
 		t.Fatalf("instance after restart = %+v, want online", got)
@@ -175,7 +175,7 @@ func orderFromBoth(t *testing.T, replicas []*env, key string, orders int) map[in
 			t.Fatalf("order %d: %v", i, errs[i])
 		}
 		r.WantStatus(t, http.StatusCreated, "")
-		var c wiretest.CreatedOrder
+		var c api.CreatedOrderView
 		r.Data(t, &c)
 		created[c.OrderID] = true
 	}
@@ -284,7 +284,7 @@ func TestPostgresReplicasShareTheSimulator(t *testing.T) {
 
 	// Power: B's simulator built the machine (online); A turns it off; a refresh on B reads off.
 	a.act(t, acct.APIKey, id, `{"action": "power_off"}`)
-	var in wiretest.Instance
+	var in api.InstanceDetailView
 	b.do(t, request{Path: fmt.Sprintf("/instances/%d?refresh=true", id), Key: acct.APIKey}).Data(t, &in)
 	if in.Status == nil || *in.Status != "offline" {
 		t.Fatalf("status refreshed on B = %s, want offline as A left it", ptrString(in.Status))

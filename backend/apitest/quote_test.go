@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 func TestQuote(t *testing.T) {
@@ -24,29 +24,29 @@ func TestQuote(t *testing.T) {
 	tests := []struct {
 		name string
 		body string
-		want wiretest.Quote
+		want api.QuoteView
 	}{
 		{"plan only, term defaults to hourly", `{"server_id": 102}`,
-			wiretest.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: 0.008, Recurring: 0.008,
-				Balance: 0.01, Reserved: 0.002, SufficientBalance: true}},
+			api.QuoteView{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: usd(0.008), Recurring: usd(0.008),
+				Balance: usd(0.01), Reserved: usd(0.002), SufficientBalance: true}},
 		{"windows forces IPv4", `{"server_id": 102, "template_id": 5}`,
-			wiretest.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"1"}, Cost: 0.0094, Recurring: 0.0094,
-				Balance: 0.01, Reserved: 0.002, Difference: 0.0014}},
+			api.QuoteView{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"1"}, Cost: usd(0.0094), Recurring: usd(0.0094),
+				Balance: usd(0.01), Reserved: usd(0.002), Difference: usd(0.0014)}},
 		{"forced feature already sent is not doubled", `{"server_id": 102, "term": "hourly", "template_id": 5, "active_features": ["2", "1", "2"]}`,
-			wiretest.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"2", "1"}, Cost: 0.0104, Recurring: 0.0104,
-				Balance: 0.01, Reserved: 0.002, Difference: 0.0024}},
+			api.QuoteView{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"2", "1"}, Cost: usd(0.0104), Recurring: usd(0.0104),
+				Balance: usd(0.01), Reserved: usd(0.002), Difference: usd(0.0024)}},
 		{"linux forces nothing", `{"server_id": 102, "template_id": 1, "active_features": []}`,
-			wiretest.Quote{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: 0.008, Recurring: 0.008,
-				Balance: 0.01, Reserved: 0.002, SufficientBalance: true}},
+			api.QuoteView{ServerID: 102, Term: "hourly", ActiveFeatures: []string{}, Cost: usd(0.008), Recurring: usd(0.008),
+				Balance: usd(0.01), Reserved: usd(0.002), SufficientBalance: true}},
 		{"creation fee on the first charge only", `{"server_id": 104, "template_id": null, "active_features": ["4"]}`,
-			wiretest.Quote{ServerID: 104, Term: "hourly", ActiveFeatures: []string{"4"}, Cost: 0.525, CreationFee: 0.5, Recurring: 0.025,
-				Balance: 0.01, Reserved: 0.002, Difference: 0.517}},
+			api.QuoteView{ServerID: 104, Term: "hourly", ActiveFeatures: []string{"4"}, Cost: usd(0.525), CreationFee: usd(0.5), Recurring: usd(0.025),
+				Balance: usd(0.01), Reserved: usd(0.002), Difference: usd(0.517)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.do(t, request{Method: http.MethodPost, Path: "/quote", Key: a.APIKey, Body: tt.body})
 			r.WantStatus(t, http.StatusOK, "")
-			var got wiretest.Quote
+			var got api.QuoteView
 			r.Data(t, &got)
 			if !quotesEqual(got, tt.want) {
 				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
@@ -55,10 +55,10 @@ func TestQuote(t *testing.T) {
 	}
 }
 
-func quotesEqual(a, b wiretest.Quote) bool {
+func quotesEqual(a, b api.QuoteView) bool {
 	return a.ServerID == b.ServerID && a.Term == b.Term && slices.Equal(a.ActiveFeatures, b.ActiveFeatures) &&
-		a.Cost == b.Cost && a.CreationFee == b.CreationFee && a.Recurring == b.Recurring && a.Balance == b.Balance &&
-		a.Reserved == b.Reserved && a.SufficientBalance == b.SufficientBalance && a.Difference == b.Difference
+		dollars(a.Cost) == dollars(b.Cost) && dollars(a.CreationFee) == dollars(b.CreationFee) && dollars(a.Recurring) == dollars(b.Recurring) && dollars(a.Balance) == dollars(b.Balance) &&
+		dollars(a.Reserved) == dollars(b.Reserved) && a.SufficientBalance == b.SufficientBalance && dollars(a.Difference) == dollars(b.Difference)
 }
 
 func TestQuoteErrors(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 // snap posts a snapshot of an instance; body "" sends none.
@@ -18,11 +18,11 @@ func (e *env) snap(t *testing.T, key string, instanceID int64, body string) resp
 }
 
 // snapped takes a snapshot that must be accepted and returns it.
-func (e *env) snapped(t *testing.T, key string, instanceID int64) wiretest.Snapshot {
+func (e *env) snapped(t *testing.T, key string, instanceID int64) api.SnapshotView {
 	t.Helper()
 	r := e.snap(t, key, instanceID, "")
 	r.WantStatus(t, http.StatusAccepted, "")
-	var v wiretest.Snapshot
+	var v api.SnapshotView
 	r.Data(t, &v)
 	if v.Status != "creating" {
 		t.Fatalf("new snapshot is %s, want creating", v.Status)
@@ -32,7 +32,7 @@ func (e *env) snapped(t *testing.T, key string, instanceID int64) wiretest.Snaps
 
 // available takes a snapshot and runs the workers until it is available (the env's snapshot
 // delay must be 0).
-func (e *env) available(t *testing.T, key string, instanceID int64) wiretest.Snapshot {
+func (e *env) available(t *testing.T, key string, instanceID int64) api.SnapshotView {
 	t.Helper()
 	id := e.snapped(t, key, instanceID).ID
 	e.runDue(t)
@@ -43,25 +43,25 @@ func (e *env) available(t *testing.T, key string, instanceID int64) wiretest.Sna
 	return v
 }
 
-func (e *env) getSnapshot(t *testing.T, key string, id int64) wiretest.Snapshot {
+func (e *env) getSnapshot(t *testing.T, key string, id int64) api.SnapshotView {
 	t.Helper()
 	r := e.do(t, request{Path: fmt.Sprintf("/snapshots/%d", id), Key: key})
 	r.WantStatus(t, http.StatusOK, "")
-	var v wiretest.Snapshot
+	var v api.SnapshotView
 	r.Data(t, &v)
 	return v
 }
 
-func (e *env) listSnapshots(t *testing.T, key, query string) []wiretest.Snapshot {
+func (e *env) listSnapshots(t *testing.T, key, query string) []api.SnapshotView {
 	t.Helper()
 	r := e.do(t, request{Path: "/snapshots" + query, Key: key})
 	r.WantStatus(t, http.StatusOK, "")
-	var list []wiretest.Snapshot
+	var list []api.SnapshotView
 	r.Data(t, &list)
 	return list
 }
 
-func snapshotIDs(list []wiretest.Snapshot) []int64 {
+func snapshotIDs(list []api.SnapshotView) []int64 {
 	out := []int64{}
 	for _, v := range list {
 		out = append(out, v.ID)

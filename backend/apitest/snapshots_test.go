@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -24,7 +24,7 @@ func TestSnapshotLifecycle(t *testing.T) {
 
 	r := e.snap(t, a.APIKey, id, `{"name": "before upgrade"}`)
 	r.WantStatus(t, http.StatusAccepted, "")
-	var created wiretest.Snapshot
+	var created api.SnapshotView
 	r.Data(t, &created)
 	if created.Name != "before upgrade" || created.Status != "creating" || created.SizeGB != nil || created.Price != nil ||
 		created.Accrued != nil || created.RenewalDue != nil || *created.InstanceID != id || created.Term != "hourly" {
@@ -48,16 +48,16 @@ func TestSnapshotLifecycle(t *testing.T) {
 	v := e.getSnapshot(t, a.APIKey, created.ID) // polling moves it on (spec: the trigger of available)
 	// 101 has 25 GB; the image holds 40 % of it, rounded up: 10 GB. 0.02 USD/GB-month × 10 GB /
 	// 730 h = 273.97 micro-USD, rounded half up: 0.000274 per hour; × 730 = 0.20002 a month.
-	if v.Status != "available" || *v.SizeGB != 10 || *v.Price != 0.000274 || *v.PriceMonthly != 0.20002 ||
-		*v.Accrued != 0.000274 || *v.PaidAmount != 0 || *v.AvailableAt != "2025-06-01T10:10:00Z" ||
+	if v.Status != "available" || *v.SizeGB != 10 || dollars(*v.Price) != 0.000274 || dollars(*v.PriceMonthly) != 0.20002 ||
+		dollars(*v.Accrued) != 0.000274 || dollars(*v.PaidAmount) != 0 || *v.AvailableAt != "2025-06-01T10:10:00Z" ||
 		*v.RenewalDue != "2025-06-01T11:10:00Z" {
 		t.Fatalf("available snapshot = %+v", v)
 	}
 	if *v.DatacenterID != 1 || *v.LocationID != 11 || *v.TemplateID != 3 || *v.ServerProductID != 101 || *v.OSType != "linux" ||
-		*v.Architecture != "x86_64" || v.Local || !v.Restore || v.Locked || v.LockReason != nil || *v.CreatedAt != "2025-06-01T10:00:00Z" {
+		v.Architecture != "x86_64" || v.Local || !v.Restore || v.Locked || v.LockReason != nil || *v.CreatedAt != "2025-06-01T10:00:00Z" {
 		t.Fatalf("snapshot source fields = %+v", v)
 	}
-	var en wiretest.Snapshot
+	var en api.SnapshotView
 	e.do(t, request{Path: fmt.Sprintf("/snapshots/%d?lang=en", v.ID), Key: a.APIKey}).Data(t, &en)
 	if !slices.Equal(en.Features, []string{"Automatic backups", "Extra IPv6 addresses"}) || *en.SourceName != *e.getInstance(t, a.APIKey, id).Hostname {
 		t.Fatalf("features %v source %v, want the instance's feature names and name", en.Features, *en.SourceName)
@@ -181,11 +181,11 @@ func TestSnapshotPatch(t *testing.T) {
 	e := newEnv(t)
 	a := e.funded(t, 1_000_000)
 	s := e.available(t, a.APIKey, e.deployed(t, a.APIKey, ubuntuOn101))
-	patch := func(body string) wiretest.Snapshot {
+	patch := func(body string) api.SnapshotView {
 		t.Helper()
 		r := e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey, Body: body})
 		r.WantStatus(t, http.StatusOK, "")
-		var v wiretest.Snapshot
+		var v api.SnapshotView
 		r.Data(t, &v)
 		return v
 	}
@@ -217,9 +217,9 @@ func TestSnapshotListAndDelete(t *testing.T) {
 
 	r := e.do(t, request{Method: http.MethodDelete, Path: fmt.Sprintf("/snapshots/%d", first.ID), Key: a.APIKey})
 	r.WantStatus(t, http.StatusOK, "")
-	var deleted wiretest.Snapshot
+	var deleted api.SnapshotView
 	r.Data(t, &deleted)
-	if deleted.Status != "deleted" || *deleted.ExpiredAt != "2025-06-01T10:01:00Z" || deleted.RenewalDue != nil || *deleted.Accrued != 0 {
+	if deleted.Status != "deleted" || *deleted.ExpiredAt != "2025-06-01T10:01:00Z" || deleted.RenewalDue != nil || dollars(*deleted.Accrued) != 0 {
 		t.Fatalf("deleted snapshot = %s", r.Raw)
 	}
 	if evs := e.events(t, a.ID); evs[len(evs)-1].Name != "snapshot.deleted" ||
@@ -241,10 +241,10 @@ func TestSnapshotListAndDelete(t *testing.T) {
 	// Billing stops at once: a day later only the second one has been charged more.
 	e.clock.Advance(24 * time.Hour)
 	e.runDue(t)
-	if v := e.getSnapshot(t, a.APIKey, first.ID); *v.PaidAmount != 0 || *v.Accrued != 0 {
+	if v := e.getSnapshot(t, a.APIKey, first.ID); dollars(*v.PaidAmount) != 0 || dollars(*v.Accrued) != 0 {
 		t.Fatalf("deleted snapshot kept accruing: %+v", v)
 	}
-	if v := e.getSnapshot(t, a.APIKey, second.ID); *v.PaidAmount == 0 {
+	if v := e.getSnapshot(t, a.APIKey, second.ID); dollars(*v.PaidAmount) == 0 {
 		t.Fatalf("the remaining snapshot was not charged: %+v", v)
 	}
 	if st := e.storedSnapshot(t, first.ID); !st.ImageGone {
@@ -281,11 +281,11 @@ func TestLocalSnapshotsGoWithTheirInstance(t *testing.T) {
 			t.Fatalf("local snapshot after its instance went: %+v, want expired", v)
 		}
 	}
-	paid := *e.getSnapshot(t, a.APIKey, local.ID).PaidAmount
+	paid := dollars(*e.getSnapshot(t, a.APIKey, local.ID).PaidAmount)
 	e.clock.Advance(10 * time.Hour)
 	e.runDue(t)
-	if v := e.getSnapshot(t, a.APIKey, local.ID); *v.PaidAmount != paid {
-		t.Fatalf("an expired snapshot was charged: %v, was %v", *v.PaidAmount, paid)
+	if v := e.getSnapshot(t, a.APIKey, local.ID); dollars(*v.PaidAmount) != paid {
+		t.Fatalf("an expired snapshot was charged: %v, was %v", dollars(*v.PaidAmount), paid)
 	}
 	if st := e.storedSnapshot(t, local.ID); !st.ImageGone {
 		t.Fatal("the expired snapshot's image was not deleted")
@@ -302,7 +302,7 @@ func TestInstanceSnapshotsSettings(t *testing.T) {
 	e.snapped(t, a.APIKey, other)
 	r := e.do(t, request{Path: fmt.Sprintf("/instances/%d/snapshots", tehran), Key: a.APIKey})
 	r.WantStatus(t, http.StatusOK, "")
-	var list []wiretest.Snapshot
+	var list []api.SnapshotView
 	r.Data(t, &list)
 	if len(list) != 1 || list[0].ID != s.ID {
 		t.Fatalf("instance snapshots = %+v, want only this instance's", list)
@@ -340,7 +340,7 @@ func TestRestore(t *testing.T) {
 
 	r := e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey})
 	r.WantStatus(t, http.StatusOK, "")
-	var restoring wiretest.Snapshot
+	var restoring api.SnapshotView
 	r.Data(t, &restoring)
 	if restoring.Status != "restoring" {
 		t.Fatalf("restored snapshot = %s, want restoring", r.Raw)
@@ -447,7 +447,7 @@ func TestSnapshotFails(t *testing.T) {
 	s := e.snapped(t, a.APIKey, id)
 	e.runDue(t)
 	v := e.getSnapshot(t, a.APIKey, s.ID)
-	if v.Status != "failed" || v.SizeGB != nil || v.Price != nil || v.ExpiredAt == nil || *v.PaidAmount != 0 {
+	if v.Status != "failed" || v.SizeGB != nil || v.Price != nil || v.ExpiredAt == nil || dollars(*v.PaidAmount) != 0 {
 		t.Fatalf("failed snapshot = %+v", v)
 	}
 	if len(e.listSnapshots(t, a.APIKey, "")) != 0 || len(e.listSnapshots(t, a.APIKey, "?include_inactive=true")) != 1 {
@@ -487,8 +487,8 @@ func TestSnapshotAccrual(t *testing.T) {
 		e.clock.Advance(time.Hour)
 		e.runDue(t)
 		v := e.getSnapshot(t, a.APIKey, s.ID)
-		if *v.Accrued != w.accrued || *v.PaidAmount != w.paid || *v.RenewalDue != w.due {
-			t.Fatalf("hour %d: accrued %v paid %v due %s, want %+v", i+1, *v.Accrued, *v.PaidAmount, *v.RenewalDue, w)
+		if dollars(*v.Accrued) != w.accrued || dollars(*v.PaidAmount) != w.paid || *v.RenewalDue != w.due {
+			t.Fatalf("hour %d: accrued %v paid %v due %s, want %+v", i+1, dollars(*v.Accrued), dollars(*v.PaidAmount), *v.RenewalDue, w)
 		}
 	}
 	charged, entries := e.ledgerOf(t, a.ID, store.LedgerSnapshot)
@@ -499,7 +499,7 @@ func TestSnapshotAccrual(t *testing.T) {
 	// A backend that was down catches up hour by hour: 18:00 to 23:00, one more charge at 21:00.
 	e.clock.Advance(6 * time.Hour)
 	e.runDue(t)
-	if v := e.getSnapshot(t, a.APIKey, s.ID); *v.PaidAmount != 0.003288 || *v.Accrued != 0.000548 || *v.RenewalDue != "2025-06-02T00:00:00Z" {
+	if v := e.getSnapshot(t, a.APIKey, s.ID); dollars(*v.PaidAmount) != 0.003288 || dollars(*v.Accrued) != 0.000548 || *v.RenewalDue != "2025-06-02T00:00:00Z" {
 		t.Fatalf("after catching up: %+v", v)
 	}
 	e.wantReconciled(t, a.ID)
@@ -516,10 +516,10 @@ func TestSnapshotUnpaid(t *testing.T) {
 	e.clock.Advance(3 * time.Hour) // 11:00 the instance's hour makes debt; 13:00 the snapshot's 0.001096 too
 	e.runDue(t)
 	v := e.getSnapshot(t, a.APIKey, s.ID)
-	if !v.Locked || *v.LockReason != "unpaid" || *v.PaidAmount != 0.001096 {
+	if !v.Locked || *v.LockReason != "unpaid" || dollars(*v.PaidAmount) != 0.001096 {
 		t.Fatalf("snapshot after a short charge: %+v, want locked unpaid with the charge counted", v)
 	}
-	if b := e.balance(t, a.APIKey); b.Balance != 0 || b.Debt != 0.011096 {
+	if b := e.balance(t, a.APIKey); dollars(b.Balance) != 0 || dollars(b.Debt) != 0.011096 {
 		t.Fatalf("wallet = %+v, want balance 0, debt 0.002 + 0.004 × 2 + 0.001096", b)
 	}
 	e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/snapshots/%d/restore", s.ID), Key: a.APIKey}).
@@ -563,8 +563,8 @@ func TestSnapshotUnpaidExpires(t *testing.T) {
 		t.Fatalf("after 72 hours unpaid: %+v, want expired at 13:00 three days later", v)
 	}
 	charged, _ := e.ledgerOf(t, a.ID, store.LedgerSnapshot)
-	if *v.PaidAmount != float64(charged)/1e6 {
-		t.Fatalf("paid_amount %v, ledger %v", *v.PaidAmount, charged)
+	if dollars(*v.PaidAmount) != float64(charged)/1e6 {
+		t.Fatalf("paid_amount %v, ledger %v", dollars(*v.PaidAmount), charged)
 	}
 	e.wantReconciled(t, a.ID)
 }
@@ -601,7 +601,7 @@ func TestLockSnapshotHook(t *testing.T) {
 	refused("locked (unpaid)", "top up the wallet")
 	e.do(t, request{Method: http.MethodPatch, Path: fmt.Sprintf("/snapshots/%d", s.ID), Key: a.APIKey, Body: `{"name": "held"}`}).
 		WantStatus(t, http.StatusOK, "")
-	var orders []wiretest.Order
+	var orders []api.OrderView
 	e.do(t, request{Path: "/orders", Key: a.APIKey}).Data(t, &orders)
 	if len(orders) != 1 {
 		t.Fatalf("orders after a refused clone: %d, want only the source server's", len(orders))

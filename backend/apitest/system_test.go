@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 )
 
 func TestHealthNeedsNoKey(t *testing.T) {
@@ -14,7 +14,7 @@ func TestHealthNeedsNoKey(t *testing.T) {
 	e := newEnv(t)
 	r := e.do(t, request{Path: "/health"})
 	r.WantStatus(t, http.StatusOK, "")
-	var h wiretest.Health
+	var h api.HealthView
 	r.Data(t, &h)
 	if h.Status != "ok" || h.API != "1.1.0" {
 		t.Fatalf("got %+v, want ok and 1.1.0", h)
@@ -107,7 +107,7 @@ func TestDollar(t *testing.T) {
 	e.do(t, request{Path: "/api/dollar"}).WantStatus(t, http.StatusUnauthorized, "unauthorized")
 	r := e.do(t, request{Path: "/api/dollar", Key: key})
 	r.WantStatus(t, http.StatusOK, "")
-	var d wiretest.Dollar
+	var d api.DollarView
 	r.Data(t, &d)
 	if d.Base != "USD" || d.Currency != "IRT" || d.Price <= 0 {
 		t.Fatalf("got %+v", d)

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -23,7 +23,7 @@ var allEvents = []string{"ping", "order.deployed", "order.timed_out", "instance.
 
 func (e *env) webhookConfigured(t *testing.T, key string) bool {
 	t.Helper()
-	var acct wiretest.Account
+	var acct api.AccountView
 	e.do(t, request{Path: "/account", Key: key}).Data(t, &acct)
 	return acct.WebhookConfigured
 }
@@ -32,13 +32,13 @@ func TestWebhookRegistration(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := e.account(t, 0)
-	settings := func(r response) wiretest.WebhookSettings {
+	settings := func(r response) api.WebhookView {
 		t.Helper()
 		r.WantStatus(t, http.StatusOK, "")
 		if strings.Contains(string(r.Raw), "secret") || strings.Contains(string(r.Raw), hookSecret) {
 			t.Fatalf("the answer shows the secret: %s", r.Raw)
 		}
-		var v wiretest.WebhookSettings
+		var v api.WebhookView
 		r.Data(t, &v)
 		if !slices.Equal(v.Events, allEvents) {
 			t.Fatalf("events = %v, want the whole catalogue %v", v.Events, allEvents)
@@ -148,11 +148,11 @@ func TestWebhookChangesRateLimit(t *testing.T) {
 	e.do(t, request{Method: http.MethodDelete, Path: "/account/webhook", Key: a.APIKey}).WantStatus(t, http.StatusOK, "")
 }
 
-func (e *env) ping(t *testing.T, key string) wiretest.WebhookTestResult {
+func (e *env) ping(t *testing.T, key string) api.WebhookTestView {
 	t.Helper()
 	r := e.do(t, request{Method: http.MethodPost, Path: "/account/webhook/test", Key: key})
 	r.WantStatus(t, http.StatusOK, "")
-	var v wiretest.WebhookTestResult
+	var v api.WebhookTestView
 	r.Data(t, &v)
 	return v
 }

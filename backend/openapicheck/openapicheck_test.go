@@ -264,3 +264,21 @@ func TestCovered(t *testing.T) {
 		t.Errorf("Covered with a checked type exempt = %v", err)
 	}
 }
+
+// TestEncodes: a self-encoding type passes once a test declares its JSON type, and a declared
+// type that differs from the schema's is still a difference.
+func TestEncodes(t *testing.T) {
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Encodes(reflect.TypeFor[text](), "string")
+	if err := c.Struct(reflect.TypeFor[selfEncoded](), "Health", Response); err != nil {
+		t.Fatalf("declared string against a string schema: %v", err)
+	}
+	c.Encodes(reflect.TypeFor[text](), "number")
+	err = c.Struct(reflect.TypeFor[selfEncoded](), "Health", Response)
+	if err == nil || !strings.Contains(err.Error(), `is JSON number, the schema says "string"`) {
+		t.Fatalf("declared number against a string schema: want a difference, got %v", err)
+	}
+}

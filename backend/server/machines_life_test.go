@@ -20,8 +20,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
 )
 
 // requireMachines skips a test that needs root and the machine runtime only where that is
@@ -138,14 +138,14 @@ func (l life) runDue(t *testing.T) {
 }
 
 // deploy orders body and returns the deployed instance.
-func (l life) deploy(t *testing.T, body string) wiretest.Instance {
+func (l life) deploy(t *testing.T, body string) api.InstanceDetailView {
 	t.Helper()
 	r := l.e.do(t, request{Method: http.MethodPost, Path: "/instances", Key: l.key, Body: body})
 	r.WantStatus(t, http.StatusCreated, "")
-	var c wiretest.CreatedOrder
+	var c api.CreatedOrderView
 	r.Data(t, &c)
 	l.runDue(t)
-	var o wiretest.Order
+	var o api.OrderView
 	r = l.e.do(t, request{Path: fmt.Sprintf("/orders/%d", c.OrderID), Key: l.key})
 	r.Data(t, &o)
 	if o.Status != "deployed" || o.Server == nil {
@@ -154,9 +154,9 @@ func (l life) deploy(t *testing.T, body string) wiretest.Instance {
 	return l.instance(t, o.Server.ID)
 }
 
-func (l life) instance(t *testing.T, id int64) wiretest.Instance {
+func (l life) instance(t *testing.T, id int64) api.InstanceDetailView {
 	t.Helper()
-	var v wiretest.Instance
+	var v api.InstanceDetailView
 	r := l.e.do(t, request{Path: fmt.Sprintf("/instances/%d", id), Key: l.key})
 	r.WantStatus(t, http.StatusOK, "")
 	r.Data(t, &v)
@@ -174,7 +174,7 @@ func (l life) act(t *testing.T, id int64, body string) {
 }
 
 // login is where and how an instance is logged into, as the API says.
-func login(t *testing.T, in wiretest.Instance) (addr, password string) {
+func login(t *testing.T, in api.InstanceDetailView) (addr, password string) {
 	t.Helper()
 	c := in.Credentials
 	if c == nil || c.Pending || c.IPv4 == nil || c.Password == nil || c.Port == nil || *c.Port != 22 || in.IPv4 == nil || *in.IPv4 != *c.IPv4 {
@@ -247,11 +247,11 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 		{"snapshot, change, restore: the file and the snapshot's password are back", func(t *testing.T) {
 			r := e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/instances/%d/snapshots", id), Key: l.key})
 			r.WantStatus(t, http.StatusAccepted, "")
-			var s wiretest.Snapshot
+			var s api.SnapshotView
 			r.Data(t, &s)
 			snapID = s.ID
 			l.runDue(t)
-			var got wiretest.Snapshot
+			var got api.SnapshotView
 			e.do(t, request{Path: fmt.Sprintf("/snapshots/%d", snapID), Key: l.key}).Data(t, &got)
 			if got.Status != "available" || got.SizeGB == nil || *got.SizeGB < 1 {
 				t.Fatalf("snapshot %+v; want available with a size", got)
@@ -310,7 +310,7 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 			wantPage(t, addr, "<title>Sandbox &lt;Blog&gt;</title>")
 		}},
 		{"delete: nothing of the machine is left", func(t *testing.T) {
-			ref := fmt.Sprintf("vm-%d", *l.instance(t, id).OrderID)
+			ref := fmt.Sprintf("vm-%d", l.instance(t, id).OrderID)
 			if len(processesOf(filepath.Join(dir, "machines", ref))) == 0 {
 				t.Fatal("no process of the running machine is seen: the check below could not fail")
 			}

@@ -64,7 +64,7 @@ func TestWindowsStaysSimulatedUnderSandbox(t *testing.T) {
 	if c == nil || c.Port == nil || *c.Port != 3389 || c.Username == nil || *c.Username != "Administrator" {
 		t.Fatalf("credentials %+v; want Administrator on 3389", c)
 	}
-	ref := fmt.Sprintf("vm-%d", *in.OrderID)
+	ref := fmt.Sprintf("vm-%d", in.OrderID)
 	if _, err := os.Stat(filepath.Join(dir, "machines", ref)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a Windows server has a machine directory (%v)", err)
 	}
@@ -95,7 +95,7 @@ func TestMachinesAcrossRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRefused(t, onAddr, onPassword, true)
-	for _, id := range []int64{*on.OrderID, *off.OrderID} {
+	for _, id := range []int64{on.OrderID, off.OrderID} {
 		machineDir := filepath.Join(dir, "machines", fmt.Sprintf("vm-%d", id))
 		if _, err := os.Stat(machineDir); err != nil {
 			t.Fatalf("the disk of vm-%d is gone after Close: %v", id, err)

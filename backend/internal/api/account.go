@@ -54,7 +54,7 @@ func (h *handler) testWebhook(w http.ResponseWriter, r *http.Request, acct store
 		h.fail(w, r, err)
 		return
 	}
-	out := pingJSON{Delivered: res.Delivered}
+	out := WebhookTestView{Delivered: res.Delivered}
 	if res.Status != 0 {
 		out.Status = &res.Status
 	}
@@ -81,7 +81,7 @@ func (h *handler) payments(w http.ResponseWriter, r *http.Request, acct store.Ac
 		h.fail(w, r, err)
 		return
 	}
-	out := make([]paymentJSON, 0, len(payments))
+	out := make([]PaymentView, 0, len(payments))
 	for _, pay := range payments {
 		out = append(out, newPaymentJSON(pay))
 	}

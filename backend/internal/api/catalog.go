@@ -16,7 +16,7 @@ func (h *handler) plans(w http.ResponseWriter, r *http.Request, acct store.Accou
 	}
 	lang := language(r)
 	plans := h.svc.Plans(r.Context(), acct, filter)
-	out := make([]planJSON, 0, len(plans))
+	out := make([]PlanView, 0, len(plans))
 	for _, plan := range paginate(plans, p) {
 		out = append(out, newPlanJSON(plan, lang))
 	}
@@ -60,7 +60,7 @@ func (h *handler) plan(w http.ResponseWriter, r *http.Request, acct store.Accoun
 func (h *handler) datacenters(w http.ResponseWriter, r *http.Request, acct store.Account) {
 	lang := language(r)
 	dcs := h.svc.Datacenters(r.Context(), acct)
-	out := make([]datacenterJSON, 0, len(dcs))
+	out := make([]DatacenterView, 0, len(dcs))
 	for _, d := range dcs {
 		out = append(out, newDatacenterJSON(d, lang))
 	}
@@ -75,7 +75,7 @@ func (h *handler) locations(w http.ResponseWriter, r *http.Request, acct store.A
 	}
 	lang := language(r)
 	locs := h.svc.Locations(r.Context(), acct, dc)
-	out := make([]locationJSON, 0, len(locs))
+	out := make([]LocationView, 0, len(locs))
 	for _, l := range locs {
 		out = append(out, newLocationJSON(l, lang))
 	}
@@ -99,7 +99,7 @@ func (h *handler) apps(w http.ResponseWriter, r *http.Request, acct store.Accoun
 		return
 	}
 	lang := language(r)
-	out := make([]appJSON, 0, len(apps))
+	out := make([]AppView, 0, len(apps))
 	for _, a := range apps {
 		out = append(out, newAppJSON(a, lang))
 	}

@@ -57,10 +57,10 @@ func (h *handler) createInstance(w http.ResponseWriter, r *http.Request, acct st
 	}
 	var meta any
 	if created.Replay {
-		meta = replayMeta{IdempotentReplay: true}
+		meta = MetaView{IdempotentReplay: true}
 	}
 	apps := append([]string{}, created.Order.Apps...)
-	h.ok(w, r, http.StatusCreated, createInstanceJSON{OrderID: created.Order.ID, Price: created.Order.Price, Apps: apps}, meta)
+	h.ok(w, r, http.StatusCreated, CreatedOrderView{OrderID: created.Order.ID, Price: created.Order.Price, Apps: apps}, meta)
 }
 
 func (h *handler) instances(w http.ResponseWriter, r *http.Request, acct store.Account) {
@@ -79,7 +79,7 @@ func (h *handler) instances(w http.ResponseWriter, r *http.Request, acct store.A
 		h.fail(w, r, err)
 		return
 	}
-	out := make([]instanceSummaryJSON, 0, len(list))
+	out := make([]InstanceSummaryView, 0, len(list))
 	for _, d := range list {
 		out = append(out, newInstanceSummaryJSON(d))
 	}
@@ -135,7 +135,7 @@ func (h *handler) cancelInstance(w http.ResponseWriter, r *http.Request, acct st
 		h.fail(w, r, err)
 		return
 	}
-	h.ok(w, r, http.StatusOK, cancelInstanceJSON{ID: in.ID, Status: in.Status, Active: in.Active}, nil)
+	h.ok(w, r, http.StatusOK, CanceledInstanceView{ID: in.ID, Status: in.Status, Active: in.Active}, nil)
 }
 
 func (h *handler) action(w http.ResponseWriter, r *http.Request, acct store.Account) {
@@ -225,5 +225,5 @@ func (h *handler) installApps(w http.ResponseWriter, r *http.Request, acct store
 		h.fail(w, r, err)
 		return
 	}
-	h.ok(w, r, http.StatusAccepted, installAppsJSON{ServerID: id, Queued: append([]string{}, queued...)}, nil)
+	h.ok(w, r, http.StatusAccepted, InstalledAppsView{ServerID: id, Queued: append([]string{}, queued...)}, nil)
 }

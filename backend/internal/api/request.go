@@ -156,7 +156,7 @@ func (p pagination) meta(total int) any {
 	if !p.paged {
 		return nil
 	}
-	return pageMeta{Page: pageInfo{Total: total, Limit: p.page.Limit, Offset: p.page.Offset}}
+	return MetaView{Page: &PageView{Total: total, Limit: p.page.Limit, Offset: p.page.Offset}}
 }
 
 // paginate slices an in-memory list.

@@ -31,12 +31,16 @@ type errorDetail struct {
 	Reference string `json:"reference,omitempty"`
 }
 
-// pageMeta is meta.page of a paginated list.
-type pageMeta struct {
-	Page pageInfo `json:"page"`
+// MetaView is the meta of a success envelope (schema Meta): page on a paginated list,
+// idempotent_replay on a POST /instances that replays an earlier order. Each is left out
+// when it does not apply, so an answer carries only its own.
+type MetaView struct {
+	Page             *PageView `json:"page,omitempty"`
+	IdempotentReplay bool      `json:"idempotent_replay,omitempty"`
 }
 
-type pageInfo struct {
+// PageView is meta.page of a paginated list (schema Page).
+type PageView struct {
 	Total  int `json:"total"`
 	Limit  int `json:"limit"`
 	Offset int `json:"offset"`

@@ -9,13 +9,13 @@ import (
 
 // health answers without a key so monitors and clients can probe the service.
 func (h *handler) health(w http.ResponseWriter, r *http.Request) {
-	h.ok(w, r, http.StatusOK, healthJSON{Status: "ok", API: Version}, nil)
+	h.ok(w, r, http.StatusOK, HealthView{Status: "ok", API: Version}, nil)
 }
 
 // dollar answers the fixed dollar rate of the seeded catalogue.
 func (h *handler) dollar(w http.ResponseWriter, r *http.Request, _ store.Account) {
 	d := h.svc.Catalog().Dollar()
-	h.ok(w, r, http.StatusOK, dollarJSON{Base: d.Base, Currency: d.Currency, Price: d.Price,
+	h.ok(w, r, http.StatusOK, DollarView{Base: d.Base, Currency: d.Currency, Price: float64(d.Price),
 		UpdatedAt: timestamp(d.UpdatedAt)}, nil)
 }
 

@@ -22,19 +22,22 @@ func optional(s string) *string {
 	return &s
 }
 
-type healthJSON struct {
+// HealthView is the body of GET /health (schema Health).
+type HealthView struct {
 	Status string `json:"status"`
 	API    string `json:"api"`
 }
 
-type dollarJSON struct {
-	Base      string `json:"base"`
-	Currency  string `json:"currency"`
-	Price     int64  `json:"price"`
-	UpdatedAt string `json:"updated_at"`
+// DollarView is the body of GET /api/dollar: what one US dollar costs in the local currency (schema Dollar).
+type DollarView struct {
+	Base      string  `json:"base"`
+	Currency  string  `json:"currency"`
+	Price     float64 `json:"price"` // a number in the schema, though the seeded rate is whole
+	UpdatedAt string  `json:"updated_at"`
 }
 
-type accountJSON struct {
+// AccountView is the body of GET /account (schema Account).
+type AccountView struct {
 	ID                int64   `json:"id"`
 	APIKeyHint        *string `json:"api_key_hint"`
 	APIKeyCreatedAt   *string `json:"api_key_created_at"`
@@ -44,9 +47,9 @@ type accountJSON struct {
 	Language          string  `json:"language"`
 }
 
-func newAccountJSON(a store.Account, webhookConfigured bool) accountJSON {
+func newAccountJSON(a store.Account, webhookConfigured bool) AccountView {
 	created := timestamp(a.KeyCreatedAt)
-	return accountJSON{
+	return AccountView{
 		ID: a.ID, APIKeyHint: optional(a.KeyHint), APIKeyCreatedAt: &created, WebhookConfigured: webhookConfigured,
 		ServerLimit: a.ServerLimit, APIOrderLimit: a.OrderLimit, Language: a.Language,
 	}
@@ -58,23 +61,25 @@ type webhookRequestJSON struct {
 	Secret *string `json:"secret"`
 }
 
-// webhookJSON is the webhook settings; it has no field for the secret, so none can leak.
-type webhookJSON struct {
+// WebhookView is the webhook settings; it has no field for the secret, so none can leak.
+type WebhookView struct {
 	URL        *string  `json:"url"`
 	Configured bool     `json:"configured"`
 	Events     []string `json:"events"`
 }
 
-func newWebhookJSON(s service.WebhookSettings) webhookJSON {
-	return webhookJSON{URL: optional(s.URL), Configured: s.Configured, Events: append([]string{}, s.Events...)}
+func newWebhookJSON(s service.WebhookSettings) WebhookView {
+	return WebhookView{URL: optional(s.URL), Configured: s.Configured, Events: append([]string{}, s.Events...)}
 }
 
-type pingJSON struct {
+// WebhookTestView is the answer of POST /account/webhook/test: whether the ping was delivered and the status the endpoint answered, nil when it did not (schema WebhookTestResult).
+type WebhookTestView struct {
 	Delivered bool `json:"delivered"`
 	Status    *int `json:"status"`
 }
 
-type balanceJSON struct {
+// BalanceView is the body of GET /account/balance (schema Balance).
+type BalanceView struct {
 	Balance               money.Micros `json:"balance"`
 	Debt                  money.Micros `json:"debt"`
 	Reserved              money.Micros `json:"reserved"`
@@ -84,36 +89,39 @@ type balanceJSON struct {
 	PendingOrders         int          `json:"pending_orders"`
 }
 
-func newBalanceJSON(b service.Balance) balanceJSON {
-	return balanceJSON{Balance: b.Balance, Debt: b.Debt, Reserved: b.Reserved, Available: b.Available,
+func newBalanceJSON(b service.Balance) BalanceView {
+	return BalanceView{Balance: b.Balance, Debt: b.Debt, Reserved: b.Reserved, Available: b.Available,
 		HoursUntilBalanceZero: b.HoursUntilBalanceZero, ActiveInstances: b.ActiveInstances, PendingOrders: b.PendingOrders}
 }
 
-type paymentJSON struct {
+// PaymentView is a wallet top-up of GET /account/payments (schema Payment).
+type PaymentView struct {
 	ID          int64        `json:"id"`
 	Amount      money.Micros `json:"amount"`
 	PaymentType *string      `json:"payment_type"`
 	PaidAt      *string      `json:"paid_at"`
 }
 
-func newPaymentJSON(p store.Payment) paymentJSON {
+func newPaymentJSON(p store.Payment) PaymentView {
 	paid := timestamp(p.PaidAt)
-	return paymentJSON{ID: p.ID, Amount: p.Amount, PaymentType: optional(p.Type), PaidAt: &paid}
+	return PaymentView{ID: p.ID, Amount: p.Amount, PaymentType: optional(p.Type), PaidAt: &paid}
 }
 
-type termJSON struct {
+// DatacenterTermView is one billing term a datacenter sells.
+type DatacenterTermView struct {
 	Term    string `json:"term"`
 	Enabled bool   `json:"enabled"`
 }
 
-type datacenterJSON struct {
-	ID          int64      `json:"id"`
-	Name        string     `json:"name"`
-	Description *string    `json:"description"`
-	Status      *string    `json:"status"`
-	Enabled     bool       `json:"enabled"`
-	Terms       []termJSON `json:"terms"`
-	RequireKYC  bool       `json:"require_kyc"`
+// DatacenterView is an entry of GET /datacenters (schema Datacenter).
+type DatacenterView struct {
+	ID          int64                `json:"id"`
+	Name        string               `json:"name"`
+	Description *string              `json:"description"`
+	Status      *string              `json:"status"`
+	Enabled     bool                 `json:"enabled"`
+	Terms       []DatacenterTermView `json:"terms"`
+	RequireKYC  bool                 `json:"require_kyc"`
 	// LocalSnapshots is an extension of the spec's fields: true where the datacenter keeps
 	// snapshots on the server's own disk, so they end with it (the snapshot's `local`). The spec
 	// shows this only on a snapshot, or in the settings of a server's snapshot list, both after a
@@ -121,15 +129,16 @@ type datacenterJSON struct {
 	LocalSnapshots bool `json:"local_snapshots"`
 }
 
-func newDatacenterJSON(d catalog.Datacenter, lang catalog.Lang) datacenterJSON {
-	return datacenterJSON{
+func newDatacenterJSON(d catalog.Datacenter, lang catalog.Lang) DatacenterView {
+	return DatacenterView{
 		ID: d.ID, Name: d.Name.In(lang), Description: optional(d.Description.In(lang)), Status: optional(d.Status),
-		Enabled: d.Enabled, Terms: []termJSON{{Term: catalog.TermHourly, Enabled: true}}, RequireKYC: d.RequireKYC,
+		Enabled: d.Enabled, Terms: []DatacenterTermView{{Term: catalog.TermHourly, Enabled: true}}, RequireKYC: d.RequireKYC,
 		LocalSnapshots: d.Snapshots.Local,
 	}
 }
 
-type locationJSON struct {
+// LocationView is an entry of GET /locations (schema Location).
+type LocationView struct {
 	ID           int64   `json:"id"`
 	DatacenterID int64   `json:"datacenter_id"`
 	Name         string  `json:"name"`
@@ -140,37 +149,42 @@ type locationJSON struct {
 	Status       *string `json:"status"`
 }
 
-func newLocationJSON(l catalog.Location, lang catalog.Lang) locationJSON {
-	return locationJSON{ID: l.ID, DatacenterID: l.DatacenterID, Name: l.Name.In(lang), Country: l.Country.In(lang),
+func newLocationJSON(l catalog.Location, lang catalog.Lang) LocationView {
+	return LocationView{ID: l.ID, DatacenterID: l.DatacenterID, Name: l.Name.In(lang), Country: l.Country.In(lang),
 		CountryCode: l.CountryCode, Flag: optional(l.Flag), Active: l.Active, Status: optional(l.Status)}
 }
 
-type priceJSON struct {
+// PriceView is one entry of a plan's prices.
+type PriceView struct {
 	Term     string       `json:"term"`
 	Price    money.Micros `json:"price"`
 	Currency string       `json:"currency"`
 }
 
-type templateJSON struct {
+// TemplateView is an OS image a plan can be built from.
+type TemplateView struct {
 	ID     int64  `json:"id"`
 	Name   string `json:"name"`
 	OSType string `json:"os_type"`
 }
 
-type featureJSON struct {
+// FeatureView is an optional, priced extra of a plan; some are forced on for certain OS types.
+type FeatureView struct {
 	ID                 int64        `json:"id"`
 	Name               string       `json:"name"`
 	Price              money.Micros `json:"price"`
 	RequiredForOSTypes []string     `json:"required_for_os_types"`
 }
 
-type planTrafficJSON struct {
+// PlanTrafficView is the traffic allowance of a plan.
+type PlanTrafficView struct {
 	Included     int          `json:"included"`
 	AllowOverage bool         `json:"allow_overage"`
 	OveragePrice money.Micros `json:"overage_price"`
 }
 
-type planJSON struct {
+// PlanView is a catalogue server of GET /catalog/servers (schema Plan).
+type PlanView struct {
 	ID          int64            `json:"id"`
 	Name        string           `json:"name"`
 	Type        string           `json:"type"`
@@ -178,45 +192,46 @@ type planJSON struct {
 	Memory      int              `json:"memory"`
 	Disk        int              `json:"disk"`
 	TermFilter  string           `json:"term_filter"`
-	Prices      []priceJSON      `json:"prices"`
+	Prices      []PriceView      `json:"prices"`
 	CreationFee money.Micros     `json:"creation_fee"`
-	Templates   []templateJSON   `json:"templates"`
-	Features    []featureJSON    `json:"features"`
+	Templates   []TemplateView   `json:"templates"`
+	Features    []FeatureView    `json:"features"`
 	Actions     []string         `json:"actions"`
-	Datacenter  *datacenterJSON  `json:"datacenter"`
-	Location    *locationJSON    `json:"location"`
-	Traffic     *planTrafficJSON `json:"traffic"`
+	Datacenter  *DatacenterView  `json:"datacenter"`
+	Location    *LocationView    `json:"location"`
+	Traffic     *PlanTrafficView `json:"traffic"`
 	// Architecture is the CPU architecture; a snapshot only builds a server of its own.
 	Architecture string `json:"architecture"`
 }
 
-func newPlanJSON(p service.PlanDetail, lang catalog.Lang) planJSON {
+func newPlanJSON(p service.PlanDetail, lang catalog.Lang) PlanView {
 	dc := newDatacenterJSON(p.Datacenter, lang)
 	loc := newLocationJSON(p.Location, lang)
-	out := planJSON{
+	out := PlanView{
 		ID: p.ID, Name: p.Name.In(lang), Type: p.Type, CPU: p.CPU, Memory: p.MemoryGB, Disk: p.DiskGB,
 		TermFilter:  catalog.TermHourly,
-		Prices:      []priceJSON{{Term: catalog.TermHourly, Price: p.Price, Currency: "USD"}},
+		Prices:      []PriceView{{Term: catalog.TermHourly, Price: p.Price, Currency: "USD"}},
 		CreationFee: p.CreationFee,
-		Templates:   make([]templateJSON, 0, len(p.Templates)),
-		Features:    make([]featureJSON, 0, len(p.Features)),
+		Templates:   make([]TemplateView, 0, len(p.Templates)),
+		Features:    make([]FeatureView, 0, len(p.Features)),
 		Actions:     append([]string{}, p.Actions...),
 		Datacenter:  &dc, Location: &loc,
-		Traffic: &planTrafficJSON{Included: p.Traffic.IncludedGB, AllowOverage: p.Traffic.AllowOverage,
+		Traffic: &PlanTrafficView{Included: p.Traffic.IncludedGB, AllowOverage: p.Traffic.AllowOverage,
 			OveragePrice: p.Traffic.OveragePrice},
 		Architecture: p.Architecture,
 	}
 	for _, t := range p.Templates {
-		out.Templates = append(out.Templates, templateJSON{ID: t.ID, Name: t.Name.In(lang), OSType: t.OSType})
+		out.Templates = append(out.Templates, TemplateView{ID: t.ID, Name: t.Name.In(lang), OSType: t.OSType})
 	}
 	for _, f := range p.Features {
-		out.Features = append(out.Features, featureJSON{ID: f.ID, Name: f.Name.In(lang), Price: f.Price,
+		out.Features = append(out.Features, FeatureView{ID: f.ID, Name: f.Name.In(lang), Price: f.Price,
 			RequiredForOSTypes: append([]string{}, f.RequiredForOSTypes...)})
 	}
 	return out
 }
 
-type appInputJSON struct {
+// AppInputView is one setting a one-click app accepts at install time.
+type AppInputView struct {
 	Key      string  `json:"key"`
 	Label    string  `json:"label"`
 	Kind     string  `json:"kind"`
@@ -225,7 +240,8 @@ type appInputJSON struct {
 	Help     *string `json:"help"`
 }
 
-type appJSON struct {
+// AppView is a one-click app of GET /catalog/apps (schema App).
+type AppView struct {
 	ID          string         `json:"id"`
 	Name        string         `json:"name"`
 	Category    string         `json:"category"`
@@ -236,18 +252,18 @@ type appJSON struct {
 	MinMemoryMB int            `json:"min_memory_mb"`
 	MinDiskGB   int            `json:"min_disk_gb"`
 	OSFamilies  []string       `json:"os_families"`
-	Inputs      []appInputJSON `json:"inputs"`
+	Inputs      []AppInputView `json:"inputs"`
 }
 
-func newAppJSON(a catalog.App, lang catalog.Lang) appJSON {
-	out := appJSON{
+func newAppJSON(a catalog.App, lang catalog.Lang) AppView {
+	out := AppView{
 		ID: a.ID, Name: a.Name.In(lang), Category: a.Category, Description: optional(a.Description.In(lang)),
 		Requires: append([]string{}, a.Requires...), Conflicts: append([]string{}, a.Conflicts...),
 		Ports: append([]string{}, a.Ports...), MinMemoryMB: a.MinMemoryMB, MinDiskGB: a.MinDiskGB,
-		OSFamilies: append([]string{}, a.OSFamilies...), Inputs: make([]appInputJSON, 0, len(a.Inputs)),
+		OSFamilies: append([]string{}, a.OSFamilies...), Inputs: make([]AppInputView, 0, len(a.Inputs)),
 	}
 	for _, in := range a.Inputs {
-		out.Inputs = append(out.Inputs, appInputJSON{Key: in.Key, Label: in.Label.In(lang), Kind: in.Kind,
+		out.Inputs = append(out.Inputs, AppInputView{Key: in.Key, Label: in.Label.In(lang), Kind: in.Kind,
 			Required: in.Required, Default: optional(in.Default), Help: optional(in.Help.In(lang))})
 	}
 	return out
@@ -260,7 +276,8 @@ type quoteRequestJSON struct {
 	ActiveFeatures []string `json:"active_features"`
 }
 
-type quoteJSON struct {
+// QuoteView is the answer of POST /quote (schema Quote).
+type QuoteView struct {
 	ServerID          int64        `json:"server_id"`
 	Term              string       `json:"term"`
 	ActiveFeatures    []string     `json:"active_features"`
@@ -273,8 +290,8 @@ type quoteJSON struct {
 	Difference        money.Micros `json:"difference"`
 }
 
-func newQuoteJSON(q service.Quote) quoteJSON {
-	return quoteJSON{ServerID: q.ServerID, Term: q.Term, ActiveFeatures: q.ActiveFeatures, Cost: q.Cost,
+func newQuoteJSON(q service.Quote) QuoteView {
+	return QuoteView{ServerID: q.ServerID, Term: q.Term, ActiveFeatures: q.ActiveFeatures, Cost: q.Cost,
 		CreationFee: q.CreationFee, Recurring: q.Recurring, Balance: q.Balance, Reserved: q.Reserved,
 		SufficientBalance: q.SufficientBalance, Difference: q.Difference}
 }

@@ -20,14 +20,15 @@ type updateSnapshotRequestJSON struct {
 	Note *string `json:"note"`
 }
 
-type snapshotJSON struct {
+// SnapshotView is a snapshot as GET /snapshots/{id} returns it (schema Snapshot).
+type SnapshotView struct {
 	ID              int64         `json:"id"`
 	Name            string        `json:"name"`
 	Status          string        `json:"status"`
 	Note            *string       `json:"note"`
 	Locked          bool          `json:"locked"`
 	LockReason      *string       `json:"lock_reason"`
-	SizeGB          *int          `json:"size_gb"`
+	SizeGB          *float64      `json:"size_gb"` // a number in the schema
 	Price           *money.Micros `json:"price"`
 	PriceMonthly    *money.Micros `json:"price_monthly"`
 	Term            string        `json:"term"`
@@ -46,7 +47,7 @@ type snapshotJSON struct {
 	Features        []string      `json:"features"`
 	Local           bool          `json:"local"`
 	Restore         bool          `json:"restore"`
-	PaidAmount      money.Micros  `json:"paid_amount"`
+	PaidAmount      *money.Micros `json:"paid_amount"` // nullable in the schema; the server always sends it
 	// Architecture is the CPU architecture of the image; it only builds servers of the same.
 	Architecture string `json:"architecture"`
 }
@@ -54,20 +55,20 @@ type snapshotJSON struct {
 // newSnapshotJSON shows size, price and accrual once the image exists (null while creating or
 // when it failed), renewal_due only while the snapshot is billed, and instance_id only while
 // the source instance is active.
-func newSnapshotJSON(v service.SnapshotView, lang catalog.Lang) snapshotJSON {
-	out := snapshotJSON{
+func newSnapshotJSON(v service.SnapshotView, lang catalog.Lang) SnapshotView {
+	out := SnapshotView{
 		ID: v.ID, Name: v.Name, Status: v.Status, Note: optional(v.Note), Locked: v.Locked, LockReason: optional(v.LockReason),
 		Term: catalog.TermHourly, CreatedAt: optionalTime(v.CreatedAt), AvailableAt: optionalTime(v.AvailableAt),
 		ExpiredAt: optionalTime(v.ExpiredAt), DatacenterID: optionalID(v.DatacenterID), LocationID: optionalID(v.LocationID),
 		TemplateID: optionalID(v.TemplateID), ServerProductID: optionalID(v.PlanID), OSType: optional(v.OSType),
 		SourceName: optional(v.SourceName), Features: make([]string, 0, len(v.Features)), Local: v.Local,
-		Restore: v.Settings.Restore, PaidAmount: v.Paid, Architecture: v.Architecture,
+		Restore: v.Settings.Restore, PaidAmount: &v.Paid, Architecture: v.Architecture,
 	}
 	if v.SourceActive {
 		out.InstanceID = optionalID(v.InstanceID)
 	}
 	if !v.AvailableAt.IsZero() {
-		size, price, monthly, accrued := v.SizeGB, v.Price, v.PriceMonthly, v.Accrued
+		size, price, monthly, accrued := float64(v.SizeGB), v.Price, v.PriceMonthly, v.Accrued
 		out.SizeGB, out.Price, out.PriceMonthly, out.Accrued = &size, &price, &monthly, &accrued
 	}
 	if v.Status == store.SnapshotAvailable || v.Status == store.SnapshotRestoring {
@@ -79,8 +80,8 @@ func newSnapshotJSON(v service.SnapshotView, lang catalog.Lang) snapshotJSON {
 	return out
 }
 
-func newSnapshotsJSON(list []service.SnapshotView, lang catalog.Lang) []snapshotJSON {
-	out := make([]snapshotJSON, 0, len(list))
+func newSnapshotsJSON(list []service.SnapshotView, lang catalog.Lang) []SnapshotView {
+	out := make([]SnapshotView, 0, len(list))
 	for _, v := range list {
 		out = append(out, newSnapshotJSON(v, lang))
 	}

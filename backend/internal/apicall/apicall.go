@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/wiretest"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 )
 
 // openAPIPath is the one answer that is not in the envelope: the OpenAPI document.
@@ -41,7 +41,7 @@ type Response struct {
 	Body    struct {
 		Success bool            `json:"success"`
 		Data    json.RawMessage `json:"data"`
-		Meta    *wiretest.Meta  `json:"meta"`
+		Meta    *api.MetaView   `json:"meta"`
 		Error   *struct {
 			Code      string  `json:"code"`
 			Message   string  `json:"message"`
