@@ -21,25 +21,11 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/machines"
+	"github.com/reseller/terraform-provider-reseller/backend/machinestest"
 )
 
-// requireMachines skips a test that needs root and the machine runtime only where that is
-// allowed: under CI (CI=true) it fails instead, so machines are never silently untested there.
-func requireMachines(t *testing.T) {
-	t.Helper()
-	err := machines.Check(machines.Options{})
-	if os.Geteuid() != 0 {
-		err = errors.Join(err, errors.New("not root"))
-	}
-	if err == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("--machines sandbox tests must run under CI (run them as root): %v", err)
-	}
-	t.Skipf("--machines sandbox tests need root and the machine runtime: %v", err)
-}
+// requireMachines is machinestest.Require.
+func requireMachines(t *testing.T) { machinestest.Require(t) }
 
 // sandboxConfig is a backend with real machines on cidr under dir, workers driven by RunDue.
 func sandboxConfig(db, dir, cidr string) Config {
@@ -53,20 +39,7 @@ func sandboxConfig(db, dir, cidr string) Config {
 
 // sshRun logs into addr:22 as root with password and runs cmd.
 func sshRun(addr, password, cmd string) (string, error) {
-	cfg := &ssh.ClientConfig{User: "root", Auth: []ssh.AuthMethod{ssh.Password(password)},
-		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 3 * time.Second}
-	c, err := ssh.Dial("tcp", net.JoinHostPort(addr, "22"), cfg)
-	if err != nil {
-		return "", err
-	}
-	defer c.Close()
-	s, err := c.NewSession()
-	if err != nil {
-		return "", err
-	}
-	defer s.Close()
-	out, err := s.CombinedOutput(cmd) // one buffer, written under its lock by both streams
-	return string(out), err
+	return machinestest.SSH(context.Background(), addr, 22, "root", password, cmd)
 }
 
 // mustSSH fails t unless cmd, run over SSH, exits 0: the tests judge a machine by shell tests'

@@ -1,38 +1,28 @@
 package acctest
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
-	"time"
 
-	"golang.org/x/crypto/ssh"
-
+	"github.com/reseller/terraform-provider-reseller/backend/machinestest"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // WithMachines runs the backend with --machines sandbox: every Linux server is a real machine on
-// this host, reached over SSH (backend/docs/machines.md). It needs root; without it the test is
-// skipped, unless CI is set, where it fails: CI runs as root and must run these tests.
+// this host, reached over SSH (backend/docs/machines.md; machinestest.SSH logs in). It needs
+// root; without it the test is skipped, unless CI is set, where it fails (machinestest.Require).
 //
 // Each backend gets a /24 of 198.19.128.0/17 that no other test process on this host holds (a
 // lock file per range, held until the test ends), so the matrix's legs can run side by side.
 // (The backend's own tests take fixed ranges below it: 198.18.0.0/16 and 198.19.0.0/17.)
 func WithMachines(t *testing.T) Option {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("servers you can log into need root, and CI runs as root: run the tests as root")
-		}
-		t.Skip("servers you can log into (--machines sandbox) need root")
-	}
+	machinestest.Require(t)
 	cidr := lockMachinesCIDR(t)
 	dir := t.TempDir()
 	return WithServerConfig(func(c *server.Config) {
@@ -62,38 +52,4 @@ func lockMachinesCIDR(t *testing.T) netip.Prefix {
 	}
 	t.Fatal("no free 198.19.N.0/24 for the test's machines: 127 ranges are held by other test processes")
 	return netip.Prefix{}
-}
-
-// SSH logs into host:port as user with password and runs cmd, returning its standard output.
-// It is the check a user's script would make, with a real SSH client.
-func SSH(ctx context.Context, host string, port int, user, password, cmd string) (string, error) {
-	cfg := &ssh.ClientConfig{
-		User:            user,
-		Auth:            []ssh.AuthMethod{ssh.Password(password)},
-		HostKeyCallback: ssh.InsecureIgnoreHostKey(), // a test machine's key is new every time
-		Timeout:         5 * time.Second,
-	}
-	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	conn, err := (&net.Dialer{Timeout: cfg.Timeout}).DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return "", err
-	}
-	c, chans, reqs, err := ssh.NewClientConn(conn, addr, cfg)
-	if err != nil {
-		_ = conn.Close()
-		return "", err
-	}
-	client := ssh.NewClient(c, chans, reqs)
-	defer client.Close()
-	session, err := client.NewSession()
-	if err != nil {
-		return "", err
-	}
-	defer session.Close()
-	var stdout, stderr bytes.Buffer
-	session.Stdout, session.Stderr = &stdout, &stderr
-	if err := session.Run(cmd); err != nil {
-		return stdout.String(), fmt.Errorf("%s: %w (stderr: %s)", cmd, err, stderr.String())
-	}
-	return stdout.String(), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/reseller/terraform-provider-reseller/backend/machinestest"
 	"github.com/reseller/terraform-provider-reseller/internal/acctest"
 )
 
@@ -47,14 +48,14 @@ func TestAccInstance_remoteExecOnARealMachine(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			out, err := acctest.SSH(ctx, a["ipv4"], port, a["username"], a["password"], "cat /root/greeting /root/provisioned")
+			out, err := machinestest.SSH(ctx, a["ipv4"], port, a["username"], a["password"], "cat /root/greeting /root/provisioned")
 			if err != nil {
 				return fmt.Errorf("logging into %s: %w", a["ipv4"], err)
 			}
 			if want := greeting + "\nbox-1\n"; out != want {
 				return fmt.Errorf("the provisioners' files hold %q, want %q", out, want)
 			}
-			if _, err := acctest.SSH(ctx, a["ipv4"], port, a["username"], a["password"]+"x", "true"); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
+			if _, err := machinestest.SSH(ctx, a["ipv4"], port, a["username"], a["password"]+"x", "true"); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
 				return fmt.Errorf("a wrong password: got %v, want refused", err)
 			}
 			return nil

@@ -1,30 +1,14 @@
 package main
 
 import (
-	"errors"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
-	"os"
 	"testing"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/machines"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/machinestest"
 )
 
-// requireMachines skips a test that needs root and the machine runtime only where that is
-// allowed: under CI (CI=true) it fails instead.
-func requireMachines(t *testing.T) {
-	t.Helper()
-	err := machines.Check(machines.Options{})
-	if os.Geteuid() != 0 {
-		err = errors.Join(err, errors.New("not root"))
-	}
-	if err == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("--machines sandbox tests must run under CI (run them as root): %v", err)
-	}
-	t.Skipf("--machines sandbox tests need root and the machine runtime: %v", err)
-}
+// requireMachines is machinestest.Require.
+func requireMachines(t *testing.T) { machinestest.Require(t) }
 
 // TestDevMachinesRefuseCheckpoints: under --machines sandbox, dev answers a checkpoint, a
 // restore and a reset with 409 machines_unsupported and changes nothing: the server and its
