@@ -36,7 +36,7 @@ func TestIdleWorkersSleepUntilWoken(t *testing.T) {
 	if err := srv.TopUp(ctx, a.ID, 1_000_000, ""); err != nil { // wakes the loops to weigh the wallet
 		t.Fatal(err)
 	}
-	waitSettled(t, &reads)
+	waitAllIdle(t, srv)
 
 	before := reads.Load()
 	time.Sleep(200 * time.Millisecond) // 40 intervals
@@ -63,18 +63,34 @@ func TestIdleWorkersSleepUntilWoken(t *testing.T) {
 }
 
 // waitSettled waits (at most 10 s) until a window of 20 ms passes without a read.
-func waitSettled(t *testing.T, reads *atomic.Int64) {
+// waitAllIdle waits (at most 10 s) until every worker loop sleeps for the idle interval with
+// nothing due before it: from then on only a write wakes them. A pause in the reads would not
+// tell, as a loop the scheduler holds back under load pauses too.
+func waitAllIdle(t *testing.T, srv *Server) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for last := reads.Load(); time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-		now := reads.Load()
-		if now == last {
-			return
+	// Idle: every loop counted asleep for the idle interval with no wake pending, the same twice
+	// over an interval apart (a loop between taking a wake and counting itself awake would pass
+	// one look).
+	idle := func() bool {
+		if int(srv.idleLoops.Load()) != len(srv.loops) {
+			return false
 		}
-		last = now
+		for _, l := range srv.loops {
+			if len(l.wake) != 0 {
+				return false
+			}
+		}
+		return int(srv.idleLoops.Load()) == len(srv.loops)
 	}
-	t.Fatal("the workers never stopped reading")
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if idle() {
+			time.Sleep(20 * time.Millisecond)
+			if idle() {
+				return
+			}
+		}
+	}
+	t.Fatalf("%d of %d worker loops idle after 10 s", srv.idleLoops.Load(), len(srv.loops))
 }
 
 // waitDeployed polls GET /orders/{id} (at most 10 s) until the order is deployed.

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
@@ -128,13 +129,16 @@ type Server struct {
 	idle     time.Duration // the workers' longest sleep
 	clock    Clock
 	loops    []workerLoop // the background loops, woken by wake
-	handler  http.Handler
-	metrics  *metrics
-	dbReady  sharedCheck        // the readiness probe's database check, shared by its probes
-	stop     context.CancelFunc // tells the workers to start no further step
-	workers  sync.WaitGroup     // the running workers, waited for by Close
-	closing  sync.Once
-	closed   error
+	// idleLoops counts the loops asleep for the idle interval, nothing due before it: when it
+	// is len(loops), nothing runs until a write wakes them (TestIdleWorkersSleepUntilWoken).
+	idleLoops atomic.Int32
+	handler   http.Handler
+	metrics   *metrics
+	dbReady   sharedCheck        // the readiness probe's database check, shared by its probes
+	stop      context.CancelFunc // tells the workers to start no further step
+	workers   sync.WaitGroup     // the running workers, waited for by Close
+	closing   sync.Once
+	closed    error
 
 	abort     context.CancelFunc // cancels the steps still running, stepGrace after stop
 	stepGrace time.Duration      // 0 is StepGrace

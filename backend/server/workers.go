@@ -136,6 +136,7 @@ func (s *Server) loop(stopping, running context.Context, l workerLoop) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var last time.Time // when the last tick began
+	asleep := false    // counted in s.idleLoops
 	failures := newStreaks(s.log)
 	l.beat.beat()
 	for {
@@ -144,6 +145,12 @@ func (s *Server) loop(stopping, running context.Context, l workerLoop) {
 			return
 		case <-timer.C:
 		case <-l.wake:
+		}
+		if asleep { // awake now: no longer idle, whatever follows
+			s.idleLoops.Add(-1)
+			asleep = false
+		}
+		if woken := timer.Stop(); woken {
 			if wait := s.interval - time.Since(last); wait > 0 {
 				timer.Reset(wait) // no later than the timer was set for: it is at least an interval
 				continue
@@ -163,7 +170,11 @@ func (s *Server) loop(stopping, running context.Context, l workerLoop) {
 		for _, next := range l.feeds {
 			next.signal()
 		}
-		timer.Reset(s.sleep(running, l, failures))
+		wait := s.sleep(running, l, failures)
+		if asleep = wait >= s.idle; asleep {
+			s.idleLoops.Add(1)
+		}
+		timer.Reset(wait)
 	}
 }
 

@@ -54,10 +54,13 @@ func failureSteps() []failureStep {
 	return []failureStep{
 		{
 			name: "credentials_pending_at_timeout",
-			// The shared order list a create polls is up to 2s old (client.pollViewTTL), so the
-			// deploy is seen after 2s at most; the credentials come 3s after that.
-			backend: []acctest.Option{acctest.WithDelays(200*time.Millisecond, 5*time.Second)},
-			lines:   []string{plan(planMedium), createTimeout("3s")},
+			// The create must see the deploy before its timeout and must not see the credentials.
+			// The second holds by construction: the timeout (8s) starts before the order, whose
+			// credentials come 12s after its 200ms deploy. The first has 8s for what takes about
+			// 2.5s unloaded (the shared order list a create polls is up to 2s old,
+			// client.pollViewTTL); 3s was too little with four CLIs' suites side by side on 2 cores.
+			backend: []acctest.Option{acctest.WithDelays(200*time.Millisecond, 12*time.Second)},
+			lines:   []string{plan(planMedium), createTimeout("8s")},
 			fail:    applyOnce,
 			wantOutput: `Server not ready yet: the next apply resumes.*to deliver its credentials` +
 				`.*Order \d+ is kept in the state \(instance id: \d+\)`,
