@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/agent"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/machineinit"
 )
 
 // Bounds of the waits around a machine's power (each also ends with its ctx).
@@ -117,7 +118,7 @@ func (m *Manager) boot(ctx context.Context, mc *machine) error {
 			return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
 		}
 	}
-	run, err := m.startInit(mc, agent.Boot{Hostname: r.Hostname, Lower: m.image, Upper: d.upper, Work: d.work, Root: d.root})
+	run, err := m.startInit(mc, machineinit.Boot{Hostname: r.Hostname, Lower: m.image, Upper: d.upper, Work: d.work, Root: d.root})
 	if err != nil {
 		return err
 	}
@@ -153,8 +154,9 @@ func (m *Manager) wire(ctx context.Context, mc *machine, hash string) error {
 	}
 }
 
-// startInit starts the machine's PID 1 (this binary re-executed as package agent's init).
-func (m *Manager) startInit(mc *machine, b agent.Boot) (*running, error) {
+// startInit starts the machine's PID 1 (this binary re-executed, taken over by package
+// machineinit).
+func (m *Manager) startInit(mc *machine, b machineinit.Boot) (*running, error) {
 	env, err := b.Env()
 	if err != nil {
 		return nil, err

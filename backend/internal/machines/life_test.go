@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/agent"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/machineinit"
 )
 
 // TestMachineLife walks one machine through every action the datacenter calls, asserting what
@@ -277,7 +277,7 @@ func TestMachineLife(t *testing.T) {
 // default capabilities without CAP_MKNOD.
 func wantBounding() string {
 	var mask uint64
-	for _, c := range agent.KeptCaps() {
+	for _, c := range machineinit.KeptCaps() {
 		mask |= 1 << c
 	}
 	return fmt.Sprintf("%016x", mask)

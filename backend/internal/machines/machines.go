@@ -1,7 +1,8 @@
 // Package machines makes servers real on this host (`resellerd --machines sandbox`): each
 // machine is a process tree in its own PID, mount, UTS and network namespaces, with a
 // copy-on-write disk (overlayfs) over a read-only base image, its own IPv4 on a host bridge, and
-// an SSH server on port 22 run by resellerd's own agent as the machine's PID 1.
+// an SSH server on port 22. Two processes of resellerd's own binary run each machine: its
+// PID 1 (package machineinit) and the agent serving SSH and the control channel (package agent).
 //
 // The Manager works on this host's machines only and knows nothing of orders, accounts or the
 // database: the sandbox datacenter (package sandbox) decides what a machine should be and calls
@@ -16,12 +17,14 @@
 //	                       hash, 0600), console.log (what its init and agent wrote at boot)
 //	snapshots/<image>/     a copy of a disk's upper layer and its password hash
 //
-// What runs inside a machine, and how it is confined, is package agent's doc. The host's side:
+// What runs inside a machine, and how it is confined, is the doc of packages machineinit and
+// agent. The host's side:
 //
 //   - Boot (boot.go): PID 1 is this binary re-executed from one locked OS thread (Pdeathsig
 //     follows the forking thread), with new PID, mount, UTS, IPC and network namespaces; the
 //     host then plugs its veth, hands it the password hash over the control channel, and waits
-//     for SSH (bootTimeout). No user namespace: see package agent for why and what instead.
+//     for SSH (bootTimeout). No user namespace: see package machineinit for why and
+//     what instead.
 //   - Power: Stop asks the agent to shut down (SIGTERM, SIGKILL after agent.ShutdownGrace),
 //     kills PID 1 after stopTimeout (the kernel then kills the whole PID namespace), and
 //     deletes the veth. Start boots from the same disk; the SSH host key is on the disk.

@@ -28,13 +28,6 @@ const (
 	OpLog      = "log"
 )
 
-// ControlFD is the descriptor the control channel has in the machine's PID 1 and in its agent.
-const ControlFD = 3
-
-// GateFD is the agent's end of a socket pair with init, which orders the agent's start and
-// init's pivot into the machine's root (see runInit).
-const GateFD = 4
-
 // Message is one line of the control channel. Which fields are set depends on Op.
 type Message struct {
 	Op     string            `json:"op"`

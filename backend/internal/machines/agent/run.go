@@ -20,6 +20,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/sys/unix"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/machineinit"
 )
 
 // HostKeyPath is where a machine keeps its SSH host key: on its disk, so the key is generated
@@ -66,15 +68,15 @@ func (a *agentState) checkPassword(user, password string) bool {
 func runAgent() int {
 	// Tell init this process runs (its libraries loaded), then wait until init has pivoted
 	// into the machine's root and closed the gate's other end.
-	gate := os.NewFile(GateFD, "gate")
+	gate := os.NewFile(machineinit.GateFD, "gate")
 	if _, err := gate.Write([]byte{1}); err != nil {
 		return fail(fmt.Errorf("gate: %w", err))
 	}
 	_, _ = io.Copy(io.Discard, gate)
 	_ = gate.Close()
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-	dropSignals()
-	f := os.NewFile(ControlFD, "control")
+	machineinit.DropSignals()
+	f := os.NewFile(machineinit.ControlFD, "control")
 	conn, err := net.FileConn(f)
 	if err != nil {
 		return fail(fmt.Errorf("control channel: %w", err))

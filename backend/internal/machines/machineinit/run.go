@@ -1,0 +1,130 @@
+package machineinit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+)
+
+// runInit is the machine's PID 1: build the root, start the agent, reap until the agent exits.
+func runInit() int {
+	DropSignals(syscall.SIGUSR1, syscall.SIGUSR2)
+	b, err := bootFromEnv()
+	if err != nil {
+		return fail(err)
+	}
+	if err := buildRoot(b); err != nil {
+		return fail(err)
+	}
+	// Not dumpable: /proc/1 is then root's and needs CAP_SYS_PTRACE, which users lack.
+	setNotDumpable()
+	// The agent is started before the pivot: after it the binary (and, when it is dynamically
+	// linked, its loader and libc) are out of the machine's reach. pivot_root moves the agent's
+	// root and working directory along with init's. The gate orders the two: the agent writes a
+	// byte once its Go code runs (every library loaded), init then pivots and closes its end,
+	// and the agent, reading until that end, goes on inside the machine's root.
+	gate, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fail(err)
+	}
+	ours, theirs := os.NewFile(uintptr(gate[0]), "gate"), os.NewFile(uintptr(gate[1]), "gate")
+	agentPID, err := startAgent(b, theirs)
+	theirs.Close()
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := ours.Read(make([]byte, 1)); err != nil {
+		return fail(fmt.Errorf("the agent did not start: %w", err))
+	}
+	if err := pivot(b.Root); err != nil {
+		_ = syscall.Kill(agentPID, syscall.SIGKILL)
+		return fail(err)
+	}
+	ours.Close()
+	return reapUntil(agentPID)
+}
+
+// setNotDumpable makes the calling process not dumpable: its /proc entries are then root's and
+// reading them needs CAP_SYS_PTRACE.
+func setNotDumpable() {
+	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_DUMPABLE, 0, 0)
+}
+
+// DropSignals makes the signals a machine's users may send init or the agent (busybox's
+// poweroff and reboot signal PID 1; `kill -TERM -1` reaches the agent) do nothing: power is the
+// datacenter's, over the control channel. They are caught and dropped, not ignored: an ignored
+// signal stays ignored in every process started after, and users' shells would then not stop
+// at Ctrl-C. SIGKILL from inside the machine cannot reach init (the kernel protects a PID
+// namespace's init) but can reach the agent, which ends the machine like a crash.
+func DropSignals(extra ...os.Signal) {
+	ch := make(chan os.Signal, 8)
+	signal.Notify(ch, append([]os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT}, extra...)...)
+	go func() {
+		for range ch {
+		}
+	}()
+}
+
+// startAgent starts the agent from an OS thread whose bounding set lost every capability
+// outside keptCaps; the bounding set is per thread and a child inherits its forking thread's.
+// The thread is never unlocked, so the Go runtime discards it when the goroutine ends.
+func startAgent(b Boot, gate *os.File) (int, error) {
+	type started struct {
+		pid int
+		err error
+	}
+	ch := make(chan started, 1)
+	go func() {
+		runtime.LockOSThread()
+		pid, err := startReduced(b, gate)
+		ch <- started{pid, err}
+	}()
+	s := <-ch
+	return s.pid, s.err
+}
+
+func startReduced(b Boot, gate *os.File) (int, error) {
+	if err := DropBoundingSet(); err != nil {
+		return 0, err
+	}
+	env, err := b.envAs(RoleAgent)
+	if err != nil {
+		return 0, err
+	}
+	cmd := &exec.Cmd{
+		Path:       "/proc/self/exe",
+		Args:       []string{"reseller-agent"},
+		Env:        append(env, "GOMAXPROCS=1", "GOGC=50"),
+		Dir:        "/",
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		ExtraFiles: []*os.File{os.NewFile(ControlFD, "control"), gate},
+		// No Pdeathsig: it fires when the forking thread ends, and this one ends right away.
+		// The agent needs none: when init is gone the kernel kills the whole PID namespace.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("start the agent: %w", err)
+	}
+	return cmd.Process.Pid, nil
+}
+
+// reapUntil reaps every child and orphan of the machine until the agent (agentPID) exits, and
+// returns the exit code init then exits with. A blocking wait4 needs no SIGCHLD handler.
+func reapUntil(agentPID int) int {
+	for {
+		var status syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &status, 0, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+		case err != nil:
+			return 1
+		case pid == agentPID:
+			return status.ExitStatus()
+		}
+	}
+}
