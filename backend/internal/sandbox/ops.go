@@ -47,6 +47,8 @@ const (
 	fullPassEvery = 5 * time.Second
 	// opsPerPass bounds the ops one pass reads.
 	opsPerPass = 100
+	// sweepEvery is how often the reconciler removes the machines of timed-out orders.
+	sweepEvery = time.Minute
 )
 
 // do asks host for op and returns it as applied. On this host it is applied now, after the
@@ -203,6 +205,15 @@ func (d *Datacenter) create(ctx context.Context, ref string) error {
 	if err != nil || row.Created {
 		return err
 	}
+	switch gone, err := d.abandoned(ctx, ref); {
+	case err != nil:
+		return err
+	case gone: // asked before its order timed out, applied after (this host was down)
+		if err := d.state.DeleteMachine(ctx, ref); err != nil {
+			return err
+		}
+		return fmt.Errorf("its order timed out: the machine is not built")
+	}
 	ip := buildAddress(d.cidr, orderOf(ref))
 	spec := machines.Spec{Ref: ref, Hostname: row.Hostname, Template: row.Template, IPv4: ip, Username: "root",
 		Password: row.Password, Limits: machines.Limits{CPUs: row.CPUs, MemoryMB: row.MemoryMB}}
@@ -304,6 +315,8 @@ func (d *Datacenter) run(ctx context.Context, ref string, a map[string]string) o
 func (d *Datacenter) Run(ctx context.Context) {
 	ticker := time.NewTicker(d.look)
 	defer ticker.Stop()
+	sweeper := time.NewTicker(d.sweep)
+	defer sweeper.Stop()
 	var seen uint64
 	var known bool
 	last := time.Time{}
@@ -311,6 +324,9 @@ func (d *Datacenter) Run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-sweeper.C:
+			d.sweepAbandoned(ctx)
+			continue
 		case <-ticker.C:
 			v, ok := d.state.ChangeVersion(ctx)
 			if ok && known && v == seen && time.Since(last) < fullPassEvery {

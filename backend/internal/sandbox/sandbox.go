@@ -73,6 +73,9 @@ type State interface {
 	ChangeVersion(ctx context.Context) (version uint64, ok bool)
 	// SnapshotByID is a snapshot, whose password a build from it takes.
 	SnapshotByID(ctx context.Context, id int64) (store.Snapshot, error)
+	// OrderByID is the order a machine was built for (its ref names it): once the order has
+	// timed out no instance will ever hold the machine, and the sweep removes it.
+	OrderByID(ctx context.Context, id int64) (store.Order, error)
 }
 
 // Options shape a sandbox datacenter.
@@ -86,6 +89,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// LookEvery is how often the reconciler looks whether something changed (0: 200 ms).
 	LookEvery time.Duration
+	// SweepEvery is how often the reconciler removes the machines of timed-out orders
+	// (0: sweepEvery).
+	SweepEvery time.Duration
 }
 
 // Datacenter is the sandbox datacenter. It is safe for concurrent use.
@@ -98,6 +104,7 @@ type Datacenter struct {
 	cidr     netip.Prefix
 	log      *slog.Logger
 	look     time.Duration
+	sweep    time.Duration
 
 	mu    sync.Mutex             // guards locks
 	locks map[string]*sync.Mutex // one per machine: its ops apply one at a time, in order
@@ -139,16 +146,21 @@ func New(o Options) (*Datacenter, error) {
 	if o.LookEvery <= 0 {
 		o.LookEvery = 200 * time.Millisecond
 	}
+	if o.SweepEvery == 0 {
+		o.SweepEvery = sweepEvery
+	}
 	return &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
-		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, locks: map[string]*sync.Mutex{}}, nil
+		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, sweep: o.SweepEvery, locks: map[string]*sync.Mutex{}}, nil
 }
 
 // Host is this replica's host id.
 func (d *Datacenter) Host() string { return d.host }
 
-// Boot starts every machine of this host the database says is online, from its disk, then
+// Boot removes the machines of orders that timed out while this host was down (see sweep),
+// starts every other machine of this host the database says is online, from its disk, then
 // applies the ops asked of this host while it was down.
 func (d *Datacenter) Boot(ctx context.Context) error {
+	d.sweepAbandoned(ctx)
 	list, err := d.state.HostMachines(ctx, d.host)
 	if err != nil {
 		return fmt.Errorf("sandbox: boot: %w", err)

@@ -1,0 +1,64 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// A build whose order times out is given up by the service, which never asks the datacenter
+// about it again. Its machine row stays, and its machine may even exist: a create asked of a
+// host that was down is applied when the host comes back, possibly after the order's window
+// has passed, and a create applied while the order timed out in the same moment is not
+// deployed. Nobody would pay for such a machine and no call would ever reach it, so each host
+// removes its own: create refuses an abandoned build, Boot sweeps before starting anything,
+// and the reconciler sweeps every SweepEvery. The sweep reads this host's machines (rows that
+// exist now, not every row ever stored) and the order of each.
+
+// abandoned reports whether the order machine ref was built for has timed out. A machine whose
+// order is deployed, still pending, or no longer stored (purged after its retention, long after
+// its deploy) is not abandoned.
+func (d *Datacenter) abandoned(ctx context.Context, ref string) (bool, error) {
+	id := orderOf(ref)
+	if id == 0 {
+		return false, nil
+	}
+	o, err := d.state.OrderByID(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return o.Status == store.OrderTimedOut, nil
+}
+
+// sweepAbandoned removes every machine of this host whose order has timed out: the machine,
+// if it exists, and its row. A failure is logged and tried again at the next sweep.
+func (d *Datacenter) sweepAbandoned(ctx context.Context) {
+	list, err := d.state.HostMachines(ctx, d.host)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.ErrorContext(ctx, "sweep machines", slog.Any("error", err))
+		}
+		return
+	}
+	for _, m := range list {
+		gone, err := d.abandoned(ctx, m.Ref)
+		if err != nil {
+			d.log.ErrorContext(ctx, "sweep machines", slog.String("machine", m.Ref), slog.Any("error", err))
+			continue
+		}
+		if !gone {
+			continue
+		}
+		// Through an op of this host: after the machine's pending ops, under its lock.
+		if _, err := d.do(ctx, d.host, store.MachineOp{Ref: m.Ref, Kind: opDelete}); err != nil {
+			d.log.ErrorContext(ctx, "remove the machine of a timed-out order", slog.String("machine", m.Ref), slog.Any("error", err))
+			continue
+		}
+		d.log.InfoContext(ctx, "removed the machine of a timed-out order", slog.String("machine", m.Ref), slog.Bool("built", m.Created))
+	}
+}

@@ -1,0 +1,145 @@
+package sandbox
+
+import (
+	"context"
+	"net/netip"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
+)
+
+// orderStatuses is the store with the orders' statuses set by the test: the sandbox reads
+// nothing else of an order.
+type orderStatuses struct {
+	State
+	mu     sync.Mutex
+	status map[int64]string
+}
+
+func (o *orderStatuses) set(id int64, status string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.status[id] = status
+}
+
+func (o *orderStatuses) OrderByID(_ context.Context, id int64) (store.Order, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s, ok := o.status[id]
+	if !ok {
+		return store.Order{}, store.ErrNotFound
+	}
+	return store.Order{ID: id, Status: s}, nil
+}
+
+// TestMachinesOfTimedOutOrdersAreRemoved: a build given up when its order timed out leaves no
+// machine and no row, whichever step it had reached: a create asked of a host that was down and
+// applied when it came back, or a machine created as the order timed out. Machines of deployed
+// and pending orders, and of orders no longer stored, are kept. Each step is followed by what
+// host b then holds.
+func TestMachinesOfTimedOutOrdersAreRemoved(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "sandbox.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	orders := &orderStatuses{State: st, status: map[int64]string{}}
+	s := sim.New(sim.Options{Clock: fixedClock{time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}, State: st})
+	open := func(host, cidr string, every time.Duration) (*Datacenter, *fakeMachines) {
+		f := newFake()
+		d, err := New(Options{Sim: s, State: orders, Machines: f, Catalog: catalog.New(), Host: host,
+			CIDR: netip.MustParsePrefix(cidr), LookEvery: 10 * time.Millisecond, SweepEvery: every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d, f
+	}
+	a, _ := open("host-a", "198.18.0.0/16", 0)
+	b, fb := open("host-b", "10.99.0.0/24", 20*time.Millisecond)
+	build := func(d *Datacenter, order int64) string {
+		ticket, err := d.Build(ctx, datacenter.BuildSpec{OrderID: order, DatacenterID: 1, PlanID: 102, TemplateID: 1, OSType: "linux", Hostname: "web"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		orders.set(order, store.OrderPending)
+		return ticket
+	}
+	poll := func(d *Datacenter, ticket string, within time.Duration) {
+		pctx, cancel := context.WithTimeout(ctx, within)
+		defer cancel()
+		_, _ = d.Poll(pctx, ticket)
+	}
+	var stopRun context.CancelFunc
+	var running sync.WaitGroup
+	t.Cleanup(func() {
+		if stopRun != nil {
+			stopRun()
+		}
+		running.Wait()
+	})
+
+	type want struct{ machine, row bool }
+	steps := []struct {
+		name   string
+		do     func()
+		expect map[string]want // ref → on host b
+	}{
+		{"while host b is down, a's poll asks b to create vm-1, and gives up", func() {
+			ticket := build(b, 1)
+			poll(a, ticket, 100*time.Millisecond)
+		}, map[string]want{"vm-1": {false, true}}},
+		{"vm-2 built and created on b, and vm-3, its order deployed", func() {
+			poll(b, build(b, 2), time.Minute)
+			poll(b, build(b, 3), time.Minute)
+			orders.set(3, store.OrderDeployed)
+		}, map[string]want{"vm-1": {false, true}, "vm-2": {true, true}, "vm-3": {true, true}}},
+		{"orders 1 and 2 time out, order 2's machine running; b comes back (Boot)", func() {
+			orders.set(1, store.OrderTimedOut)
+			orders.set(2, store.OrderTimedOut)
+			if err := b.Boot(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}, map[string]want{"vm-1": {false, false}, "vm-2": {false, false}, "vm-3": {true, true}}},
+		{"vm-4 created on b; b's reconciler runs; order 4 times out", func() {
+			poll(b, build(b, 4), time.Minute)
+			rctx, cancel := context.WithCancel(ctx)
+			stopRun = cancel
+			running.Add(1)
+			go func() {
+				defer running.Done()
+				b.Run(rctx)
+			}()
+			orders.set(4, store.OrderTimedOut)
+		}, map[string]want{"vm-3": {true, true}, "vm-4": {false, false}}},
+		{"vm-5's order is no longer stored (purged); vm-6's is pending", func() {
+			poll(b, build(b, 5), time.Minute)
+			orders.mu.Lock()
+			delete(orders.status, 5)
+			orders.mu.Unlock()
+			poll(b, build(b, 6), time.Minute)
+			time.Sleep(100 * time.Millisecond) // several sweeps
+		}, map[string]want{"vm-3": {true, true}, "vm-5": {true, true}, "vm-6": {true, true}}},
+	}
+	for _, step := range steps {
+		step.do()
+		for ref, w := range step.expect {
+			eventually(t, step.name+": "+ref, func() bool {
+				_, machine := fb.get(ref)
+				_, row, err := b.machine(ctx, ref)
+				return err == nil && machine == w.machine && row == w.row
+			})
+		}
+	}
+	if ops, err := st.PendingMachineOps(ctx, "host-b", "", 100); err != nil || len(ops) != 0 {
+		t.Fatalf("host b's pending ops at the end: %+v, %v; want none", ops, err)
+	}
+}
