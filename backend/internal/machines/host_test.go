@@ -305,11 +305,16 @@ func TestSetLimitsIsRecorded(t *testing.T) {
 
 func TestEgressRules(t *testing.T) {
 	requireRoot(t)
+	old, err := os.ReadFile(ipForward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.WriteFile(ipForward, old, 0o644) })
+	if err := os.WriteFile(ipForward, []byte("0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recordAt(t, filepath.Join(t.TempDir(), "ip_forward-before-egress"))
 	for _, egress := range []bool{false, true} {
-		if egress {
-			old, _ := os.ReadFile("/proc/sys/net/ipv4/ip_forward")
-			t.Cleanup(func() { _ = os.WriteFile("/proc/sys/net/ipv4/ip_forward", old, 0o644) })
-		}
 		m := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.209.0/24"), Egress: egress, Logger: testLogger(t)})
 		rules := iptablesSave(t)
 		accept := "-A " + m.net.chain("fwd") + " -i " + m.net.bridge + " -j ACCEPT"
@@ -317,10 +322,62 @@ func TestEgressRules(t *testing.T) {
 		if strings.Contains(rules, accept) != egress || strings.Contains(rules, masquerade) != egress {
 			t.Fatalf("Egress %v: forwarding accept %v, masquerade %v:\n%s", egress, strings.Contains(rules, accept), strings.Contains(rules, masquerade), rules)
 		}
+		if got := forwarding(t); got != egress {
+			t.Fatalf("Egress %v: IPv4 forwarding on = %v", egress, got)
+		}
 		if err := m.Close(context.Background()); err != nil {
 			t.Fatal(err)
 		}
+		if forwarding(t) {
+			t.Fatalf("Egress %v: IPv4 forwarding still on after Close; it was off before", egress)
+		}
 	}
+}
+
+// TestEgressForwardingKeptForOthers: of two Managers with egress, the first closed leaves IPv4
+// forwarding on for the other's machines; the last puts it back as it was.
+func TestEgressForwardingKeptForOthers(t *testing.T) {
+	requireRoot(t)
+	old, err := os.ReadFile(ipForward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.WriteFile(ipForward, old, 0o644) })
+	if err := os.WriteFile(ipForward, []byte("0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recordAt(t, filepath.Join(t.TempDir(), "ip_forward-before-egress"))
+	first := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.209.0/24"), Egress: true, Logger: testLogger(t)})
+	second := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.210.0/24"), Egress: true, Logger: testLogger(t)})
+	if err := first.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !forwarding(t) {
+		t.Fatal("IPv4 forwarding turned off while the second Manager's machines have egress")
+	}
+	if err := second.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if forwarding(t) {
+		t.Fatal("IPv4 forwarding still on after the last Manager with egress closed")
+	}
+}
+
+// recordAt moves forwardRecord to path for the test.
+func recordAt(t *testing.T, path string) {
+	was := forwardRecord
+	forwardRecord = path
+	t.Cleanup(func() { forwardRecord = was })
+}
+
+// forwarding reports whether host-wide IPv4 forwarding is on.
+func forwarding(t *testing.T) bool {
+	t.Helper()
+	data, err := os.ReadFile(ipForward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(data)) == "1"
 }
 
 // newManagerAt starts a Manager with o, closed at the test's end.

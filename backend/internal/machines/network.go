@@ -153,12 +153,72 @@ func (n *network) addFilters(ctx context.Context) error {
 		return fmt.Errorf("machines: filter rules for %s: %w", n.bridge, err)
 	}
 	if n.egress {
-		// Egress needs routing; this is host-wide and left on at Close (other software may rely on it).
-		if err := os.WriteFile("/proc/sys/net/ipv4/ip_forward", []byte("1"), 0o644); err != nil {
-			return fmt.Errorf("machines: enable IPv4 forwarding for egress: %w", err)
-		}
+		return n.enableForwarding()
 	}
 	return nil
+}
+
+// ipForward is the host-wide IPv4 forwarding switch. Egress needs it: replies come in on the
+// host's uplink and are forwarded to the bridge, and forwarding is decided by the interface a
+// packet comes in on, so the bridge's own switch would not do.
+const ipForward = "/proc/sys/net/ipv4/ip_forward"
+
+// forwardRecord is where the first Manager that turns IPv4 forwarding on for egress keeps what
+// it was, host-wide (several Managers, in several processes, may have egress at once); the last
+// of them to close puts it back and removes the record. /run is emptied at each host boot,
+// when the switch is reset too.
+var forwardRecord = "/run/reseller-machines/ip_forward-before-egress"
+
+// enableForwarding turns IPv4 forwarding on for egress, recording what it was unless a record
+// is there already (another Manager turned it on).
+func (n *network) enableForwarding() error {
+	was, err := os.ReadFile(ipForward)
+	if err != nil {
+		return fmt.Errorf("machines: read %s: %w", ipForward, err)
+	}
+	if strings.TrimSpace(string(was)) == "1" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(forwardRecord), 0o700); err != nil {
+		return fmt.Errorf("machines: record IPv4 forwarding: %w", err)
+	}
+	if err := os.WriteFile(forwardRecord, was, 0o600); err != nil {
+		return fmt.Errorf("machines: record IPv4 forwarding: %w", err)
+	}
+	if err := os.WriteFile(ipForward, []byte("1"), 0o644); err != nil {
+		return fmt.Errorf("machines: enable IPv4 forwarding for egress: %w", err)
+	}
+	return nil
+}
+
+// restoreForwarding puts IPv4 forwarding back as it was before machines' egress turned it on,
+// once no Manager's machines have egress any more (no NAT chain of one is left). A Manager
+// killed before its Close leaves it on, until the next Manager with egress closes.
+func (n *network) restoreForwarding(ctx context.Context) {
+	if !n.egress {
+		return
+	}
+	was, err := os.ReadFile(forwardRecord)
+	if err != nil {
+		return // it was on before, or another Manager has put it back
+	}
+	out, err := command(ctx, "", "iptables", "-w", "5", "-t", "nat", "-S")
+	if err != nil {
+		n.log.Warn("IPv4 forwarding left on: cannot tell whether other machines need it", "error", err)
+		return
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		chain, ok := strings.CutPrefix(line, "-N ")
+		if ok && strings.HasPrefix(chain, bridgePrefix) && strings.HasSuffix(chain, "-nat") && chain != n.chain("nat") {
+			n.log.Info("IPv4 forwarding left on: other machines have egress", "chain", chain)
+			return
+		}
+	}
+	if err := os.WriteFile(ipForward, was, 0o644); err != nil {
+		n.log.Warn("IPv4 forwarding left on", "error", err)
+		return
+	}
+	_ = os.Remove(forwardRecord)
 }
 
 // removeFilters deletes the jumps to this bridge's chains and the chains, ignoring what is
@@ -195,6 +255,7 @@ func (n *network) removeStale(ctx context.Context) {
 // tearDown removes the filters and the bridge.
 func (n *network) tearDown(ctx context.Context) error {
 	n.removeFilters(ctx)
+	n.restoreForwarding(ctx)
 	if !linkExists(n.bridge) {
 		return nil
 	}
