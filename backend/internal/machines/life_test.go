@@ -158,6 +158,13 @@ func TestMachineLife(t *testing.T) {
 				t.Fatalf("%s zombies in the machine", strings.TrimSpace(out))
 			}
 		}},
+		{"reboot, poweroff and halt inside do nothing: power is the API's", func(t *testing.T) {
+			mustSSH(t, ip, password, "echo up > /tmp/marker; reboot; poweroff; halt; true")
+			time.Sleep(500 * time.Millisecond)
+			if out := mustSSH(t, ip, password, "cat /tmp/marker"); strings.TrimSpace(out) != "up" {
+				t.Fatalf("/tmp/marker = %q after reboot, poweroff and halt inside: the machine went down", out)
+			}
+		}},
 		{"Run returns the output and exit code", func(t *testing.T) {
 			out, code, err := m.Run(ctx, "vm-1", `echo "out $GREETING"; echo err >&2; exit 3`, map[string]string{"GREETING": "hi"})
 			if err != nil || code != 3 || out != "out hi\nerr\n" {
