@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -23,7 +24,9 @@ const maxTakeAttempts = 3
 // connection reset, or a 502/503/504 from a gateway in front of the API): the API may or may not
 // have taken the snapshot. takeSnapshot then looks for it among the instance's snapshots that
 // were not there before the first attempt, and asks again only when it is not there, so a lost
-// answer neither fails the apply nor takes a second, billed snapshot.
+// answer neither fails the apply nor takes a second, billed snapshot. A request cut short by
+// the apply's interrupt or the create timeout is not asked again: takeSnapshot only looks for
+// what it took (findCutShort), so the snapshot reaches the state rather than being orphaned.
 func takeSnapshot(ctx context.Context, c *client.Client, instanceID int64, req client.CreateSnapshotRequest) (*client.Snapshot, error) {
 	before, err := c.ListInstanceSnapshots(ctx, instanceID)
 	if err != nil {
@@ -31,6 +34,9 @@ func takeSnapshot(ctx context.Context, c *client.Client, instanceID int64, req c
 	}
 	for attempt := 1; ; attempt++ {
 		snap, err := c.CreateSnapshot(ctx, instanceID, req)
+		if err != nil && cutShort(ctx, err) {
+			return findCutShort(ctx, c, instanceID, req.Name, before.Snapshots, err)
+		}
 		if err == nil || !answerLost(ctx, err) || attempt == maxTakeAttempts {
 			return snap, err
 		}
@@ -45,6 +51,47 @@ func takeSnapshot(ctx context.Context, c *client.Client, instanceID int64, req c
 			return found, nil
 		}
 	}
+}
+
+// cutShortLookups and cutShortPause bound findCutShort: the API may still be committing the
+// snapshot when the client gives up on its request, and a user who pressed Ctrl-C should not
+// wait long.
+const (
+	cutShortLookups = 3
+	cutShortPause   = 500 * time.Millisecond
+	cutShortTimeout = 15 * time.Second
+)
+
+// cutShort reports whether err is the request's own end by ctx (the apply's interrupt or the
+// create timeout) before the API answered: whether the API took the snapshot is unknown.
+func cutShort(ctx context.Context, err error) bool {
+	_, answered := client.AsAPIError(err)
+	return ctx.Err() != nil && !answered
+}
+
+// findCutShort looks, on a context free of ctx's end, for the snapshot a create cut short may
+// have taken, so that it reaches the state (to be deleted, or kept, by the next apply) instead
+// of becoming an orphan that is billed once available. It returns that snapshot, or err when the
+// API shows none.
+func findCutShort(ctx context.Context, c *client.Client, instanceID int64, name *string, before []client.Snapshot, err error) (*client.Snapshot, error) {
+	look, cancel := context.WithTimeout(context.WithoutCancel(ctx), cutShortTimeout)
+	defer cancel()
+	for i := 1; i <= cutShortLookups; i++ {
+		found, findErr := findLostSnapshot(look, c, instanceID, name, before)
+		switch {
+		case findErr != nil:
+			tflog.Warn(ctx, "looking for the snapshot a cut-short create may have taken failed", map[string]any{"error": findErr.Error()})
+			return nil, fmt.Errorf("%w; looking for the snapshot it may have taken: %w", err, findErr)
+		case found != nil:
+			tflog.Info(ctx, "found the snapshot a cut-short create took", map[string]any{"snapshot_id": found.ID})
+			return found, nil
+		case i < cutShortLookups:
+			if sleepErr := client.Sleep(look, cutShortPause); sleepErr != nil {
+				return nil, err
+			}
+		}
+	}
+	return nil, err
 }
 
 // answerLost reports whether err leaves open whether the API processed the request: no answer
