@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"strconv"
 	"time"
@@ -49,14 +50,34 @@ func (d *Datacenter) Build(ctx context.Context, spec datacenter.BuildSpec) (stri
 			m.Host, m.FromImage = img.Host, img.Image
 		}
 	}
-	if _, err := d.state.AddMachine(ctx, m); err != nil {
+	stored, err := d.state.AddMachine(ctx, m)
+	if err != nil {
 		return "", fmt.Errorf("sandbox: build: %w", err)
 	}
+	d.startCreate(ctx, stored)
 	return ticket, nil
 }
 
+// startCreate asks the machine's host to create and boot it now, while the simulator's build
+// runs, as a datacenter builds a server during its build: by the time the build is done the
+// machine is usually up, so Poll does not wait for a boot, and a batch of deploys is not held
+// up by its slowest boot. Nobody waits for this op; a failed one is logged, and Poll's own
+// create (createOpID) tries again. A build given up before its machine is up leaves nothing
+// (see sweep.go).
+func (d *Datacenter) startCreate(ctx context.Context, m store.Machine) {
+	op := store.MachineOp{ID: "build-" + m.Ref, Host: m.Host, Ref: m.Ref, Kind: opCreate}
+	if _, err := d.state.AddMachineOp(ctx, op); err != nil {
+		d.log.WarnContext(ctx, "start building the machine; its build's poll will", slog.String("machine", m.Ref), slog.Any("error", err))
+		return
+	}
+	if m.Host == d.host {
+		d.wakeReconciler()
+	}
+}
+
 // Poll reports a build done once the simulator says so and the machine exists on its host,
-// with the machine's address and password.
+// with the machine's address and password. The machine is usually up already (startCreate);
+// if not, Poll asks its host for it and waits.
 func (d *Datacenter) Poll(ctx context.Context, ticket string) (datacenter.Build, error) {
 	b, err := d.sim.Poll(ctx, ticket)
 	if err != nil || !b.Done {
@@ -69,7 +90,7 @@ func (d *Datacenter) Poll(ctx context.Context, ticket string) (datacenter.Build,
 	if !row.Created {
 		// One create op per machine (its id says so); a failed one is forgotten by outcome, so
 		// the next poll asks again.
-		op := store.MachineOp{ID: "create-" + row.Ref, Ref: row.Ref, Kind: opCreate, Wait: true}
+		op := store.MachineOp{ID: createOpID(row.Ref), Ref: row.Ref, Kind: opCreate, Wait: true}
 		if _, err := d.do(ctx, row.Host, op); err != nil {
 			return datacenter.Build{}, err
 		}
@@ -216,3 +237,7 @@ func (d *Datacenter) change(ctx context.Context, ref, kind string, args map[stri
 	}
 	return nil
 }
+
+// createOpID is the id of the create Poll asks for: one per machine, so a Poll repeated while
+// it is pending asks nothing more.
+func createOpID(ref string) string { return "create-" + ref }

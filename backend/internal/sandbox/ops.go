@@ -327,6 +327,7 @@ func (d *Datacenter) Run(ctx context.Context) {
 		case <-sweeper.C:
 			d.sweepAbandoned(ctx)
 			continue
+		case <-d.wake:
 		case <-ticker.C:
 			v, ok := d.state.ChangeVersion(ctx)
 			if ok && known && v == seen && time.Since(last) < fullPassEvery {
@@ -336,6 +337,14 @@ func (d *Datacenter) Run(ctx context.Context) {
 		}
 		last = time.Now()
 		d.pass(ctx)
+	}
+}
+
+// wakeReconciler makes Run pass at once, for an op of this host that nobody applies inline.
+func (d *Datacenter) wakeReconciler() {
+	select {
+	case d.wake <- struct{}{}:
+	default: // a pass is due already
 	}
 }
 

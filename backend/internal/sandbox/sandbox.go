@@ -106,6 +106,7 @@ type Datacenter struct {
 	look     time.Duration
 	sweep    time.Duration
 
+	wake  chan struct{}          // wakeReconciler's: Run passes at once
 	mu    sync.Mutex             // guards locks
 	locks map[string]*sync.Mutex // one per machine: its ops apply one at a time, in order
 }
@@ -150,7 +151,8 @@ func New(o Options) (*Datacenter, error) {
 		o.SweepEvery = sweepEvery
 	}
 	return &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
-		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, sweep: o.SweepEvery, locks: map[string]*sync.Mutex{}}, nil
+		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, sweep: o.SweepEvery, wake: make(chan struct{}, 1),
+		locks: map[string]*sync.Mutex{}}, nil
 }
 
 // Host is this replica's host id.

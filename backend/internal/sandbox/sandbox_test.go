@@ -31,6 +31,7 @@ type fakeMachines struct {
 	mu       sync.Mutex
 	machines map[string]*fakeMachine
 	images   map[string]bool
+	creates  int // Create calls
 }
 
 func newFake() *fakeMachines {
@@ -60,6 +61,7 @@ func (f *fakeMachines) get(ref string) (fakeMachine, bool) {
 func (f *fakeMachines) Create(_ context.Context, s machines.Spec, from string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.creates++
 	if _, ok := f.machines[s.Ref]; !ok {
 		f.machines[s.Ref] = &fakeMachine{spec: s, running: true, from: from, limits: s.Limits}
 	}
@@ -257,6 +259,34 @@ func TestMachineOnItsHost(t *testing.T) {
 	}
 	eventually(t, "delete through b removes the machine on a", func() bool { _, ok := fa.get("vm-7"); return !ok })
 	eventually(t, "and forgets it", func() bool { _, ok, _ := a.machine(ctx, "vm-7"); return !ok })
+}
+
+// TestMachineBuiltDuringItsBuild: a machine is created and booted while the simulator's build
+// runs, without waiting for a poll, so the poll that finds the build done finds the machine up
+// and creates nothing more.
+func TestMachineBuiltDuringItsBuild(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, _, fa, _ := replicas(t)
+	ticket, err := a.Build(ctx, datacenter.BuildSpec{OrderID: 11, DatacenterID: 1, PlanID: 102, TemplateID: 1, OSType: "linux", Hostname: "early"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the machine is up before any poll", func() bool { m, ok := fa.get("vm-11"); return ok && m.running })
+	eventually(t, "and recorded as built", func() bool { row, _, _ := a.machine(ctx, "vm-11"); return row.Created })
+	built, err := a.Poll(ctx, ticket)
+	if err != nil || !built.Done || built.Machine.IPv4 != "198.18.0.12" {
+		t.Fatalf("Poll = %+v, %v; want done at 198.18.0.12", built, err)
+	}
+	fa.mu.Lock()
+	creates := fa.creates
+	fa.mu.Unlock()
+	if creates != 1 {
+		t.Fatalf("%d creates on the host, want 1", creates)
+	}
+	if ops, err := a.state.PendingMachineOps(ctx, "host-a", "", 100); err != nil || len(ops) != 0 {
+		t.Fatalf("pending ops after the build: %+v, %v; want none", ops, err)
+	}
 }
 
 // TestSnapshotOnItsHost: a snapshot's image is a copy made on the machine's host, sized in

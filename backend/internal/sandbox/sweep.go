@@ -59,6 +59,10 @@ func (d *Datacenter) sweepAbandoned(ctx context.Context) {
 			d.log.ErrorContext(ctx, "remove the machine of a timed-out order", slog.String("machine", m.Ref), slog.Any("error", err))
 			continue
 		}
+		// The create a poll asked for and stopped waiting for, if any: nobody reads it now.
+		if err := d.state.DeleteMachineOp(ctx, createOpID(m.Ref)); err != nil {
+			d.log.WarnContext(ctx, "forget machine op", slog.String("op", createOpID(m.Ref)), slog.Any("error", err))
+		}
 		d.log.InfoContext(ctx, "removed the machine of a timed-out order", slog.String("machine", m.Ref), slog.Bool("built", m.Created))
 	}
 }

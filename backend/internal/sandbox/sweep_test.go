@@ -142,4 +142,9 @@ func TestMachinesOfTimedOutOrdersAreRemoved(t *testing.T) {
 	if ops, err := st.PendingMachineOps(ctx, "host-b", "", 100); err != nil || len(ops) != 0 {
 		t.Fatalf("host b's pending ops at the end: %+v, %v; want none", ops, err)
 	}
+	for _, ref := range []string{"vm-1", "vm-2", "vm-4"} {
+		if op, err := st.MachineOp(ctx, createOpID(ref)); err == nil {
+			t.Errorf("op %s of an abandoned build left: %+v", op.ID, op)
+		}
+	}
 }
