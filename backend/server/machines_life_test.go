@@ -117,10 +117,16 @@ func (l life) deploy(t *testing.T, body string) api.InstanceDetailView {
 	r.WantStatus(t, http.StatusCreated, "")
 	var c api.CreatedOrderView
 	r.Data(t, &c)
-	l.runDue(t)
+	// The machine boots while the build runs; the build is done at the first tick after it is up.
 	var o api.OrderView
-	r = l.e.do(t, request{Path: fmt.Sprintf("/orders/%d", c.OrderID), Key: l.key})
-	r.Data(t, &o)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		l.runDue(t)
+		r = l.e.do(t, request{Path: fmt.Sprintf("/orders/%d", c.OrderID), Key: l.key})
+		r.Data(t, &o)
+		if o.Status != "pending" || time.Now().After(deadline) {
+			break
+		}
+	}
 	if o.Status != "deployed" || o.Server == nil {
 		t.Fatalf("order %d is %s, want deployed", c.OrderID, o.Status)
 	}

@@ -65,7 +65,7 @@ func (d *Datacenter) Build(ctx context.Context, spec datacenter.BuildSpec) (stri
 // create (createOpID) tries again. A build given up before its machine is up leaves nothing
 // (see sweep.go).
 func (d *Datacenter) startCreate(ctx context.Context, m store.Machine) {
-	op := store.MachineOp{ID: "build-" + m.Ref, Host: m.Host, Ref: m.Ref, Kind: opCreate}
+	op := store.MachineOp{ID: buildOpID(m.Ref), Host: m.Host, Ref: m.Ref, Kind: opCreate}
 	if _, err := d.state.AddMachineOp(ctx, op); err != nil {
 		d.log.WarnContext(ctx, "start building the machine; its build's poll will", slog.String("machine", m.Ref), slog.Any("error", err))
 		return
@@ -88,6 +88,14 @@ func (d *Datacenter) Poll(ctx context.Context, ticket string) (datacenter.Build,
 		return b, err
 	}
 	if !row.Created {
+		// Still being built by startCreate's op: done at a later poll, once it is up, so this
+		// order's deploy does not wait for its boot and no other order's waits for it either.
+		switch building, err := d.building(ctx, row.Ref); {
+		case err != nil:
+			return datacenter.Build{}, err
+		case building:
+			return datacenter.Build{}, nil
+		}
 		// One create op per machine (its id says so); a failed one is forgotten by outcome, so
 		// the next poll asks again.
 		op := store.MachineOp{ID: createOpID(row.Ref), Ref: row.Ref, Kind: opCreate, Wait: true}
@@ -237,6 +245,22 @@ func (d *Datacenter) change(ctx context.Context, ref, kind string, args map[stri
 	}
 	return nil
 }
+
+// building reports whether startCreate's create of machine ref is still to be applied or
+// being applied (its host deletes the op once applied).
+func (d *Datacenter) building(ctx context.Context, ref string) (bool, error) {
+	op, err := d.state.MachineOp(ctx, buildOpID(ref))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("sandbox: %w", err)
+	}
+	return op.Status == store.MachineOpPending, nil
+}
+
+// buildOpID is the id of startCreate's create of machine ref.
+func buildOpID(ref string) string { return "build-" + ref }
 
 // createOpID is the id of the create Poll asks for: one per machine, so a Poll repeated while
 // it is pending asks nothing more.

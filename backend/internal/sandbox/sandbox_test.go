@@ -31,7 +31,9 @@ type fakeMachines struct {
 	mu       sync.Mutex
 	machines map[string]*fakeMachine
 	images   map[string]bool
-	creates  int // Create calls
+	creates  int           // Create calls
+	gate     chan struct{} // when set, Create waits until it is closed
+	failing  int           // the next Create calls that fail
 }
 
 func newFake() *fakeMachines {
@@ -60,8 +62,18 @@ func (f *fakeMachines) get(ref string) (fakeMachine, bool) {
 
 func (f *fakeMachines) Create(_ context.Context, s machines.Spec, from string) error {
 	f.mu.Lock()
+	gate := f.gate
+	f.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.creates++
+	if f.failing > 0 {
+		f.failing--
+		return errors.New("fake: create failed")
+	}
 	if _, ok := f.machines[s.Ref]; !ok {
 		f.machines[s.Ref] = &fakeMachine{spec: s, running: true, from: from, limits: s.Limits}
 	}
@@ -184,6 +196,22 @@ func replicas(t *testing.T) (a, b *Datacenter, fa, fb *fakeMachines) {
 	return a, b, fa, fb
 }
 
+// pollDone polls ticket through d until its build is done, for a few seconds at most.
+func pollDone(t *testing.T, d *Datacenter, ticket string) datacenter.Build {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, err := d.Poll(context.Background(), ticket)
+		if err != nil {
+			t.Fatalf("Poll %s: %v", ticket, err)
+		}
+		if b.Done {
+			return b
+		}
+	}
+	t.Fatalf("build %s: not done within 5 s", ticket)
+	return datacenter.Build{}
+}
+
 // eventually fails t unless cond holds within a few seconds.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -205,10 +233,7 @@ func TestMachineOnItsHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	built, err := b.Poll(ctx, ticket) // polled by the other replica: created on a, waited for
-	if err != nil || !built.Done {
-		t.Fatalf("Poll = %+v, %v; want done", built, err)
-	}
+	built := pollDone(t, b, ticket) // polled by the other replica: built on a
 	m, ok := fa.get("vm-7")
 	if !ok {
 		t.Fatal("the machine is not on host a, which built it")
@@ -262,17 +287,39 @@ func TestMachineOnItsHost(t *testing.T) {
 }
 
 // TestMachineBuiltDuringItsBuild: a machine is created and booted while the simulator's build
-// runs, without waiting for a poll, so the poll that finds the build done finds the machine up
-// and creates nothing more.
+// runs, without waiting for a poll. A poll while it is still booting says the build is not done
+// (its order waits for the next poll, not the poll for the boot); the poll after it is up finds
+// it and creates nothing more.
 func TestMachineBuiltDuringItsBuild(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	a, _, fa, _ := replicas(t)
+	boot := make(chan struct{})
+	fa.mu.Lock()
+	fa.gate = boot
+	fa.mu.Unlock()
 	ticket, err := a.Build(ctx, datacenter.BuildSpec{OrderID: 11, DatacenterID: 1, PlanID: 102, TemplateID: 1, OSType: "linux", Hostname: "early"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the machine is up before any poll", func() bool { m, ok := fa.get("vm-11"); return ok && m.running })
+	polled := make(chan datacenter.Build, 1)
+	go func() {
+		b, err := a.Poll(ctx, ticket)
+		if err != nil {
+			t.Error(err)
+		}
+		polled <- b
+	}()
+	select {
+	case b := <-polled:
+		if b.Done {
+			t.Fatalf("Poll while the machine boots = %+v; want not done", b)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Poll waited for the machine's boot")
+	}
+	close(boot)
+	eventually(t, "the machine is up without a poll", func() bool { m, ok := fa.get("vm-11"); return ok && m.running })
 	eventually(t, "and recorded as built", func() bool { row, _, _ := a.machine(ctx, "vm-11"); return row.Created })
 	built, err := a.Poll(ctx, ticket)
 	if err != nil || !built.Done || built.Machine.IPv4 != "198.18.0.12" {
@@ -289,6 +336,32 @@ func TestMachineBuiltDuringItsBuild(t *testing.T) {
 	}
 }
 
+// TestPollCreatesWhatTheBuildCouldNot: when the create started with the build fails on the
+// machine's host, the build's poll (through another replica) asks that host again and waits for
+// it, so the order is deployed with its machine rather than waiting for a machine never made.
+func TestPollCreatesWhatTheBuildCouldNot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b, fa, _ := replicas(t)
+	fa.mu.Lock()
+	fa.failing = 1
+	fa.mu.Unlock()
+	ticket, err := a.Build(ctx, datacenter.BuildSpec{OrderID: 12, DatacenterID: 1, PlanID: 102, TemplateID: 1, OSType: "linux", Hostname: "retry"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the build's create is tried, and fails", func() bool {
+		fa.mu.Lock()
+		defer fa.mu.Unlock()
+		return fa.creates == 1
+	})
+	eventually(t, "and forgotten", func() bool { building, err := a.building(ctx, "vm-12"); return err == nil && !building })
+	built := pollDone(t, b, ticket)
+	if m, ok := fa.get("vm-12"); !ok || !m.running || built.Machine.IPv4 != m.spec.IPv4.String() {
+		t.Fatalf("after the poll: machine %+v (%v), build %+v; want it running on a at the build's address", m, ok, built.Machine)
+	}
+}
+
 // TestSnapshotOnItsHost: a snapshot's image is a copy made on the machine's host, sized in
 // whole GB; a build from it runs on that host, from the copy; a restore leaves the machine off.
 func TestSnapshotOnItsHost(t *testing.T) {
@@ -299,9 +372,7 @@ func TestSnapshotOnItsHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if built, err := a.Poll(ctx, ticket); err != nil || !built.Done {
-		t.Fatalf("Poll = %+v, %v", built, err)
-	}
+	pollDone(t, a, ticket)
 	image, err := b.CreateSnapshot(ctx, datacenter.SnapshotSpec{SnapshotID: 11, Ref: "vm-3", DatacenterID: 1, DiskGB: 25})
 	if err != nil {
 		t.Fatal(err)
@@ -318,9 +389,7 @@ func TestSnapshotOnItsHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if built, err := b.Poll(ctx, clone); err != nil || !built.Done {
-		t.Fatalf("Poll of the clone = %+v, %v", built, err)
-	}
+	pollDone(t, b, clone)
 	if m, ok := fa.get("vm-4"); !ok || m.from != image {
 		t.Fatalf("clone on a = %+v, %v; want it built from %s on a, the image's host", m, ok, image)
 	}
@@ -360,9 +429,7 @@ func TestWindowsStaysSimulated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Poll(ctx, linux); err != nil {
-		t.Fatal(err)
-	}
+	pollDone(t, a, linux)
 	if _, err := a.Rebuild(ctx, "vm-10", 5, catalog.OSWindows); err != nil {
 		t.Fatal(err)
 	}
