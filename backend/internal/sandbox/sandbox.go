@@ -15,6 +15,14 @@
 // fullPassEvery. A caller that needs the op's result (a password check, an app install) waits
 // for it; the others return at once, as the simulator's transition already answers the API.
 //
+// # Builds
+//
+// A build asks the machine's host to create and boot the machine at once (startCreate), not
+// waiting for anything, so the machine boots while the simulator's build delay runs. The
+// build's poll is done when the simulator says so and the machine is up: a poll while it still
+// boots says not done, and a poll that finds its create failed asks the host again and waits.
+// A build given up because its order timed out leaves nothing (sweep.go).
+//
 // # Addresses
 //
 // A build's address is derived from its order id in the lower half of the host's range
