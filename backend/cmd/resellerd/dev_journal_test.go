@@ -197,10 +197,9 @@ func TestDevJournalFilters(t *testing.T) {
 	acct := d.accountID(t, d.key)
 	applyLikeTerraform(t, d, receiver(t))
 	d.call(t, "GET", "/api/v1/health", "", "").want(t, 200, "")
-	// The journal is settled once every entry the steps make is in: the deliveries run on a
-	// worker, side by side (order.deployed may land after instance.canceled when both are due
-	// in one tick), and a request is journaled once its handler returns, which a client that
-	// has read the answer may beat.
+	// The journal is settled once every entry the steps make is in. The deliveries run on a
+	// worker, side by side: order.deployed may land after instance.canceled when both are due
+	// in one tick (under load), so waiting for the last event's alone is not enough.
 	for _, route := range []string{"webhook order.deployed", "webhook instance.canceled", "GET /health"} {
 		waitForEntry(t, d, route)
 	}
