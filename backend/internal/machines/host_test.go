@@ -304,16 +304,7 @@ func TestSetLimitsIsRecorded(t *testing.T) {
 }
 
 func TestEgressRules(t *testing.T) {
-	requireRoot(t)
-	old, err := os.ReadFile(ipForward)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.WriteFile(ipForward, old, 0o644) })
-	if err := os.WriteFile(ipForward, []byte("0"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recordAt(t, filepath.Join(t.TempDir(), "ip_forward-before-egress"))
+	forwardingOff(t)
 	for _, egress := range []bool{false, true} {
 		m := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.209.0/24"), Egress: egress, Logger: testLogger(t)})
 		rules := iptablesSave(t)
@@ -337,16 +328,7 @@ func TestEgressRules(t *testing.T) {
 // TestEgressForwardingKeptForOthers: of two Managers with egress, the first closed leaves IPv4
 // forwarding on for the other's machines; the last puts it back as it was.
 func TestEgressForwardingKeptForOthers(t *testing.T) {
-	requireRoot(t)
-	old, err := os.ReadFile(ipForward)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.WriteFile(ipForward, old, 0o644) })
-	if err := os.WriteFile(ipForward, []byte("0"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	recordAt(t, filepath.Join(t.TempDir(), "ip_forward-before-egress"))
+	forwardingOff(t)
 	first := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.209.0/24"), Egress: true, Logger: testLogger(t)})
 	second := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.210.0/24"), Egress: true, Logger: testLogger(t)})
 	if err := first.Close(context.Background()); err != nil {
@@ -363,10 +345,21 @@ func TestEgressForwardingKeptForOthers(t *testing.T) {
 	}
 }
 
-// recordAt moves forwardRecord to path for the test.
-func recordAt(t *testing.T, path string) {
+// forwardingOff turns host-wide IPv4 forwarding off for the test, and puts it back as it was
+// afterwards; forwardRecord is the test's own meanwhile.
+func forwardingOff(t *testing.T) {
+	t.Helper()
+	requireRoot(t)
+	old, err := os.ReadFile(ipForward)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.WriteFile(ipForward, old, 0o644) })
+	if err := os.WriteFile(ipForward, []byte("0"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	was := forwardRecord
-	forwardRecord = path
+	forwardRecord = filepath.Join(t.TempDir(), "ip_forward-before-egress")
 	t.Cleanup(func() { forwardRecord = was })
 }
 
