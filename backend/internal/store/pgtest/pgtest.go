@@ -59,12 +59,13 @@ type Shared struct {
 	err  error
 }
 
-// Database returns the URL of a new, empty database for t, or skips t when no server can be had.
+// Database returns the URL of a new, empty database for t, or skips t when no server can be had
+// (fails it under CI: see skipOrFail).
 func (s *Shared) Database(t testing.TB) string {
 	t.Helper()
 	s.once.Do(func() { s.srv, s.err = Start(context.Background()) })
 	if s.err != nil {
-		t.Skipf("PostgreSQL tests skipped: %s", oneLine(s.err))
+		skipOrFail(t, s.err)
 	}
 	dsn, err := s.srv.CreateDatabase(context.Background())
 	if err != nil {
@@ -218,6 +219,16 @@ func binaries() (initdb, pgctl string, err error) {
 		}
 	}
 	return "", "", fmt.Errorf("initdb and pg_ctl not found on PATH (install PostgreSQL, or set %s)", EnvURL)
+}
+
+// skipOrFail skips t for want of a PostgreSQL server, except under CI (CI set), where a
+// PostgreSQL test that does not run is a failure: .ci/run installs PostgreSQL where missing.
+func skipOrFail(t testing.TB, err error) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("PostgreSQL tests must run under CI: %s", oneLine(err))
+	}
+	t.Skipf("PostgreSQL tests skipped: %s", oneLine(err))
 }
 
 func isFile(path string) bool {
