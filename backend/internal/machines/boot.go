@@ -62,7 +62,7 @@ type control struct {
 }
 
 func newControl(conn net.Conn, m *Manager, ref string) *control {
-	c := &control{conn: conn, enc: json.NewEncoder(conn), ready: make(chan struct{}),
+	c := &control{conn: conn, enc: agent.NewEncoder(conn), ready: make(chan struct{}),
 		pending: map[int64]chan agent.Message{}, closed: make(chan struct{})}
 	go c.read(m, ref)
 	return c
@@ -75,11 +75,19 @@ func (c *control) send(msg agent.Message) error {
 	return c.enc.Encode(msg)
 }
 
-// read dispatches the agent's messages until the channel closes (the machine is gone).
+// read dispatches the agent's messages until the channel closes (the machine is gone). A
+// channel that cannot be read any more (a line over agent.MaxLine) is closed, which ends the
+// machine as a crash does, rather than leaving it running with nothing answering its calls.
 func (c *control) read(m *Manager, ref string) {
 	defer close(c.closed)
 	sc := bufio.NewScanner(c.conn)
-	sc.Buffer(make([]byte, 64<<10), 4*agent.MaxOutput)
+	sc.Buffer(make([]byte, 64<<10), agent.MaxLine)
+	defer func() {
+		if err := sc.Err(); err != nil {
+			m.log.Error("machine control channel broken; the machine stops", "ref", ref, "error", err)
+			_ = c.conn.Close()
+		}
+	}()
 	readyOnce := sync.Once{}
 	for sc.Scan() {
 		var msg agent.Message

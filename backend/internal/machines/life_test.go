@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/agent"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/machineinit"
 )
 
@@ -156,6 +157,15 @@ func TestMachineLife(t *testing.T) {
 			out := mustSSH(t, ip, password, "ps -o stat,args | awk '$1 ~ /^Z/' | wc -l")
 			if strings.TrimSpace(out) != "0" {
 				t.Fatalf("%s zombies in the machine", strings.TrimSpace(out))
+			}
+		}},
+		{"Run returns MaxOutput of output that JSON escapes six times over", func(t *testing.T) {
+			out, code, err := m.Run(ctx, "vm-1", `head -c 300000 /dev/zero | tr '\0' '\1'`, nil)
+			if err != nil || code != 0 || len(out) != agent.MaxOutput || strings.Trim(out, "\x01") != "" {
+				t.Fatalf("Run = %d bytes, %d, %v; want the last %d bytes of \\x01", len(out), code, err, agent.MaxOutput)
+			}
+			if _, _, err := m.Run(ctx, "vm-1", "true", nil); err != nil {
+				t.Fatalf("the control channel after a large answer: %v", err)
 			}
 		}},
 		{"reboot, poweroff and halt inside do nothing: power is the API's", func(t *testing.T) {

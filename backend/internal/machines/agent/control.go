@@ -3,6 +3,8 @@ package agent
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
+	"io"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -43,6 +45,19 @@ type Message struct {
 // MaxOutput bounds the output an OpResult carries (its tail is kept: an install log's end says
 // why it failed).
 const MaxOutput = 256 << 10
+
+// MaxLine bounds one line of the channel read by the host: an OpResult's MaxOutput bytes of
+// output, each of which JSON may write as six (a control byte is \u00XX), with room for the
+// message's other fields.
+const MaxLine = 8 * MaxOutput
+
+// NewEncoder is the channel's writer on either end. HTML escaping is off: it would write every
+// <, > and & of an install log as six bytes, for nobody's browser.
+func NewEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}
 
 // HashPassword is how a machine's password is stored (in the machine's directory on the host,
 // mode 0600) and handed to its agent: bcrypt, at HashCost, over the password's SHA-256 in

@@ -82,7 +82,7 @@ func runAgent() int {
 		return fail(fmt.Errorf("control channel: %w", err))
 	}
 	_ = f.Close()
-	a := &agentState{out: json.NewEncoder(conn), ready: make(chan struct{})}
+	a := &agentState{out: NewEncoder(conn), ready: make(chan struct{})}
 	key, err := loadHostKey(HostKeyPath)
 	if err != nil {
 		return fail(err)
