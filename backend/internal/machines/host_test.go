@@ -216,6 +216,9 @@ func TestCreateFromASnapshotAndRetriedCalls(t *testing.T) {
 	if err := m.Create(ctx, Spec{Ref: "vm-5", Hostname: "five", Template: "t", IPv4: netip.MustParseAddr("198.18.206.50")}, "no-such-image"); err == nil {
 		t.Fatal("Create from a snapshot this host lacks: nil, want an error")
 	}
+	if _, err := os.Stat(filepath.Join(m.o.Dir, "machines", "vm-5")); !os.IsNotExist(err) {
+		t.Errorf("a failed Create left vm-5's directory (%v)", err)
+	}
 	if err := m.DeleteSnapshot(ctx, "img"); err != nil {
 		t.Fatal(err)
 	}

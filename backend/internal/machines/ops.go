@@ -22,8 +22,11 @@ func (m *Manager) Create(ctx context.Context, s Spec, fromSnapshot string) error
 		return err
 	}
 	defer mc.mu.Unlock()
-	if mc.load() == nil {
+	switch err := mc.load(); {
+	case err == nil:
 		return m.start(ctx, mc)
+	case !errors.Is(err, ErrNotFound): // never a fresh disk over one whose spec cannot be read
+		return err
 	}
 	r := record{Ref: s.Ref, Hostname: s.Hostname, Template: s.Template, IPv4: s.IPv4, Username: s.Username, Limits: s.Limits}
 	release, err := m.validate(r)

@@ -28,9 +28,12 @@ func (m *Manager) Snapshot(ctx context.Context, ref, image string) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	tmp := dir + ".tmp"
-	_ = os.RemoveAll(tmp)
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
+	// A hidden name: names (refPattern) never start with a dot, so it is never another image.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return 0, fmt.Errorf("snapshot %s: %w", image, err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+image+"-*")
+	if err != nil {
 		return 0, fmt.Errorf("snapshot %s: %w", image, err)
 	}
 	if err := copyTree(ctx, disk(mc.dir).upper, filepath.Join(tmp, "upper")); err != nil {

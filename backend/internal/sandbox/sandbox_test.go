@@ -14,6 +14,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
 
@@ -179,7 +180,7 @@ func replicas(t *testing.T) (a, b *Datacenter, fa, fb *fakeMachines) {
 	s := sim.New(sim.Options{Clock: fixedClock{time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}, State: st})
 	open := func(host, cidr string) (*Datacenter, *fakeMachines) {
 		f := newFake()
-		d, err := New(Options{Sim: s, State: st, Machines: f, Catalog: catalog.New(), Host: host,
+		d, err := New(Options{Sim: s, State: ordersDeployed{st}, Machines: f, Catalog: catalog.New(), Host: host,
 			CIDR: netip.MustParsePrefix(cidr), LookEvery: 10 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
@@ -210,6 +211,14 @@ func pollDone(t *testing.T, d *Datacenter, ticket string) datacenter.Build {
 	}
 	t.Fatalf("build %s: not done within 5 s", ticket)
 	return datacenter.Build{}
+}
+
+// ordersDeployed is the store with every order deployed: these tests make no orders, and a
+// machine whose order is not stored counts as abandoned (see sweep.go).
+type ordersDeployed struct{ State }
+
+func (ordersDeployed) OrderByID(_ context.Context, id int64) (store.Order, error) {
+	return store.Order{ID: id, Status: store.OrderDeployed}, nil
 }
 
 // eventually fails t unless cond holds within a few seconds.

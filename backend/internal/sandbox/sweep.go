@@ -17,9 +17,10 @@ import (
 // and the reconciler sweeps every SweepEvery. The sweep reads this host's machines (rows that
 // exist now, not every row ever stored) and the order of each.
 
-// abandoned reports whether the order machine ref was built for has timed out. A machine whose
-// order is deployed, still pending, or no longer stored (purged after its retention, long after
-// its deploy) is not abandoned.
+// abandoned reports whether the order machine ref was built for has timed out, or is no longer
+// stored: only timed-out orders are purged (service.PurgeDue, after OrderRetention), so a host
+// down for longer than that finds no order at all. A machine whose order is deployed or still
+// pending is not abandoned.
 func (d *Datacenter) abandoned(ctx context.Context, ref string) (bool, error) {
 	id := orderOf(ref)
 	if id == 0 {
@@ -28,7 +29,7 @@ func (d *Datacenter) abandoned(ctx context.Context, ref string) (bool, error) {
 	o, err := d.state.OrderByID(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return false, nil
+		return true, nil
 	case err != nil:
 		return false, err
 	}

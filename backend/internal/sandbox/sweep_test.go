@@ -41,9 +41,9 @@ func (o *orderStatuses) OrderByID(_ context.Context, id int64) (store.Order, err
 
 // TestMachinesOfTimedOutOrdersAreRemoved: a build given up when its order timed out leaves no
 // machine and no row, whichever step it had reached: a create asked of a host that was down, to
-// be applied when it came back, or a machine created before the order timed out. Machines of deployed
-// and pending orders, and of orders no longer stored, are kept. Each step is followed by what
-// host b then holds.
+// be applied when it came back, or a machine created before the order timed out, or one whose
+// timed-out order has been purged since. Machines of deployed and pending orders are kept. Each
+// step is followed by what host b then holds.
 func TestMachinesOfTimedOutOrdersAreRemoved(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -118,14 +118,14 @@ func TestMachinesOfTimedOutOrdersAreRemoved(t *testing.T) {
 			pollDone(t, b, build(b, 4))
 			orders.set(4, store.OrderTimedOut)
 		}, map[string]want{"vm-3": {true, true}, "vm-4": {false, false}}},
-		{"vm-5's order is no longer stored (purged); vm-6's is pending", func() {
+		{"vm-5's timed-out order is purged; vm-6's is pending", func() {
 			pollDone(t, b, build(b, 5))
 			orders.mu.Lock()
 			delete(orders.status, 5)
 			orders.mu.Unlock()
 			pollDone(t, b, build(b, 6))
-			time.Sleep(100 * time.Millisecond) // several sweeps
-		}, map[string]want{"vm-3": {true, true}, "vm-5": {true, true}, "vm-6": {true, true}}},
+			time.Sleep(100 * time.Millisecond) // several sweeps, so what is kept was swept over
+		}, map[string]want{"vm-3": {true, true}, "vm-5": {false, false}, "vm-6": {true, true}}},
 	}
 	for _, step := range steps {
 		step.do()
