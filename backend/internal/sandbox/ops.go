@@ -310,8 +310,9 @@ func (d *Datacenter) run(ctx context.Context, ref string, a map[string]string) o
 // Run is the reconciler: until ctx ends it applies the ops other replicas ask of this host,
 // looking whenever the database's change version moves (or cannot be told: on SQLite, or while
 // PostgreSQL's notifications are not heard, it looks at every tick) and at least every
-// fullPassEvery. It needs no wake from this process: an op this process asks of its own host
-// is applied in the call that asks it.
+// fullPassEvery. An op this process asks of its own host is applied in the call that asks it,
+// except a build's create (startCreate), which nobody waits for: that one wakes Run
+// (wakeReconciler). Every sweepEvery it also removes the machines of timed-out orders.
 func (d *Datacenter) Run(ctx context.Context) {
 	ticker := time.NewTicker(d.look)
 	defer ticker.Stop()
