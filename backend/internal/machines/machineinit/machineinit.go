@@ -38,7 +38,7 @@ import (
 // (package agent). The agent never passes it to what users run.
 const EnvRole = "RESELLER_MACHINE_ROLE"
 
-// EnvBoot carries the Boot (JSON) from the host to init and from init to the agent.
+// EnvBoot carries the Boot (JSON) from the host to init.
 const EnvBoot = "RESELLER_MACHINE_BOOT"
 
 // The roles.
@@ -67,15 +67,11 @@ type Boot struct {
 
 // Env is the environment that starts a machine's init with b.
 func (b Boot) Env() ([]string, error) {
-	return b.envAs(RoleInit)
-}
-
-func (b Boot) envAs(role string) ([]string, error) {
 	data, err := json.Marshal(b)
 	if err != nil {
 		return nil, err
 	}
-	return []string{EnvRole + "=" + role, EnvBoot + "=" + string(data)}, nil
+	return []string{EnvRole + "=" + RoleInit, EnvBoot + "=" + string(data)}, nil
 }
 
 func bootFromEnv() (Boot, error) {

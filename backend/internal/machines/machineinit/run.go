@@ -32,7 +32,7 @@ func runInit() int {
 		return fail(err)
 	}
 	ours, theirs := os.NewFile(uintptr(gate[0]), "gate"), os.NewFile(uintptr(gate[1]), "gate")
-	agentPID, err := startAgent(b, theirs)
+	agentPID, err := startAgent(theirs)
 	theirs.Close()
 	if err != nil {
 		return fail(err)
@@ -72,7 +72,7 @@ func DropSignals(extra ...os.Signal) {
 // startAgent starts the agent from an OS thread whose bounding set lost every capability
 // outside keptCaps; the bounding set is per thread and a child inherits its forking thread's.
 // The thread is never unlocked, so the Go runtime discards it when the goroutine ends.
-func startAgent(b Boot, gate *os.File) (int, error) {
+func startAgent(gate *os.File) (int, error) {
 	type started struct {
 		pid int
 		err error
@@ -80,25 +80,21 @@ func startAgent(b Boot, gate *os.File) (int, error) {
 	ch := make(chan started, 1)
 	go func() {
 		runtime.LockOSThread()
-		pid, err := startReduced(b, gate)
+		pid, err := startReduced(gate)
 		ch <- started{pid, err}
 	}()
 	s := <-ch
 	return s.pid, s.err
 }
 
-func startReduced(b Boot, gate *os.File) (int, error) {
+func startReduced(gate *os.File) (int, error) {
 	if err := DropBoundingSet(); err != nil {
-		return 0, err
-	}
-	env, err := b.envAs(RoleAgent)
-	if err != nil {
 		return 0, err
 	}
 	cmd := &exec.Cmd{
 		Path:       "/proc/self/exe",
 		Args:       []string{"reseller-agent"},
-		Env:        append(env, "GOMAXPROCS=1", "GOGC=50"),
+		Env:        []string{EnvRole + "=" + RoleAgent, "GOMAXPROCS=1", "GOGC=50"}, // the host's own settings for a machine's processes (boot.go)
 		Dir:        "/",
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
