@@ -338,6 +338,12 @@ func (p *scpPeer) sendAll(paths []string) error {
 }
 
 func (p *scpPeer) send(path string) error {
+	// A newline would end the record early and let the rest of the name pass for a record of
+	// its own (OpenSSH's scp skips such names the same way).
+	if strings.Contains(filepath.Base(path), "\n") {
+		p.warn("%s: skipping, filename contains a newline", strings.ReplaceAll(path, "\n", "?"))
+		return nil
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		p.warn("%s: %s", path, errText(err))

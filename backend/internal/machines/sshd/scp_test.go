@@ -318,6 +318,28 @@ func TestOpenSSHLegacySCP(t *testing.T) {
 	}
 }
 
+// TestSCPSourceSkipsNamesWithANewline: a file whose name holds a newline and what looks like a
+// record is skipped with a warning, never sent as two records.
+func TestSCPSourceSkipsNamesWithANewline(t *testing.T) {
+	t.Parallel()
+	c := startServer(t, withoutSCP).client(t)
+	dir := t.TempDir()
+	for name, data := range map[string]string{"a\nC0644 4 injected": "evil", "ok.txt": "ok"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, _ := run(t, c, "scp -r -f "+dir, strings.NewReader(strings.Repeat("\x00", 32)))
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasSuffix(line, "C0644 4 injected") {
+			t.Fatalf("a name's newline made a record of its own: %q", out)
+		}
+	}
+	if !strings.Contains(out, "C0644 2 ok.txt") || !strings.Contains(out, "skipping, filename contains a newline") {
+		t.Fatalf("want ok.txt sent and the other skipped with a warning: %q", out)
+	}
+}
+
 func TestOpenSSHSFTP(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t, withoutSCP)
