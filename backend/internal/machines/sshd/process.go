@@ -42,6 +42,11 @@ type job struct {
 	outputs []*os.File
 	copying sync.WaitGroup
 
+	// stdin is the parent's end of the stdin pipe (nil with a PTY). wait closes it: a process
+	// left in the background holding stdin without reading it would otherwise keep its copier
+	// blocked, and the pipe open, after the session.
+	stdin *os.File
+
 	exited chan struct{} // closed once the process has exited and been reaped
 }
 
@@ -104,7 +109,7 @@ func startWithPipes(cmd *exec.Cmd, ss *session) (*job, error) {
 		closeFiles(stdinW, stdoutR, stderrR)
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
-	j := &job{cmd: cmd, outputs: []*os.File{stdoutR, stderrR}, exited: make(chan struct{})}
+	j := &job{cmd: cmd, outputs: []*os.File{stdoutR, stderrR}, stdin: stdinW, exited: make(chan struct{})}
 	go func() {
 		_, _ = io.Copy(stdinW, ss.ch)
 		_ = stdinW.Close()
@@ -180,6 +185,9 @@ func (j *job) wait() exitResult {
 	}
 	j.copying.Wait()
 	closeFiles(j.outputs...)
+	if j.stdin != nil {
+		_ = j.stdin.Close()
+	}
 	return exitResultOf(j.cmd.ProcessState, err)
 }
 
