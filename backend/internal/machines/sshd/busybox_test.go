@@ -15,10 +15,7 @@ import (
 // machines' default image does: exec, a login shell, a PTY, and an scp upload with no scp.
 func TestBusyboxMachineShell(t *testing.T) {
 	t.Parallel()
-	busybox, err := exec.LookPath("busybox")
-	if err != nil {
-		t.Skip("busybox not installed")
-	}
+	busybox := needTool(t, "busybox")
 	bin := t.TempDir()
 	if out, err := exec.Command(busybox, "--install", "-s", bin).CombinedOutput(); err != nil {
 		t.Fatalf("busybox --install: %v\n%s", err, out)

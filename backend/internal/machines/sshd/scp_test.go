@@ -256,15 +256,28 @@ func openSSH(t *testing.T, ts *testServer, tool string, args ...string) string {
 	return openSSHWithInput(t, ts, "", tool, args...)
 }
 
+// needTool returns the path of the command bin, or skips t without it, except under CI (CI
+// set), where the test fails: .ci/run installs what these tests drive (busybox-static, sshpass,
+// openssh-client).
+func needTool(t *testing.T, bin string) string {
+	t.Helper()
+	path, err := exec.LookPath(bin)
+	if err == nil {
+		return path
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s not installed: this test must run under CI", bin)
+	}
+	t.Skipf("%s not installed", bin)
+	return ""
+}
+
 // openSSHWithInput is openSSH with stdin (sftp reads its commands there; its -b would turn
 // password logins off).
 func openSSHWithInput(t *testing.T, ts *testServer, stdin, tool string, args ...string) string {
 	t.Helper()
-	for _, bin := range []string{tool, "sshpass"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed", bin)
-		}
-	}
+	needTool(t, tool)
+	needTool(t, "sshpass")
 	_, port, _ := strings.Cut(ts.addr, ":")
 	portFlag := "-P"
 	if tool == "ssh" {

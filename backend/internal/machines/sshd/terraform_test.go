@@ -55,17 +55,11 @@ func TestTerraformProvisioners(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs terraform")
 	}
-	tf, err := exec.LookPath("terraform")
-	if err != nil {
-		t.Skip("terraform not installed")
-	}
+	tf := needTool(t, "terraform")
 	// The commands find chmod (Terraform runs it on its script) and cat, and no scp.
 	bin := t.TempDir()
 	for _, tool := range []string{"chmod", "cat"} {
-		path, err := exec.LookPath(tool)
-		if err != nil {
-			t.Skipf("%s not installed", tool)
-		}
+		path := needTool(t, tool)
 		if err := os.Symlink(path, filepath.Join(bin, tool)); err != nil {
 			t.Fatal(err)
 		}
