@@ -137,11 +137,21 @@ type outcomeOf struct {
 	err    error
 }
 
+// removals are the ops that free what a machine holds on its host. One that fails with nobody
+// waiting for it stays pending and is tried again at the next pass: the service has already
+// counted the machine or image gone, so nothing else would ever remove it.
+var removals = map[string]bool{opDelete: true, opDeleteSnapshot: true}
+
 // finish records an applied op: its outcome for the caller waiting for it, or nothing (the
-// row goes) when nobody waits. A failure nobody waits for is logged.
+// row goes) when nobody waits. A failure nobody waits for is logged, and a removal's is kept
+// to be tried again.
 func (d *Datacenter) finish(ctx context.Context, op store.MachineOp, out outcomeOf) {
 	var err error
 	switch {
+	case !op.Wait && out.err != nil && removals[op.Kind]:
+		d.log.ErrorContext(ctx, "machine removal failed; tried again at the next pass", slog.String("op", op.Kind),
+			slog.String("machine", op.Ref), slog.Any("error", out.err))
+		return
 	case op.Wait && out.err != nil:
 		err = d.state.FinishMachineOp(ctx, op.ID, store.MachineOpFailed, out.err.Error(), out.exit)
 	case op.Wait:

@@ -35,6 +35,8 @@ type fakeMachines struct {
 	creates  int           // Create calls
 	gate     chan struct{} // when set, Create waits until it is closed
 	failing  int           // the next Create calls that fail
+
+	failingDeletes int // the next Delete calls that fail
 }
 
 func newFake() *fakeMachines {
@@ -141,6 +143,10 @@ func (f *fakeMachines) DeleteSnapshot(_ context.Context, image string) error {
 func (f *fakeMachines) Delete(_ context.Context, ref string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.failingDeletes > 0 {
+		f.failingDeletes--
+		return errors.New("fake: delete failed")
+	}
 	delete(f.machines, ref)
 	return nil
 }
@@ -288,10 +294,13 @@ func TestMachineOnItsHost(t *testing.T) {
 		return m.limits == machines.Limits{CPUs: 4, MemoryMB: 8192} && m.running
 	})
 
+	fa.mu.Lock()
+	fa.failingDeletes = 2 // on the host; b, which asked, has long returned
+	fa.mu.Unlock()
 	if err := b.Delete(ctx, "vm-7"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "delete through b removes the machine on a", func() bool { _, ok := fa.get("vm-7"); return !ok })
+	eventually(t, "delete through b removes the machine on a, though its first two tries fail", func() bool { _, ok := fa.get("vm-7"); return !ok })
 	eventually(t, "and forgets it", func() bool { _, ok, _ := a.machine(ctx, "vm-7"); return !ok })
 }
 
