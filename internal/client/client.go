@@ -68,7 +68,7 @@ type Config struct {
 // Client calls the Reseller API. It is safe for concurrent use by every resource of a provider.
 //
 // Retries: a request is repeated, at most MaxRetries times, when the answer is 429 (after its
-// Retry-After), or when it is 502/503 or a network error and the request is replayable (GET, PUT,
+// Retry-After), or when it is 502/503/504 or a network error and the request is replayable (GET, PUT,
 // PATCH, DELETE, or marked retrySafe, or carrying an Idempotency-Key); a plain POST is repeated
 // only after a 429 or a dial error, the two cases where the server certainly did not process it.
 //

@@ -941,3 +941,64 @@ func TestCheckEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestUnavailableIsOnlyWhatMaySendAgain: after its retries the client reports an
+// UnavailableError (which a wait rides out, sending the request again) only when the API was
+// unreachable or answered as unavailable and each attempt was safe to repeat: a write that may
+// have reached the server, or a real answer of the API, is never reported as unavailable.
+func TestUnavailableIsOnlyWhatMaySendAgain(t *testing.T) {
+	t.Parallel()
+	get := client.TestRequest{Method: http.MethodGet}
+	keyed := client.TestRequest{Method: http.MethodPost, IdempotencyKey: "k", Body: map[string]int{"server_id": 1}}
+	plain := client.TestRequest{Method: http.MethodPost, Body: map[string]string{"action": "reboot"}}
+	tests := []struct {
+		name            string
+		req             client.TestRequest
+		answer          http.HandlerFunc
+		wantAttempts    int
+		wantUnavailable bool
+	}{
+		{"GET 503 from a proxy", get, raw(http.StatusServiceUnavailable, "text/html", "<h1>down</h1>"), 3, true},
+		{"GET 504 from a proxy", get, raw(http.StatusGatewayTimeout, "text/html", "<h1>timeout</h1>"), 3, true},
+		{"GET 503 service_unavailable", get, apiError(http.StatusServiceUnavailable, client.CodeServiceUnavailable, "busy", nil, nil), 3, true},
+		{"keyed POST after hang-ups", keyed, hangup, 3, true},
+		{"GET 502 provider_error is an answer", get, apiError(http.StatusBadGateway, client.CodeProviderError, "datacenter failed", nil, nil), 3, false},
+		{"plain POST 503 not repeated", plain, raw(http.StatusServiceUnavailable, "text/html", "<h1>down</h1>"), 1, false},
+		{"plain POST after a hang-up not repeated", plain, hangup, 1, false},
+		{"GET 500 is an answer", get, apiError(http.StatusInternalServerError, client.CodeServerError, "bug", nil, nil), 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newStub(t, tt.answer)
+			c := newClient(t, client.Config{Endpoint: s.endpoint(), MaxRetries: 2})
+			tt.req.Path = "/thing"
+			_, err := c.DoForTest(context.Background(), tt.req, nil)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			if n := len(s.requests()); n != tt.wantAttempts {
+				t.Errorf("attempts: got %d, want %d", n, tt.wantAttempts)
+			}
+			if got := client.IsUnavailable(err); got != tt.wantUnavailable {
+				t.Errorf("IsUnavailable(%v) = %v, want %v", err, got, tt.wantUnavailable)
+			}
+		})
+	}
+	t.Run("plain POST to a closed port was never sent", func(t *testing.T) {
+		t.Parallel()
+		c := newClient(t, client.Config{Endpoint: closedEndpoint(t), MaxRetries: 1})
+		_, err := c.DoForTest(context.Background(), client.TestRequest{Method: http.MethodPost, Path: "/thing"}, nil)
+		if !client.IsUnavailable(err) || !strings.Contains(err.Error(), "giving up after 2 attempts") {
+			t.Errorf("got %v, want an UnavailableError after 2 attempts", err)
+		}
+	})
+	t.Run("max retries zero still says unavailable", func(t *testing.T) {
+		t.Parallel()
+		c := newClient(t, client.Config{Endpoint: closedEndpoint(t)})
+		_, err := c.DoForTest(context.Background(), get, nil)
+		if !client.IsUnavailable(err) || strings.Contains(err.Error(), "giving up") {
+			t.Errorf("got %v, want an UnavailableError of one attempt", err)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -38,12 +39,47 @@ func (c *Client) retryPlan(r request, resp *response, err error, attempt int) (t
 	case http.StatusTooManyRequests:
 		// A 429 is answered before any work is done, so every request may be repeated.
 		return c.serverDelay(resp, attempt), "rate limited", true
-	case http.StatusBadGateway, http.StatusServiceUnavailable:
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		if r.replayable() {
 			return c.serverDelay(resp, attempt), "service unavailable", true
 		}
 	}
 	return 0, "", false
+}
+
+// UnavailableError is a request the API could not be reached for, or answered as unavailable
+// (502, 503 or 504 from it or a proxy in front of it, or no complete answer), after every
+// attempt the client allows, and which was safe to send again each time (retryPlan). So a caller
+// that can wait longer, a wait of tfutil.Poll bounded by the operation's own timeout, may send it
+// again: a resellerd that restarts slowly or a database failover then costs time, not the apply.
+// Its text is the familiar "METHOD path: giving up after N attempts: cause".
+type UnavailableError struct {
+	Method, Path string
+	Attempts     int
+	Reason       string // retryPlan's reason for the last retry, e.g. "connection failed before the request was sent"
+	Err          error  // the last attempt's error
+}
+
+func (e *UnavailableError) Error() string {
+	if e.Attempts <= 1 {
+		return fmt.Sprintf("%s %s: %v", e.Method, e.Path, e.Err)
+	}
+	return fmt.Sprintf("%s %s: giving up after %d attempts: %v", e.Method, e.Path, e.Attempts, e.Err)
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// IsUnavailable reports whether err is an *UnavailableError: the API was unreachable or answered
+// as unavailable, and the request may be sent again. A 502 that is the API's own answer with
+// an error code other than service_unavailable (a datacenter's provider_error) is a real
+// outcome, not unavailability, and a 429 is rate_limited (IsCode).
+func IsUnavailable(err error) bool {
+	var u *UnavailableError
+	if !errors.As(err, &u) {
+		return false
+	}
+	apiErr, answered := AsAPIError(u.Err)
+	return !answered || apiErr.Code == "" || apiErr.Code == CodeServiceUnavailable
 }
 
 // serverDelay honours Retry-After when the server sent one, plus a little jitter so parallel

@@ -77,11 +77,11 @@ func (c *Client) doWithMeta(ctx context.Context, r request, out any) (Meta, erro
 			return Meta{}, fmt.Errorf("%s %s: %w", r.method, r.path, ctxErr)
 		}
 		wait, reason, retry := c.retryPlan(r, resp, err, attempt)
-		if !retry || c.maxRetries == 0 {
+		if !retry {
 			return Meta{}, fmt.Errorf("%s %s: %w", r.method, r.path, err)
 		}
-		if attempt > c.maxRetries {
-			return Meta{}, fmt.Errorf("%s %s: giving up after %d attempts: %w", r.method, r.path, attempt, err)
+		if c.maxRetries == 0 || attempt > c.maxRetries {
+			return Meta{}, &UnavailableError{Method: r.method, Path: r.path, Attempts: attempt, Reason: reason, Err: err}
 		}
 		c.logRetry(ctx, attempt, wait, reason, resp, err)
 		if waitErr := c.wait(ctx, wait); waitErr != nil {

@@ -71,7 +71,8 @@ func IsWaitError(err error) bool {
 // interval. The wait is bounded by opts.Timeout (or the context's deadline) and ends at once
 // when ctx is canceled; either end returns a *WaitError. Progress (status changes and elapsed
 // time) is logged with tflog, so TF_LOG=INFO shows what a long apply is waiting for. A check
-// that fails with rate_limited is not an error: the wait goes on, within its bound.
+// that fails with rate_limited, or because the API is unavailable (passingFailure), is not an
+// error: the wait goes on, within its bound, and each such check is logged with its cause.
 func Poll(ctx context.Context, opts PollOptions, check PollFunc) error {
 	opts = pollDefaults(opts)
 	var cancel context.CancelFunc
@@ -92,10 +93,12 @@ func Poll(ctx context.Context, opts PollOptions, check PollFunc) error {
 	for checks := 1; ; checks++ {
 		done, status, err := check(ctx)
 		elapsed := time.Since(start)
-		if err != nil && ctx.Err() == nil && HasCode(err, client.CodeRateLimited) {
-			// The read limit was still hit after the client's own retries (many resources
-			// polling at once can do that): a busy API is no reason to fail the wait.
-			done, status, err = false, "rate limited", nil
+		if err != nil && ctx.Err() == nil {
+			if passing, ok := passingFailure(err); ok {
+				tflog.Info(ctx, "the Reseller API did not answer "+opts.What+"'s check; trying again within the wait's bound",
+					map[string]any{"cause": passing, "error": err.Error(), "elapsed": elapsed.Round(time.Second).String(), "checks": checks})
+				done, status, err = false, passing, nil
+			}
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -116,6 +119,22 @@ func Poll(ctx context.Context, opts PollOptions, check PollFunc) error {
 		}
 		interval = min(interval*3/2, opts.MaxInterval)
 	}
+}
+
+// passingFailure reports whether a check's error is one a wait rides out, and names it: the
+// read limit still hit after the client's own retries (many resources polling at once can do
+// that), or the API unreachable or unavailable after them (a resellerd restarting slowly, a
+// database failover, a proxy's 502/503/504), which the client only reports for a request it may
+// send again (client.IsUnavailable). Neither is the outcome of the thing waited for, so the
+// wait goes on, bounded by the operation's own timeout rather than by a count of attempts.
+func passingFailure(err error) (string, bool) {
+	switch {
+	case HasCode(err, client.CodeRateLimited):
+		return "rate limited", true
+	case client.IsUnavailable(err):
+		return "API unavailable", true
+	}
+	return "", false
 }
 
 func pollDefaults(opts PollOptions) PollOptions {

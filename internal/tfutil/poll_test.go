@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,5 +124,51 @@ func TestPollKeepsWaitingThroughRateLimits(t *testing.T) {
 	err = Poll(context.Background(), opts, func(context.Context) (bool, string, error) { return false, "", other })
 	if !errors.Is(err, other) {
 		t.Fatalf("Poll = %v, want the not_found error to end the wait", err)
+	}
+}
+
+// TestPollRidesOutAnUnavailableAPI: a wait goes on through an API that is down or answers as
+// unavailable for longer than the client's own retries (a resellerd restarting slowly), bounded
+// by its timeout, not by a count; a real answer of the API (a datacenter's provider_error) still
+// ends it at once.
+func TestPollRidesOutAnUnavailableAPI(t *testing.T) {
+	t.Parallel()
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) <= 7 {
+			http.Error(w, "<h1>502 Bad Gateway</h1>", http.StatusBadGateway) // a proxy in front of a restarting resellerd
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"success":true,"data":{"id":1,"name":"a"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := client.New(client.Config{Endpoint: srv.URL + "/api/v1", APIKey: "k", MaxRetries: 1,
+		MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := PollOptions{What: "thing", Interval: time.Millisecond, MaxInterval: time.Millisecond, Timeout: time.Minute}
+	checks := 0
+	err = Poll(context.Background(), opts, func(ctx context.Context) (bool, string, error) {
+		checks++
+		_, err := c.GetAccount(ctx)
+		return err == nil, "read", err
+	})
+	if err != nil || checks != 4 {
+		t.Fatalf("Poll = %v after %d checks, want nil after 4 (three checks of two attempts each met a 502)", err, checks)
+	}
+
+	failed := fmt.Errorf("reading thing: %w", &client.APIError{Status: 502, Code: client.CodeProviderError})
+	err = Poll(context.Background(), opts, func(context.Context) (bool, string, error) { return false, "", failed })
+	if !errors.Is(err, failed) {
+		t.Fatalf("Poll = %v, want the provider_error to end the wait", err)
+	}
+
+	down := &client.UnavailableError{Method: "GET", Path: "/orders", Attempts: 3, Err: errors.New("connection refused")}
+	short := PollOptions{What: "thing", Interval: time.Millisecond, MaxInterval: time.Millisecond, Timeout: 50 * time.Millisecond}
+	err = Poll(context.Background(), short, func(context.Context) (bool, string, error) { return false, "", down })
+	if !IsWaitError(err) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Poll = %v, want the wait's own timeout to end a wait on an API that stays down", err)
 	}
 }
