@@ -124,11 +124,12 @@ type Server struct {
 	outOfBand interface {
 		SetRootPasswordOutOfBand(ctx context.Context, ref string) error
 	}
-	log      *slog.Logger
-	interval time.Duration // the workers' tick while work waits on the datacenter
-	idle     time.Duration // the workers' longest sleep
-	clock    Clock
-	loops    []workerLoop // the background loops, woken by wake
+	deployFaults deployFaults // what tests armed to happen at a deploy (deploy_faults.go)
+	log          *slog.Logger
+	interval     time.Duration // the workers' tick while work waits on the datacenter
+	idle         time.Duration // the workers' longest sleep
+	clock        Clock
+	loops        []workerLoop // the background loops, woken by wake
 	// idleLoops counts the loops asleep for the idle interval, nothing due before it: when it
 	// is len(loops), nothing runs until a write wakes them (TestIdleWorkersSleepUntilWoken).
 	idleLoops atomic.Int32

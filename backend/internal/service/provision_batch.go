@@ -216,7 +216,7 @@ func (s *Service) pollBuild(ctx context.Context, o store.Order, now time.Time, h
 		b, err := s.dc.Poll(ctx, m.order.Ticket)
 		if err != nil {
 			s.log.WarnContext(ctx, "poll build", slog.Int64("order_id", o.ID), slog.Any("error", err))
-		} else if b.Done {
+		} else if b.Done && s.runDeployHook(ctx, o.ID, b.Machine) {
 			m.machine = &b.Machine
 			return m
 		}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
@@ -95,9 +96,10 @@ type Service struct {
 	sender         delivery.Sender
 	onDelivery     func(outcome string)
 	observer       DeliveryObserver
-	pings          chan struct{} // a slot per test ping in flight (see TestWebhook)
-	attempts       *attemptPool  // the delivery attempts in flight (see DeliverDue)
-	lanes          int           // batches of deploys at once (Config.ProvisionLanes), 1 to MaxProvisionLanes
+	pings          chan struct{}              // a slot per test ping in flight (see TestWebhook)
+	attempts       *attemptPool               // the delivery attempts in flight (see DeliverDue)
+	lanes          int                        // batches of deploys at once (Config.ProvisionLanes), 1 to MaxProvisionLanes
+	deployHook     atomic.Pointer[DeployHook] // tests' injection at a deploy (deploy_hook.go); nil: none
 }
 
 // New wires a Service. All time comes from the clock so tests control it.
