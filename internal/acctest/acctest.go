@@ -203,8 +203,15 @@ func StartBackend(t *testing.T, opts ...Option) *Backend {
 // the same address. It must not run at the same time as another method of b; it may run on a
 // goroutine of its own (it reports rather than stops the test).
 func (b *Backend) Restart(t *testing.T) error {
+	return b.RestartAfter(t, 0)
+}
+
+// RestartAfter is Restart with the backend down for down in between: nothing listens on its
+// address meanwhile, so clients meet refused connections (a slow restart, a failover).
+func (b *Backend) RestartAfter(t *testing.T, down time.Duration) error {
 	addr := b.ts.Listener.Addr().String()
 	b.stop(t)
+	time.Sleep(down)
 	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", addr)
 	if err != nil {
 		return fmt.Errorf("restarting the backend: listening again on %s: %w", addr, err)

@@ -29,7 +29,11 @@ type failureStep struct {
 	// an update from that server. Lines hold plan_id and anything else beside the template,
 	// the apps and the write-only arguments every configuration has.
 	before []string
-	lines  []string
+	// holdBefore keeps the order of the before apply pending (Server.HoldDeploys) until the
+	// failing step releases it, so the apply that resumes the create meets a pending order
+	// however slowly the before apply ran.
+	holdBefore bool
+	lines      []string
 	// fail runs the failing apply (`apply -auto-approve`) and injects the failure; it returns
 	// the apply's output and exit code.
 	fail func(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string, int)
@@ -103,9 +107,10 @@ func failureSteps() []failureStep {
 			// The create is cut short while the order is pending; the apply that resumes it (an
 			// Update) fails at the power change, which an Update cannot taint.
 			name:    "power_off_refused_on_resume",
-			backend: []acctest.Option{acctest.WithDelays(3*time.Second, 100*time.Millisecond)},
+			backend: []acctest.Option{acctest.WithDelays(200*time.Millisecond, 100*time.Millisecond)},
 			before: []string{plan(planMedium), acctest.Attr("power", "off"), acctest.Attr("wait_for_apps", false),
 				createTimeout("1s")},
+			holdBefore: true,
 			lines:      []string{plan(planMedium), acctest.Attr("power", "off"), acctest.Attr("wait_for_apps", false)},
 			fail:       failingDatacenterOnceDeployed,
 			wantCode:   1,
@@ -116,8 +121,9 @@ func failureSteps() []failureStep {
 			// Update) fails at the app install, which an Update cannot taint: the failure is
 			// recorded, and the next apply replaces the server.
 			name:       "app_install_fails_on_resume",
-			backend:    []acctest.Option{acctest.WithDelays(5*time.Second, 500*time.Millisecond)},
+			backend:    []acctest.Option{acctest.WithDelays(200*time.Millisecond, 500*time.Millisecond)},
 			before:     []string{plan(planMedium), createTimeout("1s")},
+			holdBefore: true,
 			lines:      []string{plan(planMedium)},
 			fail:       brokenPasswordOnResume,
 			wantCode:   1,
@@ -127,7 +133,7 @@ func failureSteps() []failureStep {
 		},
 		{
 			name:       "sigterm_to_process_group",
-			backend:    []acctest.Option{acctest.WithDelays(4*time.Second, 100*time.Millisecond)},
+			backend:    []acctest.Option{acctest.WithDelays(200*time.Millisecond, 100*time.Millisecond)},
 			lines:      []string{plan(planMedium)},
 			fail:       sigtermWhilePending,
 			wantCode:   1,
@@ -135,17 +141,27 @@ func failureSteps() []failureStep {
 		},
 		{
 			name:    "resellerd_restarted",
-			backend: []acctest.Option{acctest.WithDelays(3*time.Second, 100*time.Millisecond)},
+			backend: []acctest.Option{acctest.WithDelays(200*time.Millisecond, 100*time.Millisecond)},
 			lines:   []string{plan(planMedium)},
-			fail:    restartWhilePending,
+			fail:    restartWhilePending(0),
 			// The client retries through the restart: the create finishes.
 			wantOutput: `Apply complete! Resources: 1 added`,
 		},
 		{
+			// resellerd is down for 20 s while the create waits on its order (a slow restart, a
+			// database failover): the wait rides it out within the create timeout, however many
+			// of the client's attempts that takes.
+			name:       "resellerd_down_20s",
+			backend:    []acctest.Option{acctest.WithDelays(200*time.Millisecond, 100*time.Millisecond)},
+			lines:      []string{plan(planMedium)},
+			fail:       restartWhilePending(20 * time.Second),
+			wantOutput: `Apply complete! Resources: 1 added`,
+		},
+		{
 			name:    "create_timeout_order_pending",
-			backend: []acctest.Option{acctest.WithDelays(4*time.Second, 100*time.Millisecond)},
+			backend: []acctest.Option{acctest.WithDelays(200*time.Millisecond, 100*time.Millisecond)},
 			lines:   []string{plan(planMedium), createTimeout("1s")},
-			fail:    applyOnce,
+			fail:    applyWhileHeld,
 			wantOutput: `Server not ready yet: the next apply resumes.*order \d+ to be deployed timed out.*` +
 				`Order \d+ is kept in the state \(instance id: not known yet\)`,
 		},
@@ -185,6 +201,9 @@ func runFailureStep(t *testing.T, cli *acctest.CLI, row failureStep, writeOnly b
 		return acctest.ProviderRequirement() + b.ResourceConfig("reseller_instance", lines...)
 	}
 	if row.before != nil {
+		if row.holdBefore {
+			b.Server.HoldDeploys()
+		}
 		cli.Write("main.tf", config(row.before))
 		cli.Run([]string{"apply", "-auto-approve"})
 	}
@@ -282,22 +301,35 @@ func applyOnce(t *testing.T, _ *acctest.Backend, cli *acctest.CLI) (string, int)
 	return cli.Run([]string{"apply", "-auto-approve"}, 0, 1)
 }
 
-// brokenPassword changes the server's root password behind the service's back once its order is
-// deployed, so the installs fail at stage auth_failed.
+// applyWhileHeld runs the apply while no build may deploy (Server.HoldDeploys), so its order is
+// still pending when the create's timeout ends the wait, however slowly the apply runs.
+func applyWhileHeld(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string, int) {
+	t.Helper()
+	b.Server.HoldDeploys()
+	defer b.Server.ReleaseDeploys()
+	return applyOnce(t, b, cli)
+}
+
+// brokenPassword changes the server's root password behind the service's back at its deploy,
+// before any install runs (Server.ChangeRootPasswordAtDeploy), so the installs fail at stage
+// auth_failed.
 func brokenPassword(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string, int) {
 	t.Helper()
-	breakPasswordOnDeploy(t, b)
+	b.Server.ChangeRootPasswordAtDeploy()
 	return applyOnce(t, b, cli)
 }
 
 // brokenPasswordOnResume is brokenPassword for the apply that resumes a create an earlier apply
-// cut short: that order must still be pending, or its installs may have run already.
+// cut short: that order, held (holdBefore), must still be pending; it is released once the
+// password change is armed.
 func brokenPasswordOnResume(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string, int) {
 	t.Helper()
 	if orders := b.Orders(t); len(orders) != 1 || orders[0].Status != client.OrderPending {
-		t.Fatalf("before the resumed apply: got orders %+v, want one pending (raise the row's deploy delay)", orders)
+		t.Fatalf("before the resumed apply: got orders %+v, want one pending (the row must hold its deploy)", orders)
 	}
-	return brokenPassword(t, b, cli)
+	b.Server.ChangeRootPasswordAtDeploy()
+	b.Server.ReleaseDeploys()
+	return applyOnce(t, b, cli)
 }
 
 // failingDatacenter makes every datacenter operation fail (502 provider_error) during the apply;
@@ -311,30 +343,19 @@ func failingDatacenter(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (stri
 }
 
 // failingDatacenterOnDeploy makes every datacenter operation fail from the moment the order is
-// deployed, so the create fails at its first operation on the new server.
+// deployed (Server.FailDatacenterAtDeploy), so the create fails at its first operation on the
+// new server.
 func failingDatacenterOnDeploy(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string, int) {
 	t.Helper()
-	applied := make(chan struct{})
-	failing := make(chan error, 1)
-	go func() {
-		if err := waitOrder(b, client.OrderDeployed, applied); err != nil {
-			failing <- err
-			return
-		}
-		failing <- b.Server.SetFailRate(context.Background(), 1)
-	}()
-	out, code := applyOnce(t, b, cli)
-	close(applied)
-	if err := <-failing; err != nil {
-		t.Fatalf("making the datacenter fail once the order is deployed: %v; the apply said:\n%s", err, out)
-	}
-	return out, code
+	b.Server.FailDatacenterAtDeploy()
+	return applyOnce(t, b, cli)
 }
 
-// failingDatacenterOnceDeployed waits until the pending order of an earlier apply is deployed,
-// then makes every datacenter operation fail during the apply.
+// failingDatacenterOnceDeployed releases the order an earlier apply left pending (holdBefore),
+// waits until it is deployed, then makes every datacenter operation fail during the apply.
 func failingDatacenterOnceDeployed(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string, int) {
 	t.Helper()
+	b.Server.ReleaseDeploys()
 	if err := waitOrder(b, client.OrderDeployed, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -342,9 +363,12 @@ func failingDatacenterOnceDeployed(t *testing.T, b *acctest.Backend, cli *acctes
 }
 
 // sigtermWhilePending starts the apply in a process group of its own and, once its order is
-// pending, sends SIGTERM to the whole group, as `timeout` or a CI runner cancelling the job does.
+// pending (held there: Server.HoldDeploys), sends SIGTERM to the whole group, as `timeout` or a
+// CI runner cancelling the job does.
 func sigtermWhilePending(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string, int) {
 	t.Helper()
+	b.Server.HoldDeploys()
+	defer b.Server.ReleaseDeploys()
 	job := cli.Start([]string{"apply", "-auto-approve"})
 	if err := waitOrder(b, client.OrderPending, job.Done()); err != nil {
 		out, _ := job.Wait()
@@ -354,25 +378,29 @@ func sigtermWhilePending(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (st
 	return job.Wait()
 }
 
-// restartWhilePending kills resellerd and starts it again on the same database and address
-// while the apply's order is pending.
-func restartWhilePending(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string, int) {
-	t.Helper()
-	applied := make(chan struct{})
-	restarted := make(chan error, 1)
-	go func() {
-		if err := waitOrder(b, client.OrderPending, applied); err != nil {
-			restarted <- err
-			return
+// restartWhilePending stops resellerd while the apply's order is pending (held there until the
+// stop: Server.HoldDeploys), keeps it down for down, and starts it again on the same database
+// and address; the new backend deploys the order.
+func restartWhilePending(down time.Duration) func(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string, int) {
+	return func(t *testing.T, b *acctest.Backend, cli *acctest.CLI) (string, int) {
+		t.Helper()
+		b.Server.HoldDeploys()
+		applied := make(chan struct{})
+		restarted := make(chan error, 1)
+		go func() {
+			if err := waitOrder(b, client.OrderPending, applied); err != nil {
+				restarted <- err
+				return
+			}
+			restarted <- b.RestartAfter(t, down)
+		}()
+		out, code := applyOnce(t, b, cli)
+		close(applied)
+		if err := <-restarted; err != nil {
+			t.Fatalf("restarting resellerd during the create: %v; the apply said:\n%s", err, out)
 		}
-		restarted <- b.Restart(t)
-	}()
-	out, code := applyOnce(t, b, cli)
-	close(applied)
-	if err := <-restarted; err != nil {
-		t.Fatalf("restarting resellerd during the create: %v; the apply said:\n%s", err, out)
+		return out, code
 	}
-	return out, code
 }
 
 // waitOrder waits, for at most a minute, until the account has exactly one order and it has the
@@ -408,6 +436,7 @@ func settleBackend(t *testing.T, b *acctest.Backend) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	b.Server.ReleaseDeploys()
 	if err := b.Server.SetFailRate(ctx, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -657,11 +657,11 @@ resource "reseller_instance" "many" {
 
 // TestAccInstance_appInstallFails: when an app install fails, the create fails with the
 // install's stage and log tail. The root password is changed on the machine behind the
-// service's back as soon as the order is deployed, so the installer cannot log in.
+// service's back at the order's deploy, before any install runs, so the installer cannot log in.
 func TestAccInstance_appInstallFails(t *testing.T) {
 	b := acctest.StartBackend(t, acctest.WithDelays(200*time.Millisecond, 2*time.Second))
 	resource.ParallelTest(t, steps(t, b, resource.TestStep{
-		PreConfig:   func() { breakPasswordOnDeploy(t, b) },
+		PreConfig:   b.Server.ChangeRootPasswordAtDeploy,
 		Config:      b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), `apps = ["docker"]`),
 		ExpectError: acctest.ErrorRegexp(`App install failed.*"docker".*auth_failed.*Install log`),
 	}))
@@ -679,7 +679,7 @@ func TestAccInstance_appInstallFailsWriteOnly(t *testing.T) {
 	var first int64
 	tc := steps(t, b,
 		resource.TestStep{
-			PreConfig:   func() { breakPasswordOnDeploy(t, b) },
+			PreConfig:   b.Server.ChangeRootPasswordAtDeploy,
 			Config:      config,
 			ExpectError: acctest.ErrorRegexp(`App install failed.*"mysql".*auth_failed.*kept in the state.*tainted`),
 		},
@@ -715,31 +715,3 @@ func TestAccInstance_appInstallFailsWriteOnly(t *testing.T) {
 	resource.ParallelTest(t, tc)
 }
 
-// breakPasswordOnDeploy changes the root password of the account's first server behind the
-// service's back as soon as its order is deployed, so its app installs fail at stage
-// auth_failed. It watches from a goroutine for at most a minute.
-func breakPasswordOnDeploy(t *testing.T, b *acctest.Backend) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	c := b.Client(t, "en")
-	go func() {
-		defer cancel()
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				t.Errorf("no deployed order within a minute")
-				return
-			case <-tick.C:
-			}
-			orders, err := c.ListOrders(ctx)
-			if err == nil && len(orders) == 1 && orders[0].Server != nil {
-				if err := b.Server.ChangeRootPasswordOutOfBand(ctx, orders[0].Server.ID); err != nil {
-					t.Errorf("changing the root password out of band: %v", err)
-				}
-				return
-			}
-		}
-	}()
-}
