@@ -714,4 +714,3 @@ func TestAccInstance_appInstallFailsWriteOnly(t *testing.T) {
 	tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)}
 	resource.ParallelTest(t, tc)
 }
-
