@@ -52,8 +52,11 @@ type Options struct {
 	Dir    string       // disks, snapshots and the default image
 	CIDR   netip.Prefix // machine addresses; the first address is the host's side of the bridge
 	Image  string       // a root filesystem used read-only as every disk's base; "" assembles busybox's
-	Egress bool         // let machines reach beyond the machines' network
-	Logger *slog.Logger
+	Egress bool         // let machines reach globally reachable addresses beyond the machines' network
+	// EgressAllow are ranges machines reach with Egress though they are not globally reachable
+	// (an operator's own networks); IPv4.
+	EgressAllow []netip.Prefix
+	Logger      *slog.Logger
 }
 
 // Spec is what a machine is made of.
