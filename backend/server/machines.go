@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/netip"
@@ -33,7 +34,10 @@ type MachinesConfig struct {
 	Dir    string       // disks, snapshots, the default image and this replica's host id
 	CIDR   netip.Prefix // machine addresses; the zero prefix is DefaultMachinesCIDR
 	Image  string       // a root filesystem, the read-only base of every disk; "" assembles busybox's
-	Egress bool         // let machines reach beyond the machines' network
+	Egress bool         // let machines reach globally reachable addresses beyond the machines' network
+	// EgressAllow are the operator's own ranges machines reach with Egress though they are not
+	// globally reachable (--machines-egress-allow-cidr); IPv4.
+	EgressAllow []netip.Prefix
 }
 
 // Sandbox reports whether servers are real machines.
@@ -51,6 +55,20 @@ func (c MachinesConfig) Validate() error {
 			return fmt.Errorf("--machines-cidr: %w", err)
 		}
 	}
+	return c.validateEgressAllow()
+}
+
+// validateEgressAllow refuses --machines-egress-allow-cidr without --machines-egress (it would
+// allow nothing) and an IPv6 range (machines have IPv4 only).
+func (c MachinesConfig) validateEgressAllow() error {
+	if len(c.EgressAllow) > 0 && !c.Egress {
+		return errors.New("--machines-egress-allow-cidr needs --machines-egress")
+	}
+	for _, p := range c.EgressAllow {
+		if !p.Addr().Is4() {
+			return fmt.Errorf("--machines-egress-allow-cidr: %s is not an IPv4 range", p)
+		}
+	}
 	return nil
 }
 
@@ -60,7 +78,7 @@ func (c MachinesConfig) options(log *slog.Logger) machines.Options {
 	if !cidr.IsValid() {
 		cidr = DefaultMachinesCIDR
 	}
-	return machines.Options{Dir: filepath.Clean(c.Dir), CIDR: cidr, Image: c.Image, Egress: c.Egress, Logger: log}
+	return machines.Options{Dir: filepath.Clean(c.Dir), CIDR: cidr, Image: c.Image, Egress: c.Egress, EgressAllow: c.EgressAllow, Logger: log}
 }
 
 // CheckMachines reports what this host lacks to run cfg's machines (root or user namespaces,

@@ -25,7 +25,11 @@ func addMachinesFlags(fs *flag.FlagSet, c *server.MachinesConfig, def server.Mac
 		"(its first address is the host's side of the bridge); replicas sharing a database take ranges of their own")
 	fs.StringVar(&c.Image, "machines-image", def.Image, "`DIR` of a root filesystem, the read-only base of every disk "+
 		"(default: assembled from busybox and resellerd's own parts)")
-	fs.BoolVar(&c.Egress, "machines-egress", def.Egress, "let machines reach beyond the machines' network (off: they reach only each other and nothing of the host)")
+	fs.BoolVar(&c.Egress, "machines-egress", def.Egress, "let machines reach globally reachable addresses beyond the machines' network "+
+		"(off: they reach only each other and nothing of the host)")
+	fs.Var((*cliflag.CIDRList)(&c.EgressAllow), "machines-egress-allow-cidr", "IPv4 ranges (`CIDR,...`) machines reach with "+
+		"--machines-egress though they are not globally reachable (your own networks); every other private, link-local "+
+		"(169.254.169.254), shared or reserved address is refused")
 }
 
 // defaultMachines are serve's machine flags.

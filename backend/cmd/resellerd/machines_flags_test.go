@@ -27,6 +27,10 @@ func TestMachinesFlagRefusals(t *testing.T) {
 		{"cidr too narrow", nil, []string{"serve", "--db", db, "--machines-cidr", "198.18.0.0/30"}, "--machines-cidr: must be from /8 to /28"},
 		{"cidr IPv6", nil, []string{"serve", "--db", db, "--machines-cidr", "fd00::/64"}, "--machines-cidr: must be an IPv4 range"},
 		{"cidr not the range's start", nil, []string{"serve", "--db", db, "--machines-cidr", "198.18.0.7/16"}, "is not the start of its range"},
+		{"egress allow without egress", nil, []string{"serve", "--db", db, "--machines-egress-allow-cidr", "10.1.0.0/16"},
+			"--machines-egress-allow-cidr needs --machines-egress"},
+		{"egress allow IPv6 from the variable", map[string]string{"RESELLER_MACHINES_EGRESS_ALLOW_CIDR": "fd00::/64"},
+			[]string{"dev", "--listen", "127.0.0.1:0", "--machines-egress"}, "--machines-egress-allow-cidr: fd00::/64 is not an IPv4 range"},
 		{"dev state with sandbox", nil, []string{"dev", "--listen", "127.0.0.1:0", "--machines", "sandbox", "--state", filepath.Join(t.TempDir(), "s")},
 			"--state with --machines sandbox"},
 	}
@@ -49,7 +53,7 @@ func TestMachinesFlagsInHelp(t *testing.T) {
 		t.Fatalf("serve --help: exit %d", code)
 	}
 	for _, want := range []string{"--machines", "RESELLER_MACHINES", "--machines-dir", "./data/machines", "--machines-cidr",
-		"198.18.0.0/16", "RESELLER_MACHINES_IMAGE", "--machines-egress"} {
+		"198.18.0.0/16", "RESELLER_MACHINES_IMAGE", "--machines-egress", "--machines-egress-allow-cidr", "RESELLER_MACHINES_EGRESS_ALLOW_CIDR"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("serve --help lacks %q", want)
 		}

@@ -117,3 +117,63 @@ func (r specialRange) embeddedIPv4(addr netip.Addr) netip.Addr {
 	b := addr.As16()
 	return netip.AddrFrom4([4]byte(b[r.ipv4At : r.ipv4At+4]))
 }
+
+// NotGlobalIPv4 is every IPv4 address the strict rule (Targets' zero value) refuses, as
+// prefixes that do not overlap, in the registry's order: each refused range less the globally
+// reachable ranges nested in it (192.0.0.9/32 inside 192.0.0.0/24). It is for rules that cannot
+// take "the longest prefix decides", such as a firewall's list of destinations to reject
+// (--machines-egress): any address in none of them is one a webhook may reach.
+func NotGlobalIPv4() []netip.Prefix {
+	var out []netip.Prefix
+	for _, r := range specialRanges {
+		if r.reach != refused || !r.prefix.Addr().Is4() || insideRefused(r.prefix) {
+			continue
+		}
+		parts := []netip.Prefix{r.prefix}
+		for _, g := range specialRanges {
+			if g.reach != refused && g.prefix.Bits() > r.prefix.Bits() && r.prefix.Overlaps(g.prefix) {
+				parts = excludePrefix(parts, g.prefix)
+			}
+		}
+		out = append(out, parts...)
+	}
+	return out
+}
+
+// insideRefused says whether the most specific range strictly containing p is refused, so
+// that range's own prefixes already hold p's addresses.
+func insideRefused(p netip.Prefix) bool {
+	var outer specialRange
+	found := false
+	for _, r := range specialRanges {
+		if r.prefix.Bits() < p.Bits() && r.prefix.Contains(p.Addr()) && (!found || r.prefix.Bits() > outer.prefix.Bits()) {
+			outer, found = r, true
+		}
+	}
+	return found && outer.reach == refused
+}
+
+// excludePrefix is parts without the addresses of hole: a part that holds hole is split in
+// halves until no half overlaps it but those inside it, which are dropped.
+func excludePrefix(parts []netip.Prefix, hole netip.Prefix) []netip.Prefix {
+	var out []netip.Prefix
+	for _, p := range parts {
+		switch {
+		case !p.Overlaps(hole):
+			out = append(out, p)
+		case p.Bits() >= hole.Bits(): // inside the hole
+		default:
+			lo := netip.PrefixFrom(p.Addr(), p.Bits()+1)
+			hi := netip.PrefixFrom(lastAddr(lo).Next(), p.Bits()+1)
+			out = append(out, excludePrefix([]netip.Prefix{lo, hi}, hole)...)
+		}
+	}
+	return out
+}
+
+// lastAddr is the last address of the masked prefix p.
+func lastAddr(p netip.Prefix) netip.Addr {
+	a := p.Addr().As4()
+	v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3]) | (uint32(1)<<(32-p.Bits()) - 1)
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}

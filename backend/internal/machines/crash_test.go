@@ -16,8 +16,8 @@ import (
 // TestMachinesDieWithTheirManagersProcess kills (SIGKILL, no Close) a process that runs a
 // machine: the machine's processes go with it (two ways: PID 1's Pdeathsig, and the agent
 // shutting the machine down when its control channel closes; the test fails only without
-// both), and a new Manager on the same Dir cleans the bridge and chains it left and boots the
-// machine from its disk.
+// both), and a new Manager on the same Dir cleans the bridge, chains and port filters it left
+// and boots the machine from its disk.
 func TestMachinesDieWithTheirManagersProcess(t *testing.T) {
 	requireRoot(t)
 	dir := t.TempDir()
@@ -58,7 +58,14 @@ func TestMachinesDieWithTheirManagersProcess(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	assertExited(t, procs)
+	ports := (&network{bridge: bridgeName(dir)}).portTablePrefix()
+	if len(tablesWithPrefix(t, ports)) == 0 {
+		t.Fatal("the killed Manager left no port filter: nothing to clean")
+	}
 	m := newManagerAt(t, helperOptions(dir))
+	if left := tablesWithPrefix(t, ports); len(left) != 0 {
+		t.Fatalf("port filters the killed Manager left are still there: %v", left)
+	}
 	if err := m.Start(context.Background(), "vm-h"); err != nil {
 		t.Fatal(err)
 	}

@@ -29,16 +29,19 @@
 //     kills PID 1 after stopTimeout (the kernel then kills the whole PID namespace), and
 //     deletes the veth. Start boots from the same disk; the SSH host key is on the disk.
 //   - Network (network.go): one bridge per Manager named after Dir, filter chains named after
-//     the bridge. A CIDR already routed on the host is refused at New, naming the route.
+//     the bridge. A CIDR already routed on the host is refused at New, naming the route. Each
+//     machine's port (its veth's host end) has a filter of its own (portfilter.go): its frames
+//     carry only its MAC and its IPv4 address, so CAP_NET_RAW inside cannot take another
+//     machine's traffic. Egress reaches only globally reachable addresses and EgressAllow.
 //   - Passwords: bcrypt over SHA-256 (agent.HashPassword), in the machine's directory, 0600.
 //   - Snapshots (snapshot.go): copied while the machine runs, without freezing it.
 //   - Limits (limits.go): enforced through cgroup v2 where it offers memory and cpu, recorded
 //     only elsewhere (LimitsEnforced).
 //
 // Known limits: the machine's /proc/self/mountinfo shows the host paths of its disk (overlay
-// options); machines keep CAP_NET_RAW (ping), so one could forge packets on the bridge as
-// Docker's containers can; IPv6 is off on the host's side only (machines talk link-local IPv6
-// among themselves); busybox's `wget -T` crashes (Debian's busybox-static): use `timeout N wget`.
+// options); machines keep CAP_NET_RAW (ping), but the port filter drops any frame that is not
+// their own IPv4 or ARP, IPv6 between machines too; busybox's `wget -T` crashes (Debian's
+// busybox-static): use `timeout N wget`.
 package machines
 
 import (
@@ -52,8 +55,11 @@ type Options struct {
 	Dir    string       // disks, snapshots and the default image
 	CIDR   netip.Prefix // machine addresses; the first address is the host's side of the bridge
 	Image  string       // a root filesystem used read-only as every disk's base; "" assembles busybox's
-	Egress bool         // let machines reach beyond the machines' network
-	Logger *slog.Logger
+	Egress bool         // let machines reach globally reachable addresses beyond the machines' network
+	// EgressAllow are ranges machines reach with Egress though they are not globally reachable
+	// (an operator's own networks); IPv4.
+	EgressAllow []netip.Prefix
+	Logger      *slog.Logger
 }
 
 // Spec is what a machine is made of.

@@ -93,7 +93,7 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		m.dirLock.Close()
 		return nil, err
 	}
-	m.net = newNetwork(dir, o.CIDR, o.Egress, m.log)
+	m.net = newNetwork(dir, o, m.log)
 	if err := m.net.setUp(ctx); err != nil {
 		m.dirLock.Close()
 		return nil, err

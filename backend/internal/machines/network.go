@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/delivery"
 )
 
 // network is one Manager's share of the host's network: a bridge named after its Dir (two
@@ -28,7 +30,11 @@ import (
 //	<bridge>-in   (INPUT, for packets from the bridge)  only replies to what the host began;
 //	              so no host listener answers a machine, not even one bound to 0.0.0.0
 //	<bridge>-fwd  (FORWARD, to or from the bridge)       machine to machine allowed; beyond the
-//	              machines' network dropped unless Egress (then masqueraded, in <bridge>-nat)
+//	              machines' network dropped unless Egress (then masqueraded, in <bridge>-nat),
+//	              and even then only to globally reachable addresses and EgressAllow's ranges
+//
+// and, on each machine's port, a filter that keeps what the machine sends to its own MAC and
+// IPv4 address (portfilter.go).
 //
 // IPv6 is disabled on the bridge and the host's ends of the veths, so a machine cannot reach
 // the host through link-local IPv6 either. Machine ends are configured from the host, through
@@ -39,11 +45,12 @@ type network struct {
 	cidr   netip.Prefix
 	host   netip.Addr
 	egress bool
+	allow  []netip.Prefix // reachable with egress though not globally reachable (EgressAllow)
 	log    *slog.Logger
 }
 
-func newNetwork(dir string, cidr netip.Prefix, egress bool, log *slog.Logger) *network {
-	return &network{dir: dir, bridge: bridgeName(dir), cidr: cidr, host: cidr.Addr().Next(), egress: egress, log: log}
+func newNetwork(dir string, o Options, log *slog.Logger) *network {
+	return &network{dir: dir, bridge: bridgeName(dir), cidr: o.CIDR, host: o.CIDR.Addr().Next(), egress: o.Egress, allow: o.EgressAllow, log: log}
 }
 
 // bridgePrefix starts the name of every machines bridge.
@@ -81,6 +88,10 @@ func (n *network) setUp(ctx context.Context) error {
 	if err := ipBatch(ctx, batch); err != nil {
 		_ = n.tearDown(ctx)
 		return fmt.Errorf("machines: address bridge %s: %w", n.bridge, err)
+	}
+	if err := n.probePortFilters(); err != nil {
+		_ = n.tearDown(ctx)
+		return err
 	}
 	if err := n.addFilters(ctx); err != nil {
 		_ = n.tearDown(ctx)
@@ -144,7 +155,7 @@ func (n *network) addFilters(ctx context.Context) error {
 	fmt.Fprintf(&b, "-A %s -i %s -o %s -j ACCEPT\n", fwd, n.bridge, n.bridge)
 	fmt.Fprintf(&b, "-A %s -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n", fwd)
 	if n.egress {
-		fmt.Fprintf(&b, "-A %s -i %s -j ACCEPT\n", fwd, n.bridge)
+		n.egressRules(&b)
 	}
 	fmt.Fprintf(&b, "-A %s -j DROP\n", fwd)
 	fmt.Fprintf(&b, "-I INPUT 1 -i %s -j %s\n", n.bridge, in)
@@ -159,6 +170,23 @@ func (n *network) addFilters(ctx context.Context) error {
 		return n.enableForwarding()
 	}
 	return nil
+}
+
+// egressRules let machines reach the operator's ranges (EgressAllow) and every globally
+// reachable address, and refuse the rest (delivery.NotGlobalIPv4: private, shared, link-local
+// with the metadata address 169.254.169.254, and the other special-purpose ranges) with an ICMP
+// "administratively prohibited", so a connection fails at once rather than timing out. The
+// machines' own network is accepted before (machine to machine), and the host's own addresses
+// are not forwarded at all (<bridge>-in).
+func (n *network) egressRules(b *strings.Builder) {
+	fwd := n.chain("fwd")
+	for _, p := range n.allow {
+		fmt.Fprintf(b, "-A %s -i %s -d %s -j ACCEPT\n", fwd, n.bridge, p)
+	}
+	for _, p := range delivery.NotGlobalIPv4() {
+		fmt.Fprintf(b, "-A %s -i %s -d %s -j REJECT --reject-with icmp-admin-prohibited\n", fwd, n.bridge, p)
+	}
+	fmt.Fprintf(b, "-A %s -i %s -j ACCEPT\n", fwd, n.bridge)
 }
 
 // ipForward is the host-wide IPv4 forwarding switch. Egress needs it: replies come in on the
@@ -249,35 +277,44 @@ func (n *network) removeFilters(ctx context.Context) {
 
 func (n *network) removeStale(ctx context.Context) {
 	n.removeFilters(ctx)
+	if err := n.removePortFilters(); err != nil {
+		n.log.Warn("stale port filters left", "bridge", n.bridge, "error", err)
+	}
 	if linkExists(n.bridge) {
 		n.log.Info("removing a stale bridge", "bridge", n.bridge)
 		_ = ipBatch(ctx, "link del "+n.bridge+"\n")
 	}
 }
 
-// tearDown removes the filters and the bridge.
+// tearDown removes the filters (the ports' too) and the bridge.
 func (n *network) tearDown(ctx context.Context) error {
 	n.removeFilters(ctx)
 	n.restoreForwarding(ctx)
+	ports := n.removePortFilters()
 	if !linkExists(n.bridge) {
-		return nil
+		return ports
 	}
 	if err := ipBatch(ctx, "link del "+n.bridge+"\n"); err != nil {
-		return fmt.Errorf("machines: delete bridge %s: %w", n.bridge, err)
+		return errors.Join(ports, fmt.Errorf("machines: delete bridge %s: %w", n.bridge, err))
 	}
-	return nil
+	return ports
 }
 
-// plug gives the machine whose PID 1 is pid a veth pair: the host's end on the bridge, the
-// other moved into the machine's network namespace as eth0 with ip and a default route via the
-// host.
+// plug gives the machine whose PID 1 is pid a veth pair: the host's end on the bridge, guarded
+// by the port filter before anything can cross it, the other moved into the machine's network
+// namespace as eth0 (with machineMAC) with ip and a default route via the host.
 func (n *network) plug(ctx context.Context, pid int, ref string, ip netip.Addr) error {
 	host, peer := vethName(n.bridge, ref, "rv"), vethName(n.bridge, ref, "rp")
 	n.unplug(ctx, ref) // a link left by a machine that died unseen
-	if err := ipBatch(ctx, fmt.Sprintf("link add %s type veth peer name %s\n", host, peer)); err != nil {
+	mac := machineMAC(n.bridge, ref)
+	if err := ipBatch(ctx, fmt.Sprintf("link add %s type veth peer name %s address %s\n", host, peer, mac)); err != nil {
 		return fmt.Errorf("machine %s: veth: %w", ref, err)
 	}
 	disableIPv6(host)
+	if err := n.guardPort(ref, mac, ip); err != nil {
+		n.unplug(ctx, ref)
+		return err
+	}
 	hostSide := fmt.Sprintf("link set %s master %s up\nlink set %s netns %d\n", host, n.bridge, peer, pid)
 	if err := ipBatch(ctx, hostSide); err != nil {
 		n.unplug(ctx, ref)
@@ -296,9 +333,13 @@ func (n *network) addressing(ip netip.Addr) string {
 	return fmt.Sprintf("addr add %s/%d dev eth0\n", ip, n.cidr.Bits())
 }
 
-// readdress moves a running machine to ip: its old address is removed (it then answers
-// nothing) and the default route put back (removing the last address drops it).
-func (n *network) readdress(ctx context.Context, pid int, ip netip.Addr) error {
+// readdress moves ref's running machine to ip: its port filter takes the new address, its old
+// address is removed (it then answers nothing) and the default route put back (removing the
+// last address drops it).
+func (n *network) readdress(ctx context.Context, pid int, ref string, ip netip.Addr) error {
+	if err := n.guardPort(ref, machineMAC(n.bridge, ref), ip); err != nil {
+		return err
+	}
 	// Flush first: deleting a primary address deletes its secondaries too (promote_secondaries
 	// is off by default), so adding the new one before removing the old would lose it.
 	batch := "addr flush dev eth0\n" + n.addressing(ip)
@@ -306,8 +347,12 @@ func (n *network) readdress(ctx context.Context, pid int, ip netip.Addr) error {
 	return inNetns(pid, func() error { return ipBatch(ctx, batch) })
 }
 
-// unplug deletes the host's end of ref's veth pair (the peer goes with it), if any.
+// unplug deletes the filter of ref's port and the host's end of its veth pair (the peer goes
+// with it), if any.
 func (n *network) unplug(ctx context.Context, ref string) {
+	if err := n.unguardPort(ref); err != nil {
+		n.log.Warn("port filter left", "ref", ref, "error", err)
+	}
 	host := vethName(n.bridge, ref, "rv")
 	if linkExists(host) {
 		_ = ipBatch(context.WithoutCancel(ctx), "link del "+host+"\n")

@@ -230,7 +230,7 @@ func (m *Manager) SetAddress(ctx context.Context, ref string, ip netip.Addr) err
 		return err
 	}
 	if mc.run.alive() {
-		if err := m.net.readdress(ctx, mc.run.pid, ip); err != nil {
+		if err := m.net.readdress(ctx, mc.run.pid, ref, ip); err != nil {
 			return fmt.Errorf("machine %s: move to %s: %w", ref, ip, err)
 		}
 	}
