@@ -63,6 +63,10 @@ type Boot struct {
 	Upper    string `json:"upper"` // the disk's upper layer
 	Work     string `json:"work"`  // overlayfs's work directory, on the same filesystem as Upper
 	Root     string `json:"root"`  // an empty directory the overlay is mounted on
+	// Seccomp is the seccomp filter of the agent and everything users run, built by the host
+	// (package seccompfilter) as this package may import only the standard library: struct
+	// sock_filter instructions in the host's byte order. init refuses to start without one.
+	Seccomp []byte `json:"seccomp"`
 }
 
 // Env is the environment that starts a machine's init with b.
@@ -78,6 +82,9 @@ func bootFromEnv() (Boot, error) {
 	var b Boot
 	if err := json.Unmarshal([]byte(os.Getenv(EnvBoot)), &b); err != nil {
 		return b, fmt.Errorf("machine init: %s: %w", EnvBoot, err)
+	}
+	if len(b.Seccomp) == 0 {
+		return b, fmt.Errorf("machine init: %s: no seccomp filter", EnvBoot)
 	}
 	return b, nil
 }
