@@ -1,4 +1,4 @@
-package seccompfilter
+package policy
 
 // dockerAllowed is the unconditional allow list of Docker's default profile (moby's
 // profiles/seccomp/default.json, Docker 25 to 27), less what this filter deliberately denies
