@@ -27,7 +27,7 @@ type call struct {
 }
 
 // filterVM runs the assembled filter in x/net/bpf's virtual machine, so the policy is checked
-// call by call without a kernel (TestFilterInTheKernel in package machineinit installs it).
+// call by call without a kernel (package machineinit's TestConfine installs it).
 type filterVM struct {
 	vm   *bpf.VM
 	info *arch.Info
