@@ -42,9 +42,8 @@ const (
 
 // keptCaps are the capabilities of the agent and of everything users run, in every set but the
 // inheritable and ambient ones, which are empty: Docker's default set without CAP_MKNOD.
-// Everything else (CAP_SYS_ADMIN, CAP_SYS_MODULE, CAP_SYS_RAWIO,
-// CAP_SYS_PTRACE, CAP_SYS_BOOT, CAP_SYS_TIME, CAP_NET_ADMIN, CAP_DAC_READ_SEARCH, ...) is
-// dropped.
+// Everything else (CAP_SYS_ADMIN, CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_PTRACE, CAP_SYS_BOOT,
+// CAP_SYS_TIME, CAP_NET_ADMIN, CAP_DAC_READ_SEARCH, ...) is dropped.
 var keptCaps = map[int]bool{
 	capChown: true, capDACOverride: true, capFsetid: true, capFowner: true,
 	capNetRaw: true, capSetgid: true, capSetuid: true, capSetfcap: true,
