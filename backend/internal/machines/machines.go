@@ -24,7 +24,8 @@
 //     follows the forking thread), with new PID, mount, UTS, IPC and network namespaces; the
 //     host then plugs its veth, hands it the password hash over the control channel, and waits
 //     for SSH (bootTimeout). No user namespace: see package machineinit for why and
-//     what instead.
+//     what instead. The seccomp filter of what users run (package seccompfilter, assembled
+//     ahead of time) is read once, at New, and handed to every init in its Boot.
 //   - Power: Stop asks the agent to shut down (SIGTERM, SIGKILL after agent.ShutdownGrace),
 //     kills PID 1 after stopTimeout (the kernel then kills the whole PID namespace), and
 //     deletes the veth. Start boots from the same disk; the SSH host key is on the disk.

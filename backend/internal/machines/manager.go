@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/agent"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/seccompfilter"
 )
 
 // Manager runs this host's machines. Its methods are safe for concurrent use; calls on one
@@ -29,6 +30,7 @@ type Manager struct {
 	image   string   // the lower layer of every disk
 	cgroup  string   // this Manager's cgroup v2 directory; "" where limits cannot be applied
 	dirLock *os.File // Dir/manager.lock, flocked for the Manager's life
+	seccomp []byte   // the seccomp filter of what users run (package seccompfilter), built once
 
 	mu       sync.Mutex
 	machines map[string]*machine
@@ -81,6 +83,9 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	m := &Manager{o: o, log: o.Logger.With("component", "machines"), machines: map[string]*machine{}, claims: map[netip.Addr]string{}}
+	if m.seccomp, err = seccompfilter.Program(); err != nil {
+		return nil, fmt.Errorf("machines: %w", err)
+	}
 	for _, d := range []string{"machines", "snapshots"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			return nil, fmt.Errorf("machines: Dir: %w", err)

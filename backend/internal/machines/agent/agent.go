@@ -6,7 +6,7 @@
 //
 // A machine is its init, the agent, and what its users start. The agent serves SSH on port 22
 // and the control channel (see control.go). Every process a user starts descends from it and so
-// inherits the reduced capability bounding set init gave it.
+// inherits the capability sets and the seccomp filter init gave it.
 package agent
 
 import (

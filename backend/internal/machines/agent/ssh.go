@@ -10,8 +10,9 @@ import (
 )
 
 // serveSSH serves SSH on ln with package sshd until ctx ends: root's password checked by check,
-// sessions run by /bin/sh with UserEnv. What users run needs no capability dropping here: it
-// descends from the agent, whose bounding set init has already reduced (machineinit.KeptCaps).
+// sessions run by /bin/sh with UserEnv. What users run needs no confining here: it descends
+// from the agent, whose capability sets and seccomp filter init has already set (see package
+// machineinit's confine).
 func serveSSH(ctx context.Context, ln net.Listener, key ssh.Signer, check func(user, password string) bool) error {
 	return sshd.Serve(ctx, ln, sshd.Config{
 		HostKey:       key,

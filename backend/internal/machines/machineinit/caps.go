@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 )
 
 // The capabilities kept (linux/capability.h; package syscall does not name them).
@@ -25,15 +26,24 @@ const (
 	capAuditWrite     = 29
 	capSetfcap        = 31
 
+	// The capability sets' ABI (linux/capability.h): _LINUX_CAPABILITY_VERSION_3, two 32-bit
+	// words per set.
+	capVersion3 = 0x20080522
+	capWords    = 2
+
+	// prctl's ambient set operations (linux/prctl.h).
+	prCapAmbient         = 47
+	prCapAmbientClearAll = 4
+
 	// capLastCapFallback is CAP_CHECKPOINT_RESTORE, the last capability of Linux 5.9 and later,
 	// used when /proc/sys/kernel/cap_last_cap cannot be read.
 	capLastCapFallback = 40
 )
 
-// keptCaps is the bounding set of the agent and of everything users run: Docker's default set
-// without CAP_MKNOD. Everything else (CAP_SYS_ADMIN, CAP_SYS_MODULE, CAP_SYS_RAWIO,
-// CAP_SYS_PTRACE, CAP_SYS_BOOT, CAP_SYS_TIME, CAP_NET_ADMIN, CAP_DAC_READ_SEARCH, ...) is
-// dropped.
+// keptCaps are the capabilities of the agent and of everything users run, in every set but the
+// inheritable and ambient ones, which are empty: Docker's default set without CAP_MKNOD.
+// Everything else (CAP_SYS_ADMIN, CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_PTRACE, CAP_SYS_BOOT,
+// CAP_SYS_TIME, CAP_NET_ADMIN, CAP_DAC_READ_SEARCH, ...) is dropped.
 var keptCaps = map[int]bool{
 	capChown: true, capDACOverride: true, capFsetid: true, capFowner: true,
 	capNetRaw: true, capSetgid: true, capSetuid: true, capSetfcap: true,
@@ -41,7 +51,8 @@ var keptCaps = map[int]bool{
 	capKill: true, capAuditWrite: true,
 }
 
-// KeptCaps lists the capabilities kept in the bounding set of what users run.
+// KeptCaps lists the capabilities kept in the bounding, permitted and effective sets of what
+// users run.
 func KeptCaps() []int {
 	list := make([]int, 0, len(keptCaps))
 	for c := range keptCaps {
@@ -74,6 +85,48 @@ func DropBoundingSet() error {
 		if errno != 0 && !errors.Is(errno, syscall.EINVAL) {
 			return fmt.Errorf("drop capability %d: %w", c, errno)
 		}
+	}
+	return nil
+}
+
+// keptMask is keptCaps as capset's 32-bit words.
+func keptMask() [capWords]uint32 {
+	var m [capWords]uint32
+	for c := range keptCaps {
+		m[c/32] |= 1 << (c % 32)
+	}
+	return m
+}
+
+// capHeader and capData are capset's struct __user_cap_header_struct and
+// __user_cap_data_struct.
+type capHeader struct {
+	version uint32
+	pid     int32
+}
+
+type capData struct {
+	effective, permitted, inheritable uint32
+}
+
+// setCapabilities sets the calling thread's permitted and effective sets to keptCaps and empties
+// its inheritable and ambient sets (lock the goroutine to its thread first), as runc sets a
+// container's. The bounding set alone is not enough: a root process's exec gains its
+// inheritable set, so a resellerd started with an inheritable CAP_SYS_ADMIN would hand it to
+// every machine's root; and an ambient set would survive the exec.
+func setCapabilities() error {
+	_, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0)
+	if errno != 0 && !errors.Is(errno, syscall.EINVAL) { // EINVAL: a kernel before 4.3, without ambient sets
+		return fmt.Errorf("clear the ambient capabilities: %w", errno)
+	}
+	hdr := capHeader{version: capVersion3}
+	var data [capWords]capData
+	for i, m := range keptMask() {
+		data[i] = capData{effective: m, permitted: m}
+	}
+	_, _, errno = syscall.RawSyscall(syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0)
+	if errno != 0 {
+		return fmt.Errorf("set the capabilities (capset): %w", errno)
 	}
 	return nil
 }

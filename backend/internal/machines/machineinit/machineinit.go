@@ -13,8 +13,10 @@
 // machine's disk) inside its own mount namespace, so the mounts vanish with it, mounts /proc
 // (with the host-global knobs read-only or masked), a /dev tmpfs with null, zero, full, random,
 // urandom, tty and a devpts instance for PTYs, tmpfs on /tmp, /run and /dev/shm, sets the
-// hostname, and pivot_roots into the disk. It starts the agent with a reduced capability
-// bounding set (see keptCaps) and from then on only reaps: it is every orphan's parent, and when
+// hostname, and pivot_roots into the disk. It starts the agent from a thread confined as runc
+// confines a container's process (confine: keptCaps in the bounding, permitted and effective
+// sets, empty inheritable and ambient sets, and the host's seccomp filter, Boot.Seccomp, built by
+// package seccompfilter) and from then on only reaps: it is every orphan's parent, and when
 // the agent exits it exits, which ends the machine (the kernel kills what is left of a PID
 // namespace whose init is gone).
 //
@@ -22,10 +24,13 @@
 // host's root, and an overlay mounted inside a user namespace writes its whiteouts and opaque
 // markers as user.* xattrs instead of trusted.* ones, so a disk would only be readable in the
 // mode it was written in; a user namespace that kept ownership would have to map the machine's
-// root to the host's, which isolates nothing. Instead the processes users run lose, from their
-// bounding set, every capability outside Docker's default set and CAP_MKNOD too: no mount,
-// module, raw I/O, device node, ptrace, reboot, clock or network administration; and the
-// host-global parts of /proc are read-only or masked.
+// root to the host's, which isolates nothing. Instead the processes users run hold only Docker's
+// default capabilities without CAP_MKNOD, in every set (none inheritable or ambient, so none
+// comes back at an exec, whatever resellerd inherited): no mount, module, raw I/O, device node,
+// ptrace, reboot, clock or network administration; a seccomp filter with the semantics of
+// Docker's default profile refuses what the kernel offers without a capability and does not
+// namespace (the keyring, user namespaces, io_uring, bpf, perf events, userfaultfd, ...); and
+// the host-global parts of /proc are read-only or masked.
 package machineinit
 
 import (
@@ -63,6 +68,10 @@ type Boot struct {
 	Upper    string `json:"upper"` // the disk's upper layer
 	Work     string `json:"work"`  // overlayfs's work directory, on the same filesystem as Upper
 	Root     string `json:"root"`  // an empty directory the overlay is mounted on
+	// Seccomp is the seccomp filter of the agent and everything users run, built by the host
+	// (package seccompfilter) as this package may import only the standard library: struct
+	// sock_filter instructions in the host's byte order. init refuses to start without one.
+	Seccomp []byte `json:"seccomp"`
 }
 
 // Env is the environment that starts a machine's init with b.
@@ -78,6 +87,9 @@ func bootFromEnv() (Boot, error) {
 	var b Boot
 	if err := json.Unmarshal([]byte(os.Getenv(EnvBoot)), &b); err != nil {
 		return b, fmt.Errorf("machine init: %s: %w", EnvBoot, err)
+	}
+	if len(b.Seccomp) == 0 {
+		return b, fmt.Errorf("machine init: %s: no seccomp filter", EnvBoot)
 	}
 	return b, nil
 }

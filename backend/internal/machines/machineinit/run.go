@@ -32,7 +32,7 @@ func runInit() int {
 		return fail(err)
 	}
 	ours, theirs := os.NewFile(uintptr(gate[0]), "gate"), os.NewFile(uintptr(gate[1]), "gate")
-	agentPID, err := startAgent(theirs)
+	agentPID, err := startAgent(theirs, b.Seccomp)
 	theirs.Close()
 	if err != nil {
 		return fail(err)
@@ -69,10 +69,12 @@ func DropSignals(extra ...os.Signal) {
 	}()
 }
 
-// startAgent starts the agent from an OS thread whose bounding set lost every capability
-// outside keptCaps; the bounding set is per thread and a child inherits its forking thread's.
-// The thread is never unlocked, so the Go runtime discards it when the goroutine ends.
-func startAgent(gate *os.File) (int, error) {
+// startAgent starts the agent from an OS thread confined as what users run must be (confine);
+// capability sets and seccomp filters are per thread and a child inherits its forking thread's.
+// The thread is never unlocked, so the Go runtime discards it when the goroutine ends (and
+// creates no thread from it: a locked thread's new threads come from the runtime's template
+// thread, so init's other threads stay unconfined for the mounts and the pivot).
+func startAgent(gate *os.File, filter []byte) (int, error) {
 	type started struct {
 		pid int
 		err error
@@ -80,15 +82,30 @@ func startAgent(gate *os.File) (int, error) {
 	ch := make(chan started, 1)
 	go func() {
 		runtime.LockOSThread()
-		pid, err := startReduced(gate)
+		pid, err := startReduced(gate, filter)
 		ch <- started{pid, err}
 	}()
 	s := <-ch
 	return s.pid, s.err
 }
 
-func startReduced(gate *os.File) (int, error) {
+// confine gives the calling thread what the agent and everything users run keep: keptCaps in
+// the bounding, permitted and effective sets, empty inheritable and ambient sets, and the
+// seccomp filter. The filter goes on while the thread still has CAP_SYS_ADMIN, which is what
+// lets it go on without no_new_privs (see installSeccomp); capset, which then drops
+// CAP_SYS_ADMIN, is one of the calls it allows.
+func confine(filter []byte) error {
 	if err := DropBoundingSet(); err != nil {
+		return err
+	}
+	if err := installSeccomp(filter); err != nil {
+		return err
+	}
+	return setCapabilities()
+}
+
+func startReduced(gate *os.File, filter []byte) (int, error) {
+	if err := confine(filter); err != nil {
 		return 0, err
 	}
 	cmd := &exec.Cmd{
