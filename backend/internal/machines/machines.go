@@ -32,8 +32,11 @@
 //     the bridge. A CIDR already routed on the host is refused at New, naming the route.
 //   - Passwords: bcrypt over SHA-256 (agent.HashPassword), in the machine's directory, 0600.
 //   - Snapshots (snapshot.go): copied while the machine runs, without freezing it.
-//   - Limits (limits.go): enforced through cgroup v2 where it offers memory and cpu, recorded
-//     only elsewhere (LimitsEnforced).
+//   - Limits (limits.go, cgroups.go): the plan's memory (no swap) and cores and
+//     Options.PidsMax processes, in a cgroup per machine nested under the one resellerd was
+//     started in, on cgroup v1 and v2; PID 1 waits until the host has placed it there, and the
+//     machine's processes get a cgroup namespace, so they see their cgroup as "/". Recorded only
+//     where the controllers are missing (LimitsEnforced).
 //
 // Known limits: the machine's /proc/self/mountinfo shows the host paths of its disk (overlay
 // options); machines keep CAP_NET_RAW (ping), so one could forge packets on the bridge as
@@ -53,7 +56,9 @@ type Options struct {
 	CIDR   netip.Prefix // machine addresses; the first address is the host's side of the bridge
 	Image  string       // a root filesystem used read-only as every disk's base; "" assembles busybox's
 	Egress bool         // let machines reach beyond the machines' network
-	Logger *slog.Logger
+	// PidsMax caps each machine's processes (0: DefaultPidsMax; MinPidsMax to MaxPidsMax).
+	PidsMax int
+	Logger  *slog.Logger
 }
 
 // Spec is what a machine is made of.
@@ -67,7 +72,8 @@ type Spec struct {
 	Limits   Limits
 }
 
-// Limits are a plan's resources, applied where cgroup v2 is writable.
+// Limits are a plan's resources, enforced through cgroups (v1 or v2) where the host offers the
+// controllers (Manager.LimitsEnforced).
 type Limits struct {
 	CPUs     int
 	MemoryMB int
@@ -97,4 +103,4 @@ var ErrNotFound = errors.New("machines: not found")
 //	func (m *Manager) Run(ctx context.Context, ref string, script string, env map[string]string) (output string, exit int, err error)
 //	func (m *Manager) Running(ref string) bool
 //	func (m *Manager) Refs() []string                  // machines with a disk on this host
-//	func (m *Manager) LimitsEnforced() bool            // whether Limits are enforced here (cgroup v2) or only recorded
+//	func (m *Manager) LimitsEnforced() bool            // whether Limits are enforced here (cgroup v1 or v2) or only recorded
