@@ -34,12 +34,28 @@ type MachinesConfig struct {
 	CIDR   netip.Prefix // machine addresses; the zero prefix is DefaultMachinesCIDR
 	Image  string       // a root filesystem, the read-only base of every disk; "" assembles busybox's
 	Egress bool         // let machines reach beyond the machines' network
+	// PidsMax caps each machine's processes (--machines-pids-max); 0 is
+	// DefaultMachinesPidsMax.
+	PidsMax int
+}
+
+// DefaultMachinesPidsMax is --machines-pids-max's default.
+const DefaultMachinesPidsMax = machines.DefaultPidsMax
+
+// CheckMachinesPidsMax refuses a process cap a machine cannot run with or the kernel cannot
+// count, naming the flag.
+func CheckMachinesPidsMax(n int) error {
+	if n < machines.MinPidsMax || n > machines.MaxPidsMax {
+		return fmt.Errorf("--machines-pids-max must be from %d to %d, not %d", machines.MinPidsMax, machines.MaxPidsMax, n)
+	}
+	return nil
 }
 
 // Sandbox reports whether servers are real machines.
 func (c MachinesConfig) Sandbox() bool { return c.Mode == MachinesSandbox }
 
-// Validate refuses an unknown mode and a range addresses cannot come from, naming the flag.
+// Validate refuses an unknown mode, a range addresses cannot come from and a process cap out of
+// bounds, naming the flag.
 func (c MachinesConfig) Validate() error {
 	switch c.Mode {
 	case "", MachinesSim, MachinesSandbox:
@@ -51,6 +67,9 @@ func (c MachinesConfig) Validate() error {
 			return fmt.Errorf("--machines-cidr: %w", err)
 		}
 	}
+	if c.PidsMax != 0 {
+		return CheckMachinesPidsMax(c.PidsMax)
+	}
 	return nil
 }
 
@@ -60,7 +79,7 @@ func (c MachinesConfig) options(log *slog.Logger) machines.Options {
 	if !cidr.IsValid() {
 		cidr = DefaultMachinesCIDR
 	}
-	return machines.Options{Dir: filepath.Clean(c.Dir), CIDR: cidr, Image: c.Image, Egress: c.Egress, Logger: log}
+	return machines.Options{Dir: filepath.Clean(c.Dir), CIDR: cidr, Image: c.Image, Egress: c.Egress, PidsMax: c.PidsMax, Logger: log}
 }
 
 // CheckMachines reports what this host lacks to run cfg's machines (root or user namespaces,
