@@ -22,9 +22,9 @@
 //
 //   - Boot (boot.go): PID 1 is this binary re-executed from one locked OS thread (Pdeathsig
 //     follows the forking thread), with new PID, mount, UTS, IPC and network namespaces; the
-//     host places it in its cgroups (limits.go) and lets it go on, then plugs its veth, hands it the password hash over the control channel, and waits
-//     for SSH (bootTimeout). No user namespace: see package machineinit for why and
-//     what instead.
+//     host places it in its cgroups (limits.go) and lets it go on, then plugs its veth,
+//     hands it the password hash over the control channel, and waits for SSH (bootTimeout).
+//     No user namespace: see package machineinit for why and what instead.
 //   - Power: Stop asks the agent to shut down (SIGTERM, SIGKILL after agent.ShutdownGrace),
 //     kills PID 1 after stopTimeout (the kernel then kills the whole PID namespace), and
 //     deletes the veth. Start boots from the same disk; the SSH host key is on the disk.
