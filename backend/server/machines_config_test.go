@@ -14,7 +14,7 @@ func TestMachinesPidsMaxOption(t *testing.T) {
 	for _, c := range []struct {
 		n       int
 		wantErr bool
-	}{{0, false}, {16, false}, {4096, false}, {15, true}, {-1, true}, {1<<22 + 1, true}} {
+	}{{0, false}, {32, false}, {4096, false}, {31, true}, {-1, true}, {1<<22 + 1, true}} {
 		err := MachinesConfig{PidsMax: c.n}.Validate()
 		if (err != nil) != c.wantErr || (err != nil && !strings.Contains(err.Error(), "--machines-pids-max")) {
 			t.Errorf("Validate with PidsMax %d: %v, want an error naming --machines-pids-max: %v", c.n, err, c.wantErr)

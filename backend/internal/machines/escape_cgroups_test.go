@@ -14,11 +14,17 @@ import (
 )
 
 // TestCgroupEscapes runs, inside machines, what a tenant could do to take the host's resources,
-// and shows each held by the machine's own cgroups (issue 40, points 4 and 9).
+// and shows each held by the machine's own cgroups (issue 40, points 4 and 9): a neighbour
+// machine running all along notices nothing, and neither does the host.
 func TestCgroupEscapes(t *testing.T) {
 	m := newManagerWith(t, Options{CIDR: netip.MustParsePrefix("198.18.240.0/24"), PidsMax: 64})
 	requireLimits(t, m)
 	ctx := context.Background()
+	neighbour := netip.MustParseAddr("198.18.240.200")
+	if err := m.Create(ctx, Spec{Ref: "vm-neighbour", Hostname: "n", Template: "t", IPv4: neighbour, Password: "pw", Limits: Limits{MemoryMB: 256}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	neighbourPID := m.machines["vm-neighbour"].run.pid
 	cases := []struct {
 		name   string
 		limits Limits
@@ -105,6 +111,12 @@ func TestCgroupEscapes(t *testing.T) {
 			t.Logf("in the machine: %q", out)
 			c.check(t, ref, ip, out)
 		})
+	}
+	if got := mustSSH(t, neighbour, "pw", "echo alive"); got != "alive\n" || m.machines["vm-neighbour"].run.pid != neighbourPID {
+		t.Errorf("the neighbour machine after the others' escapes: %q, PID %d (was %d)", got, m.machines["vm-neighbour"].run.pid, neighbourPID)
+	}
+	if n := oomKills(t, m, "vm-neighbour"); n != 0 {
+		t.Errorf("the neighbour's OOM killer killed %d processes, want 0", n)
 	}
 }
 
@@ -256,4 +268,20 @@ func oomKills(t testing.TB, m *Manager, ref string) int {
 	}
 	t.Fatalf("no oom_kill line in %s: %q", file, data)
 	return 0
+}
+
+// TestSmallestPidsMaxBoots: a machine capped at MinPidsMax processes (threads count: init's and
+// the agent's Go runtimes hold several) still boots and runs a command over SSH.
+func TestSmallestPidsMaxBoots(t *testing.T) {
+	m := newManagerWith(t, Options{CIDR: netip.MustParsePrefix("198.18.242.0/24"), PidsMax: MinPidsMax})
+	requireLimits(t, m)
+	ip := netip.MustParseAddr("198.18.242.10")
+	if err := m.Create(context.Background(), Spec{Ref: "vm-min", Hostname: "min", Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("pids.current idle: %d", cgroupNumber(t, m, "pids", "vm-min", "pids.current"))
+	if got := mustSSH(t, ip, "pw", "echo ok; cat /proc/self/status | grep Threads | wc -l"); got != "ok\n1\n" {
+		t.Fatalf("got %q, want ok", got)
+	}
+	t.Logf("pids.current after a login: %d", cgroupNumber(t, m, "pids", "vm-min", "pids.current"))
 }

@@ -20,10 +20,11 @@ import (
 // DefaultPidsMax is a machine's process limit unless Options.PidsMax says otherwise.
 const DefaultPidsMax = 4096
 
-// The bounds of Options.PidsMax: a machine needs a few processes of its own (init, the agent, a
-// shell and what it runs), and the kernel counts no more than 2^22.
+// The bounds of Options.PidsMax. The cap counts threads too, and an idle machine holds about 15
+// (init's and the agent's Go runtimes); a login and a few commands need some more. The kernel
+// counts no more than 2^22.
 const (
-	MinPidsMax = 16
+	MinPidsMax = 32
 	MaxPidsMax = 1 << 22
 )
 
