@@ -159,7 +159,8 @@ func ownCgroups(paths map[string]string, mounts []cgroupMount, offered func(dir 
 	return own, nil
 }
 
-// v1Dir is the directory of the process's cgroup in the v1 hierarchy holding controller.
+// v1Dir is the directory of the process's cgroup in the v1 hierarchy holding controller, on
+// the first of its mounts that shows it.
 func v1Dir(paths map[string]string, mounts []cgroupMount, controller string) (string, bool) {
 	for _, m := range mounts {
 		if m.v2 || !slices.Contains(m.options, controller) {
@@ -167,7 +168,9 @@ func v1Dir(paths map[string]string, mounts []cgroupMount, controller string) (st
 		}
 		for list, path := range paths {
 			if list != "" && slices.Contains(strings.Split(list, ","), controller) {
-				return mountedDir(m, path)
+				if dir, ok := mountedDir(m, path); ok {
+					return dir, true
+				}
 			}
 		}
 	}
@@ -181,8 +184,11 @@ func v2Dir(paths map[string]string, mounts []cgroupMount) (string, bool) {
 		return "", false
 	}
 	for _, m := range mounts {
-		if m.v2 {
-			return mountedDir(m, path)
+		if !m.v2 {
+			continue
+		}
+		if dir, ok := mountedDir(m, path); ok {
+			return dir, true
 		}
 	}
 	return "", false

@@ -57,6 +57,10 @@ func TestOwnCgroupsAreWhereResellerdRuns(t *testing.T) {
 		{"v2 in a container", v2Cgroup, v2Mountinfo, all, []ownCgroup{
 			{dir: "/sys/fs/cgroup/system.slice/resellerd.service", v2: true, controllers: []string{"memory", "cpu", "pids"}},
 		}, ""},
+		{"v2 mounted twice, first from elsewhere", v2Cgroup,
+			"1 0 0:23 /other /mnt/other rw - cgroup2 cgroup2 rw\n" + v2Mountinfo, all, []ownCgroup{
+				{dir: "/sys/fs/cgroup/system.slice/resellerd.service", v2: true, controllers: []string{"memory", "cpu", "pids"}},
+			}, ""},
 		{"v2 without pids", v2Cgroup, v2Mountinfo, func(string) []string { return []string{"cpu", "memory"} }, nil,
 			"offers pids to the cgroup resellerd runs in"},
 		{"nothing mounted", hybridCgroup, "", none, nil, "offers memory, cpu, pids"},
