@@ -38,12 +38,28 @@ type MachinesConfig struct {
 	// EgressAllow are the operator's own ranges machines reach with Egress though they are not
 	// globally reachable (--machines-egress-allow-cidr); IPv4.
 	EgressAllow []netip.Prefix
+	// PidsMax caps each machine's processes (--machines-pids-max); 0 is
+	// DefaultMachinesPidsMax.
+	PidsMax int
+}
+
+// DefaultMachinesPidsMax is --machines-pids-max's default.
+const DefaultMachinesPidsMax = machines.DefaultPidsMax
+
+// CheckMachinesPidsMax refuses a process cap a machine cannot run with or the kernel cannot
+// count, naming the flag.
+func CheckMachinesPidsMax(n int) error {
+	if n < machines.MinPidsMax || n > machines.MaxPidsMax {
+		return fmt.Errorf("--machines-pids-max must be from %d to %d, not %d", machines.MinPidsMax, machines.MaxPidsMax, n)
+	}
+	return nil
 }
 
 // Sandbox reports whether servers are real machines.
 func (c MachinesConfig) Sandbox() bool { return c.Mode == MachinesSandbox }
 
-// Validate refuses an unknown mode and a range addresses cannot come from, naming the flag.
+// Validate refuses an unknown mode, a range addresses cannot come from and a process cap out of
+// bounds, naming the flag.
 func (c MachinesConfig) Validate() error {
 	switch c.Mode {
 	case "", MachinesSim, MachinesSandbox:
@@ -53,6 +69,11 @@ func (c MachinesConfig) Validate() error {
 	if c.CIDR.IsValid() {
 		if err := sandbox.CheckCIDR(c.CIDR); err != nil {
 			return fmt.Errorf("--machines-cidr: %w", err)
+		}
+	}
+	if c.PidsMax != 0 {
+		if err := CheckMachinesPidsMax(c.PidsMax); err != nil {
+			return err
 		}
 	}
 	return c.validateEgressAllow()
@@ -78,7 +99,8 @@ func (c MachinesConfig) options(log *slog.Logger) machines.Options {
 	if !cidr.IsValid() {
 		cidr = DefaultMachinesCIDR
 	}
-	return machines.Options{Dir: filepath.Clean(c.Dir), CIDR: cidr, Image: c.Image, Egress: c.Egress, EgressAllow: c.EgressAllow, Logger: log}
+	return machines.Options{Dir: filepath.Clean(c.Dir), CIDR: cidr, Image: c.Image, Egress: c.Egress, EgressAllow: c.EgressAllow,
+		PidsMax: c.PidsMax, Logger: log}
 }
 
 // CheckMachines reports what this host lacks to run cfg's machines (root or user namespaces,

@@ -33,7 +33,7 @@ var devDefaults = serveOptions{
 		DeployDelay: 500 * time.Millisecond, CredentialsDelay: 200 * time.Millisecond,
 		OrderWindow: 10 * time.Minute, WorkLease: serveDefaults.Config.WorkLease, RateLimitScale: 1, AllowHTTPWebhooks: true,
 		RetainEvents: serveDefaults.Config.RetainEvents,
-		Machines:     server.MachinesConfig{Mode: server.MachinesSim, CIDR: server.DefaultMachinesCIDR}, // Dir: dev's temporary directory
+		Machines:     server.MachinesConfig{Mode: server.MachinesSim, CIDR: server.DefaultMachinesCIDR, PidsMax: server.DefaultMachinesPidsMax}, // Dir: dev's temporary directory
 	},
 	Log: defaultLog,
 }

@@ -30,15 +30,23 @@ func addMachinesFlags(fs *flag.FlagSet, c *server.MachinesConfig, def server.Mac
 	fs.Var((*cliflag.CIDRList)(&c.EgressAllow), "machines-egress-allow-cidr", "IPv4 ranges (`CIDR,...`) machines reach with "+
 		"--machines-egress though they are not globally reachable (your own networks); every other private, link-local "+
 		"(169.254.169.254), shared or reserved address is refused")
+	fs.IntVar(&c.PidsMax, "machines-pids-max", def.PidsMax, "most processes (`N`) each machine may have at once; past it a fork fails inside the machine "+
+		"(its memory and cores are its plan's)")
 }
 
 // defaultMachines are serve's machine flags.
-var defaultMachines = server.MachinesConfig{Mode: server.MachinesSim, Dir: defaultMachinesDir, CIDR: server.DefaultMachinesCIDR}
+var defaultMachines = server.MachinesConfig{Mode: server.MachinesSim, Dir: defaultMachinesDir, CIDR: server.DefaultMachinesCIDR,
+	PidsMax: server.DefaultMachinesPidsMax}
 
-// validateMachines refuses an unknown --machines and a --machines-cidr addresses cannot come
-// from, naming the flag (exit 2).
+// validateMachines refuses an unknown --machines, a --machines-cidr addresses cannot come from
+// and a --machines-pids-max out of bounds (0 too, which Config takes as the default), naming
+// the flag (exit 2).
 func (o serveOptions) validateMachines(command string) error {
-	if err := o.Config.Machines.Validate(); err != nil {
+	err := o.Config.Machines.Validate()
+	if err == nil && o.Config.Machines.PidsMax == 0 {
+		err = server.CheckMachinesPidsMax(0)
+	}
+	if err != nil {
 		return fmt.Errorf("%w: %s: %w", errUsage, command, err)
 	}
 	return nil

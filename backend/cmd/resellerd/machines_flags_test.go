@@ -9,7 +9,7 @@ import (
 )
 
 // TestMachinesFlagRefusals: a --machines value other than sim or sandbox, a --machines-cidr
-// addresses cannot come from, and dev's --state beside --machines sandbox exit 2 naming the
+// addresses cannot come from, a --machines-pids-max out of bounds, and dev's --state beside --machines sandbox exit 2 naming the
 // flag, on serve and on dev, from the flag and from its RESELLER_ variable.
 func TestMachinesFlagRefusals(t *testing.T) {
 	t.Parallel()
@@ -31,6 +31,10 @@ func TestMachinesFlagRefusals(t *testing.T) {
 			"--machines-egress-allow-cidr needs --machines-egress"},
 		{"egress allow IPv6 from the variable", map[string]string{"RESELLER_MACHINES_EGRESS_ALLOW_CIDR": "fd00::/64"},
 			[]string{"dev", "--listen", "127.0.0.1:0", "--machines-egress"}, "--machines-egress-allow-cidr: fd00::/64 is not an IPv4 range"},
+		{"pids max too small", nil, []string{"serve", "--db", db, "--machines-pids-max", "8"}, "--machines-pids-max must be from 32 to 4194304, not 8"},
+		{"pids max zero", nil, []string{"dev", "--listen", "127.0.0.1:0", "--machines-pids-max", "0"}, "--machines-pids-max must be from 32"},
+		{"pids max past the kernel's", map[string]string{"RESELLER_MACHINES_PIDS_MAX": "5000000"}, []string{"dev", "--listen", "127.0.0.1:0"}, "--machines-pids-max must be from 32"},
+		{"pids max not a number", nil, []string{"serve", "--db", db, "--machines-pids-max", "many"}, "machines-pids-max"},
 		{"dev state with sandbox", nil, []string{"dev", "--listen", "127.0.0.1:0", "--machines", "sandbox", "--state", filepath.Join(t.TempDir(), "s")},
 			"--state with --machines sandbox"},
 	}
@@ -53,13 +57,49 @@ func TestMachinesFlagsInHelp(t *testing.T) {
 		t.Fatalf("serve --help: exit %d", code)
 	}
 	for _, want := range []string{"--machines", "RESELLER_MACHINES", "--machines-dir", "./data/machines", "--machines-cidr",
-		"198.18.0.0/16", "RESELLER_MACHINES_IMAGE", "--machines-egress", "--machines-egress-allow-cidr", "RESELLER_MACHINES_EGRESS_ALLOW_CIDR"} {
+		"198.18.0.0/16", "RESELLER_MACHINES_IMAGE", "--machines-egress", "--machines-egress-allow-cidr", "RESELLER_MACHINES_EGRESS_ALLOW_CIDR",
+		"--machines-pids-max", "RESELLER_MACHINES_PIDS_MAX", "4096"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("serve --help lacks %q", want)
 		}
 	}
-	if !strings.Contains(usage, "[--machines sim|sandbox]") {
-		t.Error("the usage lacks --machines")
+	if !strings.Contains(usage, "[--machines sim|sandbox]") || !strings.Contains(usage, "[--machines-pids-max 4096]") {
+		t.Error("the usage lacks --machines or --machines-pids-max")
+	}
+}
+
+// TestMachinesPidsMaxReachesTheConfig: --machines-pids-max and its variable fill
+// MachinesConfig.PidsMax on serve and dev, and both default to 4096.
+func TestMachinesPidsMaxReachesTheConfig(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "p.db")
+	serve := func(env map[string]string, args ...string) int {
+		o, err := parseServe(append([]string{"--listen", "127.0.0.1:0", "--db", db}, args...), mapEnv(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.Config.Machines.PidsMax
+	}
+	dev := func(args ...string) int {
+		o, err := parseDev(append([]string{"--listen", "127.0.0.1:0"}, args...), noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.Config.Machines.PidsMax
+	}
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{
+		{"serve's default", serve(nil), 4096},
+		{"serve's flag", serve(nil, "--machines-pids-max", "64"), 64},
+		{"serve's variable", serve(map[string]string{"RESELLER_MACHINES_PIDS_MAX": "100"}), 100},
+		{"dev's default", dev(), 4096},
+		{"dev's flag", dev("--machines-pids-max", "512"), 512},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: PidsMax %d, want %d", c.name, c.got, c.want)
+		}
 	}
 }
 

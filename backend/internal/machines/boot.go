@@ -181,6 +181,17 @@ func (m *Manager) startInit(mc *machine, b machineinit.Boot) (*running, error) {
 		return nil, fmt.Errorf("machine %s: console log: %w", mc.ref, err)
 	}
 	defer console.Close()
+	if err := m.makeMachineCgroups(mc); err != nil {
+		hostEnd.Close()
+		return nil, err
+	}
+	startRead, startWrite, err := os.Pipe() // machineinit.StartFD
+	if err != nil {
+		hostEnd.Close()
+		return nil, fmt.Errorf("machine %s: start pipe: %w", mc.ref, err)
+	}
+	defer startRead.Close()
+	defer startWrite.Close() // unless written: init then exits
 	cmd := &exec.Cmd{
 		Path:       "/proc/self/exe",
 		Args:       []string{"init"},
@@ -188,16 +199,11 @@ func (m *Manager) startInit(mc *machine, b machineinit.Boot) (*running, error) {
 		Dir:        "/",
 		Stdout:     console,
 		Stderr:     console,
-		ExtraFiles: []*os.File{childEnd},
+		ExtraFiles: []*os.File{childEnd, startRead},
 		SysProcAttr: &syscall.SysProcAttr{
 			Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS | syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC,
 			Pdeathsig:  syscall.SIGKILL, // machines die with resellerd
 		},
-	}
-	cg, closeCg := m.machineCgroup(mc)
-	defer closeCg()
-	if cg >= 0 {
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg
 	}
 	if err := spawn(cmd); err != nil {
 		hostEnd.Close()
@@ -211,12 +217,29 @@ func (m *Manager) startInit(mc *machine, b machineinit.Boot) (*running, error) {
 		close(run.done)
 	}()
 	if err != nil {
+		err = fmt.Errorf("control channel: %w", err)
+	} else if err = m.admit(mc, run.pid, startWrite); err != nil {
+		conn.Close()
+	}
+	if err != nil {
 		_ = cmd.Process.Kill()
 		<-run.done
-		return nil, fmt.Errorf("machine %s: control channel: %w", mc.ref, err)
+		return nil, fmt.Errorf("machine %s: %w", mc.ref, err)
 	}
 	run.ctl = newControl(conn, m, mc.ref)
 	return run, nil
+}
+
+// admit places a started init (pid, waiting on machineinit.StartFD) in mc's cgroups, then lets
+// it go on. CLONE_INTO_CGROUP would place it at clone time, but only on cgroup v2.
+func (m *Manager) admit(mc *machine, pid int, start *os.File) error {
+	if err := place(m.cgroups, mc.ref, pid); err != nil {
+		return err
+	}
+	if _, err := start.Write([]byte{1}); err != nil {
+		return fmt.Errorf("start its init: %w", err)
+	}
+	return nil
 }
 
 // spawnRequest asks the spawner thread to start a command.

@@ -1,158 +1,181 @@
 package machines
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
-// Limits are applied through cgroup v2 where it is writable and offers the memory and cpu
-// controllers: each Manager gets a directory reseller-<bridge> at the root of the cgroup v2
-// hierarchy, each machine a directory in it (its PID 1 is started inside it, with
-// CLONE_INTO_CGROUP, so every process of the machine is counted), with memory.max and cpu.max.
-// On hosts where cgroup v2 has no such controllers (a hybrid v1 host such as this project's CI)
-// limits are recorded with the machine and not enforced; Manager.LimitsEnforced says which.
+// A machine's limits are its plan's memory (no swap beyond it), its plan's cores as a CPU
+// quota, and Options.PidsMax processes, enforced through the machine's cgroups (cgroups.go) on
+// cgroup v1 and v2 alike. Its PID 1 is placed in them before it starts anything, so every
+// process of the machine is counted; a machine past its memory meets the OOM killer of its own
+// cgroup, which picks among its processes only. Where a controller is missing, limits are
+// recorded with the machine and not enforced; Manager.LimitsEnforced says which.
 
-// cgroupRoot is where cgroup v2 is mounted with the memory and cpu controllers available and
-// writable; "" when it is not. A variable so tests can point it at a directory of their own.
-var cgroupRoot = findCgroup2
+// DefaultPidsMax is a machine's process limit unless Options.PidsMax says otherwise.
+const DefaultPidsMax = 4096
 
-func findCgroup2() string {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// mountinfo: ... mount-point ... - fstype source options
-		fields := strings.Fields(sc.Text())
-		sep := -1
-		for i, f := range fields {
-			if f == "-" {
-				sep = i
-				break
-			}
-		}
-		if sep < 0 || sep+1 >= len(fields) || fields[sep+1] != "cgroup2" || len(fields) < 5 {
-			continue
-		}
-		if root := fields[4]; hasControllers(root) {
-			return root
-		}
-	}
-	return ""
-}
+// The bounds of Options.PidsMax. The cap counts threads too, and an idle machine holds about 15
+// (init's and the agent's Go runtimes); a login and a few commands need some more. The kernel
+// counts no more than 2^22.
+const (
+	MinPidsMax = 32
+	MaxPidsMax = 1 << 22
+)
 
-// hasControllers says whether the cgroup v2 directory dir offers memory and cpu and can be
-// written.
-func hasControllers(dir string) bool {
-	data, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
-	if err != nil {
-		return false
-	}
-	have := map[string]bool{}
-	for _, c := range strings.Fields(string(data)) {
-		have[c] = true
-	}
-	return have["memory"] && have["cpu"] && unix.Access(dir, unix.W_OK) == nil
-}
+// cpuPeriod is the CFS period, in microseconds, of a machine's CPU quota: its cores times it.
+const cpuPeriod = 100000
 
-// newCgroup makes this Manager's cgroup directory and enables memory and cpu for its children;
-// "" (limits recorded only) where that is not possible.
-func newCgroup(bridge string, log *slog.Logger) string {
-	root := cgroupRoot()
-	if root == "" {
-		log.Info("machine limits are recorded, not enforced: cgroup v2 with the memory and cpu controllers is not writable here")
-		return ""
-	}
-	dir := filepath.Join(root, "reseller-"+bridge)
-	err := enableControllers(root)
+// newCgroups makes this Manager's cgroups; nil (limits recorded only) where that is not
+// possible, with the reason logged.
+func newCgroups(bridge string, log *slog.Logger) []cgroupDir {
+	own, err := findOwnCgroups()
 	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
+		var dirs []cgroupDir
+		if dirs, err = makeCgroups(own, bridge); err == nil {
+			return dirs
+		}
 	}
-	if err == nil {
-		err = enableControllers(dir)
-	}
-	if err != nil {
-		log.Info("machine limits are recorded, not enforced", "cgroup", dir, "error", err)
-		return ""
-	}
-	return dir
+	log.Warn("machine limits are recorded, not enforced", "error", err)
+	return nil
 }
 
-func enableControllers(dir string) error {
-	return os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("+memory +cpu"), 0o644)
-}
-
-// applyLimits writes l into the cgroup directory dir: memory.max in bytes and cpu.max as
-// CPUs periods of 100 ms per 100 ms; zero means no limit ("max").
-func applyLimits(dir string, l Limits) error {
-	mem, cpu := "max", "max 100000"
-	if l.MemoryMB > 0 {
-		mem = fmt.Sprint(int64(l.MemoryMB) << 20)
-	}
-	if l.CPUs > 0 {
-		cpu = fmt.Sprintf("%d 100000", l.CPUs*100000)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "memory.max"), []byte(mem), 0o644); err != nil {
-		return fmt.Errorf("memory.max: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "cpu.max"), []byte(cpu), 0o644); err != nil {
-		return fmt.Errorf("cpu.max: %w", err)
+// applyLimits writes l, and pidsMax processes, into the cgroup directory dir of each of the
+// controllers.
+func applyLimits(dir string, v2 bool, controllers []string, l Limits, pidsMax int) error {
+	for _, c := range controllers {
+		var err error
+		switch {
+		case c == "memory" && v2:
+			err = setMemoryV2(dir, l.MemoryMB)
+		case c == "memory":
+			err = setMemoryV1(dir, l.MemoryMB)
+		case c == "cpu" && v2:
+			err = writeCgroup(dir, "cpu.max", cpuMax(l.CPUs))
+		case c == "cpu":
+			err = setCPUV1(dir, l.CPUs)
+		case c == "pids":
+			err = writeCgroup(dir, "pids.max", strconv.Itoa(pidsMax))
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-func (m *Manager) cgroupOf(mc *machine) string {
-	if m.cgroup == "" {
-		return ""
+// setMemoryV2 writes memory.max, and memory.swap.max 0 where the kernel accounts swap.
+func setMemoryV2(dir string, mb int) error {
+	limit := "max"
+	if mb > 0 {
+		limit = strconv.FormatInt(int64(mb)<<20, 10)
 	}
-	return filepath.Join(m.cgroup, mc.ref)
+	if err := writeCgroup(dir, "memory.max", limit); err != nil {
+		return err
+	}
+	if exists(filepath.Join(dir, "memory.swap.max")) {
+		return writeCgroup(dir, "memory.swap.max", "0")
+	}
+	return nil
 }
 
-// machineCgroup prepares mc's cgroup with its limits and opens it for CLONE_INTO_CGROUP; -1
-// where limits are not enforced (or the cgroup cannot be made: the machine then boots without).
-func (m *Manager) machineCgroup(mc *machine) (int, func()) {
-	dir := m.cgroupOf(mc)
-	if dir == "" {
-		return -1, func() {}
+// setMemoryV1 writes memory.limit_in_bytes and, where the kernel accounts swap, the same into
+// memory.memsw.limit_in_bytes (memory plus swap: no swap). The kernel keeps memsw at least the
+// memory limit, so a raise writes memsw first and a cut writes it last.
+func setMemoryV1(dir string, mb int) error {
+	limit := int64(-1)
+	if mb > 0 {
+		limit = int64(mb) << 20
 	}
-	err := os.MkdirAll(dir, 0o755)
-	if err == nil {
-		err = applyLimits(dir, mc.rec.Limits)
-	}
-	if err != nil {
-		m.log.Warn("machine limits not applied", "ref", mc.ref, "error", err)
-		return -1, func() {}
-	}
-	fd, err := unix.Open(dir, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, func() {}
-	}
-	return fd, func() { unix.Close(fd) }
-}
-
-// LimitsEnforced says whether Limits are enforced on this host (cgroup v2 writable with memory
-// and cpu), or only recorded.
-func (m *Manager) LimitsEnforced() bool { return m.cgroup != "" }
-
-// removeCgroup removes a cgroup directory and its children's (rmdir, each empty of processes
-// once its machine is stopped).
-func removeCgroup(dir string) {
-	if dir == "" {
-		return
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if e.IsDir() {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+	value := strconv.FormatInt(limit, 10)
+	files := []string{"memory.limit_in_bytes"}
+	if exists(filepath.Join(dir, "memory.memsw.limit_in_bytes")) {
+		files = append(files, "memory.memsw.limit_in_bytes")
+		if limit < 0 || limit >= currentV1(dir, "memory.limit_in_bytes") {
+			files[0], files[1] = files[1], files[0]
 		}
 	}
-	_ = os.Remove(dir)
+	for _, f := range files {
+		if err := writeCgroup(dir, f, value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// currentV1 reads a v1 limit in bytes; unreadable counts as unlimited.
+func currentV1(dir, file string) int64 {
+	data, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		return 1<<63 - 1
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return 1<<63 - 1
+	}
+	return n
+}
+
+// setCPUV1 writes the CFS period and a quota of cpus periods per period (-1: none).
+func setCPUV1(dir string, cpus int) error {
+	quota := "-1"
+	if cpus > 0 {
+		quota = strconv.Itoa(cpus * cpuPeriod)
+	}
+	if err := writeCgroup(dir, "cpu.cfs_period_us", strconv.Itoa(cpuPeriod)); err != nil {
+		return err
+	}
+	return writeCgroup(dir, "cpu.cfs_quota_us", quota)
+}
+
+// cpuMax is cgroup v2's cpu.max for cpus cores: a quota and the period.
+func cpuMax(cpus int) string {
+	if cpus <= 0 {
+		return fmt.Sprintf("max %d", cpuPeriod)
+	}
+	return fmt.Sprintf("%d %d", cpus*cpuPeriod, cpuPeriod)
+}
+
+// writeCgroup writes value into one of a cgroup's files, naming the file on failure.
+func writeCgroup(dir, file, value string) error {
+	path := filepath.Join(dir, file)
+	if err := os.WriteFile(path, []byte(value), 0o644); err != nil {
+		return fmt.Errorf("cgroup: write %s to %s: %w", value, path, err)
+	}
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// LimitsEnforced says whether Limits are enforced on this host (the memory, cpu and pids
+// controllers available to the cgroup resellerd runs in, on cgroup v1 or v2), or only recorded.
+func (m *Manager) LimitsEnforced() bool { return m.cgroups != nil }
+
+// makeMachineCgroups makes mc's cgroup in every hierarchy with its limits; nothing where
+// limits are not enforced.
+func (m *Manager) makeMachineCgroups(mc *machine) error {
+	for _, d := range m.cgroups {
+		if err := os.Mkdir(d.machineDir(mc.ref), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("machine %s: cgroup: %w", mc.ref, err)
+		}
+	}
+	return m.applyMachineLimits(mc)
+}
+
+// applyMachineLimits writes mc's recorded limits into its cgroups.
+func (m *Manager) applyMachineLimits(mc *machine) error {
+	for _, d := range m.cgroups {
+		if err := applyLimits(d.machineDir(mc.ref), d.v2, d.controllers, mc.rec.Limits, m.o.PidsMax); err != nil {
+			return fmt.Errorf("machine %s: limits: %w", mc.ref, err)
+		}
+	}
+	return nil
 }

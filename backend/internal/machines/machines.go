@@ -22,8 +22,8 @@
 //
 //   - Boot (boot.go): PID 1 is this binary re-executed from one locked OS thread (Pdeathsig
 //     follows the forking thread), with new PID, mount, UTS, IPC and network namespaces; the
-//     host then plugs its veth, hands it the password hash over the control channel, and waits
-//     for SSH (bootTimeout). No user namespace: see package machineinit for why and
+//     host places it in its cgroups (limits.go) and lets it go on, then plugs its veth,
+//     hands it the password hash over the control channel, and waits for SSH (bootTimeout). No user namespace: see package machineinit for why and
 //     what instead. The seccomp filter of what users run (package seccompfilter, assembled
 //     ahead of time) is read once, at New, and handed to every init in its Boot.
 //   - Power: Stop asks the agent to shut down (SIGTERM, SIGKILL after agent.ShutdownGrace),
@@ -36,8 +36,11 @@
 //     machine's traffic. Egress reaches only globally reachable addresses and EgressAllow.
 //   - Passwords: bcrypt over SHA-256 (agent.HashPassword), in the machine's directory, 0600.
 //   - Snapshots (snapshot.go): copied while the machine runs, without freezing it.
-//   - Limits (limits.go): enforced through cgroup v2 where it offers memory and cpu, recorded
-//     only elsewhere (LimitsEnforced).
+//   - Limits (limits.go, cgroups.go): the plan's memory (no swap) and cores and
+//     Options.PidsMax processes, in a cgroup per machine nested under the one resellerd was
+//     started in, on cgroup v1 and v2; PID 1 waits until the host has placed it there, and the
+//     machine's processes get a cgroup namespace, so they see their cgroup as "/". Recorded only
+//     where the controllers are missing (LimitsEnforced).
 //
 // Known limits: the machine's /proc/self/mountinfo shows the host paths of its disk (overlay
 // options); machines keep CAP_NET_RAW (ping), but the port filter drops any frame that is not
@@ -60,7 +63,9 @@ type Options struct {
 	// EgressAllow are ranges machines reach with Egress though they are not globally reachable
 	// (an operator's own networks); IPv4.
 	EgressAllow []netip.Prefix
-	Logger      *slog.Logger
+	// PidsMax caps each machine's processes (0: DefaultPidsMax; MinPidsMax to MaxPidsMax).
+	PidsMax int
+	Logger  *slog.Logger
 }
 
 // Spec is what a machine is made of.
@@ -74,7 +79,8 @@ type Spec struct {
 	Limits   Limits
 }
 
-// Limits are a plan's resources, applied where cgroup v2 is writable.
+// Limits are a plan's resources, enforced through cgroups (v1 or v2) where the host offers the
+// controllers (Manager.LimitsEnforced).
 type Limits struct {
 	CPUs     int
 	MemoryMB int
@@ -104,4 +110,4 @@ var ErrNotFound = errors.New("machines: not found")
 //	func (m *Manager) Run(ctx context.Context, ref string, script string, env map[string]string) (output string, exit int, err error)
 //	func (m *Manager) Running(ref string) bool
 //	func (m *Manager) Refs() []string                  // machines with a disk on this host
-//	func (m *Manager) LimitsEnforced() bool            // whether Limits are enforced here (cgroup v2) or only recorded
+//	func (m *Manager) LimitsEnforced() bool            // whether Limits are enforced here (cgroup v1 or v2) or only recorded

@@ -27,10 +27,10 @@ type Manager struct {
 	o       Options
 	log     *slog.Logger
 	net     *network
-	image   string   // the lower layer of every disk
-	cgroup  string   // this Manager's cgroup v2 directory; "" where limits cannot be applied
-	dirLock *os.File // Dir/manager.lock, flocked for the Manager's life
-	seccomp []byte   // the seccomp filter of what users run (package seccompfilter), built once
+	image   string      // the lower layer of every disk
+	cgroups []cgroupDir // this Manager's cgroup in each hierarchy; nil where limits cannot be applied
+	dirLock *os.File    // Dir/manager.lock, flocked for the Manager's life
+	seccomp []byte      // the seccomp filter of what users run (package seccompfilter), built once
 
 	mu       sync.Mutex
 	machines map[string]*machine
@@ -70,6 +70,12 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if err := Check(o); err != nil {
 		return nil, err
 	}
+	if o.PidsMax == 0 {
+		o.PidsMax = DefaultPidsMax
+	}
+	if o.PidsMax < MinPidsMax || o.PidsMax > MaxPidsMax {
+		return nil, fmt.Errorf("machines: PidsMax %d must be from %d to %d", o.PidsMax, MinPidsMax, MaxPidsMax)
+	}
 	if !o.CIDR.IsValid() || !o.CIDR.Addr().Is4() || o.CIDR.Bits() > 30 {
 		return nil, fmt.Errorf("machines: CIDR %q must be an IPv4 prefix of /30 or wider", o.CIDR)
 	}
@@ -103,8 +109,8 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		m.dirLock.Close()
 		return nil, err
 	}
-	m.cgroup = newCgroup(m.net.bridge, m.log)
-	m.log.Info("machines ready", "dir", dir, "cidr", o.CIDR, "bridge", m.net.bridge, "limits", m.cgroup != "")
+	m.cgroups = newCgroups(m.net.bridge, m.log)
+	m.log.Info("machines ready", "dir", dir, "cidr", o.CIDR, "bridge", m.net.bridge, "limits", m.cgroups != nil)
 	return m, nil
 }
 
@@ -140,7 +146,7 @@ func (m *Manager) Close(ctx context.Context) error {
 	}
 	wg.Wait()
 	errs = append(errs, m.net.tearDown(context.WithoutCancel(ctx)))
-	removeCgroup(m.cgroup)
+	errs = append(errs, removeCgroups(m.cgroups))
 	_ = m.dirLock.Close()
 	m.log.Info("machines closed", "bridge", m.net.bridge)
 	return errors.Join(errs...)

@@ -134,9 +134,7 @@ func (n *network) checkRoutes(ctx context.Context) error {
 		if p.Overlaps(n.cidr) && abandoned(r.Dev) {
 			n.log.Info("removing the bridge of a Manager that is gone", "bridge", r.Dev, "dir", linkAlias(r.Dev))
 			(&network{bridge: r.Dev, log: n.log}).removeStale(ctx)
-			if root := cgroupRoot(); root != "" {
-				removeCgroup(filepath.Join(root, "reseller-"+r.Dev)) // newCgroup's, named after the bridge
-			}
+			removeStaleCgroups(r.Dev)
 			removed[r.Dev] = true
 			continue
 		}

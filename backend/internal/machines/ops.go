@@ -251,10 +251,8 @@ func (m *Manager) SetLimits(ctx context.Context, ref string, l Limits) error {
 	if err := mc.save(r); err != nil {
 		return err
 	}
-	if dir := m.cgroupOf(mc); dir != "" && mc.run.alive() {
-		if err := applyLimits(dir, l); err != nil {
-			return fmt.Errorf("machine %s: limits: %w", ref, err)
-		}
+	if mc.run.alive() {
+		return m.applyMachineLimits(mc)
 	}
 	return nil
 }
@@ -283,9 +281,7 @@ func (m *Manager) Delete(ctx context.Context, ref string) error {
 func (m *Manager) destroy(ctx context.Context, mc *machine) {
 	m.kill(ctx, mc)
 	m.net.unplug(ctx, mc.ref)
-	if dir := m.cgroupOf(mc); dir != "" {
-		_ = os.Remove(dir)
-	}
+	_ = removeMachineCgroups(m.cgroups, mc.ref)
 	_ = os.RemoveAll(mc.dir)
 	mc.rec = nil
 }

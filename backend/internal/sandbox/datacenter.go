@@ -190,7 +190,8 @@ func (d *Datacenter) Console(ctx context.Context, ref string) (datacenter.Consol
 	return d.sim.Console(ctx, ref)
 }
 
-// Resize applies the new plan's limits (where cgroup v2 is writable; see package machines).
+// Resize applies the new plan's limits (cgroup v1 or v2, where the host offers the controllers;
+// see package machines).
 func (d *Datacenter) Resize(ctx context.Context, ref string, planID int64) (datacenter.Transition, error) {
 	tr, err := d.sim.Resize(ctx, ref, planID)
 	if err != nil {

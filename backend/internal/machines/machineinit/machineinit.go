@@ -9,11 +9,13 @@
 // machine's whole life, once per machine: what it does not allocate, no idle machine pays for.
 // (The agent, package agent, needs x/crypto/ssh and so starts after them.)
 //
-// init makes every mount private, mounts the overlay disk (lower: the image; upper and work: the
+// init first waits (StartFD) until the host has placed it in the machine's cgroups, then makes
+// every mount private, mounts the overlay disk (lower: the image; upper and work: the
 // machine's disk) inside its own mount namespace, so the mounts vanish with it, mounts /proc
 // (with the host-global knobs read-only or masked), a /dev tmpfs with null, zero, full, random,
 // urandom, tty and a devpts instance for PTYs, tmpfs on /tmp, /run and /dev/shm, sets the
-// hostname, and pivot_roots into the disk. It starts the agent from a thread confined as runc
+// hostname, and pivot_roots into the disk. It starts the agent in a new cgroup namespace (rooted
+// at the machine's cgroups) from a thread confined as runc
 // confines a container's process (confine: keptCaps in the bounding, permitted and effective
 // sets, empty inheritable and ambient sets, and the host's seccomp filter, Boot.Seccomp, built by
 // package seccompfilter) and from then on only reaps: it is every orphan's parent, and when
@@ -55,6 +57,11 @@ const (
 // ControlFD is the descriptor the control channel (see package agent) has in the machine's
 // PID 1 and in its agent.
 const ControlFD = 3
+
+// StartFD is, in a machine's PID 1, the read end of a pipe from the host: init starts and
+// allocates nothing until the host has placed it in the machine's cgroups and written a byte
+// there (end of file instead: the host gave up, and init exits). In the agent, fd 4 is GateFD.
+const StartFD = 4
 
 // GateFD is the agent's end of a socket pair with init, which orders the agent's start and
 // init's pivot into the machine's root (see runInit).

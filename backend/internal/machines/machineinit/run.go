@@ -12,6 +12,9 @@ import (
 
 // runInit is the machine's PID 1: build the root, start the agent, reap until the agent exits.
 func runInit() int {
+	if err := awaitHost(); err != nil {
+		return fail(err)
+	}
 	DropSignals(syscall.SIGUSR1, syscall.SIGUSR2)
 	b, err := bootFromEnv()
 	if err != nil {
@@ -46,6 +49,17 @@ func runInit() int {
 	}
 	ours.Close()
 	return reapUntil(agentPID)
+}
+
+// awaitHost waits on StartFD until the host has placed init in the machine's cgroups, so that
+// every process of the machine, and what init itself allocates from then on, is counted there.
+func awaitHost() error {
+	f := os.NewFile(StartFD, "start")
+	defer f.Close()
+	if _, err := f.Read(make([]byte, 1)); err != nil {
+		return fmt.Errorf("the host did not let the machine start: %w", err)
+	}
+	return nil
 }
 
 // setNotDumpable makes the calling process not dumpable: its /proc entries are then root's and
@@ -118,7 +132,9 @@ func startReduced(gate *os.File, filter []byte) (int, error) {
 		ExtraFiles: []*os.File{os.NewFile(ControlFD, "control"), gate},
 		// No Pdeathsig: it fires when the forking thread ends, and this one ends right away.
 		// The agent needs none: when init is gone the kernel kills the whole PID namespace.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+		// A cgroup namespace rooted at the machine's cgroups (init is in them by now: awaitHost),
+		// so the machine's processes see "/" there and no host path.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Unshareflags: syscall.CLONE_NEWCGROUP},
 	}
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("start the agent: %w", err)
