@@ -27,7 +27,12 @@
 //     what instead.
 //   - Power: Stop asks the agent to shut down (SIGTERM, SIGKILL after agent.ShutdownGrace),
 //     kills PID 1 after stopTimeout (the kernel then kills the whole PID namespace), and
-//     deletes the veth. Start boots from the same disk; the SSH host key is on the disk.
+//     deletes the veth. Start boots from the same disk; the SSH host key is on the disk (a
+//     server built from a snapshot gets new keys: Create removes the copy's).
+//   - Files in a disk (inroot.go): the host writes into a disk only the identity files (hosts,
+//     hostname, os-release) and removes a copied disk's host keys, always through openat2
+//     RESOLVE_IN_ROOT and a rename, so a symlink the machine's root left in its disk never leads
+//     the host out of it. Everything else (app inputs, the host key) is written from inside.
 //   - Network (network.go): one bridge per Manager named after Dir, filter chains named after
 //     the bridge. A CIDR already routed on the host is refused at New, naming the route.
 //   - Passwords: bcrypt over SHA-256 (agent.HashPassword), in the machine's directory, 0600.
