@@ -143,3 +143,20 @@ func TestSnapshotHostKeys(t *testing.T) {
 		t.Errorf("vm-1 restored in place presents host key %s, want its own %s", got, key)
 	}
 }
+
+// TestMountPointsCannotBeReplaced holds what machineinit relies on to join its mount targets
+// by path: root inside a machine cannot move /proc, /dev, /tmp or /run away (to put a symlink
+// in their place), since they are its mount points.
+func TestMountPointsCannotBeReplaced(t *testing.T) {
+	m := newManager(t, "198.18.233.0/24")
+	ctx := context.Background()
+	if err := m.Create(ctx, Spec{Ref: "vm-1", Hostname: "one", Template: "t", IPv4: netip.MustParseAddr("198.18.233.10"), Password: "pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"/proc", "/dev", "/tmp", "/run"} {
+		script := fmt.Sprintf("if mv %[1]s /moved 2>/dev/null || rmdir %[1]s 2>/dev/null; then echo gone; exit 1; fi; [ -d %[1]s ] && [ ! -L %[1]s ]", dir)
+		if out, code, err := m.Run(ctx, "vm-1", script, nil); err != nil || code != 0 {
+			t.Errorf("%s was moved away from inside the machine (exit %d, %v): %s", dir, code, err, out)
+		}
+	}
+}
