@@ -36,7 +36,8 @@
 //   - Network (network.go): one bridge per Manager named after Dir, filter chains named after
 //     the bridge. A CIDR already routed on the host is refused at New, naming the route.
 //   - Passwords: bcrypt over SHA-256 (agent.HashPassword), in the machine's directory, 0600.
-//   - Snapshots (snapshot.go): copied while the machine runs, without freezing it.
+//   - Snapshots (snapshot.go): copied while the machine runs, without freezing it, by a walker
+//     that never follows a symlink the machine's root puts in its disk meanwhile (copytree.go).
 //   - Limits (limits.go): enforced through cgroup v2 where it offers memory and cpu, recorded
 //     only elsewhere (LimitsEnforced).
 //
