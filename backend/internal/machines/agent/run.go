@@ -95,7 +95,7 @@ func runAgent() int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		if err := serveSSH(ctx, ln, key, a.checkPassword); err != nil && ctx.Err() == nil {
+		if err := serveSSH(ctx, ln, key, a.checkPassword, a.logger()); err != nil && ctx.Err() == nil {
 			a.send(Message{Op: OpLog, Error: "ssh: " + err.Error()})
 		}
 	}()

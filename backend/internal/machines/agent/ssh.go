@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"log/slog"
 	"net"
+	"strings"
 
 	"golang.org/x/crypto/ssh"
 
@@ -12,13 +14,36 @@ import (
 // serveSSH serves SSH on ln with package sshd until ctx ends: root's password checked by check,
 // sessions run by /bin/sh with UserEnv. What users run needs no capability dropping here: it
 // descends from the agent, whose bounding set init has already reduced (machineinit.KeptCaps).
-func serveSSH(ctx context.Context, ln net.Listener, key ssh.Signer, check func(user, password string) bool) error {
+func serveSSH(ctx context.Context, ln net.Listener, key ssh.Signer, check func(user, password string) bool, log *slog.Logger) error {
 	return sshd.Serve(ctx, ln, sshd.Config{
 		HostKey:       key,
 		CheckPassword: check,
 		Shell:         "/bin/sh",
 		Env:           UserEnv,
+		Logger:        log,
 	})
+}
+
+// logger is sshd's logger in the agent: its warnings (an address refused after failed
+// passwords) go to the host's log as OpLog lines; the rest, one line per login, stays out of it.
+func (a *agentState) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(opLogWriter{a}, &slog.HandlerOptions{
+		Level: slog.LevelWarn,
+		ReplaceAttr: func(_ []string, attr slog.Attr) slog.Attr {
+			if attr.Key == slog.TimeKey { // the host's log dates the line
+				return slog.Attr{}
+			}
+			return attr
+		},
+	}))
+}
+
+// opLogWriter sends each line written to it to the host as an OpLog.
+type opLogWriter struct{ a *agentState }
+
+func (w opLogWriter) Write(p []byte) (int, error) {
+	w.a.send(Message{Op: OpLog, Error: strings.TrimSpace(string(p))})
+	return len(p), nil
 }
 
 // newHostKey makes a host key and its PEM for the disk.
