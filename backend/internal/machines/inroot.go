@@ -57,7 +57,9 @@ func openat2(dirfd int, rel string, flags int, mode uint32, resolve uint64) (int
 // (perm), so what the host writes there is what the machine sees at that path, whatever the
 // disk held. The caller closes the descriptor.
 func (r *inRoot) realDir(rel string, perm uint32) (int, error) {
-	cur, err := unix.Dup(r.fd)
+	// Close-on-exec like every descriptor here: machines' inits are started meanwhile, and a
+	// descriptor of a disk leaking into one would be a way out of it.
+	cur, err := unix.FcntlInt(uintptr(r.fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
 	}
