@@ -84,12 +84,16 @@ func TestInRootDescriptorsCloseOnExec(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	fd, err := r.realDir("etc/ssh", 0o755)
-	if err != nil {
-		t.Fatal(err)
+	fds := map[string]int{"the root": r.fd}
+	for _, rel := range []string{"/", "etc/ssh"} {
+		fd, err := r.realDir(rel, 0o755)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(fd)
+		fds["realDir "+rel] = fd
 	}
-	defer unix.Close(fd)
-	for name, fd := range map[string]int{"root": r.fd, "realDir": fd} {
+	for name, fd := range fds {
 		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
 		if err != nil || flags&unix.FD_CLOEXEC == 0 {
 			t.Errorf("%s's descriptor: flags %#x, %v, want FD_CLOEXEC", name, flags, err)
