@@ -42,7 +42,7 @@ func checkHost(o Options, h hostFacts) error {
 		errs = append(errs, errors.New("machines: resellerd is not running as root; machines need root for their namespaces, bridge and host-side filters (run it as root, e.g. with sudo)"))
 	}
 	tools := []struct{ name, pkg string }{
-		{"ip", "iproute2"}, {"iptables", "iptables"}, {"iptables-restore", "iptables"}, {"cp", "coreutils"},
+		{"ip", "iproute2"}, {"iptables", "iptables"}, {"iptables-restore", "iptables"},
 	}
 	for _, t := range tools {
 		if _, err := h.lookPath(t.name); err != nil {

@@ -7,8 +7,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/agent"
 )
 
 // Busybox is the static busybox the default image is assembled from (Debian's busybox-static).
@@ -150,19 +155,22 @@ func copyFile(src, dst string, mode os.FileMode) error {
 }
 
 // writeIdentity writes what a disk says about its machine into its upper layer (the machine
-// is off): /etc/os-release naming the template, /etc/hostname and /etc/hosts.
+// is off): /etc/os-release naming the template, /etc/hostname and /etc/hosts. The disk may be
+// a snapshot's, holding what its machine's root left there, so they are written inside the
+// layer (inRoot): /etc made a real directory, each file replaced rather than written through.
 func writeIdentity(upper string, r record) error {
-	etc := filepath.Join(upper, "etc")
-	if err := os.MkdirAll(etc, 0o755); err != nil {
+	root, err := openInRoot(upper)
+	if err != nil {
 		return err
 	}
-	files := map[string]string{
-		"os-release": osRelease(r.Template),
-		"hostname":   r.Hostname + "\n",
-		"hosts":      fmt.Sprintf("127.0.0.1\tlocalhost\n127.0.1.1\t%s\n", r.Hostname),
+	defer root.Close()
+	files := []struct{ name, content string }{
+		{"etc/os-release", osRelease(r.Template)},
+		{"etc/hostname", r.Hostname + "\n"},
+		{"etc/hosts", fmt.Sprintf("127.0.0.1\tlocalhost\n127.0.1.1\t%s\n", r.Hostname)},
 	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(etc, name), []byte(content), 0o644); err != nil {
+	for _, f := range files {
+		if err := root.replaceFile(f.name, []byte(f.content), 0o644); err != nil {
 			return err
 		}
 	}
@@ -182,4 +190,35 @@ func osRelease(template string) string {
 func osReleaseQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`", "\n", " ")
 	return `"` + r.Replace(s) + `"`
+}
+
+// forgetHostKeys removes every SSH host key (/etc/ssh/ssh_host_*) from a disk copied from a
+// snapshot, so the agent makes the new server a key of its own at its first boot: two servers
+// sharing a key could pose as each other to every client that trusts it. A restore in place
+// keeps its key: it is the same server. /etc/ssh is made a real directory first (inRoot), so
+// the agent's key path is the one emptied, whatever the snapshot's root made of it.
+func forgetHostKeys(upper string) error {
+	root, err := openInRoot(upper)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	dir := path.Dir(agent.HostKeyPath)
+	fd, err := root.realDir(dir, 0o755)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	names, err := namesAt(fd)
+	if err != nil {
+		return fmt.Errorf("%s: list %s: %w", upper, dir, err)
+	}
+	for _, name := range names {
+		if strings.HasPrefix(name, "ssh_host_") {
+			if err := removeAt(fd, name); err != nil {
+				return fmt.Errorf("%s: remove %s/%s: %w", upper, dir, name, err)
+			}
+		}
+	}
+	return nil
 }

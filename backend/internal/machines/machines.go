@@ -28,14 +28,20 @@
 //     ahead of time) is read once, at New, and handed to every init in its Boot.
 //   - Power: Stop asks the agent to shut down (SIGTERM, SIGKILL after agent.ShutdownGrace),
 //     kills PID 1 after stopTimeout (the kernel then kills the whole PID namespace), and
-//     deletes the veth. Start boots from the same disk; the SSH host key is on the disk.
+//     deletes the veth. Start boots from the same disk; the SSH host key is on the disk (a
+//     server built from a snapshot gets new keys: Create removes the copy's).
+//   - Files in a disk (inroot.go): the host writes into a disk only the identity files (hosts,
+//     hostname, os-release) and removes a copied disk's host keys, always through openat2
+//     RESOLVE_IN_ROOT and a rename, so a symlink the machine's root left in its disk never leads
+//     the host out of it. Everything else (app inputs, the host key) is written from inside.
 //   - Network (network.go): one bridge per Manager named after Dir, filter chains named after
 //     the bridge. A CIDR already routed on the host is refused at New, naming the route. Each
 //     machine's port (its veth's host end) has a filter of its own (portfilter.go): its frames
 //     carry only its MAC and its IPv4 address, so CAP_NET_RAW inside cannot take another
 //     machine's traffic. Egress reaches only globally reachable addresses and EgressAllow.
 //   - Passwords: bcrypt over SHA-256 (agent.HashPassword), in the machine's directory, 0600.
-//   - Snapshots (snapshot.go): copied while the machine runs, without freezing it.
+//   - Snapshots (snapshot.go): copied while the machine runs, without freezing it, by a walker
+//     that never follows a symlink the machine's root puts in its disk meanwhile (copytree.go).
 //   - Limits (limits.go, cgroups.go): the plan's memory (no swap) and cores and
 //     Options.PidsMax processes, in a cgroup per machine nested under the one resellerd was
 //     started in, on cgroup v1 and v2; PID 1 waits until the host has placed it there, and the

@@ -59,8 +59,9 @@ func (m *Manager) validate(r record) (release func(), err error) {
 	return m.claimAddress(r.Ref, r.IPv4)
 }
 
-// makeDisk writes a new machine's directory: its disk (fresh, or the snapshot's upper layer),
-// identity files, password hash and spec.json (last: a directory without it is no machine).
+// makeDisk writes a new machine's directory: its disk (fresh, or the snapshot's upper layer
+// without its SSH host keys), identity files, password hash and spec.json (last: a directory
+// without it is no machine).
 func (m *Manager) makeDisk(ctx context.Context, mc *machine, r record, password, fromSnapshot string) error {
 	if err := os.MkdirAll(mc.dir, 0o700); err != nil {
 		return fmt.Errorf("machine %s: %w", mc.ref, err)
@@ -70,6 +71,11 @@ func (m *Manager) makeDisk(ctx context.Context, mc *machine, r record, password,
 	}
 	if err := writeIdentity(disk(mc.dir).upper, r); err != nil {
 		return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
+	}
+	if fromSnapshot != "" {
+		if err := forgetHostKeys(disk(mc.dir).upper); err != nil {
+			return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
+		}
 	}
 	if password != "" {
 		if _, err := mc.setPasswordHash(password); err != nil {

@@ -6,15 +6,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // A snapshot is a copy of a machine's disk (its overlay upper layer: what differs from the
 // image) and of its password hash, in snapshots/<image>/. It is taken while the machine runs,
 // without freezing it, as a crash-consistent copy of a live disk would be: a file being written
-// at that very moment may be copied half-written. The copy is made by `cp -a`, which keeps
-// ownership, modes, times, hard links, overlayfs's whiteouts (0:0 character devices) and its
-// trusted.overlay.* xattrs (opaque directories).
+// at that very moment may be copied half-written. The copy (copyTree) keeps what `cp -a` keeps,
+// overlayfs's whiteouts and opaque directories included, and never follows a symlink the
+// machine's root puts in the disk while it is copied.
 
 // Snapshot copies ref's disk and password hash as snapshot image (replacing one of that name,
 // so a retried snapshot is the same) and returns its size in bytes.
@@ -101,21 +100,6 @@ func (m *Manager) snapshotDir(image string) (string, error) {
 		return "", fmt.Errorf("machines: snapshot image %q: letters, digits, '.', '_' and '-' only, at most 64", image)
 	}
 	return filepath.Join(m.o.Dir, "snapshots", image), nil
-}
-
-// copyTimeout bounds a disk copy whose ctx has no deadline of its own.
-const copyTimeout = 10 * time.Minute
-
-// copyTree copies the directory src to dst (which must not exist) with `cp -a`, bounded by ctx
-// (by copyTimeout when ctx has no deadline).
-func copyTree(ctx context.Context, src, dst string) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, copyTimeout)
-		defer cancel()
-	}
-	_, err := command(ctx, "", "cp", "-a", "--", src, dst)
-	return err
 }
 
 // treeSize is the total size of the regular files under dir.

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,22 @@ func TestInflight(t *testing.T) {
 	release()
 	if _, ok := f.acquire(1, "k"); !ok {
 		t.Fatal("acquire after release refused")
+	}
+}
+
+// TestAppendLogCapsLines: a line over logLineMax bytes is cut, once, with a marker; shorter
+// lines and lines already in the tail are kept as they are.
+func TestAppendLogCapsLines(t *testing.T) {
+	t.Parallel()
+	tail := appendLog("", "short\n"+strings.Repeat("x", 1<<20))
+	lines := strings.Split(tail, "\n")
+	if len(lines) != 2 || lines[0] != "short" {
+		t.Fatalf("got lines %.80q, want short and the cut line", lines)
+	}
+	if want := strings.Repeat("x", logLineMax) + fmt.Sprintf("… [%d bytes cut]", 1<<20-logLineMax); lines[1] != want {
+		t.Errorf("got the long line as %d bytes ending %q, want %d bytes", len(lines[1]), lines[1][logLineMax:], len(want))
+	}
+	if again := appendLog(tail, "next"); !strings.HasPrefix(again, tail+"\n") {
+		t.Errorf("a cut line was changed by the next append")
 	}
 }

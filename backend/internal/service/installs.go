@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
@@ -17,8 +18,13 @@ import (
 // before the install is given up as failed.
 const maxInstallAttempts = 3
 
-// logTailLines is how much of an install log log_tail keeps.
-const logTailLines = 20
+// logTailLines and logLineMax bound what of an install log log_tail keeps: its last
+// logTailLines lines, each cut to logLineMax bytes, so a script printing one endless line cannot
+// grow the row (and every API answer showing it) without bound.
+const (
+	logTailLines = 20
+	logLineMax   = 512
+)
 
 // InstanceApps is GET /instances/{id}/apps: whether apps can be installed, and the installs.
 type InstanceApps struct {
@@ -314,11 +320,29 @@ func (s *Service) failDependents(ctx context.Context, failed store.AppInstall) e
 	return nil
 }
 
-// appendLog adds lines to a log tail and keeps its last logTailLines lines.
+// appendLog adds lines to a log tail and keeps its last logTailLines lines, each new line cut
+// to logLineMax bytes and a marker.
 func appendLog(tail, lines string) string {
-	all := strings.Split(strings.TrimPrefix(tail+"\n"+lines, "\n"), "\n")
+	added := strings.Split(lines, "\n")
+	for i, line := range added {
+		added[i] = capLogLine(line)
+	}
+	all := strings.Split(strings.TrimPrefix(tail+"\n"+strings.Join(added, "\n"), "\n"), "\n")
 	if len(all) > logTailLines {
 		all = all[len(all)-logTailLines:]
 	}
 	return strings.Join(all, "\n")
+}
+
+// capLogLine cuts a line longer than logLineMax bytes (at a character's start, so the log stays
+// valid UTF-8) and says how much was cut.
+func capLogLine(line string) string {
+	if len(line) <= logLineMax {
+		return line
+	}
+	cut := logLineMax
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… [%d bytes cut]", line[:cut], len(line)-cut)
 }

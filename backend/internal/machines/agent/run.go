@@ -25,7 +25,8 @@ import (
 )
 
 // HostKeyPath is where a machine keeps its SSH host key: on its disk, so the key is generated
-// once per disk and survives power cycles (a rebuild, a fresh disk, makes a new one).
+// once per disk and survives power cycles (a rebuild, a fresh disk, makes a new one, and so
+// does a server built from a snapshot: the host removes the copy's key).
 const HostKeyPath = "/etc/ssh/ssh_host_ed25519_key"
 
 // ShutdownGrace is how long the agent waits after SIGTERM before SIGKILL at OpShutdown.
@@ -94,7 +95,7 @@ func runAgent() int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		if err := serveSSH(ctx, ln, key, a.checkPassword); err != nil && ctx.Err() == nil {
+		if err := serveSSH(ctx, ln, key, a.checkPassword, a.logger()); err != nil && ctx.Err() == nil {
 			a.send(Message{Op: OpLog, Error: "ssh: " + err.Error()})
 		}
 	}()

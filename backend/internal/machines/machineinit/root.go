@@ -115,7 +115,11 @@ func mountTmp(root string) error {
 	return mountAt("tmpfs", filepath.Join(root, "run"), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=755,size=16m")
 }
 
-// mountAt mounts source on target, creating target first (the disk may lack it).
+// mountAt mounts source on target, creating target first (the disk may lack it). Targets are
+// joined under the root by path, which is safe although the disk is the machine's: /proc, /dev,
+// /tmp and /run are its mount points while it runs, so its root cannot have replaced them by
+// symlinks (unlinking or renaming a mount point fails with EBUSY), and what lies under them is
+// this init's own fresh filesystems.
 func mountAt(source, target, fstype string, flags uintptr, data string) error {
 	if err := os.MkdirAll(target, 0o755); err != nil {
 		return fmt.Errorf("mkdir %s: %w", target, err)

@@ -4,6 +4,9 @@
 // OpenSSH scp and Ansible use the sftp subsystem; both are served here in Go, so a machine
 // needs neither an scp nor an sftp-server binary (busybox has neither).
 //
+// One source address gets at most 64 connections at once, and 10 failed passwords within a
+// minute refuse it for a minute (limits.go).
+//
 // It is built on golang.org/x/crypto/ssh with PTYs from github.com/creack/pty, after the
 // model of gliderlabs/ssh: one goroutine per connection, one per session.
 package sshd
@@ -31,8 +34,9 @@ type Config struct {
 	HostKey ssh.Signer
 	// CheckPassword is the only way in: the "password" method, and "keyboard-interactive"
 	// asking for the password (clients that only offer it); no public keys, no "none".
-	// Comparing in constant time is its job; sshd delays every refusal and bounds the tries
-	// per connection.
+	// Comparing in constant time is its job; sshd delays every refusal, bounds the tries per
+	// connection, and refuses for a minute an address that failed 10 times in a minute (it
+	// also keeps an address to 64 connections at once: see limits.go).
 	CheckPassword func(user, password string) bool
 	// Shell runs sessions: `Shell` as a login shell for "shell", `Shell -c CMD` for "exec".
 	Shell string
@@ -102,6 +106,7 @@ type server struct {
 	log       *slog.Logger
 	sshConfig *ssh.ServerConfig
 	umask     uint32
+	limits    *addrLimits
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
@@ -123,10 +128,11 @@ func newServer(cfg Config) (*server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &server{
-		cfg:   cfg,
-		log:   log,
-		umask: processUmask(),
-		conns: map[net.Conn]struct{}{},
+		cfg:    cfg,
+		log:    log,
+		umask:  processUmask(),
+		limits: newAddrLimits(time.Now),
+		conns:  map[net.Conn]struct{}{},
 	}
 	s.sshConfig = &ssh.ServerConfig{
 		MaxAuthTries:                maxAuthTries,
@@ -138,12 +144,18 @@ func newServer(cfg Config) (*server, error) {
 	return s, nil
 }
 
-// checkPassword asks the caller's CheckPassword and delays a refusal.
+// checkPassword asks the caller's CheckPassword and delays a refusal. An address refused for
+// its failed passwords (addrLimits) has every attempt refused, the right password too.
 func (s *server) checkPassword(meta ssh.ConnMetadata, password []byte) (*ssh.Permissions, error) {
-	if s.cfg.CheckPassword(meta.User(), string(password)) {
+	src := sourceOf(meta.RemoteAddr())
+	if !s.limits.refused(src) && s.cfg.CheckPassword(meta.User(), string(password)) {
 		return &ssh.Permissions{}, nil
 	}
 	s.log.Info("ssh login refused", "user", meta.User(), "remote", meta.RemoteAddr().String())
+	if s.limits.failed(src) {
+		s.log.Warn("ssh address refused after failed passwords", "remote", src,
+			"failures", maxFailedPasswords, "within", failWindow, "for", refuseFor)
+	}
 	time.Sleep(failedAuthDelay)
 	return nil, errors.New("password refused")
 }
@@ -183,6 +195,12 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 			break
 		}
 		backoff = 0
+		src := sourceOf(c.RemoteAddr())
+		if why := s.limits.open(src); why != "" {
+			s.log.Debug("ssh connection closed at once", "remote", src, "reason", why)
+			_ = c.Close()
+			continue
+		}
 		if !s.track(c) {
 			_ = c.Close()
 			break
@@ -190,6 +208,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener) error {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
+			defer s.limits.close(src)
 			defer s.untrack(c)
 			s.serveConn(c)
 		}()
