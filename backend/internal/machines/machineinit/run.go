@@ -118,7 +118,14 @@ func confine(filter []byte) error {
 	return setCapabilities()
 }
 
+// startReduced starts the agent from the calling (locked) thread. The thread first enters a new
+// cgroup namespace, rooted at the machine's cgroups (init is in them by now: awaitHost), so the
+// machine's processes see "/" there and no host path; it does so before confine, which takes
+// away the CAP_SYS_ADMIN and the unshare that needs.
 func startReduced(gate *os.File, filter []byte) (int, error) {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_UNSHARE, syscall.CLONE_NEWCGROUP, 0, 0); errno != 0 {
+		return 0, fmt.Errorf("a cgroup namespace for the agent: %w", errno)
+	}
 	if err := confine(filter); err != nil {
 		return 0, err
 	}
@@ -132,9 +139,7 @@ func startReduced(gate *os.File, filter []byte) (int, error) {
 		ExtraFiles: []*os.File{os.NewFile(ControlFD, "control"), gate},
 		// No Pdeathsig: it fires when the forking thread ends, and this one ends right away.
 		// The agent needs none: when init is gone the kernel kills the whole PID namespace.
-		// A cgroup namespace rooted at the machine's cgroups (init is in them by now: awaitHost),
-		// so the machine's processes see "/" there and no host path.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Unshareflags: syscall.CLONE_NEWCGROUP},
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("start the agent: %w", err)
