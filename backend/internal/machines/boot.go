@@ -136,6 +136,7 @@ func (m *Manager) boot(ctx context.Context, mc *machine) error {
 		return fmt.Errorf("machine %s: boot: %w%s%s", mc.ref, err, exitState(run), consoleTail(mc.dir))
 	}
 	m.log.Info("machine booted", "ref", mc.ref, "ipv4", r.IPv4, "pid", run.pid)
+	go m.supervise(mc, run)
 	return nil
 }
 

@@ -54,6 +54,10 @@ type Options struct {
 	Image  string       // a root filesystem used read-only as every disk's base; "" assembles busybox's
 	Egress bool         // let machines reach beyond the machines' network
 	Logger *slog.Logger
+	// Revived, when set, is told of each machine found down and booted again (liveness.go):
+	// its ref, why (ReasonExited, ReasonUnresponsive), and the boot's error (nil: it answers
+	// again). It runs outside the machine's lock.
+	Revived func(ref, reason string, err error)
 }
 
 // Spec is what a machine is made of.
