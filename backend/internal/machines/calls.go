@@ -95,4 +95,3 @@ func (c *control) ping(ctx context.Context) error {
 	_, err := c.call(ctx, agent.Message{Op: agent.OpPing})
 	return err
 }
-
