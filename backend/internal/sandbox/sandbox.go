@@ -100,6 +100,9 @@ type Options struct {
 	// SweepEvery is how often the reconciler removes the machines of timed-out orders
 	// (0: sweepEvery).
 	SweepEvery time.Duration
+	// Revived, when set, is told of each machine of this host found down and booted again
+	// (Datacenter.Revived): why, and the boot's error. The server counts them.
+	Revived func(reason string, err error)
 }
 
 // Datacenter is the sandbox datacenter. It is safe for concurrent use.
@@ -114,9 +117,15 @@ type Datacenter struct {
 	look     time.Duration
 	sweep    time.Duration
 
-	wake  chan struct{}          // wakeReconciler's: Run passes at once
-	mu    sync.Mutex             // guards locks
-	locks map[string]*sync.Mutex // one per machine: its ops apply one at a time, in order
+	revived func(reason string, err error) // Options.Revived
+
+	wake  chan struct{}            // wakeReconciler's: Run passes at once
+	slots chan struct{}            // a slot per machine worker running (machineWorkers)
+	mu    sync.Mutex               // guards locks, busy, again; idle's lock
+	locks map[string]chan struct{} // one per machine: its ops apply one at a time, in order
+	busy  map[string]bool          // machines with a worker (work)
+	again map[string]bool          // busy machines asked for again while their worker ran
+	idle  sync.Cond                // broadcast when busy empties
 }
 
 var _ datacenter.Datacenter = (*Datacenter)(nil)
@@ -158,9 +167,11 @@ func New(o Options) (*Datacenter, error) {
 	if o.SweepEvery == 0 {
 		o.SweepEvery = sweepEvery
 	}
-	return &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
-		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, sweep: o.SweepEvery, wake: make(chan struct{}, 1),
-		locks: map[string]*sync.Mutex{}}, nil
+	d := &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
+		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, sweep: o.SweepEvery, revived: o.Revived, wake: make(chan struct{}, 1),
+		slots: make(chan struct{}, machineWorkers), locks: map[string]chan struct{}{}, busy: map[string]bool{}, again: map[string]bool{}}
+	d.idle.L = &d.mu
+	return d, nil
 }
 
 // Host is this replica's host id.
@@ -171,6 +182,7 @@ func (d *Datacenter) Host() string { return d.host }
 // applies the ops asked of this host while it was down.
 func (d *Datacenter) Boot(ctx context.Context) error {
 	d.sweepAbandoned(ctx)
+	d.waitIdle() // the sweep's removals, so no abandoned machine is booted
 	list, err := d.state.HostMachines(ctx, d.host)
 	if err != nil {
 		return fmt.Errorf("sandbox: boot: %w", err)

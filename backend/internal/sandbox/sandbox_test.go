@@ -37,6 +37,8 @@ type fakeMachines struct {
 	failing  int           // the next Create calls that fail
 
 	failingDeletes int // the next Delete calls that fail
+
+	hung map[string]bool // machines whose Run hangs until its ctx ends, as a script that never ends
 }
 
 func newFake() *fakeMachines {
@@ -151,7 +153,14 @@ func (f *fakeMachines) Delete(_ context.Context, ref string) error {
 	return nil
 }
 
-func (f *fakeMachines) Run(_ context.Context, ref, script string, _ map[string]string) (string, int, error) {
+func (f *fakeMachines) Run(ctx context.Context, ref, script string, _ map[string]string) (string, int, error) {
+	f.mu.Lock()
+	hung := f.hung[ref]
+	f.mu.Unlock()
+	if hung {
+		<-ctx.Done()
+		return "", -1, ctx.Err()
+	}
 	err := f.with(ref, func(m *fakeMachine) error {
 		if !m.running {
 			return errors.New("not running")
