@@ -28,6 +28,12 @@
 //   - Power: Stop asks the agent to shut down (SIGTERM, SIGKILL after agent.ShutdownGrace),
 //     kills PID 1 after stopTimeout (the kernel then kills the whole PID namespace), and
 //     deletes the veth. Start boots from the same disk; the SSH host key is on the disk.
+//   - Deadlines (calls.go): every call over the control channel has one (a password
+//     passwordTimeout, a script its caller's or defaultRunTimeout), so a machine whose agent is
+//     stopped or whose script never ends fails the call made of it and holds nothing else.
+//   - Liveness (liveness.go): a running machine whose PID 1 exits or whose agent does not
+//     answer a ping is booted again from its disk and reported to Options.Revived; a machine
+//     stopped on purpose stays off.
 //   - Network (network.go): one bridge per Manager named after Dir, filter chains named after
 //     the bridge. A CIDR already routed on the host is refused at New, naming the route.
 //   - Passwords: bcrypt over SHA-256 (agent.HashPassword), in the machine's directory, 0600.

@@ -12,8 +12,11 @@
 // the host's reconciler (Run) applies it: it reads only its own pending ops (an indexed list
 // that does not grow with the rows ever stored), when PostgreSQL's change notifications say
 // something changed (the trigger of migration 0014 on machine_ops) and at the latest every
-// fullPassEvery. A caller that needs the op's result (a password check, an app install) waits
+// fullPassEvery, and hands each machine's ops to a worker of that machine's (workers.go), never
+// waiting for one. A caller that needs the op's result (a password check, an app install) waits
 // for it; the others return at once, as the simulator's transition already answers the API.
+// Every op has a deadline (deadlines.go): a machine that hangs fails its own ops and delays no
+// other machine's. A machine found down by its host's runtime is booted again there (Revived).
 //
 // # Builds
 //

@@ -364,8 +364,9 @@ func TestMachineBuiltDuringItsBuild(t *testing.T) {
 }
 
 // TestPollCreatesWhatTheBuildCouldNot: when the create started with the build fails on the
-// machine's host, the build's poll (through another replica) asks that host again and waits for
-// it, so the order is deployed with its machine rather than waiting for a machine never made.
+// machine's host, the build's poll (through another replica) asks that host again, without
+// waiting for it, so the order is deployed with its machine at a later poll rather than waiting
+// for a machine never made.
 func TestPollCreatesWhatTheBuildCouldNot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
