@@ -122,7 +122,8 @@ func (d *Datacenter) lock(ctx context.Context, ref string) (unlock func(), err e
 }
 
 // runRef applies the pending ops of machine ref on this host, in the order asked, each within
-// its deadline (opDeadline). One whose waiter has given up is dropped, never applied late.
+// its deadline (opDeadline), a script beside the others (startRun). One whose waiter has given
+// up is dropped, never applied late.
 func (d *Datacenter) runRef(ctx context.Context, ref string) {
 	unlock, err := d.lock(ctx, ref)
 	if err != nil {
@@ -135,8 +136,33 @@ func (d *Datacenter) runRef(ctx context.Context, ref string) {
 		return
 	}
 	for _, op := range ops {
+		if op.Kind == opRun {
+			d.startRun(ctx, op)
+			continue
+		}
 		d.applyBounded(ctx, op)
 	}
+}
+
+// startRun applies a run op (an app install's script) beside the machine's other ops, not
+// under its lock: a script may run until its deadline, and the machine's power, password,
+// snapshot or delete asked meanwhile (a snapshot the accounts worker waits for) must not wait
+// for it. A run already started is left to the goroutine running it.
+func (d *Datacenter) startRun(ctx context.Context, op store.MachineOp) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.runs[op.ID] {
+		return
+	}
+	d.runs[op.ID] = true
+	go func() {
+		defer func() {
+			d.mu.Lock()
+			delete(d.runs, op.ID)
+			d.mu.Unlock()
+		}()
+		d.applyBounded(ctx, op)
+	}()
 }
 
 // applyBounded applies op within its deadline and records its outcome, even once ctx is over.

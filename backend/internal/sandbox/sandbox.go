@@ -124,11 +124,12 @@ type Datacenter struct {
 
 	wake  chan struct{}            // wakeReconciler's: Run passes at once
 	slots chan struct{}            // a slot per machine worker running (machineWorkers)
-	mu    sync.Mutex               // guards locks, busy, again; idle's lock
+	mu    sync.Mutex               // guards locks, busy, again, runs; idle's lock
 	locks map[string]chan struct{} // one per machine: its ops apply one at a time, in order
 	busy  map[string]bool          // machines with a worker (work)
 	again map[string]bool          // busy machines asked for again while their worker ran
 	idle  sync.Cond                // broadcast when busy empties
+	runs  map[string]bool          // the run ops whose script runs now (startRun), by op id
 }
 
 var _ datacenter.Datacenter = (*Datacenter)(nil)
@@ -172,7 +173,8 @@ func New(o Options) (*Datacenter, error) {
 	}
 	d := &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
 		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, sweep: o.SweepEvery, revived: o.Revived, wake: make(chan struct{}, 1),
-		slots: make(chan struct{}, machineWorkers), locks: map[string]chan struct{}{}, busy: map[string]bool{}, again: map[string]bool{}}
+		slots: make(chan struct{}, machineWorkers), locks: map[string]chan struct{}{}, busy: map[string]bool{}, again: map[string]bool{},
+		runs: map[string]bool{}}
 	d.idle.L = &d.mu
 	return d, nil
 }

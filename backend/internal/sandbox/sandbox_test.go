@@ -38,7 +38,8 @@ type fakeMachines struct {
 
 	failingDeletes int // the next Delete calls that fail
 
-	hung map[string]bool // machines whose Run hangs until its ctx ends, as a script that never ends
+	hung     map[string]bool // machines whose Run hangs until its ctx ends, as a script that never ends
+	hungRuns int             // the Runs that hung so far
 }
 
 func newFake() *fakeMachines {
@@ -156,6 +157,9 @@ func (f *fakeMachines) Delete(_ context.Context, ref string) error {
 func (f *fakeMachines) Run(ctx context.Context, ref, script string, _ map[string]string) (string, int, error) {
 	f.mu.Lock()
 	hung := f.hung[ref]
+	if hung {
+		f.hungRuns++
+	}
 	f.mu.Unlock()
 	if hung {
 		<-ctx.Done()
