@@ -98,7 +98,7 @@ func (e stallEnv) installOf(t *testing.T, key string, id int64, app string) api.
 // order on the same resellerd deploys and its install finishes; then the stuck install fails
 // at its bound (InstallTimeout), saying it timed out.
 func TestStuckInstallDelaysOnlyItsMachine(t *testing.T) {
-	e := openStallEnv(t, "198.19.41.0/24", 30*time.Second)
+	e := openStallEnv(t, "198.19.141.0/24", 30*time.Second)
 	attacker, other := e.account(t), e.account(t)
 	stuck := e.deploy(t, attacker, "stuck")
 	addr, pw := login(t, stuck)
@@ -133,7 +133,7 @@ func TestStuckInstallDelaysOnlyItsMachine(t *testing.T) {
 // killed from inside (kill -9), it answers SSH again within the promise's 10 s (waited for up
 // to 30). Both are logged and counted in resellerd_machine_restarts_total.
 func TestDeadAgentIsBootedAgain(t *testing.T) {
-	e := openStallEnv(t, "198.19.42.0/24", 0)
+	e := openStallEnv(t, "198.19.142.0/24", 0)
 	owner, other := e.account(t), e.account(t)
 	in := e.deploy(t, owner, "victim")
 	bystander := e.deploy(t, other, "bystander")

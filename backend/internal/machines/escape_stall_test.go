@@ -72,16 +72,16 @@ func stopAgent(t *testing.T, m *Manager, ref string) {
 func TestStuckMachineDelaysOnlyItself(t *testing.T) {
 	requireRoot(t)
 	revived := &revivals{}
-	m := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.241.0/24"), Logger: testLogger(t),
+	m := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.141.0/24"), Logger: testLogger(t),
 		Revived: revived.add})
 	ctx := context.Background()
-	other := netip.MustParseAddr("198.18.241.2")
+	other := netip.MustParseAddr("198.18.141.2")
 	if err := m.Create(ctx, Spec{Ref: "vm-other", Hostname: "other", Template: "t", IPv4: other, Password: "pw"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	for i, tc := range stallCases {
 		t.Run(tc.name, func(t *testing.T) {
-			ref, ip := "vm-stall"+string(rune('a'+i)), netip.AddrFrom4([4]byte{198, 18, 241, byte(10 + i)})
+			ref, ip := "vm-stall"+string(rune('a'+i)), netip.AddrFrom4([4]byte{198, 18, 141, byte(10 + i)})
 			if err := m.Create(ctx, Spec{Ref: ref, Hostname: "stall", Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
 				t.Fatal(err)
 			}
