@@ -192,17 +192,38 @@ func (d *Datacenter) Boot(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: boot: %w", err)
 	}
-	var errs []error
+	var (
+		errs  []error
+		errMu sync.Mutex
+		wg    sync.WaitGroup
+	)
 	for _, m := range list {
 		if !m.Created || m.Power != datacenter.StatusOnline {
 			continue
 		}
-		if err := d.booted(ctx, m.Ref, d.machines.Start(ctx, m.Ref)); err != nil {
-			errs = append(errs, fmt.Errorf("sandbox: boot %s: %w", m.Ref, err))
-		}
+		// Side by side, machineWorkers at a time: a machine whose boot or boot scripts hang
+		// until their deadline holds up no other machine's boot.
+		d.slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-d.slots; wg.Done() }()
+			if err := d.bootOne(ctx, m.Ref); err != nil {
+				errMu.Lock()
+				errs = append(errs, fmt.Errorf("sandbox: boot %s: %w", m.Ref, err))
+				errMu.Unlock()
+			}
+		}()
 	}
+	wg.Wait()
 	d.pass(ctx)
 	return errors.Join(errs...)
+}
+
+// bootOne starts machine ref from its disk, with its boot scripts, within a power op's bound.
+func (d *Datacenter) bootOne(ctx context.Context, ref string) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout(datacenter.PowerOn))
+	defer cancel()
+	return d.booted(ctx, ref, d.machines.Start(ctx, ref))
 }
 
 // Close stops every machine of this host cleanly (their disks kept: the next Boot starts

@@ -40,6 +40,8 @@ type fakeMachines struct {
 
 	hung     map[string]bool // machines whose Run hangs until its ctx ends, as a script that never ends
 	hungRuns int             // the Runs that hung so far
+
+	startGates map[string]chan struct{} // machines whose Start waits until their channel is closed
 }
 
 func newFake() *fakeMachines {
@@ -87,6 +89,12 @@ func (f *fakeMachines) Create(_ context.Context, s machines.Spec, from string) e
 }
 
 func (f *fakeMachines) Start(_ context.Context, ref string) error {
+	f.mu.Lock()
+	gate := f.startGates[ref]
+	f.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
 	return f.with(ref, func(m *fakeMachine) error { m.running = true; return nil })
 }
 

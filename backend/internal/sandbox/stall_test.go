@@ -90,3 +90,38 @@ func TestAStuckMachineDelaysOnlyItself(t *testing.T) {
 		t.Fatal("the reset_password given up at its deadline was applied after it")
 	}
 }
+
+// TestBootIsNotHeldByOneMachine: at start, a machine whose boot hangs (until its deadline)
+// holds up no other machine's boot.
+func TestBootIsNotHeldByOneMachine(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, _, fa, _ := replicas(t)
+	for _, id := range []int64{31, 32} {
+		ticket, err := a.Build(ctx, datacenter.BuildSpec{OrderID: id, DatacenterID: 1, PlanID: 102, TemplateID: 1, OSType: "linux", Hostname: "h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pollDone(t, a, ticket)
+	}
+	gate := make(chan struct{})
+	fa.mu.Lock()
+	fa.machines["vm-31"].running, fa.machines["vm-32"].running = false, false // as after a restart
+	fa.startGates = map[string]chan struct{}{"vm-31": gate}
+	fa.mu.Unlock()
+	booted := make(chan error, 1)
+	go func() { booted <- a.Boot(ctx) }()
+	eventually(t, "vm-32 boots while vm-31's boot hangs", func() bool { m, _ := fa.get("vm-32"); return m.running })
+	select {
+	case err := <-booted:
+		t.Fatalf("Boot returned (%v) while vm-31's boot hangs", err)
+	default:
+	}
+	close(gate)
+	if err := <-booted; err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := fa.get("vm-31"); !m.running {
+		t.Fatal("vm-31 not booted")
+	}
+}
