@@ -252,6 +252,7 @@ func spawn(cmd *exec.Cmd) error {
 // its grace), PID 1 is killed if it outlives stopTimeout or ctx, then its veth is deleted. A
 // stopped machine is left as it is.
 func (m *Manager) halt(ctx context.Context, mc *machine) error {
+	mc.down = false // stopped on purpose: not booted again (liveness.go)
 	run := mc.run
 	if run == nil {
 		return nil

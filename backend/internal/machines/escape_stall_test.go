@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -171,4 +173,36 @@ func waitSSH(t *testing.T, ip netip.Addr, password string) {
 		}
 	}
 	t.Fatalf("ssh %s after its revival: %v", ip, err)
+}
+
+// TestARevivalThatFailsIsTriedAgain: a machine found down whose boot fails (its password hash
+// is missing) is reported so, and booted again once it can be, without anyone asking: it is
+// never left dead while the API says online.
+func TestARevivalThatFailsIsTriedAgain(t *testing.T) {
+	requireRoot(t)
+	revived := &revivals{}
+	m := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.143.0/24"), Logger: testLogger(t),
+		Revived: revived.add})
+	ctx := context.Background()
+	ip := netip.MustParseAddr("198.18.143.10")
+	if err := m.Create(ctx, Spec{Ref: "vm-retry", Hostname: "retry", Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	hash := filepath.Join(m.o.Dir, "machines", "vm-retry", "password")
+	if err := os.Rename(hash, hash+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.Run(ctx, "vm-retry", "kill -9 $PPID", nil); err == nil {
+		t.Fatal("the run that killed its agent answered")
+	}
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(revived.String(), "vm-retry exited machine vm-retry: password"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no failed revival reported within 30s; revivals: %s", revived)
+		}
+	}
+	if err := os.Rename(hash+".away", hash); err != nil {
+		t.Fatal(err)
+	}
+	waitRevived(t, revived, "vm-retry", ReasonExited)
+	waitSSH(t, ip, "pw")
 }
