@@ -120,8 +120,9 @@ const machinesCloseTimeout = 30 * time.Second
 
 // openSandbox starts this host's machine runtime and the sandbox datacenter over the
 // simulator dc, and boots the machines the database says are online here. The reconciler is
-// started with the workers.
-func openSandbox(ctx context.Context, cfg Config, st *sqlstore.Store, dc *sim.Sim, cat *catalog.Catalog) (*sandbox.Datacenter, error) {
+// started with the workers. revived counts the machines found down and booted again.
+func openSandbox(ctx context.Context, cfg Config, st *sqlstore.Store, dc *sim.Sim, cat *catalog.Catalog,
+	revived func(reason string, err error)) (*sandbox.Datacenter, error) {
 	if err := cfg.Machines.Validate(); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -133,12 +134,16 @@ func openSandbox(ctx context.Context, cfg Config, st *sqlstore.Store, dc *sim.Si
 	if err != nil {
 		return nil, fmt.Errorf("server: --machines-dir: %w", err)
 	}
+	// The Manager tells the sandbox of the machines it found down and booted again; none runs
+	// before sb.Boot, by when sb is set.
+	var sb *sandbox.Datacenter
+	opts.Revived = func(ref, reason string, err error) { sb.Revived(ref, reason, err) }
 	mgr, err := machines.New(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("server: --machines sandbox: %w", err)
 	}
-	sb, err := sandbox.New(sandbox.Options{Sim: dc, State: st, Machines: mgr, Catalog: cat, Host: host, CIDR: opts.CIDR,
-		Logger: cfg.Logger})
+	sb, err = sandbox.New(sandbox.Options{Sim: dc, State: st, Machines: mgr, Catalog: cat, Host: host, CIDR: opts.CIDR,
+		Logger: cfg.Logger, Revived: revived})
 	if err != nil {
 		_ = mgr.Close(ctx)
 		return nil, fmt.Errorf("server: %w", err)

@@ -24,6 +24,7 @@ type metrics struct {
 	duration    *prometheus.HistogramVec
 	rateLimited *prometheus.CounterVec
 	deliveries  *prometheus.CounterVec
+	revivals    *prometheus.CounterVec
 }
 
 // newMetrics registers the request, delivery and rate-limit instruments and the Go and process
@@ -48,8 +49,12 @@ func newMetrics() *metrics {
 			Name: "resellerd_webhook_deliveries_total",
 			Help: "Recorded webhook delivery attempts by outcome: delivered, retry, failed (given up), skipped.",
 		}, []string{"outcome"}),
+		revivals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "resellerd_machine_restarts_total",
+			Help: "Machines (--machines sandbox) found down and booted again, by reason (exited: their init or agent died; unresponsive: their agent stopped answering) and outcome (booted, failed).",
+		}, []string{"reason", "outcome"}),
 	}
-	m.reg.MustRegister(m.requests, m.duration, m.rateLimited, m.deliveries,
+	m.reg.MustRegister(m.requests, m.duration, m.rateLimited, m.deliveries, m.revivals,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -65,6 +70,15 @@ func (m *metrics) RateLimited(route string) { m.rateLimited.WithLabelValues(rout
 
 // delivery counts one recorded webhook delivery attempt (service.Config.OnDelivery).
 func (m *metrics) delivery(outcome string) { m.deliveries.WithLabelValues(outcome).Inc() }
+
+// machineRevived counts one machine found down and booted again (sandbox.Options.Revived).
+func (m *metrics) machineRevived(reason string, err error) {
+	outcome := "booted"
+	if err != nil {
+		outcome = "failed"
+	}
+	m.revivals.WithLabelValues(reason, outcome).Inc()
+}
 
 // watchStore adds the collectors that read the store at each scrape: the database pools
 // (go_sql_*, one db_name per pool) and how late each worker queue is.

@@ -37,6 +37,7 @@ type Config struct {
 	DeployDelay       time.Duration // how long the simulated datacenter takes to build a server
 	CredentialsDelay  time.Duration // credentials stay pending this long after a build; also reboots, rebuilds, resizes, snapshot restores and app install stages take this long
 	OrderWindow       time.Duration // after this a pending order becomes timed_out; 0 is 10 minutes
+	InstallTimeout    time.Duration // an app's installer still running after this is stopped and fails its install; 0 is 10 minutes
 	WorkLease         time.Duration // how long a worker holds claimed work before another may take it over (what a crashed process had claimed waits this long); 0 is a minute
 	FailRate          float64       // share of simulated builds that never finish, snapshot images that fail and datacenter operations that fail, 0 to 1; shared by the replicas (see New)
 	AllowHTTPWebhooks bool          // also accept http:// webhook URLs on loopback hosts, and let webhooks reach loopback (tests); HTTPS to public addresses only otherwise
@@ -186,19 +187,19 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) (*Server, e
 	var outOfBand interface {
 		SetRootPasswordOutOfBand(ctx context.Context, ref string) error
 	} = simDC
+	m := newMetrics()
 	var sb *sandbox.Datacenter
 	if cfg.Machines.Sandbox() {
 		var err error
-		if sb, err = openSandbox(ctx, cfg, st, simDC, cat); err != nil {
+		if sb, err = openSandbox(ctx, cfg, st, simDC, cat, m.machineRevived); err != nil {
 			return nil, err
 		}
 		dc, outOfBand = sb, sb
 	}
-	m := newMetrics()
 	m.watchStore(st, cfg.Clock, cfg.Logger)
 	svc := service.New(service.Config{
 		Store: st, Catalog: cat, Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
-		OrderWindow: cfg.OrderWindow, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks, WorkLease: cfg.WorkLease,
+		OrderWindow: cfg.OrderWindow, InstallTimeout: cfg.InstallTimeout, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks, WorkLease: cfg.WorkLease,
 		WebhookAllow: cfg.WebhookAllowCIDRs, WebhookResolver: cfg.WebhookResolver, EventRetention: cfg.RetainEvents,
 		OnDelivery: m.delivery, ProvisionLanes: provisionLanes(cfg.DB), DeliveryObserver: cfg.DeliveryObserver,
 		KeyHash: st.KeyHash, KeyTag: st.KeyTag,

@@ -73,7 +73,9 @@ type step struct {
 }
 
 // provisioningSteps turn orders into servers and install their apps. They have a loop of their
-// own, so a deploy never waits behind work that grows with the number of instances.
+// own, so a deploy never waits behind work that grows with the number of instances; the install
+// step starts each instance's stage in the background (service.InstallAppsDue), so a deploy
+// never waits for an installer either.
 func (s *Server) provisioningSteps() []step {
 	return []step{
 		{"provisioning", s.svc.ProvisionDue},
@@ -215,6 +217,7 @@ func (s *Server) stopWorkers() {
 	s.workers.Wait()
 	if s.svc != nil {
 		s.svc.WaitDeliveries() // the attempts the loops started, cancelled by abort after stepGrace
+		s.svc.WaitInstalls()   // the install stages, likewise
 	}
 	s.abort()
 }
@@ -228,7 +231,8 @@ func (s *Server) stopWorkers() {
 // concurrently with the loops or with another backend on the same database without doing
 // anything twice.
 func (s *Server) RunDue(ctx context.Context) error {
-	steps := append(s.provisioningSteps(), s.accountSteps()...)
+	steps := []step{{"provisioning", s.svc.ProvisionDue}, {"app installs", s.svc.InstallAllAppsDue}}
+	steps = append(steps, s.accountSteps()...)
 	return runStepsUntil(ctx, ctx, append(steps, step{"webhook deliveries", s.svc.DeliverAllDue}), nil)
 }
 

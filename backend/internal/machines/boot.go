@@ -136,6 +136,7 @@ func (m *Manager) boot(ctx context.Context, mc *machine) error {
 		return fmt.Errorf("machine %s: boot: %w%s%s", mc.ref, err, exitState(run), consoleTail(mc.dir))
 	}
 	m.log.Info("machine booted", "ref", mc.ref, "ipv4", r.IPv4, "pid", run.pid)
+	go m.supervise(mc, run)
 	return nil
 }
 
@@ -274,6 +275,7 @@ func spawn(cmd *exec.Cmd) error {
 // its grace), PID 1 is killed if it outlives stopTimeout or ctx, then its veth is deleted. A
 // stopped machine is left as it is.
 func (m *Manager) halt(ctx context.Context, mc *machine) error {
+	mc.down = false // stopped on purpose: not booted again (liveness.go)
 	run := mc.run
 	if run == nil {
 		return nil

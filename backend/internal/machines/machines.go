@@ -34,6 +34,12 @@
 //     hostname, os-release) and removes a copied disk's host keys, always through openat2
 //     RESOLVE_IN_ROOT and a rename, so a symlink the machine's root left in its disk never leads
 //     the host out of it. Everything else (app inputs, the host key) is written from inside.
+//   - Deadlines (calls.go): every call over the control channel has one (a password
+//     passwordTimeout, a script its caller's or defaultRunTimeout), so a machine whose agent is
+//     stopped or whose script never ends fails the call made of it and holds nothing else.
+//   - Liveness (liveness.go): a running machine whose PID 1 exits or whose agent does not
+//     answer a ping is booted again from its disk and reported to Options.Revived; a machine
+//     stopped on purpose stays off.
 //   - Network (network.go): one bridge per Manager named after Dir, filter chains named after
 //     the bridge. A CIDR already routed on the host is refused at New, naming the route. Each
 //     machine's port (its veth's host end) has a filter of its own (portfilter.go): its frames
@@ -72,6 +78,10 @@ type Options struct {
 	// PidsMax caps each machine's processes (0: DefaultPidsMax; MinPidsMax to MaxPidsMax).
 	PidsMax int
 	Logger  *slog.Logger
+	// Revived, when set, is told of each machine found down and booted again (liveness.go):
+	// its ref, why (ReasonExited, ReasonUnresponsive), and the boot's error (nil: it answers
+	// again). It runs outside the machine's lock.
+	Revived func(ref, reason string, err error)
 }
 
 // Spec is what a machine is made of.

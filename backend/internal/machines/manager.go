@@ -47,9 +47,10 @@ type machine struct {
 	ref string
 	dir string
 
-	mu  sync.Mutex
-	rec *record  // nil until loaded; nil again after Delete
-	run *running // nil while stopped
+	mu   sync.Mutex
+	rec  *record  // nil until loaded; nil again after Delete
+	run  *running // nil while stopped
+	down bool     // found down and not booted again yet (liveness.go); false once stopped on purpose
 }
 
 // record is spec.json: the Spec without its password.

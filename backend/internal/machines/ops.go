@@ -189,14 +189,22 @@ func (m *Manager) SetPassword(ctx context.Context, ref, password string) error {
 		return err
 	}
 	defer mc.mu.Unlock()
-	hash, err := mc.setPasswordHash(password)
-	if err != nil {
-		return err
+	if password == "" {
+		return fmt.Errorf("machine %s: the password is empty", ref)
 	}
+	hash, err := agent.HashPassword(password)
+	if err != nil {
+		return fmt.Errorf("machine %s: hash the password: %w", ref, err)
+	}
+	// The agent first: a machine that does not take it keeps its old password on disk too,
+	// as the caller, told of the failure, keeps the old one.
 	if mc.run.alive() {
-		if err := mc.run.ctl.send(agent.Message{Op: agent.OpPassword, Hash: hash}); err != nil {
+		if err := mc.run.ctl.setPassword(ctx, hash); err != nil {
 			return fmt.Errorf("machine %s: tell the agent the new password: %w", ref, err)
 		}
+	}
+	if err := writeFileAtomic(mc.passwordPath(), []byte(hash), 0o600); err != nil {
+		return fmt.Errorf("machine %s: %w", ref, err)
 	}
 	m.log.Info("machine password set", "ref", ref)
 	return nil
@@ -294,7 +302,8 @@ func (m *Manager) destroy(ctx context.Context, mc *machine) {
 
 // Run runs script with /bin/sh inside ref's machine (which must be running), env added to its
 // environment, and returns its output (stdout and stderr, the last agent.MaxOutput bytes) and
-// exit code. Cancelling ctx kills the script's process group.
+// exit code. Cancelling ctx, or its deadline (defaultRunTimeout when it has none), kills the
+// script's process group.
 func (m *Manager) Run(ctx context.Context, ref string, script string, env map[string]string) (string, int, error) {
 	mc, err := m.existing(ref)
 	if err != nil {
@@ -306,37 +315,4 @@ func (m *Manager) Run(ctx context.Context, ref string, script string, env map[st
 		return "", -1, fmt.Errorf("machine %s is not running", ref)
 	}
 	return run.ctl.run(ctx, script, env)
-}
-
-// run asks the agent to run a script and waits for its result, ctx, or the machine's end.
-func (c *control) run(ctx context.Context, script string, env map[string]string) (string, int, error) {
-	c.mu.Lock()
-	c.nextID++
-	id := c.nextID
-	ch := make(chan agent.Message, 1)
-	c.pending[id] = ch
-	c.mu.Unlock()
-	forget := func() {
-		c.mu.Lock()
-		delete(c.pending, id)
-		c.mu.Unlock()
-	}
-	if err := c.send(agent.Message{Op: agent.OpRun, ID: id, Script: script, Env: env}); err != nil {
-		forget()
-		return "", -1, fmt.Errorf("run: %w", err)
-	}
-	select {
-	case res := <-ch:
-		if res.Error != "" {
-			return res.Output, res.Exit, fmt.Errorf("run: %s", res.Error)
-		}
-		return res.Output, res.Exit, nil
-	case <-c.closed:
-		forget()
-		return "", -1, errors.New("run: the machine stopped")
-	case <-ctx.Done():
-		forget()
-		_ = c.send(agent.Message{Op: agent.OpCancel, ID: id})
-		return "", -1, ctx.Err()
-	}
 }

@@ -77,7 +77,8 @@ func (d *Datacenter) startCreate(ctx context.Context, m store.Machine) {
 
 // Poll reports a build done once the simulator says so and the machine exists on its host,
 // with the machine's address and password. The machine is usually up already (startCreate);
-// if not, Poll asks its host for it and waits.
+// if not, Poll asks its host for it again when its create failed, and never waits for a boot:
+// a batch of deploys goes on while one machine boots, or fails to.
 func (d *Datacenter) Poll(ctx context.Context, ticket string) (datacenter.Build, error) {
 	b, err := d.sim.Poll(ctx, ticket)
 	if err != nil || !b.Done {
@@ -90,21 +91,15 @@ func (d *Datacenter) Poll(ctx context.Context, ticket string) (datacenter.Build,
 	if !row.Created {
 		// Still being built by startCreate's op: done at a later poll, once it is up, so this
 		// order's deploy does not wait for its boot and no other order's waits for it either.
-		switch building, err := d.building(ctx, row.Ref); {
-		case err != nil:
-			return datacenter.Build{}, err
-		case building:
-			return datacenter.Build{}, nil
-		}
-		// One create op per machine (its id says so); a failed one is forgotten by outcome, so
-		// the next poll asks again.
-		op := store.MachineOp{ID: createOpID(row.Ref), Ref: row.Ref, Kind: opCreate, Wait: true}
-		if _, err := d.do(ctx, row.Host, op); err != nil {
+		// A create that failed was forgotten: it is asked again, and not waited for either.
+		building, err := d.building(ctx, row.Ref)
+		if err != nil {
 			return datacenter.Build{}, err
 		}
-		if row, _, err = d.machine(ctx, row.Ref); err != nil || !row.Created {
-			return datacenter.Build{}, err
+		if !building {
+			d.startCreate(ctx, row)
 		}
+		return datacenter.Build{}, nil
 	}
 	b.Machine.IPv4, b.Machine.Password, b.Machine.Username, b.Machine.Port = row.IPv4, row.Password, "root", 22
 	return b, nil
@@ -262,7 +257,3 @@ func (d *Datacenter) building(ctx context.Context, ref string) (bool, error) {
 
 // buildOpID is the id of startCreate's create of machine ref.
 func buildOpID(ref string) string { return "build-" + ref }
-
-// createOpID is the id of the create Poll asks for: one per machine, so a Poll repeated while
-// it is pending asks nothing more.
-func createOpID(ref string) string { return "create-" + ref }

@@ -8,7 +8,6 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
@@ -39,9 +38,6 @@ const envPrefix = "env:"
 const (
 	// waitPoll is how often a caller waiting for another host's op reads it.
 	waitPoll = 50 * time.Millisecond
-	// waitFor bounds that wait: a host that does not answer within it fails the call (a
-	// datacenter failure, retried as the service retries those).
-	waitFor = 2 * time.Minute
 	// fullPassEvery is the longest the reconciler goes without reading its pending ops, for
 	// the notifications it may have missed.
 	fullPassEvery = 5 * time.Second
@@ -53,7 +49,8 @@ const (
 
 // do asks host for op and returns it as applied. On this host it is applied now, after the
 // machine's earlier pending ops, and its error is returned; on another host it is written for
-// that host's reconciler, and waited for only when op.Wait.
+// that host's reconciler, and waited for only when op.Wait. A call waited for is bounded by
+// ctx's deadline, or its kind's (opTimeout), which the op carries to its host.
 func (d *Datacenter) do(ctx context.Context, host string, op store.MachineOp) (store.MachineOp, error) {
 	op.Host = host
 	if op.ID == "" {
@@ -62,6 +59,12 @@ func (d *Datacenter) do(ctx context.Context, host string, op store.MachineOp) (s
 	local := host == d.host
 	if local {
 		op.Wait = true // kept once applied, so this call reads its outcome
+	}
+	if op.Wait {
+		var cancel context.CancelFunc
+		ctx, cancel = withDefault(ctx, opTimeout(op.Kind))
+		defer cancel()
+		op.Args = withDeadlineArg(op.Args, ctx)
 	}
 	if _, err := d.state.AddMachineOp(ctx, op); err != nil {
 		return store.MachineOp{}, fmt.Errorf("sandbox: %s %s: %w", op.Kind, op.Ref, err)
@@ -75,9 +78,9 @@ func (d *Datacenter) do(ctx context.Context, host string, op store.MachineOp) (s
 }
 
 // outcome waits until op has been applied (at once for an op of this host, which do has
-// applied), reads it, and forgets it. A failed op is an error.
+// applied), reads it, and forgets it, within ctx (do gives it a deadline). A failed op is an
+// error.
 func (d *Datacenter) outcome(ctx context.Context, op store.MachineOp) (store.MachineOp, error) {
-	deadline := time.Now().Add(waitFor)
 	for {
 		got, err := d.state.MachineOp(ctx, op.ID)
 		if err != nil {
@@ -92,42 +95,94 @@ func (d *Datacenter) outcome(ctx context.Context, op store.MachineOp) (store.Mac
 			}
 			return got, nil
 		}
-		if time.Now().After(deadline) {
-			return store.MachineOp{}, fmt.Errorf("sandbox: %s %s: host %s did not answer within %s", op.Kind, op.Ref, op.Host, waitFor)
-		}
 		select {
 		case <-ctx.Done():
-			return store.MachineOp{}, ctx.Err()
+			return store.MachineOp{}, fmt.Errorf("sandbox: %s %s: host %s did not answer in time: %w", op.Kind, op.Ref, op.Host, ctx.Err())
 		case <-time.After(waitPoll):
 		}
 	}
 }
 
-// lock is machine ref's lock: its ops apply one at a time.
-func (d *Datacenter) lock(ref string) *sync.Mutex {
+// lock takes machine ref's lock, within ctx: its ops apply one at a time. It is a channel, not
+// a mutex, so a caller whose deadline passes while another op of the machine runs gives up.
+func (d *Datacenter) lock(ctx context.Context, ref string) (unlock func(), err error) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	l, ok := d.locks[ref]
 	if !ok {
-		l = &sync.Mutex{}
+		l = make(chan struct{}, 1)
 		d.locks[ref] = l
 	}
-	return l
+	d.mu.Unlock()
+	select {
+	case l <- struct{}{}:
+		return func() { <-l }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
-// runRef applies the pending ops of machine ref on this host, in the order asked.
+// runRef applies the pending ops of machine ref on this host, in the order asked, each within
+// its deadline (opDeadline), a script beside the others (startRun). One whose waiter has given
+// up is dropped, never applied late.
 func (d *Datacenter) runRef(ctx context.Context, ref string) {
-	l := d.lock(ref)
-	l.Lock()
-	defer l.Unlock()
+	unlock, err := d.lock(ctx, ref)
+	if err != nil {
+		return // the machine's earlier op still runs; its worker applies what is left
+	}
+	defer unlock()
 	ops, err := d.state.PendingMachineOps(ctx, d.host, ref, opsPerPass)
 	if err != nil {
 		d.log.ErrorContext(ctx, "pending machine ops", slog.String("machine", ref), slog.Any("error", err))
 		return
 	}
 	for _, op := range ops {
-		d.finish(ctx, op, d.apply(ctx, op))
+		if op.Kind == opRun {
+			d.startRun(ctx, op)
+			continue
+		}
+		d.applyBounded(ctx, op)
 	}
+}
+
+// startRun applies a run op (an app install's script) beside the machine's other ops, not
+// under its lock: a script may run until its deadline, and the machine's power, password,
+// snapshot or delete asked meanwhile (a snapshot the accounts worker waits for) must not wait
+// for it. A run already started is left to the goroutine running it.
+func (d *Datacenter) startRun(ctx context.Context, op store.MachineOp) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.runs[op.ID] {
+		return
+	}
+	d.runs[op.ID] = true
+	go func() {
+		defer func() {
+			d.mu.Lock()
+			delete(d.runs, op.ID)
+			d.mu.Unlock()
+		}()
+		d.applyBounded(ctx, op)
+	}()
+}
+
+// applyBounded applies op within its deadline and records its outcome, even once ctx is over.
+func (d *Datacenter) applyBounded(ctx context.Context, op store.MachineOp) {
+	at, asked := opDeadline(op)
+	if asked && !time.Now().Before(at) {
+		d.log.WarnContext(ctx, "machine op dropped: its caller's deadline passed before it could start", slog.String("op", op.Kind),
+			slog.String("machine", op.Ref))
+		if err := d.state.DeleteMachineOp(context.WithoutCancel(ctx), op.ID); err != nil {
+			d.log.ErrorContext(ctx, "forget machine op", slog.String("op", op.ID), slog.Any("error", err))
+		}
+		return
+	}
+	octx, cancel := context.WithDeadline(ctx, at)
+	defer cancel()
+	out := d.apply(octx, op)
+	if out.err != nil && errors.Is(octx.Err(), context.DeadlineExceeded) {
+		out.err = fmt.Errorf("%s timed out (its deadline %s): %w", op.Kind, at.Format(time.RFC3339), out.err)
+	}
+	d.finish(context.WithoutCancel(ctx), op, out)
 }
 
 // outcomeOf is what applying an op gave: its result text and exit status.
@@ -274,6 +329,8 @@ func (d *Datacenter) booted(ctx context.Context, ref string, err error) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, bootScriptsTimeout)
+	defer cancel()
 	if _, _, err := d.machines.Run(ctx, ref, bootServices, nil); err != nil {
 		d.log.WarnContext(ctx, "boot scripts", slog.String("machine", ref), slog.Any("error", err))
 	}
@@ -324,6 +381,7 @@ func (d *Datacenter) run(ctx context.Context, ref string, a map[string]string) o
 // except a build's create (startCreate), which nobody waits for: that one wakes Run
 // (wakeReconciler). Every sweepEvery it also removes the machines of timed-out orders.
 func (d *Datacenter) Run(ctx context.Context) {
+	defer d.waitIdle() // the machines' workers, whose ops end with ctx
 	ticker := time.NewTicker(d.look)
 	defer ticker.Stop()
 	sweeper := time.NewTicker(d.sweep)
@@ -347,7 +405,7 @@ func (d *Datacenter) Run(ctx context.Context) {
 			seen, known = v, ok
 		}
 		last = time.Now()
-		d.pass(ctx)
+		d.dispatch(ctx)
 	}
 }
 
@@ -357,29 +415,4 @@ func (d *Datacenter) wakeReconciler() {
 	case d.wake <- struct{}{}:
 	default: // a pass is due already
 	}
-}
-
-// pass applies this host's pending ops, each machine's in order, the machines side by side.
-func (d *Datacenter) pass(ctx context.Context) {
-	ops, err := d.state.PendingMachineOps(ctx, d.host, "", opsPerPass)
-	if err != nil {
-		if ctx.Err() == nil {
-			d.log.ErrorContext(ctx, "pending machine ops", slog.Any("error", err))
-		}
-		return
-	}
-	refs := map[string]bool{}
-	var wg sync.WaitGroup
-	for _, op := range ops {
-		if refs[op.Ref] {
-			continue
-		}
-		refs[op.Ref] = true
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			d.runRef(ctx, op.Ref)
-		}()
-	}
-	wg.Wait()
 }

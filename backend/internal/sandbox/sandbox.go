@@ -12,8 +12,11 @@
 // the host's reconciler (Run) applies it: it reads only its own pending ops (an indexed list
 // that does not grow with the rows ever stored), when PostgreSQL's change notifications say
 // something changed (the trigger of migration 0014 on machine_ops) and at the latest every
-// fullPassEvery. A caller that needs the op's result (a password check, an app install) waits
+// fullPassEvery, and hands each machine's ops to a worker of that machine's (workers.go), never
+// waiting for one. A caller that needs the op's result (a password check, an app install) waits
 // for it; the others return at once, as the simulator's transition already answers the API.
+// Every op has a deadline (deadlines.go): a machine that hangs fails its own ops and delays no
+// other machine's. A machine found down by its host's runtime is booted again there (Revived).
 //
 // # Builds
 //
@@ -100,6 +103,9 @@ type Options struct {
 	// SweepEvery is how often the reconciler removes the machines of timed-out orders
 	// (0: sweepEvery).
 	SweepEvery time.Duration
+	// Revived, when set, is told of each machine of this host found down and booted again
+	// (Datacenter.Revived): why, and the boot's error. The server counts them.
+	Revived func(reason string, err error)
 }
 
 // Datacenter is the sandbox datacenter. It is safe for concurrent use.
@@ -114,9 +120,16 @@ type Datacenter struct {
 	look     time.Duration
 	sweep    time.Duration
 
-	wake  chan struct{}          // wakeReconciler's: Run passes at once
-	mu    sync.Mutex             // guards locks
-	locks map[string]*sync.Mutex // one per machine: its ops apply one at a time, in order
+	revived func(reason string, err error) // Options.Revived
+
+	wake  chan struct{}            // wakeReconciler's: Run passes at once
+	slots chan struct{}            // a slot per machine worker running (machineWorkers)
+	mu    sync.Mutex               // guards locks, busy, again, runs; idle's lock
+	locks map[string]chan struct{} // one per machine: its ops apply one at a time, in order
+	busy  map[string]bool          // machines with a worker (work)
+	again map[string]bool          // busy machines asked for again while their worker ran
+	idle  sync.Cond                // broadcast when busy empties
+	runs  map[string]bool          // the run ops whose script runs now (startRun), by op id
 }
 
 var _ datacenter.Datacenter = (*Datacenter)(nil)
@@ -158,9 +171,12 @@ func New(o Options) (*Datacenter, error) {
 	if o.SweepEvery == 0 {
 		o.SweepEvery = sweepEvery
 	}
-	return &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
-		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, sweep: o.SweepEvery, wake: make(chan struct{}, 1),
-		locks: map[string]*sync.Mutex{}}, nil
+	d := &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
+		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, sweep: o.SweepEvery, revived: o.Revived, wake: make(chan struct{}, 1),
+		slots: make(chan struct{}, machineWorkers), locks: map[string]chan struct{}{}, busy: map[string]bool{}, again: map[string]bool{},
+		runs: map[string]bool{}}
+	d.idle.L = &d.mu
+	return d, nil
 }
 
 // Host is this replica's host id.
@@ -171,21 +187,43 @@ func (d *Datacenter) Host() string { return d.host }
 // applies the ops asked of this host while it was down.
 func (d *Datacenter) Boot(ctx context.Context) error {
 	d.sweepAbandoned(ctx)
+	d.waitIdle() // the sweep's removals, so no abandoned machine is booted
 	list, err := d.state.HostMachines(ctx, d.host)
 	if err != nil {
 		return fmt.Errorf("sandbox: boot: %w", err)
 	}
-	var errs []error
+	var (
+		errs  []error
+		errMu sync.Mutex
+		wg    sync.WaitGroup
+	)
 	for _, m := range list {
 		if !m.Created || m.Power != datacenter.StatusOnline {
 			continue
 		}
-		if err := d.booted(ctx, m.Ref, d.machines.Start(ctx, m.Ref)); err != nil {
-			errs = append(errs, fmt.Errorf("sandbox: boot %s: %w", m.Ref, err))
-		}
+		// Side by side, machineWorkers at a time: a machine whose boot or boot scripts hang
+		// until their deadline holds up no other machine's boot.
+		d.slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-d.slots; wg.Done() }()
+			if err := d.bootOne(ctx, m.Ref); err != nil {
+				errMu.Lock()
+				errs = append(errs, fmt.Errorf("sandbox: boot %s: %w", m.Ref, err))
+				errMu.Unlock()
+			}
+		}()
 	}
+	wg.Wait()
 	d.pass(ctx)
 	return errors.Join(errs...)
+}
+
+// bootOne starts machine ref from its disk, with its boot scripts, within a power op's bound.
+func (d *Datacenter) bootOne(ctx context.Context, ref string) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout(datacenter.PowerOn))
+	defer cancel()
+	return d.booted(ctx, ref, d.machines.Start(ctx, ref))
 }
 
 // Close stops every machine of this host cleanly (their disks kept: the next Boot starts

@@ -37,6 +37,11 @@ type fakeMachines struct {
 	failing  int           // the next Create calls that fail
 
 	failingDeletes int // the next Delete calls that fail
+
+	hung     map[string]bool // machines whose Run hangs until its ctx ends, as a script that never ends
+	hungRuns int             // the Runs that hung so far
+
+	startGates map[string]chan struct{} // machines whose Start waits until their channel is closed
 }
 
 func newFake() *fakeMachines {
@@ -84,6 +89,12 @@ func (f *fakeMachines) Create(_ context.Context, s machines.Spec, from string) e
 }
 
 func (f *fakeMachines) Start(_ context.Context, ref string) error {
+	f.mu.Lock()
+	gate := f.startGates[ref]
+	f.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
 	return f.with(ref, func(m *fakeMachine) error { m.running = true; return nil })
 }
 
@@ -151,7 +162,17 @@ func (f *fakeMachines) Delete(_ context.Context, ref string) error {
 	return nil
 }
 
-func (f *fakeMachines) Run(_ context.Context, ref, script string, _ map[string]string) (string, int, error) {
+func (f *fakeMachines) Run(ctx context.Context, ref, script string, _ map[string]string) (string, int, error) {
+	f.mu.Lock()
+	hung := f.hung[ref]
+	if hung {
+		f.hungRuns++
+	}
+	f.mu.Unlock()
+	if hung {
+		<-ctx.Done()
+		return "", -1, ctx.Err()
+	}
 	err := f.with(ref, func(m *fakeMachine) error {
 		if !m.running {
 			return errors.New("not running")
@@ -355,8 +376,9 @@ func TestMachineBuiltDuringItsBuild(t *testing.T) {
 }
 
 // TestPollCreatesWhatTheBuildCouldNot: when the create started with the build fails on the
-// machine's host, the build's poll (through another replica) asks that host again and waits for
-// it, so the order is deployed with its machine rather than waiting for a machine never made.
+// machine's host, the build's poll (through another replica) asks that host again, without
+// waiting for it, so the order is deployed with its machine at a later poll rather than waiting
+// for a machine never made.
 func TestPollCreatesWhatTheBuildCouldNot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

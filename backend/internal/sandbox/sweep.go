@@ -55,15 +55,16 @@ func (d *Datacenter) sweepAbandoned(ctx context.Context) {
 		if !gone {
 			continue
 		}
-		// Through an op of this host: after the machine's pending ops, under its lock.
-		if _, err := d.do(ctx, d.host, store.MachineOp{Ref: m.Ref, Kind: opDelete}); err != nil {
+		// Through an op of this host, applied by the machine's worker after its pending ops,
+		// under its lock: the sweep waits for no machine.
+		// One such op per machine (its id says so): a removal that fails stays pending and is
+		// tried again, and the next sweep asks nothing more.
+		op := store.MachineOp{ID: "sweep-" + m.Ref, Host: d.host, Ref: m.Ref, Kind: opDelete}
+		if _, err := d.state.AddMachineOp(ctx, op); err != nil {
 			d.log.ErrorContext(ctx, "remove the machine of a timed-out order", slog.String("machine", m.Ref), slog.Any("error", err))
 			continue
 		}
-		// The create a poll asked for and stopped waiting for, if any: nobody reads it now.
-		if err := d.state.DeleteMachineOp(ctx, createOpID(m.Ref)); err != nil {
-			d.log.WarnContext(ctx, "forget machine op", slog.String("op", createOpID(m.Ref)), slog.Any("error", err))
-		}
-		d.log.InfoContext(ctx, "removed the machine of a timed-out order", slog.String("machine", m.Ref), slog.Bool("built", m.Created))
+		d.kick(ctx, m.Ref)
+		d.log.InfoContext(ctx, "removing the machine of a timed-out order", slog.String("machine", m.Ref), slog.Bool("built", m.Created))
 	}
 }

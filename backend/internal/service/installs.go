@@ -133,13 +133,16 @@ func (s *Service) newInstalls(instanceID int64, apps []catalog.App, inputs map[s
 
 // InstallAppsDue moves the first open install of every instance one stage on; it is the app
 // install worker's step. Per instance apps install one at a time, in queue order, so an app's
-// dependencies are in place before it starts.
+// dependencies are in place before it starts. Each instance's stage runs in the background
+// (installPool) and the step does not wait for it: an installer that hangs delays only its own
+// instance, until the install's bound (Config.InstallTimeout) fails it.
 //
 // The state machine: queued/waiting (until the machine is online with its credentials) →
 // installing/preparing (the stored root password is tried: a rejected one fails the install
 // with stage auth_failed) → installing/running (the installer runs; a datacenter failure is
-// retried up to three attempts) → installed/done, or failed/failed, which drop the install's
-// inputs (dropInputs). Each stage takes AppStepDelay.
+// retried up to three attempts; an installer still running at the install's bound is stopped
+// and fails the install) → installed/done, or failed/failed, which drop the install's inputs
+// (dropInputs). Each stage takes AppStepDelay.
 func (s *Service) InstallAppsDue(ctx context.Context) error {
 	open, err := s.store.OpenAppInstalls(ctx, workBatch)
 	if err != nil {
@@ -158,17 +161,38 @@ func (s *Service) InstallAppsDue(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := s.advanceInstall(ctx, a); err != nil {
-			s.log.ErrorContext(ctx, "app install", slog.Int64("install_id", a.ID), slog.Any("error", err))
+		if !s.installs.take(a.InstanceID) {
+			continue // its stage still runs, or the pool is full: at a later tick
 		}
+		go func() {
+			defer s.installs.give(a.InstanceID)
+			if err := s.advanceInstall(ctx, a); err != nil {
+				s.log.ErrorContext(ctx, "app install", slog.Int64("install_id", a.ID), slog.Any("error", err))
+			}
+		}()
 	}
 	return nil
 }
 
+// InstallAllAppsDue is InstallAppsDue, returning once every stage it started has ended
+// (RunDue's).
+func (s *Service) InstallAllAppsDue(ctx context.Context) error {
+	err := s.InstallAppsDue(ctx)
+	s.installs.wait()
+	return err
+}
+
+// WaitInstalls returns once no install stage runs (the shutdown's).
+func (s *Service) WaitInstalls() { s.installs.wait() }
+
 // advanceInstall claims one install and moves it one stage.
 func (s *Service) advanceInstall(ctx context.Context, a store.AppInstall) error {
 	now := s.now()
-	ok, err := s.store.ClaimAppInstall(ctx, a.ID, now, now.Add(s.workLease))
+	lease := s.workLease
+	if a.Stage == store.StageRunning {
+		lease += s.installTimeout // the installer may run that long
+	}
+	ok, err := s.store.ClaimAppInstall(ctx, a.ID, now, now.Add(lease))
 	if err != nil || !ok {
 		return err
 	}
@@ -232,12 +256,20 @@ func (s *Service) prepareInstall(ctx context.Context, a *store.AppInstall, in st
 	return nil
 }
 
-// runInstall runs the installer. A datacenter failure is retried from preparing until
-// maxInstallAttempts have failed.
+// runInstall runs the installer within the install's bound (installTimeout). A datacenter
+// failure is retried from preparing until maxInstallAttempts have failed; an installer that
+// did not finish within the bound fails the install at once (run again, it would hang again).
 func (s *Service) runInstall(ctx context.Context, a *store.AppInstall, in store.Instance) {
 	app, _ := s.catalog.App(a.AppID)
-	res, err := s.dc.InstallApp(ctx, installJob(app, a.Inputs, in))
+	ictx, cancel := context.WithTimeout(ctx, s.installTimeout)
+	defer cancel()
+	res, err := s.dc.InstallApp(ictx, installJob(app, a.Inputs, in))
 	now := s.now()
+	if err != nil && ctx.Err() == nil && errors.Is(ictx.Err(), context.DeadlineExceeded) {
+		reason := fmt.Sprintf("installer timed out: not finished within %s", s.installTimeout)
+		s.failInstall(a, store.StageFailed, reason, fmt.Sprintf("attempt %d: %s; it was stopped", a.Attempts, reason))
+		return
+	}
 	if err != nil {
 		reason := err.Error()
 		var de *datacenter.Error

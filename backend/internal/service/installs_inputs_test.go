@@ -91,7 +91,7 @@ func TestInstallInputsDroppedWhenFinished(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 4 { // waiting → preparing → running → installed, a minute a stage
-		if err := svc.InstallAppsDue(ctx); err != nil {
+		if err := svc.InstallAllAppsDue(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if status, inputs := inputsOf(installed); status != store.InstallInstalled && inputs["ROOT_PASSWORD"] != input {

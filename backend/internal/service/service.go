@@ -27,6 +27,9 @@ type Clock interface{ Now() time.Time }
 // DefaultOrderWindow is how long an order may stay pending when Config.OrderWindow is zero.
 const DefaultOrderWindow = 10 * time.Minute
 
+// DefaultInstallTimeout bounds an app's installer when Config.InstallTimeout is zero.
+const DefaultInstallTimeout = 10 * time.Minute
+
 // Config wires a Service.
 type Config struct {
 	Store      store.Store
@@ -38,6 +41,9 @@ type Config struct {
 	OrderWindow time.Duration
 	// AppStepDelay is how long each stage of an app install (preparing, running) takes.
 	AppStepDelay time.Duration
+	// InstallTimeout bounds an app's installer: one still running then is stopped and fails
+	// its install; 0 is DefaultInstallTimeout.
+	InstallTimeout time.Duration
 	// WorkLease is how long a worker may hold claimed work (orders, installs, deliveries) before
 	// another may take it over; 0 is DefaultWorkLease.
 	WorkLease time.Duration
@@ -87,6 +93,8 @@ type Service struct {
 	orderWindow    time.Duration
 	workLease      time.Duration
 	appStepDelay   time.Duration
+	installTimeout time.Duration
+	installs       *installPool // the install stages running (see InstallAppsDue)
 	inflight       *inflight
 	purge          *purger
 	retention      *purger // when rows past their retention were last purged (retention.go)
@@ -120,8 +128,8 @@ func New(cfg Config) *Service {
 	return &Service{
 		store: cfg.Store, catalog: cfg.Catalog, dc: cfg.Datacenter, clock: cfg.Clock, log: cfg.Logger,
 		random: rand.Reader, keyHash: cfg.KeyHash, keyTag: cfg.KeyTag, orderWindow: cfg.OrderWindow, appStepDelay: cfg.AppStepDelay,
-		workLease: cmp.Or(cfg.WorkLease, DefaultWorkLease),
-		inflight:  newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
+		workLease: cmp.Or(cfg.WorkLease, DefaultWorkLease), installTimeout: cmp.Or(cfg.InstallTimeout, DefaultInstallTimeout), installs: newInstallPool(),
+		inflight: newInflight(), purge: &purger{}, retention: &purger{}, eventRetention: cfg.EventRetention, allowHTTP: cfg.AllowHTTPWebhooks, targets: targets, sender: cfg.Sender,
 		pings: make(chan struct{}, maxPingsInFlight), attempts: newAttemptPool(), onDelivery: cfg.OnDelivery, observer: cfg.DeliveryObserver,
 		lanes: min(max(cfg.ProvisionLanes, 1), MaxProvisionLanes),
 	}

@@ -13,10 +13,15 @@ import (
 // passed to the machine's PID 1 as file descriptor 3 (exec.Cmd's ExtraFiles[0]) and on to the
 // agent, carrying one JSON object per line in each direction.
 //
-// Host to agent: OpPassword (the hash SSH checks), OpRun (a script to run; its answer is an
-// OpResult with the same ID), OpCancel (kill the run with that ID), OpShutdown (SIGTERM every
-// process of the machine, SIGKILL what is left after ShutdownGrace, then exit, which ends PID 1
-// and with it the machine).
+// Host to agent: OpPassword (the hash SSH checks; with an ID, answered by an OpResult with that
+// ID once the hash is in use), OpRun (a script to run; its answer is an OpResult with the same
+// ID), OpCancel (kill the run with that ID), OpPing (answered at once by an OpResult with the
+// same ID, from the loop that reads the channel: the host's liveness check, which a stopped or
+// wedged agent fails), OpShutdown (SIGTERM every process of the machine, SIGKILL what is left
+// after ShutdownGrace, then exit, which ends PID 1 and with it the machine).
+//
+// The host bounds every call it makes with a deadline (package machines), so an agent that
+// stops answering fails the call instead of holding it.
 //
 // Agent to host: OpReady once SSH listens on port 22 and a password hash is known, OpResult for
 // a run, OpLog for a line worth the host's log (never a secret).
@@ -24,6 +29,7 @@ const (
 	OpPassword = "password"
 	OpRun      = "run"
 	OpCancel   = "cancel"
+	OpPing     = "ping"
 	OpShutdown = "shutdown"
 	OpReady    = "ready"
 	OpResult   = "result"
@@ -33,7 +39,7 @@ const (
 // Message is one line of the control channel. Which fields are set depends on Op.
 type Message struct {
 	Op     string            `json:"op"`
-	ID     int64             `json:"id,omitempty"`     // OpRun, OpCancel, OpResult
+	ID     int64             `json:"id,omitempty"`     // OpRun, OpCancel, OpPing, OpResult; OpPassword when it wants an answer
 	Hash   string            `json:"hash,omitempty"`   // OpPassword: a bcrypt hash, never the password
 	Script string            `json:"script,omitempty"` // OpRun: run by /bin/sh -c
 	Env    map[string]string `json:"env,omitempty"`    // OpRun: added to the script's environment

@@ -125,6 +125,11 @@ func (a *agentState) readControl(conn net.Conn) {
 			h := m.Hash
 			a.hash.Store(&h)
 			a.once.Do(func() { close(a.ready) })
+			if m.ID != 0 {
+				a.send(Message{Op: OpResult, ID: m.ID})
+			}
+		case OpPing:
+			a.send(Message{Op: OpResult, ID: m.ID})
 		case OpRun:
 			go a.run(m)
 		case OpCancel:
