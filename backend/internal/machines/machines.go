@@ -67,10 +67,13 @@ type Spec struct {
 	Limits   Limits
 }
 
-// Limits are a plan's resources, applied where cgroup v2 is writable.
+// Limits are a plan's resources: CPUs and MemoryMB applied where cgroup v2 is writable, the
+// disk a filesystem of its size (disk.go).
 type Limits struct {
 	CPUs     int
 	MemoryMB int
+	DiskGB   int // the plan's disk; 0: a disk without a size of its own
+	DiskMB   int // when not 0, the disk's size instead of DiskGB (tests' small disks)
 }
 
 // ErrNotFound is returned for a machine or snapshot this host does not have.

@@ -134,7 +134,7 @@ func (m *Manager) Close(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	errs = append(errs, m.net.tearDown(context.WithoutCancel(ctx)))
+	errs = append(errs, m.releaseDisks(), m.net.tearDown(context.WithoutCancel(ctx)))
 	removeCgroup(m.cgroup)
 	_ = m.dirLock.Close()
 	m.log.Info("machines closed", "bridge", m.net.bridge)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -61,6 +62,28 @@ func lastCap() int {
 		return capLastCapFallback
 	}
 	return n
+}
+
+// envReduced marks an agent that has reduced its bounding set (ReduceBoundingSet).
+const envReduced = "RESELLER_MACHINE_REDUCED"
+
+// ReduceBoundingSet makes the bounding set of the calling process, and so of everything it
+// starts, keptCaps. The bounding set is per thread and a new user namespace gives a full one,
+// and a Go process runs on several threads by the time its code runs: so the set is dropped on
+// one locked thread, which then executes the binary again (the new image takes that thread's
+// credentials). The process executed again finds envReduced set and goes on.
+func ReduceBoundingSet() error {
+	if os.Getenv(envReduced) == "1" {
+		return os.Unsetenv(envReduced)
+	}
+	runtime.LockOSThread()
+	if err := DropBoundingSet(); err != nil {
+		return err
+	}
+	if err := syscall.Exec("/proc/self/exe", os.Args, append(os.Environ(), envReduced+"=1")); err != nil {
+		return fmt.Errorf("execute the agent again: %w", err)
+	}
+	return nil
 }
 
 // DropBoundingSet removes every capability outside keptCaps from the calling thread's bounding

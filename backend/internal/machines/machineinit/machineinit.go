@@ -60,9 +60,9 @@ const GateFD = 4
 type Boot struct {
 	Hostname string `json:"hostname"`
 	Lower    string `json:"lower"` // the image, read-only
-	Upper    string `json:"upper"` // the disk's upper layer
-	Work     string `json:"work"`  // overlayfs's work directory, on the same filesystem as Upper
-	Root     string `json:"root"`  // an empty directory the overlay is mounted on
+	Disk     string `json:"disk"`  // the disk: its upper/ layer and overlayfs's work/ directory
+	Root     string `json:"root"`  // an empty directory init mounts the layers and the overlay under
+	IDs      IDMap  `json:"ids"`   // the machine's user namespace
 }
 
 // Env is the environment that starts a machine's init with b.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
 	"syscall"
 )
 
@@ -17,22 +16,27 @@ func runInit() int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := buildRoot(b); err != nil {
+	if err := privateMounts(); err != nil {
+		return fail(err)
+	}
+	if err := setNetSysctls(); err != nil {
 		return fail(err)
 	}
 	// Not dumpable: /proc/1 is then root's and needs CAP_SYS_PTRACE, which users lack.
 	setNotDumpable()
-	// The agent is started before the pivot: after it the binary (and, when it is dynamically
-	// linked, its loader and libc) are out of the machine's reach. pivot_root moves the agent's
-	// root and working directory along with init's. The gate orders the two: the agent writes a
-	// byte once its Go code runs (every library loaded), init then pivots and closes its end,
-	// and the agent, reading until that end, goes on inside the machine's root.
+	// The agent is started first, in the machine's new user namespace, whose mapping the image
+	// and disk are then mounted idmapped into; and before the pivot: after it the binary (and,
+	// when it is dynamically linked, its loader and libc) are out of the machine's reach.
+	// pivot_root moves the agent's root and working directory along with init's. The gate orders
+	// the two: the agent writes a byte once its Go code runs (every library loaded), init then
+	// builds the root, pivots and closes its end, and the agent, reading until that end, goes on
+	// inside the machine's root.
 	gate, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fail(err)
 	}
 	ours, theirs := os.NewFile(uintptr(gate[0]), "gate"), os.NewFile(uintptr(gate[1]), "gate")
-	agentPID, err := startAgent(theirs)
+	agentPID, err := startAgent(theirs, b.IDs)
 	theirs.Close()
 	if err != nil {
 		return fail(err)
@@ -40,12 +44,26 @@ func runInit() int {
 	if _, err := ours.Read(make([]byte, 1)); err != nil {
 		return fail(fmt.Errorf("the agent did not start: %w", err))
 	}
-	if err := pivot(b.Root); err != nil {
+	if err := enterRoot(b, agentPID); err != nil {
 		_ = syscall.Kill(agentPID, syscall.SIGKILL)
 		return fail(err)
 	}
 	ours.Close()
 	return reapUntil(agentPID)
+}
+
+// enterRoot builds the machine's root with the agent's user namespace and pivots into it.
+func enterRoot(b Boot, agentPID int) error {
+	userns, err := openUserNS(agentPID)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(userns)
+	root, err := buildRoot(b, userns)
+	if err != nil {
+		return err
+	}
+	return pivot(root)
 }
 
 // setNotDumpable makes the calling process not dumpable: its /proc entries are then root's and
@@ -69,28 +87,12 @@ func DropSignals(extra ...os.Signal) {
 	}()
 }
 
-// startAgent starts the agent from an OS thread whose bounding set lost every capability
-// outside keptCaps; the bounding set is per thread and a child inherits its forking thread's.
-// The thread is never unlocked, so the Go runtime discards it when the goroutine ends.
-func startAgent(gate *os.File) (int, error) {
-	type started struct {
-		pid int
-		err error
-	}
-	ch := make(chan started, 1)
-	go func() {
-		runtime.LockOSThread()
-		pid, err := startReduced(gate)
-		ch <- started{pid, err}
-	}()
-	s := <-ch
-	return s.pid, s.err
-}
-
-func startReduced(gate *os.File) (int, error) {
-	if err := DropBoundingSet(); err != nil {
-		return 0, err
-	}
+// startAgent starts the agent in the machine's own user namespace, whose root is ids.Base on
+// the host: every process of the machine but init runs as an unprivileged host uid, with the
+// namespace's capabilities (which own none of the machine's other namespaces: they are the
+// host's). A new user namespace starts with a full bounding set, so the agent reduces its own
+// first (ReduceBoundingSet).
+func startAgent(gate *os.File, ids IDMap) (int, error) {
 	cmd := &exec.Cmd{
 		Path:       "/proc/self/exe",
 		Args:       []string{"reseller-agent"},
@@ -99,9 +101,17 @@ func startReduced(gate *os.File) (int, error) {
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		ExtraFiles: []*os.File{os.NewFile(ControlFD, "control"), gate},
-		// No Pdeathsig: it fires when the forking thread ends, and this one ends right away.
-		// The agent needs none: when init is gone the kernel kills the whole PID namespace.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+		// No Pdeathsig: when init is gone the kernel kills the whole PID namespace.
+		SysProcAttr: &syscall.SysProcAttr{
+			Setsid:                     true,
+			Cloneflags:                 syscall.CLONE_NEWUSER,
+			UidMappings:                ids.sysProcIDMap(),
+			GidMappings:                ids.sysProcIDMap(),
+			GidMappingsEnableSetgroups: true,
+			// Its ids become the namespace's root once the mappings are written; until then
+			// they are the host's root's, which the namespace does not map.
+			Credential: &syscall.Credential{Uid: 0, Gid: 0},
+		},
 	}
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("start the agent: %w", err)
