@@ -120,7 +120,7 @@ func (m *Manager) boot(ctx context.Context, mc *machine) error {
 	if err != nil {
 		return fmt.Errorf("machine %s: password: %w", mc.ref, err)
 	}
-	if err := mountDisk(ctx, mc); err != nil {
+	if err := mountDisk(ctx, mc, r.Limits.diskBytes()); err != nil {
 		return err
 	}
 	d := disk(mc.dir)

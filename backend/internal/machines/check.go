@@ -19,7 +19,7 @@ import (
 // the machines' user namespace: user namespaces enabled, idmapped mounts (mount_setattr, Linux
 // 5.12; overlayfs over idmapped layers needs 5.19), and no other user given the machines' uid or
 // gid range in /etc/subuid or /etc/subgid. For disks of a plan's size: loop devices, `mount`,
-// `mkfs.ext4` and `resize2fs`.
+// and e2fsprogs' `mkfs.ext4`, `resize2fs`, `e2fsck` and `dumpe2fs`.
 func Check(o Options) error {
 	return checkHost(o, thisHost())
 }
@@ -57,7 +57,7 @@ func checkHost(o Options, h hostFacts) error {
 	}
 	tools := []struct{ name, pkg string }{
 		{"ip", "iproute2"}, {"iptables", "iptables"}, {"iptables-restore", "iptables"}, {"cp", "coreutils"},
-		{"mount", "mount"}, {"mkfs.ext4", "e2fsprogs"}, {"resize2fs", "e2fsprogs"},
+		{"mount", "mount"}, {"mkfs.ext4", "e2fsprogs"}, {"resize2fs", "e2fsprogs"}, {"e2fsck", "e2fsprogs"}, {"dumpe2fs", "e2fsprogs"},
 	}
 	for _, t := range tools {
 		if _, err := h.lookPath(t.name); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -63,7 +64,7 @@ func (m *Manager) freshDisk(ctx context.Context, mc *machine, size int64) error 
 		if err := makeImage(ctx, mc.diskImage(), size); err != nil {
 			return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
 		}
-		if err := mountDisk(ctx, mc); err != nil {
+		if err := mountDisk(ctx, mc, 0); err != nil {
 			return err
 		}
 	}
@@ -85,7 +86,7 @@ func makeImage(ctx context.Context, path string, size int64) error {
 	}
 	err = errors.Join(f.Truncate(size), f.Close())
 	if err == nil {
-		_, err = command(ctx, "", "mkfs.ext4", "-q", "-F", "-m", "0", "-L", "reseller-disk",
+		_, err = command(ctx, "", "mkfs.ext4", "-q", "-F", "-m", "0", "-i", "16384", "-L", "reseller-disk",
 			"-E", "lazy_itable_init=1,lazy_journal_init=1,nodiscard", path)
 	}
 	if err != nil {
@@ -95,10 +96,15 @@ func makeImage(ctx context.Context, path string, size int64) error {
 }
 
 // mountDisk mounts mc's disk image at disk/ through a loop device that clears itself at
-// unmount; a disk without an image, or one mounted already, is left as it is.
-func mountDisk(ctx context.Context, mc *machine) error {
+// unmount, first growing its filesystem to size bytes where it is smaller (a grow that could
+// not be made while it ran, see growDisk); a disk without an image, or one mounted already, is
+// left as it is.
+func mountDisk(ctx context.Context, mc *machine, size int64) error {
 	if !mc.hasImage() || mounted(mc.diskMount()) {
 		return nil
+	}
+	if err := growOffline(ctx, mc.diskImage(), size); err != nil {
+		return fmt.Errorf("machine %s: grow its disk: %w", mc.ref, err)
 	}
 	if _, err := command(ctx, "", "mount", "-t", "ext4", "-o", "loop,noinit_itable", mc.diskImage(), mc.diskMount()); err != nil {
 		return fmt.Errorf("machine %s: mount its disk: %w", mc.ref, err)
@@ -120,7 +126,7 @@ func releaseDisk(mc *machine) error {
 
 // withDisk runs f with mc's disk mounted, and unmounts it afterwards unless the machine runs.
 func withDisk(ctx context.Context, mc *machine, f func() error) error {
-	if err := mountDisk(ctx, mc); err != nil {
+	if err := mountDisk(ctx, mc, 0); err != nil {
 		return err
 	}
 	err := f()
@@ -130,30 +136,88 @@ func withDisk(ctx context.Context, mc *machine, f func() error) error {
 	return err
 }
 
-// growDisk makes mc's disk size bytes when it is smaller, at once and while the machine runs:
-// the file grows, the loop device is told, and resize2fs grows the mounted filesystem. A disk
-// is never shrunk (ext4 cannot shrink while mounted, nor a machine's files be given up): a
-// smaller size is kept for the next fresh disk. A disk without an image gets one at its next
-// fresh disk (rebuild, restore).
+// growDisk makes mc's disk size bytes when its filesystem is smaller: a running machine's at
+// once where the kernel lets the host grow a mounted ext4 (it needs CAP_SYS_RESOURCE), else at
+// its next boot (mountDisk); a stopped machine's now. A disk is never shrunk (nor a machine's
+// files given up): a smaller size is kept for its next fresh disk. A disk without an image gets
+// one at its next fresh disk (rebuild, restore).
 func (m *Manager) growDisk(ctx context.Context, mc *machine, size int64) error {
-	fi, err := os.Stat(mc.diskImage())
-	if err != nil || size <= fi.Size() {
+	if !mc.hasImage() {
 		return nil
 	}
-	return withDisk(ctx, mc, func() error {
-		if err := os.Truncate(mc.diskImage(), size); err != nil {
-			return err
-		}
-		dev, err := loopDevice(mc.diskMount())
-		if err != nil {
-			return err
-		}
-		if err := setCapacity(dev); err != nil {
-			return err
-		}
-		_, err = command(ctx, "", "resize2fs", dev)
+	if !mounted(mc.diskMount()) {
+		return growOffline(ctx, mc.diskImage(), size)
+	}
+	now, err := fsBytes(ctx, mc.diskImage())
+	if err != nil || now >= size {
 		return err
-	})
+	}
+	if err := growOnline(ctx, mc, size); err != nil {
+		m.log.Warn("machine disk grows at its next boot", "ref", mc.ref, "bytes", size, "error", err)
+	}
+	return nil
+}
+
+// growOnline grows the mounted filesystem of mc's disk to size bytes: the file grows, the loop
+// device is told, and resize2fs grows the filesystem.
+func growOnline(ctx context.Context, mc *machine, size int64) error {
+	if err := os.Truncate(mc.diskImage(), size); err != nil {
+		return err
+	}
+	dev, err := loopDevice(mc.diskMount())
+	if err != nil {
+		return err
+	}
+	if err := setCapacity(dev); err != nil {
+		return err
+	}
+	_, err = command(ctx, "", "resize2fs", dev)
+	return err
+}
+
+// growOffline grows the filesystem in the unmounted image to size bytes where it is smaller.
+func growOffline(ctx context.Context, image string, size int64) error {
+	now, err := fsBytes(ctx, image)
+	if err != nil || now >= size {
+		return err
+	}
+	if fi, err := os.Stat(image); err != nil {
+		return err
+	} else if fi.Size() < size {
+		if err := os.Truncate(image, size); err != nil {
+			return err
+		}
+	}
+	if _, err := command(ctx, "", "e2fsck", "-f", "-p", image); err != nil { // resize2fs asks for a checked filesystem
+		return err
+	}
+	_, err = command(ctx, "", "resize2fs", image)
+	return err
+}
+
+// fsBytes is the size of the ext4 filesystem in image, from its superblock (dumpe2fs -h).
+func fsBytes(ctx context.Context, image string) (int64, error) {
+	out, err := command(ctx, "", "dumpe2fs", "-h", image)
+	if err != nil {
+		return 0, err
+	}
+	var blocks, size int64
+	for _, line := range strings.Split(string(out), "\n") {
+		key, value, _ := strings.Cut(line, ":")
+		switch key {
+		case "Block count":
+			blocks, err = strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		case "Block size":
+			size, err = strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("dumpe2fs -h %s: %q: %w", image, line, err)
+		}
+	}
+	if blocks == 0 || size == 0 {
+		return 0, fmt.Errorf("dumpe2fs -h %s: no block count or size", image)
+	}
+	return blocks * size, nil
 }
 
 // loopDevice is the loop device mounted at dir (found from the device number dir's filesystem
