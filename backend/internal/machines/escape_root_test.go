@@ -43,7 +43,9 @@ func TestRootInAMachineIsNotTheHostsRoot(t *testing.T) {
 		{"its /tmp, /run and /dev are root's", "stat -c '%u:%g' /tmp /run /dev /dev/null /dev/shm", "0:0\n0:0\n0:0\n0:0\n0:0"},
 		{"mountinfo names no host path", fmt.Sprintf("grep -cE '%s|=/|/tmp/' /proc/self/mountinfo || true", m.o.Dir), "0"},
 		{"the overlay's layers have names that mean nothing", "grep -o ' overlay overlay [^ ]*' /proc/self/mountinfo | grep -o 'lowerdir=[^,]*,upperdir=[^,]*,workdir=[^,]*'", "lowerdir=lower,upperdir=disk/upper,workdir=disk/work"},
-		{"/proc/key-users is masked", "wc -c < /proc/key-users", "0"},
+		// Every machine's root is the same host uid: unmasked, one machine's key quotas would show
+		// in another's /proc/key-users (a machine sees the lines of the uids it maps).
+		{"/proc/key-users is masked (/dev/null over it)", "stat -c %t:%T /proc/key-users; wc -c < /proc/key-users", "1:3\n0"},
 		{"df / shows the plan's disk", "s=$(df -k / | awk 'NR==2 {print $2}'); [ \"$s\" -le 65536 ] && [ \"$s\" -ge 55000 ] && echo ok || echo \"$s KiB\"", "ok"},
 		{"its inodes are bounded with it", "n=$(df -i / | awk 'NR==2 {print $2}'); [ \"$n\" -le 8192 ] && echo ok || echo \"$n inodes\"", "ok"},
 		{"a write past the disk fails with ENOSPC", "dd if=/dev/zero of=/root/fill bs=1M count=100 2>&1 | grep -o 'No space left on device'; rm -f /root/fill", "No space left on device"},
@@ -81,6 +83,19 @@ func TestRootInAMachineIsNotTheHostsRoot(t *testing.T) {
 		}
 		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 0 || st.Gid != 0 {
 			t.Errorf("owned by %d:%d on the disk, want 0:0", st.Uid, st.Gid)
+		}
+	})
+	t.Run("from the host, the overlay marks the disk as without a user namespace (trusted.* xattrs)", func(t *testing.T) {
+		mustSSH(t, ip, "pw", "rm /bin/vi && rm -rf /opt && mkdir /opt")
+		upper := filepath.Join(m.o.Dir, "machines", "vm-e", "disk", "upper")
+		var st syscall.Stat_t
+		if err := syscall.Lstat(filepath.Join(upper, "bin", "vi"), &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFCHR || st.Rdev != 0 {
+			t.Errorf("/bin/vi removed inside: on the disk %o rdev %d (%v), want a 0:0 character device (a whiteout)", st.Mode, st.Rdev, err)
+		}
+		buf := make([]byte, 8)
+		n, err := syscall.Getxattr(filepath.Join(upper, "opt"), "trusted.overlay.opaque", buf)
+		if err != nil || string(buf[:n]) != "y" {
+			t.Errorf("/opt removed and made again inside: trusted.overlay.opaque %q (%v), want \"y\"", buf[:max(n, 0)], err)
 		}
 	})
 	t.Run("from the host, the disk is a filesystem of its own", func(t *testing.T) {
