@@ -44,7 +44,7 @@ func thisHost() hostFacts {
 		busybox:  err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0,
 		overlay:  hasOverlay(),
 		userns:   hasUserNS(),
-		idmap:    hasMountSetattr(),
+		idmap:    hasIdmappedOverlay(),
 		loop:     exists("/dev/loop-control"),
 		subIDs:   subIDOverlap("/etc/subuid", machineIDs) + subIDOverlap("/etc/subgid", machineIDs),
 	}
@@ -101,11 +101,25 @@ func hasUserNS() bool {
 	return err != nil || strings.TrimSpace(string(clone)) != "0" || os.Geteuid() == 0
 }
 
-// hasMountSetattr says whether the kernel has mount_setattr: called on no descriptor, it fails
-// with EBADF (or EINVAL) where it exists and ENOSYS where it does not.
-func hasMountSetattr() bool {
+// hasIdmappedOverlay says whether the kernel has mount_setattr (called on no descriptor, it
+// fails with EBADF or EINVAL where it exists, ENOSYS where it does not) and is 5.19 or later,
+// whose overlayfs takes idmapped layers.
+func hasIdmappedOverlay() bool {
 	_, _, errno := unix.Syscall6(unix.SYS_MOUNT_SETATTR, ^uintptr(0), 0, 0, 0, 0, 0)
-	return errno != unix.ENOSYS
+	var u unix.Utsname
+	if errno == unix.ENOSYS || unix.Uname(&u) != nil {
+		return false
+	}
+	return releaseAtLeast(unix.ByteSliceToString(u.Release[:]), 5, 19)
+}
+
+// releaseAtLeast says whether kernel release (uname -r, "6.18.44-...") is major.minor or later.
+func releaseAtLeast(release string, major, minor int) bool {
+	var ma, mi int
+	if _, err := fmt.Sscanf(release, "%d.%d", &ma, &mi); err != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
 }
 
 func exists(path string) bool {

@@ -256,8 +256,8 @@ func mounted(dir string) bool {
 	return st.Dev != parent.Dev
 }
 
-// releaseDisks unmounts the disk of every machine of this host, those a crashed Manager left
-// mounted too (Close).
+// releaseDisks unmounts the disk of every machine of this host: at New, those a crashed Manager
+// left mounted (its machines died with it); at Close, every one.
 func (m *Manager) releaseDisks() error {
 	var errs []error
 	for _, ref := range m.Refs() {

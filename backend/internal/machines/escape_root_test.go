@@ -367,3 +367,35 @@ func waitNoLoop(t *testing.T, dir, ref string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestNewReleasesTheDisksOfACrashedManager: a Manager that died with its machines leaves their
+// disks mounted (and their loop devices attached); the next Manager on its Dir releases them.
+func TestNewReleasesTheDisksOfACrashedManager(t *testing.T) {
+	requireRoot(t)
+	ctx := context.Background()
+	o := Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.234.0/24"), Logger: testLogger(t)}
+	crashed, err := New(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crashed.Create(ctx, Spec{Ref: "vm-c", Hostname: "c", Template: "t", IPv4: netip.MustParseAddr("198.18.234.10"), Password: "pw", Limits: Limits{DiskMB: testDiskMB}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	pid := machinePID(t, crashed, "vm-c")
+	crashed.mu.Lock()
+	done := crashed.machines["vm-c"].run.done
+	crashed.mu.Unlock()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil { // as Pdeathsig does when resellerd dies
+		t.Fatal(err)
+	}
+	<-done
+	crashed.dirLock.Close()
+	if len(loopsOf(t, o.Dir)) != 1 {
+		t.Fatal("no loop device left by the crashed Manager: nothing to release")
+	}
+	newManagerAt(t, o)
+	waitNoLoop(t, o.Dir, "")
+	if mounted(filepath.Join(o.Dir, "machines", "vm-c", "disk")) {
+		t.Error("the crashed Manager's disk is still mounted")
+	}
+}

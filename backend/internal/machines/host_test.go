@@ -80,6 +80,15 @@ func missing(name string) func(string) (string, error) {
 	}
 }
 
+func TestReleaseAtLeast(t *testing.T) {
+	cases := map[string]bool{"6.18.44-fc-v782": true, "5.19.0": true, "5.18.17-1": false, "4.19.0-27-amd64": false, "junk": false}
+	for release, want := range cases {
+		if got := releaseAtLeast(release, 5, 19); got != want {
+			t.Errorf("releaseAtLeast(%q, 5, 19) = %v, want %v", release, got, want)
+		}
+	}
+}
+
 func TestSubIDOverlap(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "subuid")
 	cases := []struct{ content, want string }{

@@ -89,6 +89,10 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if m.dirLock, err = lockDir(dir); err != nil {
 		return nil, err
 	}
+	if err := m.releaseDisks(); err != nil { // what a crashed Manager on Dir left mounted
+		m.dirLock.Close()
+		return nil, err
+	}
 	if m.image, err = ensureImage(o); err != nil {
 		m.dirLock.Close()
 		return nil, err
