@@ -120,13 +120,17 @@ func (m *Manager) boot(ctx context.Context, mc *machine) error {
 	if err != nil {
 		return fmt.Errorf("machine %s: password: %w", mc.ref, err)
 	}
+	if err := mountDisk(ctx, mc, r.Limits.diskBytes()); err != nil {
+		return err
+	}
 	d := disk(mc.dir)
 	for _, p := range []string{d.upper, d.work, d.root} {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
 		}
 	}
-	run, err := m.startInit(mc, machineinit.Boot{Hostname: r.Hostname, Lower: m.image, Upper: d.upper, Work: d.work, Root: d.root, Seccomp: m.seccomp})
+	run, err := m.startInit(mc, machineinit.Boot{Hostname: r.Hostname, Lower: m.image, Disk: mc.diskMount(), Root: d.root, IDs: machineIDs,
+		Seccomp: m.seccomp})
 	if err != nil {
 		return err
 	}
@@ -317,6 +321,9 @@ func (m *Manager) kill(ctx context.Context, mc *machine) {
 	m.net.unplug(ctx, mc.ref)
 	if !run.alive() {
 		mc.run = nil
+		if err := releaseDisk(mc); err != nil {
+			m.log.Error("machine disk", "ref", mc.ref, "error", err)
+		}
 	}
 }
 

@@ -18,7 +18,8 @@ import (
 )
 
 func TestCheckNamesWhatIsMissing(t *testing.T) {
-	all := hostFacts{euid: 0, lookPath: func(s string) (string, error) { return "/usr/bin/" + s, nil }, busybox: true, overlay: true}
+	all := hostFacts{euid: 0, lookPath: func(s string) (string, error) { return "/usr/bin/" + s, nil }, busybox: true, overlay: true,
+		userns: true, idmap: true, loop: true}
 	if err := checkHost(Options{}, all); err != nil {
 		t.Fatalf("a complete host: %v", err)
 	}
@@ -39,6 +40,11 @@ func TestCheckNamesWhatIsMissing(t *testing.T) {
 		{"no ip", Options{}, noIP, []string{"no `ip`", "apt-get install iproute2"}},
 		{"no busybox", Options{}, hostFacts{lookPath: all.lookPath, overlay: true}, []string{"no busybox at /bin/busybox", "apt-get install busybox-static"}},
 		{"no overlay", Options{}, hostFacts{lookPath: all.lookPath, busybox: true}, []string{"no overlayfs", "modprobe overlay"}},
+		{"no user namespaces", Options{}, without(all, func(h *hostFacts) { h.userns = false }), []string{"user namespaces are disabled", "user.max_user_namespaces"}},
+		{"no idmapped mounts", Options{}, without(all, func(h *hostFacts) { h.idmap = false }), []string{"no idmapped mounts", "mount_setattr"}},
+		{"no loop devices", Options{}, without(all, func(h *hostFacts) { h.loop = false }), []string{"no /dev/loop-control", "modprobe loop"}},
+		{"no mkfs.ext4", Options{}, without(all, func(h *hostFacts) { h.lookPath = missing("mkfs.ext4") }), []string{"no `mkfs.ext4`", "apt-get install e2fsprogs"}},
+		{"the machines' uids given away", Options{}, without(all, func(h *hostFacts) { h.subIDs = `/etc/subuid: "alice:1000000:65536"` }), []string{"1000000-1065535", "alice"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,8 +59,55 @@ func TestCheckNamesWhatIsMissing(t *testing.T) {
 			}
 		})
 	}
-	if err := checkHost(Options{Image: "/srv/rootfs"}, hostFacts{lookPath: all.lookPath, overlay: true}); err != nil {
+	if err := checkHost(Options{Image: "/srv/rootfs"}, hostFacts{lookPath: all.lookPath, overlay: true, userns: true, idmap: true, loop: true}); err != nil {
 		t.Fatalf("no busybox with Options.Image set: %v, want nil", err)
+	}
+}
+
+// without is h changed by change.
+func without(h hostFacts, change func(*hostFacts)) hostFacts {
+	change(&h)
+	return h
+}
+
+// missing is a lookPath that finds every command but name.
+func missing(name string) func(string) (string, error) {
+	return func(s string) (string, error) {
+		if s == name {
+			return "", exec.ErrNotFound
+		}
+		return "/usr/bin/" + s, nil
+	}
+}
+
+func TestReleaseAtLeast(t *testing.T) {
+	cases := map[string]bool{"6.18.44-fc-v782": true, "5.19.0": true, "5.18.17-1": false, "4.19.0-27-amd64": false, "junk": false}
+	for release, want := range cases {
+		if got := releaseAtLeast(release, 5, 19); got != want {
+			t.Errorf("releaseAtLeast(%q, 5, 19) = %v, want %v", release, got, want)
+		}
+	}
+}
+
+func TestSubIDOverlap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "subuid")
+	cases := []struct{ content, want string }{
+		{"alice:100000:65536\nbob:165536:65536\n", ""},
+		{"root:1000000:1000000000\n", ""},
+		{"alice:100000:65536\ncarol:1060000:65536\n", "carol:1060000:65536"},
+		{"dave:900000:100001\n", "dave:900000:100001"},
+	}
+	for _, c := range cases {
+		if err := os.WriteFile(path, []byte(c.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := subIDOverlap(path, machineIDs)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("subIDOverlap(%q) = %q, want it to name %q", c.content, got, c.want)
+		}
+	}
+	if got := subIDOverlap(filepath.Join(t.TempDir(), "none"), machineIDs); got != "" {
+		t.Errorf("no file: %q, want \"\"", got)
 	}
 }
 

@@ -150,11 +150,6 @@ func writeCgroup(dir, file, value string) error {
 	return nil
 }
 
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
 // LimitsEnforced says whether Limits are enforced on this host (the memory, cpu and pids
 // controllers available to the cgroup resellerd runs in, on cgroup v1 or v2), or only recorded.
 func (m *Manager) LimitsEnforced() bool { return m.cgroups != nil }

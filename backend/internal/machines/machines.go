@@ -1,7 +1,8 @@
 // Package machines makes servers real on this host (`resellerd --machines sandbox`): each
-// machine is a process tree in its own PID, mount, UTS and network namespaces, with a
-// copy-on-write disk (overlayfs) over a read-only base image, its own IPv4 on a host bridge, and
-// an SSH server on port 22. Two processes of resellerd's own binary run each machine: its
+// machine is a process tree in its own PID, mount, UTS and network namespaces, its root an
+// unprivileged host uid (1000000) in a user namespace of its own, with a copy-on-write disk
+// (overlayfs) of the plan's size over a read-only base image, its own IPv4 on a host bridge,
+// and an SSH server on port 22. Two processes of resellerd's own binary run each machine: its
 // PID 1 (package machineinit) and the agent serving SSH and the control channel (package agent).
 //
 // The Manager works on this host's machines only and knows nothing of orders, accounts or the
@@ -12,9 +13,11 @@
 //
 //	manager.lock           flocked by the live Manager (one per Dir)
 //	image/                 the assembled default image (when Options.Image is "")
-//	machines/<ref>/        one machine: disk/upper, disk/work, root (the overlay's mount point,
-//	                       inside the machine's mount namespace only), spec.json, password (a
-//	                       hash, 0600), console.log (what its init and agent wrote at boot)
+//	machines/<ref>/        one machine: disk.img (its disk's ext4, sparse, of the plan's size),
+//	                       disk/ (where it is mounted while the machine runs: upper/ and work/),
+//	                       root (where init mounts the layers, inside the machine's mount
+//	                       namespace only), spec.json, password (a hash, 0600), console.log (what
+//	                       its init and agent wrote at boot)
 //	snapshots/<image>/     a copy of a disk's upper layer and its password hash
 //
 // What runs inside a machine, and how it is confined, is the doc of packages machineinit and
@@ -23,9 +26,12 @@
 //   - Boot (boot.go): PID 1 is this binary re-executed from one locked OS thread (Pdeathsig
 //     follows the forking thread), with new PID, mount, UTS, IPC and network namespaces; the
 //     host places it in its cgroups (limits.go) and lets it go on, then plugs its veth,
-//     hands it the password hash over the control channel, and waits for SSH (bootTimeout). No user namespace: see package machineinit for why and
-//     what instead. The seccomp filter of what users run (package seccompfilter, assembled
-//     ahead of time) is read once, at New, and handed to every init in its Boot.
+//     hands it the password hash over the control channel, and waits for SSH (bootTimeout).
+//     The machine's user namespace (machineIDs) and its idmapped layers are init's work: see
+//     package machineinit. The seccomp filter of what users run (package seccompfilter,
+//     assembled ahead of time) is read once, at New, and handed to every init in its Boot.
+//   - Disks (disk.go): a filesystem of the plan's size (Limits.DiskGB) on a loop device that
+//     clears itself, mounted at disk/ while the machine runs, grown at SetLimits, never shrunk.
 //   - Power: Stop asks the agent to shut down (SIGTERM, SIGKILL after agent.ShutdownGrace),
 //     kills PID 1 after stopTimeout (the kernel then kills the whole PID namespace), and
 //     deletes the veth. Start boots from the same disk; the SSH host key is on the disk (a
@@ -54,10 +60,10 @@
 //     machine's processes get a cgroup namespace, so they see their cgroup as "/". Recorded only
 //     where the controllers are missing (LimitsEnforced).
 //
-// Known limits: the machine's /proc/self/mountinfo shows the host paths of its disk (overlay
-// options); machines keep CAP_NET_RAW (ping), but the port filter drops any frame that is not
-// their own IPv4 or ARP, IPv6 between machines too; busybox's `wget -T` crashes (Debian's
-// busybox-static): use `timeout N wget`.
+// Known limits: every machine's root is the same host uid (one range, as LXD's default), so what
+// the kernel counts per host uid (key quotas among others) may be shared by all machines; the
+// port filter drops any frame that is not a machine's own IPv4 or ARP, IPv6 between machines
+// too; busybox's `wget -T` crashes (Debian's busybox-static): use `timeout N wget`.
 package machines
 
 import (
@@ -95,11 +101,14 @@ type Spec struct {
 	Limits   Limits
 }
 
-// Limits are a plan's resources, enforced through cgroups (v1 or v2) where the host offers the
-// controllers (Manager.LimitsEnforced).
+// Limits are a plan's resources: CPUs and MemoryMB enforced through cgroups (v1 or v2) where
+// the host offers the controllers (Manager.LimitsEnforced), the disk a filesystem of its size
+// (disk.go).
 type Limits struct {
 	CPUs     int
 	MemoryMB int
+	DiskGB   int // the plan's disk; 0: a disk without a size of its own
+	DiskMB   int // when not 0, the disk's size instead of DiskGB (tests' small disks)
 }
 
 // ErrNotFound is returned for a machine or snapshot this host does not have.
@@ -107,7 +116,7 @@ var ErrNotFound = errors.New("machines: not found")
 
 // The Manager's methods (implemented in the package's other files):
 //
-//	func Check(o Options) error                       // what is missing (root, ip, iptables, busybox, overlay), with how to get it
+//	func Check(o Options) error                       // what is missing (root, ip, iptables, busybox, overlay, user namespaces, idmapped mounts, loop devices, e2fsprogs), with how to get it
 //	func New(ctx context.Context, o Options) (*Manager, error) // bridge, host-side filter rules, image
 //	func (m *Manager) Close(ctx context.Context) error // stops every machine cleanly (disks kept), removes bridge and rules
 //	func (m *Manager) Create(ctx context.Context, s Spec, fromSnapshot string) error // a fresh disk (or a snapshot's), then boot

@@ -101,6 +101,10 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if m.dirLock, err = lockDir(dir); err != nil {
 		return nil, err
 	}
+	if err := m.releaseDisks(); err != nil { // what a crashed Manager on Dir left mounted
+		m.dirLock.Close()
+		return nil, err
+	}
 	if m.image, err = ensureImage(o); err != nil {
 		m.dirLock.Close()
 		return nil, err
@@ -146,7 +150,7 @@ func (m *Manager) Close(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	errs = append(errs, m.net.tearDown(context.WithoutCancel(ctx)))
+	errs = append(errs, m.releaseDisks(), m.net.tearDown(context.WithoutCancel(ctx)))
 	errs = append(errs, removeCgroups(m.cgroups))
 	_ = m.dirLock.Close()
 	m.log.Info("machines closed", "bridge", m.net.bridge)

@@ -313,7 +313,10 @@ func (n *network) plug(ctx context.Context, pid int, ref string, ip netip.Addr) 
 		n.unplug(ctx, ref)
 		return err
 	}
-	hostSide := fmt.Sprintf("link set %s master %s up\nlink set %s netns %d\n", host, n.bridge, peer, pid)
+	// The host forgets the address's link-layer address of an earlier boot (another veth, another
+	// MAC), which it would otherwise keep using for a while: the machine, root in a user
+	// namespace only, cannot announce its new one (arping needs CAP_NET_RAW in the host's).
+	hostSide := fmt.Sprintf("link set %s master %s up\nlink set %s netns %d\nneigh flush to %s dev %s\n", host, n.bridge, peer, pid, ip, n.bridge)
 	if err := ipBatch(ctx, hostSide); err != nil {
 		n.unplug(ctx, ref)
 		return fmt.Errorf("machine %s: veth: %w", ref, err)

@@ -66,7 +66,7 @@ func (m *Manager) makeDisk(ctx context.Context, mc *machine, r record, password,
 	if err := os.MkdirAll(mc.dir, 0o700); err != nil {
 		return fmt.Errorf("machine %s: %w", mc.ref, err)
 	}
-	if err := m.resetDisk(ctx, mc, fromSnapshot); err != nil {
+	if err := m.resetDisk(ctx, mc, r.Limits, fromSnapshot); err != nil {
 		return err
 	}
 	if err := writeIdentity(disk(mc.dir).upper, r); err != nil {
@@ -85,18 +85,18 @@ func (m *Manager) makeDisk(ctx context.Context, mc *machine, r record, password,
 	return mc.save(r)
 }
 
-// resetDisk replaces the machine's disk by a fresh one (snapshot "") or a copy of a snapshot's,
-// whose password hash it also takes. The machine is off.
-func (m *Manager) resetDisk(ctx context.Context, mc *machine, snapshot string) error {
+// resetDisk replaces the machine's disk by a fresh one of l's size (snapshot "") or a copy of a
+// snapshot's, whose password hash it also takes. The machine is off; its disk is left mounted.
+func (m *Manager) resetDisk(ctx context.Context, mc *machine, l Limits, snapshot string) error {
 	d := disk(mc.dir)
-	if err := os.RemoveAll(filepath.Dir(d.upper)); err != nil {
-		return fmt.Errorf("machine %s: remove its disk: %w", mc.ref, err)
-	}
-	if err := os.MkdirAll(d.work, 0o700); err != nil {
-		return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
+	if err := m.freshDisk(ctx, mc, l.diskBytes()); err != nil {
+		return err
 	}
 	if snapshot == "" {
-		return os.Mkdir(d.upper, 0o755)
+		return nil
+	}
+	if err := os.Remove(d.upper); err != nil { // cp -a makes it, as the snapshot's
+		return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
 	}
 	snap, err := m.snapshotDir(snapshot)
 	if err != nil {
@@ -268,6 +268,9 @@ func (m *Manager) SetLimits(ctx context.Context, ref string, l Limits) error {
 	if mc.run.alive() {
 		return m.applyMachineLimits(mc)
 	}
+	if err := m.growDisk(ctx, mc, l.diskBytes()); err != nil {
+		return fmt.Errorf("machine %s: grow its disk: %w", ref, err)
+	}
 	return nil
 }
 
@@ -296,8 +299,12 @@ func (m *Manager) destroy(ctx context.Context, mc *machine) {
 	m.kill(ctx, mc)
 	m.net.unplug(ctx, mc.ref)
 	_ = removeMachineCgroups(m.cgroups, mc.ref)
-	_ = os.RemoveAll(mc.dir)
 	mc.rec = nil
+	if err := releaseDisk(mc); err != nil { // never remove the files of a filesystem still mounted
+		m.log.Error("machine disk", "ref", mc.ref, "error", err)
+		return
+	}
+	_ = os.RemoveAll(mc.dir)
 }
 
 // Run runs script with /bin/sh inside ref's machine (which must be running), env added to its

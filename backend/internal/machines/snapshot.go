@@ -2,6 +2,7 @@ package machines
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -35,7 +36,7 @@ func (m *Manager) Snapshot(ctx context.Context, ref, image string) (int64, error
 	if err != nil {
 		return 0, fmt.Errorf("snapshot %s: %w", image, err)
 	}
-	if err := copyTree(ctx, disk(mc.dir).upper, filepath.Join(tmp, "upper")); err != nil {
+	if err := withDisk(ctx, mc, func() error { return copyTree(ctx, disk(mc.dir).upper, filepath.Join(tmp, "upper")) }); err != nil {
 		_ = os.RemoveAll(tmp)
 		return 0, fmt.Errorf("snapshot %s of %s: %w", image, ref, err)
 	}
@@ -76,7 +77,7 @@ func (m *Manager) Restore(ctx context.Context, ref, image string) error {
 	if err := m.halt(ctx, mc); err != nil {
 		return err
 	}
-	if err := m.resetDisk(ctx, mc, image); err != nil {
+	if err := errors.Join(m.resetDisk(ctx, mc, mc.rec.Limits, image), releaseDisk(mc)); err != nil {
 		return err
 	}
 	m.log.Info("machine restored", "ref", ref, "image", image)

@@ -33,7 +33,7 @@ func (d *Datacenter) Build(ctx context.Context, spec datacenter.BuildSpec) (stri
 		m.Template = tmpl.Name.EN
 	}
 	if plan, ok := d.catalog.Plan(spec.PlanID); ok {
-		m.CPUs, m.MemoryMB = plan.CPU, plan.MemoryGB*1024
+		m.CPUs, m.MemoryMB, m.DiskGB = plan.CPU, plan.MemoryGB*1024, plan.DiskGB
 	}
 	if spec.SnapshotID != 0 {
 		switch snap, err := d.state.SnapshotByID(ctx, spec.SnapshotID); {
@@ -193,9 +193,9 @@ func (d *Datacenter) Resize(ctx context.Context, ref string, planID int64) (data
 		return tr, err
 	}
 	plan, _ := d.catalog.Plan(planID)
-	args := map[string]string{"cpus": strconv.Itoa(plan.CPU), "memory_mb": strconv.Itoa(plan.MemoryGB * 1024)}
+	args := map[string]string{"cpus": strconv.Itoa(plan.CPU), "memory_mb": strconv.Itoa(plan.MemoryGB * 1024), "disk_gb": strconv.Itoa(plan.DiskGB)}
 	return tr, d.change(ctx, ref, opSetLimits, args, func(m *store.Machine) {
-		m.CPUs, m.MemoryMB, m.Power = plan.CPU, plan.MemoryGB*1024, datacenter.StatusOnline
+		m.CPUs, m.MemoryMB, m.DiskGB, m.Power = plan.CPU, plan.MemoryGB*1024, plan.DiskGB, datacenter.StatusOnline
 	})
 }
 

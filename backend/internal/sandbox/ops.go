@@ -281,7 +281,7 @@ func (d *Datacenter) create(ctx context.Context, ref string) error {
 	}
 	ip := buildAddress(d.cidr, orderOf(ref))
 	spec := machines.Spec{Ref: ref, Hostname: row.Hostname, Template: row.Template, IPv4: ip, Username: "root",
-		Password: row.Password, Limits: machines.Limits{CPUs: row.CPUs, MemoryMB: row.MemoryMB}}
+		Password: row.Password, Limits: machines.Limits{CPUs: row.CPUs, MemoryMB: row.MemoryMB, DiskGB: row.DiskGB}}
 	if err := d.booted(ctx, ref, d.machines.Create(ctx, spec, row.FromImage)); err != nil {
 		return err
 	}
@@ -303,10 +303,14 @@ func (d *Datacenter) setAddress(ctx context.Context, ref, ipv4 string) error {
 func (d *Datacenter) setLimits(ctx context.Context, ref string, a map[string]string) error {
 	cpus, err1 := strconv.Atoi(a["cpus"])
 	mem, err2 := strconv.Atoi(a["memory_mb"])
-	if err := errors.Join(err1, err2); err != nil {
+	disk, err3 := 0, error(nil)
+	if v, ok := a["disk_gb"]; ok { // absent from an op asked before disks had a size
+		disk, err3 = strconv.Atoi(v)
+	}
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return fmt.Errorf("limits: %w", err)
 	}
-	if err := d.machines.SetLimits(ctx, ref, machines.Limits{CPUs: cpus, MemoryMB: mem}); err != nil {
+	if err := d.machines.SetLimits(ctx, ref, machines.Limits{CPUs: cpus, MemoryMB: mem, DiskGB: disk}); err != nil {
 		return err
 	}
 	return d.booted(ctx, ref, d.machines.Start(ctx, ref))

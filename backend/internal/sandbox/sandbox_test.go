@@ -278,7 +278,7 @@ func TestMachineOnItsHost(t *testing.T) {
 		t.Fatal("the machine is on host b too")
 	}
 	want := machines.Spec{Ref: "vm-7", Hostname: "web7", Template: "Ubuntu 24.04", IPv4: netip.MustParseAddr("198.18.0.8"),
-		Username: "root", Password: built.Machine.Password, Limits: machines.Limits{CPUs: 2, MemoryMB: 2048}}
+		Username: "root", Password: built.Machine.Password, Limits: machines.Limits{CPUs: 2, MemoryMB: 2048, DiskGB: 50}}
 	if m.spec != want || built.Machine.IPv4 != "198.18.0.8" || built.Machine.Port != 22 {
 		t.Fatalf("machine %+v, build %+v; want %+v at 198.18.0.8:22", m.spec, built.Machine, want)
 	}
@@ -312,7 +312,7 @@ func TestMachineOnItsHost(t *testing.T) {
 	}
 	eventually(t, "resize through b applies plan 103's limits and runs the machine", func() bool {
 		m, _ := fa.get("vm-7")
-		return m.limits == machines.Limits{CPUs: 4, MemoryMB: 8192} && m.running
+		return m.limits == machines.Limits{CPUs: 4, MemoryMB: 8192, DiskGB: 160} && m.running
 	})
 
 	fa.mu.Lock()

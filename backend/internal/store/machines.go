@@ -14,6 +14,7 @@ type Machine struct {
 	Template  string // the template's name, written to /etc/os-release
 	CPUs      int
 	MemoryMB  int
+	DiskGB    int    // the plan's disk: the machine's disk is a filesystem of this size (0: none of its own)
 	FromImage string // the image it is built from; "" for the template's fresh disk
 	Power     string // what the database says it should be: "online" or "offline"
 	Created   bool   // the host has built it

@@ -5,8 +5,10 @@
 // the process over before main runs, so no separate binary has to be built, shipped or found.
 //
 // A machine is its init, the agent, and what its users start. The agent serves SSH on port 22
-// and the control channel (see control.go). Every process a user starts descends from it and so
-// inherits the capability sets and the seccomp filter init gave it.
+// and the control channel (see control.go). It runs in the machine's user namespace (root there,
+// an unprivileged uid on the host) and confines itself before anything else
+// (machineinit.ConfineAgent: capability sets and the seccomp filter, as runc sets them); every
+// process a user starts descends from it and so inherits them.
 package agent
 
 import (

@@ -67,6 +67,9 @@ func (a *agentState) checkPassword(user, password string) bool {
 
 // runAgent serves SSH and the control channel until told to shut down or the host goes away.
 func runAgent() int {
+	if err := machineinit.ConfineAgent(); err != nil {
+		return fail(err)
+	}
 	// Tell init this process runs (its libraries loaded), then wait until init has pivoted
 	// into the machine's root and closed the gate's other end.
 	gate := os.NewFile(machineinit.GateFD, "gate")

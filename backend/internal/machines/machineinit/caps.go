@@ -1,9 +1,11 @@
 package machineinit
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -72,6 +74,60 @@ func lastCap() int {
 		return capLastCapFallback
 	}
 	return n
+}
+
+// envReduced marks an agent that has confined itself (ConfineAgent).
+const envReduced = "RESELLER_MACHINE_REDUCED"
+
+// EnvSeccomp carries the seccomp filter of the agent and everything users run from init to the
+// agent: base64 of struct sock_filter instructions in the host's byte order (Boot.Seccomp).
+const EnvSeccomp = "RESELLER_MACHINE_SECCOMP"
+
+// ConfineAgent confines the calling process, the agent, and so everything it starts, as runc
+// confines a container's process: keptCaps in the bounding, permitted and effective sets, empty
+// inheritable and ambient sets, and the seccomp filter of EnvSeccomp. Capability sets and
+// filters are per thread, a new user namespace starts with a full bounding set, and a Go
+// process runs on several threads by the time its code runs: so one locked thread is confined
+// (confine), then executes the binary again; the new image takes that thread's filter, and its
+// capabilities are then its bounding set (root with empty inheritable and ambient sets). The
+// process executed again finds envReduced set and goes on, without either variable.
+func ConfineAgent() error {
+	if os.Getenv(envReduced) == "1" {
+		return os.Unsetenv(envReduced)
+	}
+	filter, err := base64.StdEncoding.DecodeString(os.Getenv(EnvSeccomp))
+	if err != nil {
+		return fmt.Errorf("seccomp filter: %s: %w", EnvSeccomp, err)
+	}
+	runtime.LockOSThread()
+	if err := confine(filter); err != nil {
+		return err
+	}
+	env := []string{envReduced + "=1"}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, EnvSeccomp+"=") {
+			env = append(env, kv)
+		}
+	}
+	if err := syscall.Exec("/proc/self/exe", os.Args, env); err != nil {
+		return fmt.Errorf("execute the agent again: %w", err)
+	}
+	return nil
+}
+
+// confine gives the calling thread what the agent and everything users run keep: keptCaps in
+// the bounding, permitted and effective sets, empty inheritable and ambient sets, and the
+// seccomp filter. The filter goes on while the thread still has CAP_SYS_ADMIN (in its user
+// namespace), which is what lets it go on without no_new_privs (see installSeccomp); capset,
+// which then drops CAP_SYS_ADMIN, is one of the calls it allows.
+func confine(filter []byte) error {
+	if err := DropBoundingSet(); err != nil {
+		return err
+	}
+	if err := installSeccomp(filter); err != nil {
+		return err
+	}
+	return setCapabilities()
 }
 
 // DropBoundingSet removes every capability outside keptCaps from the calling thread's bounding

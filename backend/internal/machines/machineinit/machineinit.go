@@ -9,30 +9,46 @@
 // machine's whole life, once per machine: what it does not allocate, no idle machine pays for.
 // (The agent, package agent, needs x/crypto/ssh and so starts after them.)
 //
-// init first waits (StartFD) until the host has placed it in the machine's cgroups, then makes
-// every mount private, mounts the overlay disk (lower: the image; upper and work: the
-// machine's disk) inside its own mount namespace, so the mounts vanish with it, mounts /proc
-// (with the host-global knobs read-only or masked), a /dev tmpfs with null, zero, full, random,
-// urandom, tty and a devpts instance for PTYs, tmpfs on /tmp, /run and /dev/shm, sets the
-// hostname, and pivot_roots into the disk. It starts the agent in a new cgroup namespace (rooted
-// at the machine's cgroups) from a thread confined as runc
-// confines a container's process (confine: keptCaps in the bounding, permitted and effective
-// sets, empty inheritable and ambient sets, and the host's seccomp filter, Boot.Seccomp, built by
-// package seccompfilter) and from then on only reaps: it is every orphan's parent, and when
-// the agent exits it exits, which ends the machine (the kernel kills what is left of a PID
-// namespace whose init is gone).
+// Root in a machine is not root on the host. init itself stays the host's root (in the host's
+// user namespace: it mounts), but the agent, and so everything users run, lives in a user
+// namespace of its own whose ids 0-65535 are the host's Boot.IDs (1000000-1065535): a process of
+// the machine is, seen from the host, an unprivileged uid, and its capabilities are its user
+// namespace's, which owns none of the machine's other namespaces (PID, mount, UTS, IPC and
+// network are the host's): it cannot mount, set the hostname, configure the network or open raw
+// sockets whatever it holds. The network namespace lets it bind port 22 and open ICMP echo
+// sockets without them (netSysctls).
 //
-// No user namespace is used. The host runs as root, the image and the disks are owned by the
-// host's root, and an overlay mounted inside a user namespace writes its whiteouts and opaque
-// markers as user.* xattrs instead of trusted.* ones, so a disk would only be readable in the
-// mode it was written in; a user namespace that kept ownership would have to map the machine's
-// root to the host's, which isolates nothing. Instead the processes users run hold only Docker's
-// default capabilities without CAP_MKNOD, in every set (none inheritable or ambient, so none
-// comes back at an exec, whatever resellerd inherited): no mount, module, raw I/O, device node,
-// ptrace, reboot, clock or network administration; a seccomp filter with the semantics of
-// Docker's default profile refuses what the kernel offers without a capability and does not
-// namespace (the keyring, user namespaces, io_uring, bpf, perf events, userfaultfd, ...); and
-// the host-global parts of /proc are read-only or masked.
+// The disks stay as they were without a user namespace (snapshots and disks written before
+// read the same): their files are owned by root-based ids and the overlay's whiteouts and opaque
+// markers are trusted.* xattrs, which an overlay mounted inside a user namespace would write as
+// user.* ones instead. So the overlay is mounted by init, the host's root, over idmapped mounts
+// of the image and of the disk (open_tree, mount_setattr with MOUNT_ATTR_IDMAP into the agent's
+// user namespace, move_mount): a file the disk says is uid n is the machine's uid n, and a file
+// the machine's root creates is uid 0 on the disk. The overlay creates and copies up with its
+// mounter's credentials, which an idmapped layer must map: init mounts it from a thread whose
+// fsuid is the machine's root and which keeps its capabilities (asMachineRoot).
+//
+// The order: init first waits (StartFD) until the host has placed it in the machine's cgroups,
+// then makes every mount private and mounts a /proc of its PID namespace; starts the
+// agent in the new user namespace and a new cgroup namespace rooted at the machine's cgroups
+// (the agent confines itself first: a new user namespace starts with a full bounding set, see
+// ConfineAgent); mounts a tmpfs over
+// Boot.Root holding the idmapped image and disk and the overlay over them, named relative to it
+// so that the overlay's options in the machine's /proc/self/mountinfo name no host path; mounts
+// /proc (the host-global knobs read-only or masked), a /dev tmpfs with null, zero, full, random,
+// urandom, tty and a devpts instance for PTYs, tmpfs on /tmp, /run and /dev/shm (all the
+// machine's root's, /dev/pts its tty group's); sets the hostname and pivot_roots into the
+// overlay, which detaches the layers' mounts with the host's tree (the overlay keeps its own).
+// From then on it only reaps: it is every orphan's parent, and when the agent exits it exits,
+// which ends the machine (the kernel kills what is left of a PID namespace whose init is gone).
+//
+// What users run holds only Docker's default capabilities without CAP_MKNOD, in every set (none
+// inheritable or ambient, so none comes back at an exec, whatever resellerd inherited): no
+// mount, module, raw I/O, device node, ptrace, reboot, clock or network administration, even
+// inside its user namespace; a seccomp filter with the semantics of Docker's default profile
+// (Boot.Seccomp, built by package seccompfilter) refuses what the kernel offers without a
+// capability and does not namespace (the keyring, user namespaces, io_uring, bpf, perf events,
+// userfaultfd, ...); and the host-global parts of /proc are read-only or masked.
 package machineinit
 
 import (
@@ -72,9 +88,9 @@ const GateFD = 4
 type Boot struct {
 	Hostname string `json:"hostname"`
 	Lower    string `json:"lower"` // the image, read-only
-	Upper    string `json:"upper"` // the disk's upper layer
-	Work     string `json:"work"`  // overlayfs's work directory, on the same filesystem as Upper
-	Root     string `json:"root"`  // an empty directory the overlay is mounted on
+	Disk     string `json:"disk"`  // the disk: its upper/ layer and overlayfs's work/ directory
+	Root     string `json:"root"`  // an empty directory init mounts the layers and the overlay under
+	IDs      IDMap  `json:"ids"`   // the machine's user namespace
 	// Seccomp is the seccomp filter of the agent and everything users run, built by the host
 	// (package seccompfilter) as this package may import only the standard library: struct
 	// sock_filter instructions in the host's byte order. init refuses to start without one.

@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,6 +48,34 @@ func TestKeptCapsAreDockersDefaultWithoutMknod(t *testing.T) {
 	}
 	if capLastCapFallback != unix.CAP_CHECKPOINT_RESTORE {
 		t.Errorf("fallback last capability %d, want CAP_CHECKPOINT_RESTORE (%d)", capLastCapFallback, unix.CAP_CHECKPOINT_RESTORE)
+	}
+}
+
+// TestMountAPINumbers checks the numbers machineinit writes out for the new mount API, prctl
+// and AT_EMPTY_PATH against x/sys/unix's.
+func TestMountAPINumbers(t *testing.T) {
+	cases := []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"SYS_OPEN_TREE", sysOpenTree, unix.SYS_OPEN_TREE},
+		{"SYS_MOVE_MOUNT", sysMoveMount, unix.SYS_MOVE_MOUNT},
+		{"SYS_MOUNT_SETATTR", sysMountSetattr, unix.SYS_MOUNT_SETATTR},
+		{"OPEN_TREE_CLONE", openTreeClone, unix.OPEN_TREE_CLONE},
+		{"MOVE_MOUNT_F_EMPTY_PATH", moveMountFEmptyPath, unix.MOVE_MOUNT_F_EMPTY_PATH},
+		{"MOUNT_ATTR_RDONLY", mountAttrRdonly, unix.MOUNT_ATTR_RDONLY},
+		{"MOUNT_ATTR_IDMAP", mountAttrIdmap, unix.MOUNT_ATTR_IDMAP},
+		{"AT_EMPTY_PATH", atEmptyPath, unix.AT_EMPTY_PATH},
+		{"PR_SET_SECUREBITS", prSetSecurebits, unix.PR_SET_SECUREBITS},
+		{"sizeof(struct mount_attr)", unsafe.Sizeof(mountAttr{}), unsafe.Sizeof(unix.MountAttr{})},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s = %#x, want %#x", c.name, c.got, c.want)
+		}
+	}
+	if fdcwd := unix.AT_FDCWD; uintptr(fdcwd) != atFDCWD {
+		t.Errorf("atFDCWD = %#x, want AT_FDCWD (%d)", atFDCWD, unix.AT_FDCWD)
 	}
 }
 

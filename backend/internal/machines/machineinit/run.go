@@ -1,12 +1,12 @@
 package machineinit
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
 	"syscall"
 )
 
@@ -20,22 +20,27 @@ func runInit() int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := buildRoot(b); err != nil {
+	if err := privateMounts(); err != nil {
+		return fail(err)
+	}
+	if err := setNetSysctls(); err != nil {
 		return fail(err)
 	}
 	// Not dumpable: /proc/1 is then root's and needs CAP_SYS_PTRACE, which users lack.
 	setNotDumpable()
-	// The agent is started before the pivot: after it the binary (and, when it is dynamically
-	// linked, its loader and libc) are out of the machine's reach. pivot_root moves the agent's
-	// root and working directory along with init's. The gate orders the two: the agent writes a
-	// byte once its Go code runs (every library loaded), init then pivots and closes its end,
-	// and the agent, reading until that end, goes on inside the machine's root.
+	// The agent is started first, in the machine's new user namespace, whose mapping the image
+	// and disk are then mounted idmapped into; and before the pivot: after it the binary (and,
+	// when it is dynamically linked, its loader and libc) are out of the machine's reach.
+	// pivot_root moves the agent's root and working directory along with init's. The gate orders
+	// the two: the agent writes a byte once its Go code runs (every library loaded), init then
+	// builds the root, pivots and closes its end, and the agent, reading until that end, goes on
+	// inside the machine's root.
 	gate, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fail(err)
 	}
 	ours, theirs := os.NewFile(uintptr(gate[0]), "gate"), os.NewFile(uintptr(gate[1]), "gate")
-	agentPID, err := startAgent(theirs, b.Seccomp)
+	agentPID, err := startAgent(theirs, b.IDs, b.Seccomp)
 	theirs.Close()
 	if err != nil {
 		return fail(err)
@@ -43,7 +48,7 @@ func runInit() int {
 	if _, err := ours.Read(make([]byte, 1)); err != nil {
 		return fail(fmt.Errorf("the agent did not start: %w", err))
 	}
-	if err := pivot(b.Root); err != nil {
+	if err := enterRoot(b, agentPID); err != nil {
 		_ = syscall.Kill(agentPID, syscall.SIGKILL)
 		return fail(err)
 	}
@@ -60,6 +65,20 @@ func awaitHost() error {
 		return fmt.Errorf("the host did not let the machine start: %w", err)
 	}
 	return nil
+}
+
+// enterRoot builds the machine's root with the agent's user namespace and pivots into it.
+func enterRoot(b Boot, agentPID int) error {
+	userns, err := openUserNS(agentPID)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(userns)
+	root, err := buildRoot(b, userns)
+	if err != nil {
+		return err
+	}
+	return pivot(root)
 }
 
 // setNotDumpable makes the calling process not dumpable: its /proc entries are then root's and
@@ -83,63 +102,38 @@ func DropSignals(extra ...os.Signal) {
 	}()
 }
 
-// startAgent starts the agent from an OS thread confined as what users run must be (confine);
-// capability sets and seccomp filters are per thread and a child inherits its forking thread's.
-// The thread is never unlocked, so the Go runtime discards it when the goroutine ends (and
-// creates no thread from it: a locked thread's new threads come from the runtime's template
-// thread, so init's other threads stay unconfined for the mounts and the pivot).
-func startAgent(gate *os.File, filter []byte) (int, error) {
-	type started struct {
-		pid int
-		err error
-	}
-	ch := make(chan started, 1)
-	go func() {
-		runtime.LockOSThread()
-		pid, err := startReduced(gate, filter)
-		ch <- started{pid, err}
-	}()
-	s := <-ch
-	return s.pid, s.err
-}
-
-// confine gives the calling thread what the agent and everything users run keep: keptCaps in
-// the bounding, permitted and effective sets, empty inheritable and ambient sets, and the
-// seccomp filter. The filter goes on while the thread still has CAP_SYS_ADMIN, which is what
-// lets it go on without no_new_privs (see installSeccomp); capset, which then drops
-// CAP_SYS_ADMIN, is one of the calls it allows.
-func confine(filter []byte) error {
-	if err := DropBoundingSet(); err != nil {
-		return err
-	}
-	if err := installSeccomp(filter); err != nil {
-		return err
-	}
-	return setCapabilities()
-}
-
-// startReduced starts the agent from the calling (locked) thread. The thread first enters a new
-// cgroup namespace, rooted at the machine's cgroups (init is in them by now: awaitHost), so the
-// machine's processes see "/" there and no host path; it does so before confine, which takes
-// away the CAP_SYS_ADMIN and the unshare that needs.
-func startReduced(gate *os.File, filter []byte) (int, error) {
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_UNSHARE, syscall.CLONE_NEWCGROUP, 0, 0); errno != 0 {
-		return 0, fmt.Errorf("a cgroup namespace for the agent: %w", errno)
-	}
-	if err := confine(filter); err != nil {
-		return 0, err
+// startAgent starts the agent in the machine's own user namespace, whose root is ids.Base on
+// the host, and in a cgroup namespace of its own rooted at the machine's cgroups (init is in
+// them by now: awaitHost), so the machine's processes see "/" there and no host path: every
+// process of the machine but init runs as an unprivileged host uid, with the namespace's
+// capabilities (which own none of the machine's other namespaces: they are the host's). A new
+// user namespace starts with a full bounding set, so the agent confines itself first
+// (ConfineAgent), with the seccomp filter handed to it in EnvSeccomp.
+func startAgent(gate *os.File, ids IDMap, filter []byte) (int, error) {
+	if len(filter) == 0 {
+		return 0, errors.New("seccomp filter: none in the boot")
 	}
 	cmd := &exec.Cmd{
-		Path:       "/proc/self/exe",
-		Args:       []string{"reseller-agent"},
-		Env:        []string{EnvRole + "=" + RoleAgent, "GOMAXPROCS=1", "GOGC=50"}, // the host's own settings for a machine's processes (boot.go)
+		Path: "/proc/self/exe",
+		Args: []string{"reseller-agent"},
+		// The host's own settings for a machine's processes (boot.go), and the filter.
+		Env: []string{EnvRole + "=" + RoleAgent, "GOMAXPROCS=1", "GOGC=50",
+			EnvSeccomp + "=" + base64.StdEncoding.EncodeToString(filter)},
 		Dir:        "/",
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		ExtraFiles: []*os.File{os.NewFile(ControlFD, "control"), gate},
-		// No Pdeathsig: it fires when the forking thread ends, and this one ends right away.
-		// The agent needs none: when init is gone the kernel kills the whole PID namespace.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+		// No Pdeathsig: when init is gone the kernel kills the whole PID namespace.
+		SysProcAttr: &syscall.SysProcAttr{
+			Setsid:                     true,
+			Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWCGROUP,
+			UidMappings:                ids.sysProcIDMap(),
+			GidMappings:                ids.sysProcIDMap(),
+			GidMappingsEnableSetgroups: true,
+			// Its ids become the namespace's root once the mappings are written; until then
+			// they are the host's root's, which the namespace does not map.
+			Credential: &syscall.Credential{Uid: 0, Gid: 0},
+		},
 	}
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("start the agent: %w", err)

@@ -14,7 +14,7 @@ import (
 func testMachines(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	first := store.Machine{Ref: "vm-1", Host: "host-a", CIDR: "198.18.0.0/16", IPv4: "198.18.0.2", Password: "pw-one",
-		Hostname: "web1", Template: "Ubuntu 24.04", CPUs: 2, MemoryMB: 2048, Power: "online"}
+		Hostname: "web1", Template: "Ubuntu 24.04", CPUs: 2, MemoryMB: 2048, DiskGB: 50, Power: "online"}
 	got, err := s.AddMachine(ctx, first)
 	if err != nil || !reflect.DeepEqual(got, first) {
 		t.Fatalf("AddMachine = %+v, %v; want %+v", got, err, first)
@@ -27,12 +27,14 @@ func testMachines(t *testing.T, s store.Store) {
 	if _, err := s.AddMachine(ctx, store.Machine{Ref: "vm-2", Host: "host-b", Power: "offline"}); err != nil {
 		t.Fatal(err)
 	}
-	err = s.UpdateMachine(ctx, "vm-1", func(m *store.Machine) { m.Power, m.Created, m.IPv4, m.Host = "offline", true, "198.18.128.1", "host-b" })
+	err = s.UpdateMachine(ctx, "vm-1", func(m *store.Machine) {
+		m.Power, m.Created, m.IPv4, m.Host, m.DiskGB = "offline", true, "198.18.128.1", "host-b", 160
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := first
-	want.Power, want.Created, want.IPv4 = "offline", true, "198.18.128.1"
+	want.Power, want.Created, want.IPv4, want.DiskGB = "offline", true, "198.18.128.1", 160
 	if got, err := s.Machine(ctx, "vm-1"); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("after update = %+v, %v; want %+v (host unchanged)", got, err, want)
 	}
