@@ -52,6 +52,9 @@ const usage = `usage:
       # operating it for customers: beside a running serve, seen by every replica at once;
       # every change (and account create, topup, rotate-key, secrets rotate) is in the audit
       # trail, by --operator (RESELLER_OPERATOR, else the OS user)
+  resellerd image build --out DIR [--suite bookworm] [--include PKG,...] [--apps wordpress,mysql] [--mirror URL]
+      # a Debian root filesystem for --machines-image(-for), from this host's apt sources
+      # (mmdebstrap, installed with apt-get where missing); progress on stderr
   resellerd --version
 
 Every flag can also be set with RESELLER_<FLAG> (upper case, dashes as underscores);
@@ -121,6 +124,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		return instanceCommand(ctx, args[1:], stdout, env)
 	case "audit":
 		return auditCommand(ctx, args[1:], stdout, env)
+	case "image":
+		return imageCommand(ctx, args[1:], stderr, env)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "resellerd %s\n", version)
 		return nil
