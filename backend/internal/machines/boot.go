@@ -126,7 +126,7 @@ func (m *Manager) boot(ctx context.Context, mc *machine) error {
 			return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
 		}
 	}
-	run, err := m.startInit(mc, machineinit.Boot{Hostname: r.Hostname, Lower: m.image, Upper: d.upper, Work: d.work, Root: d.root})
+	run, err := m.startInit(mc, machineinit.Boot{Hostname: r.Hostname, Lower: m.lower(r), Upper: d.upper, Work: d.work, Root: d.root})
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,8 @@ import (
 //
 // Machines need root (not a user namespace alone: the bridge, the veths and the host-side
 // filters are the host's), the `ip` command (iproute2), `iptables` and `iptables-restore`, `cp`,
-// overlayfs, and for the default image (Options.Image "") a static busybox at /bin/busybox.
+// overlayfs, for the default image (Options.Image "") a static busybox at /bin/busybox, and
+// images (Image, ImageFor) that are root filesystems.
 func Check(o Options) error {
 	return checkHost(o, thisHost())
 }
@@ -51,6 +52,14 @@ func checkHost(o Options, h hostFacts) error {
 	}
 	if o.Image == "" && !h.busybox {
 		errs = append(errs, fmt.Errorf("machines: no busybox at %s for the default image (apt-get install busybox-static, or give --machines-image)", Busybox))
+	}
+	if o.Image != "" {
+		if _, err := checkImage("--machines-image", o.Image); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if _, err := templateImages(o.ImageFor); err != nil {
+		errs = append(errs, err)
 	}
 	if !h.overlay {
 		errs = append(errs, errors.New("machines: the kernel has no overlayfs (modprobe overlay, or a kernel built with CONFIG_OVERLAY_FS)"))

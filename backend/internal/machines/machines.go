@@ -49,18 +49,20 @@ import (
 
 // Options shape a Manager.
 type Options struct {
-	Dir    string       // disks, snapshots and the default image
-	CIDR   netip.Prefix // machine addresses; the first address is the host's side of the bridge
-	Image  string       // a root filesystem used read-only as every disk's base; "" assembles busybox's
-	Egress bool         // let machines reach beyond the machines' network
-	Logger *slog.Logger
+	Dir   string       // disks, snapshots and the default image
+	CIDR  netip.Prefix // machine addresses; the first address is the host's side of the bridge
+	Image string       // a root filesystem used read-only as every disk's base; "" assembles busybox's
+	// ImageFor gives templates (Spec.Template) images of their own; templates not named use Image.
+	ImageFor map[string]string
+	Egress   bool // let machines reach beyond the machines' network
+	Logger   *slog.Logger
 }
 
 // Spec is what a machine is made of.
 type Spec struct {
 	Ref      string     // the datacenter's machine ref, e.g. "vm-42"
 	Hostname string     // the machine's hostname
-	Template string     // the ordered template's name, written to /etc/os-release
+	Template string     // the ordered template's name: picks the image (Options.ImageFor); /etc/os-release names it on an image without one
 	IPv4     netip.Addr // inside Options.CIDR
 	Username string     // "root"
 	Password string     // the password SSH takes (stored only as a hash)

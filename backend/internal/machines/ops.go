@@ -65,10 +65,16 @@ func (m *Manager) makeDisk(ctx context.Context, mc *machine, r record, password,
 	if err := os.MkdirAll(mc.dir, 0o700); err != nil {
 		return fmt.Errorf("machine %s: %w", mc.ref, err)
 	}
-	if err := m.resetDisk(ctx, mc, fromSnapshot); err != nil {
+	snapImage, err := m.resetDisk(ctx, mc, fromSnapshot)
+	if err != nil {
 		return err
 	}
-	if err := writeIdentity(disk(mc.dir).upper, r); err != nil {
+	// A snapshot's disk stays on the image it was taken on; a fresh disk is its template's.
+	r.Image = m.imageFor(r.Template)
+	if snapImage != "" {
+		r.Image = snapImage
+	}
+	if err := writeIdentity(disk(mc.dir).upper, r.Image, r); err != nil {
 		return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
 	}
 	if password != "" {
@@ -80,33 +86,35 @@ func (m *Manager) makeDisk(ctx context.Context, mc *machine, r record, password,
 }
 
 // resetDisk replaces the machine's disk by a fresh one (snapshot "") or a copy of a snapshot's,
-// whose password hash it also takes. The machine is off.
-func (m *Manager) resetDisk(ctx context.Context, mc *machine, snapshot string) error {
+// whose password hash it also takes, and returns the image the snapshot's disk was made on
+// ("" for a fresh disk or a snapshot taken before images were recorded). The machine is off.
+func (m *Manager) resetDisk(ctx context.Context, mc *machine, snapshot string) (string, error) {
 	d := disk(mc.dir)
 	if err := os.RemoveAll(filepath.Dir(d.upper)); err != nil {
-		return fmt.Errorf("machine %s: remove its disk: %w", mc.ref, err)
+		return "", fmt.Errorf("machine %s: remove its disk: %w", mc.ref, err)
 	}
 	if err := os.MkdirAll(d.work, 0o700); err != nil {
-		return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
+		return "", fmt.Errorf("machine %s: disk: %w", mc.ref, err)
 	}
 	if snapshot == "" {
-		return os.Mkdir(d.upper, 0o755)
+		return "", os.Mkdir(d.upper, 0o755)
 	}
 	snap, err := m.snapshotDir(snapshot)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if _, err := os.Stat(filepath.Join(snap, "upper")); err != nil {
-		return fmt.Errorf("snapshot %s: %w", snapshot, ErrNotFound)
+		return "", fmt.Errorf("snapshot %s: %w", snapshot, ErrNotFound)
 	}
 	if err := copyTree(ctx, filepath.Join(snap, "upper"), d.upper); err != nil {
-		return fmt.Errorf("machine %s: copy snapshot %s: %w", mc.ref, snapshot, err)
+		return "", fmt.Errorf("machine %s: copy snapshot %s: %w", mc.ref, snapshot, err)
 	}
 	hash, err := os.ReadFile(filepath.Join(snap, "password"))
 	if err != nil {
-		return fmt.Errorf("snapshot %s: password: %w", snapshot, err)
+		return "", fmt.Errorf("snapshot %s: password: %w", snapshot, err)
 	}
-	return writeFileAtomic(mc.passwordPath(), hash, 0o600)
+	image, _ := os.ReadFile(filepath.Join(snap, "image")) // absent in older snapshots
+	return string(image), writeFileAtomic(mc.passwordPath(), hash, 0o600)
 }
 
 // Start boots ref's machine from its disk; a running machine is left running.

@@ -112,7 +112,16 @@ func mountTmp(root string) error {
 	if err := mountAt("tmpfs", filepath.Join(root, "tmp"), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777,size=64m"); err != nil {
 		return err
 	}
-	return mountAt("tmpfs", filepath.Join(root, "run"), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=755,size=16m")
+	if err := mountAt("tmpfs", filepath.Join(root, "run"), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=755,size=16m"); err != nil {
+		return err
+	}
+	// Debian's /var/lock is a symlink to /run/lock, which systemd would make at boot: daemons
+	// started without it (apache2ctl, mysqld_safe) lock there.
+	lock := filepath.Join(root, "run", "lock")
+	if err := os.Mkdir(lock, 0o755); err != nil {
+		return fmt.Errorf("mkdir /run/lock: %w", err)
+	}
+	return syscall.Chmod(lock, 0o1777) // mkdir applies the umask; os.Chmod would drop the sticky bit
 }
 
 // mountAt mounts source on target, creating target first (the disk may lack it).
