@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
@@ -34,6 +35,8 @@ type MachinesConfig struct {
 	CIDR   netip.Prefix // machine addresses; the zero prefix is DefaultMachinesCIDR
 	Image  string       // a root filesystem, the read-only base of every disk; "" assembles busybox's
 	Egress bool         // let machines reach beyond the machines' network
+	// ImageFor gives Linux templates (by id) images of their own; the others use Image.
+	ImageFor map[int64]string
 }
 
 // Sandbox reports whether servers are real machines.
@@ -51,7 +54,36 @@ func (c MachinesConfig) Validate() error {
 			return fmt.Errorf("--machines-cidr: %w", err)
 		}
 	}
-	return nil
+	_, err := templateImages(c.ImageFor, catalog.New())
+	return err
+}
+
+// templateImages maps ImageFor's template ids to the template names machines know templates
+// by, refusing an id that is no Linux template of cat (Windows servers have no machine).
+func templateImages(imageFor map[int64]string, cat *catalog.Catalog) (map[string]string, error) {
+	if len(imageFor) == 0 {
+		return nil, nil
+	}
+	byName := make(map[string]string, len(imageFor))
+	for id, dir := range imageFor {
+		t, ok := cat.Template(id)
+		if !ok || t.OSType != catalog.OSLinux {
+			return nil, fmt.Errorf("--machines-image-for: %d is not the id of a Linux template (%s)", id, linuxTemplates(cat))
+		}
+		byName[t.Name.EN] = dir
+	}
+	return byName, nil
+}
+
+// linuxTemplates lists cat's Linux templates as "id name", for an error.
+func linuxTemplates(cat *catalog.Catalog) string {
+	var list []string
+	for _, t := range cat.Templates() {
+		if t.OSType == catalog.OSLinux {
+			list = append(list, fmt.Sprintf("%d %s", t.ID, t.Name.EN))
+		}
+	}
+	return strings.Join(list, ", ")
 }
 
 // options are the machine runtime's options.
@@ -60,7 +92,9 @@ func (c MachinesConfig) options(log *slog.Logger) machines.Options {
 	if !cidr.IsValid() {
 		cidr = DefaultMachinesCIDR
 	}
-	return machines.Options{Dir: filepath.Clean(c.Dir), CIDR: cidr, Image: c.Image, Egress: c.Egress, Logger: log}
+	// Validate has refused ids that are not Linux templates; none is left to refuse here.
+	imageFor, _ := templateImages(c.ImageFor, catalog.New())
+	return machines.Options{Dir: filepath.Clean(c.Dir), CIDR: cidr, Image: c.Image, ImageFor: imageFor, Egress: c.Egress, Logger: log}
 }
 
 // CheckMachines reports what this host lacks to run cfg's machines (root or user namespaces,

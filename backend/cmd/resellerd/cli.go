@@ -29,7 +29,7 @@ const usage = `usage:
                   [--log-format text|json] [--log-level debug|info|warn|error]
                   [--metrics-listen ADDR] [--trusted-proxies CIDR,...] [--secrets-key-file FILE]
                   [--machines sim|sandbox] [--machines-dir ./data/machines] [--machines-cidr 198.18.0.0/16]
-                  [--machines-image DIR] [--machines-egress]
+                  [--machines-image DIR] [--machines-image-for ID=DIR,...] [--machines-egress]
   resellerd dev [--listen 127.0.0.1:8080] [--env-file FILE] [--seed FILE] [--db PATH] [--state FILE]
                 [--journal-size 1000] [--dev-allowed-hosts NAME,...] [serve's flags]
       # a fresh temporary database with one account; prints the export lines to use it;

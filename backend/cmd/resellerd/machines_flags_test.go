@@ -27,6 +27,12 @@ func TestMachinesFlagRefusals(t *testing.T) {
 		{"cidr too narrow", nil, []string{"serve", "--db", db, "--machines-cidr", "198.18.0.0/30"}, "--machines-cidr: must be from /8 to /28"},
 		{"cidr IPv6", nil, []string{"serve", "--db", db, "--machines-cidr", "fd00::/64"}, "--machines-cidr: must be an IPv4 range"},
 		{"cidr not the range's start", nil, []string{"serve", "--db", db, "--machines-cidr", "198.18.0.7/16"}, "is not the start of its range"},
+		{"image for Windows", nil, []string{"serve", "--db", db, "--machines-image-for", "5=/srv/img"}, "--machines-image-for: 5 is not the id of a Linux template (1 Ubuntu 24.04, "},
+		{"image for no template, from the variable", map[string]string{"RESELLER_MACHINES_IMAGE_FOR": "3=/srv/a,99=/srv/b"}, []string{"dev", "--listen", "127.0.0.1:0"},
+			"--machines-image-for: 99 is not the id"},
+		{"image for not ID=DIR", nil, []string{"serve", "--db", db, "--machines-image-for", "debian=/srv/img"}, `"debian=/srv/img" is not ID=PATH`},
+		{"image for a missing directory", nil, []string{"serve", "--db", db, "--machines", "sandbox", "--machines-dir", t.TempDir(),
+			"--machines-image-for", "3=/nonexistent/debian12"}, `--machines-image-for "Debian 12" /nonexistent/debian12 is not a directory`},
 		{"dev state with sandbox", nil, []string{"dev", "--listen", "127.0.0.1:0", "--machines", "sandbox", "--state", filepath.Join(t.TempDir(), "s")},
 			"--state with --machines sandbox"},
 	}
@@ -49,7 +55,7 @@ func TestMachinesFlagsInHelp(t *testing.T) {
 		t.Fatalf("serve --help: exit %d", code)
 	}
 	for _, want := range []string{"--machines", "RESELLER_MACHINES", "--machines-dir", "./data/machines", "--machines-cidr",
-		"198.18.0.0/16", "RESELLER_MACHINES_IMAGE", "--machines-egress"} {
+		"198.18.0.0/16", "RESELLER_MACHINES_IMAGE", "--machines-image-for", "RESELLER_MACHINES_IMAGE_FOR", "--machines-egress"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("serve --help lacks %q", want)
 		}
