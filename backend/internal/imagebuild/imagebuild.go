@@ -46,7 +46,7 @@ var BasePackages = []string{
 var AppPackages = map[string][]string{
 	"mysql": {"mariadb-server", "mariadb-client"},
 	"wordpress": {"wordpress", "wordpress-theme-twentytwentythree", "apache2", "libapache2-mod-php",
-		"php-mysql", "mariadb-client"},
+		"php-mysql", "mariadb-client", "mariadb-server"}, // wordpress requires the mysql app
 }
 
 // hostSources is the host's apt sources, the archive an image comes from unless Mirror is given.
