@@ -13,9 +13,10 @@
 //	manager.lock           flocked by the live Manager (one per Dir)
 //	image/                 the assembled default image (when Options.Image is "")
 //	machines/<ref>/        one machine: disk/upper, disk/work, root (the overlay's mount point,
-//	                       inside the machine's mount namespace only), spec.json, password (a
-//	                       hash, 0600), console.log (what its init and agent wrote at boot)
-//	snapshots/<image>/     a copy of a disk's upper layer and its password hash
+//	                       inside the machine's mount namespace only), spec.json (with the image
+//	                       its disk was made on), password (a hash, 0600), console.log (what
+//	                       its init and agent wrote at boot)
+//	snapshots/<image>/     a copy of a disk's upper layer, its password hash and its image's path
 //
 // What runs inside a machine, and how it is confined, is the doc of packages machineinit and
 // agent. The host's side:
@@ -31,6 +32,11 @@
 //   - Network (network.go): one bridge per Manager named after Dir, filter chains named after
 //     the bridge. A CIDR already routed on the host is refused at New, naming the route.
 //   - Passwords: bcrypt over SHA-256 (agent.HashPassword), in the machine's directory, 0600.
+//   - Images (image.go): a fresh disk is made on its template's image (Options.ImageFor), else
+//     on Options.Image or the busybox image assembled under Dir; a disk stays on the image it
+//     was made on. An image with an os-release of its own (a Debian image from `resellerd
+//     image build`, package imagebuild) keeps it; on one without, /etc/os-release names the
+//     template.
 //   - Snapshots (snapshot.go): copied while the machine runs, without freezing it.
 //   - Limits (limits.go): enforced through cgroup v2 where it offers memory and cpu, recorded
 //     only elsewhere (LimitsEnforced).
