@@ -12,7 +12,7 @@
 // init makes every mount private, mounts the overlay disk (lower: the image; upper and work: the
 // machine's disk) inside its own mount namespace, so the mounts vanish with it, mounts /proc
 // (with the host-global knobs read-only or masked), a /dev tmpfs with null, zero, full, random,
-// urandom, tty and a devpts instance for PTYs, tmpfs on /tmp, /run and /dev/shm, sets the
+// urandom, tty and a devpts instance for PTYs, tmpfs on /tmp, /run (with /run/lock) and /dev/shm, sets the
 // hostname, and pivot_roots into the disk. It starts the agent with a reduced capability
 // bounding set (see keptCaps) and from then on only reaps: it is every orphan's parent, and when
 // the agent exits it exits, which ends the machine (the kernel kills what is left of a PID
