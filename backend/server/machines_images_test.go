@@ -32,7 +32,8 @@ func requireTool(t *testing.T, pkg string, names ...string) string {
 
 // TestMachineOnARealImage orders a Debian 12 server whose template has the Debian image built
 // by `resellerd image build` (--machines-image-for 3=IMG): the machine is the real
-// distribution (its os-release, a full python3, the package given by --include); the mysql and
+// distribution (its os-release, a full python3, the package given by --include); the Ansible
+// example's playbook runs green against it; the mysql and
 // wordpress apps install the real MariaDB and WordPress, which answer the host and come back
 // after power_off and power_on; a rebuild to another template lands on that template's image.
 func TestMachineOnARealImage(t *testing.T) {
@@ -53,6 +54,7 @@ func TestMachineOnARealImage(t *testing.T) {
 	mustSSH(t, addr, password, `. /etc/os-release && [ "$ID" = debian ] && [ "$VERSION_ID" = 12 ] && [ "$(hostname)" = deb-1 ] &&
 		grep -q deb-1 /etc/hosts && python3 -c 'import shutil' && dpkg-query -W less && command -v ss scp`)
 	t.Logf("figure: order to login on the Debian image: %s", time.Since(start).Round(10*time.Millisecond))
+	runPlaybook(t, addr, password)
 
 	body := `{"apps": ["wordpress"], "app_inputs": {"wordpress": {"SITE_TITLE": "Real <Blog>", "ADMIN_EMAIL": "ops@example.com"},
 		"mysql": {"ROOT_PASSWORD": "db-Secret'9", "DATABASE": "shop"}}}`
@@ -96,6 +98,35 @@ func TestMachineOnARealImage(t *testing.T) {
 	l.act(t, in.ID, `{"action": "rebuild", "template_id": 3}`)
 	_, password = login(t, l.instance(t, in.ID))
 	bootedSSH(t, addr, password, `. /etc/os-release && [ "$ID" = debian ] && [ ! -e /etc/reseller/apps/mysql ]`)
+}
+
+// playbook is the Ansible example's playbook (examples/guides/ansible), run by the tests as the
+// example's local-exec runs it.
+const playbook = "../../examples/guides/ansible/playbook.yml"
+
+// runPlaybook runs the example's playbook with the host's ansible-playbook (Debian's
+// ansible-core) against root@addr with password over resellerd's SSH server, files moved by
+// sftp only (no fallback to scp), and checks what it did: a user made, a file fetched back.
+func runPlaybook(t *testing.T, addr, password string) {
+	t.Helper()
+	ansible := requireTool(t, "ansible-core", "ansible-playbook")
+	requireTool(t, "sshpass", "sshpass")
+	fetched := t.TempDir()
+	cmd := exec.Command(ansible, "-i", addr+",", "-u", "root", "-e", "ansible_password={{ lookup('env', 'SSH_PASSWORD') }}",
+		"-e", "fetch_dir="+fetched, playbook)
+	cmd.Env = append(os.Environ(), "SSH_PASSWORD="+password, "ANSIBLE_HOST_KEY_CHECKING=False",
+		"ANSIBLE_SSH_TRANSFER_METHOD=sftp", "ANSIBLE_NOCOLOR=1", "HOME="+t.TempDir())
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "failed=0") {
+		t.Fatalf("ansible-playbook: %v\n%s", err, out)
+	}
+	t.Logf("figure: the Ansible example's playbook ran green in %s", time.Since(start).Round(10*time.Millisecond))
+	motd, err := os.ReadFile(fetched + "/" + addr + "/etc/motd")
+	if err != nil || !strings.Contains(string(motd), "Managed by Ansible") || !strings.Contains(string(motd), "host deb-1") {
+		t.Fatalf("fetched /etc/motd: %q (%v)", motd, err)
+	}
+	mustSSH(t, addr, password, "id deploy && [ -d /home/deploy ]")
 }
 
 // wantMariaDB fails t unless the host's MariaDB client logs into addr as root with password
