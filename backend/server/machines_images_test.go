@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -81,6 +82,7 @@ func TestMachineOnARealImage(t *testing.T) {
 		t.Logf("%s: MariaDB and WordPress answer", when)
 	}
 	realApps("installed")
+	runTestinfra(t, addr, password)
 	mustSSH(t, addr, password, `[ "$(stat -c %a /etc/reseller/apps/wordpress/ADMIN_PASSWORD)" = 600 ] && [ -s /etc/reseller/apps/wordpress/ADMIN_PASSWORD ]`)
 	if out, err := sshRun(addr, password, `ps -eo rss= | awk '{s += $1} END {print int(s / 1024)}'`); err == nil {
 		t.Logf("figure: the machine's processes' resident memory with MariaDB and WordPress running: %s MiB", strings.TrimSpace(out))
@@ -104,6 +106,9 @@ func TestMachineOnARealImage(t *testing.T) {
 // example's local-exec runs it.
 const playbook = "../../examples/guides/ansible/playbook.yml"
 
+// sshArgs are Ansible's default ssh arguments and the example's: no known_hosts.
+const sshArgs = "-C -o ControlMaster=auto -o ControlPersist=60s -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no"
+
 // runPlaybook runs the example's playbook with the host's ansible-playbook (Debian's
 // ansible-core) against root@addr with password over resellerd's SSH server, files moved by
 // sftp only (no fallback to scp), and checks what it did: a user made, a file fetched back.
@@ -114,7 +119,9 @@ func runPlaybook(t *testing.T, addr, password string) {
 	fetched := t.TempDir()
 	cmd := exec.Command(ansible, "-i", addr+",", "-u", "root", "-e", "ansible_password={{ lookup('env', 'SSH_PASSWORD') }}",
 		"-e", "fetch_dir="+fetched, playbook)
-	cmd.Env = append(os.Environ(), "SSH_PASSWORD="+password, "ANSIBLE_HOST_KEY_CHECKING=False",
+	// A test machine's host key is new every time, at an address other tests' machines had: no
+	// known_hosts (ssh reads the user's from the password database, not $HOME).
+	cmd.Env = append(os.Environ(), "SSH_PASSWORD="+password, "ANSIBLE_HOST_KEY_CHECKING=False", "ANSIBLE_SSH_ARGS="+sshArgs,
 		"ANSIBLE_SSH_TRANSFER_METHOD=sftp", "ANSIBLE_NOCOLOR=1", "HOME="+t.TempDir())
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -127,6 +134,20 @@ func runPlaybook(t *testing.T, addr, password string) {
 		t.Fatalf("fetched /etc/motd: %q (%v)", motd, err)
 	}
 	mustSSH(t, addr, password, "id deploy && [ -d /home/deploy ]")
+}
+
+// runTestinfra runs testdata/test_real_image.py with testinfra (Debian's python3-testinfra and
+// python3-paramiko) against root@addr with password over resellerd's SSH server.
+func runTestinfra(t *testing.T, addr, password string) {
+	t.Helper()
+	pytest := requireTool(t, "python3-testinfra python3-paramiko", "pytest-3", "py.test-3")
+	hosts := "paramiko://root:" + url.QueryEscape(password) + "@" + addr
+	cmd := exec.Command(pytest, "-q", "-p", "no:cacheprovider", "--hosts="+hosts, "testdata/test_real_image.py")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // no keys of the host's to offer first
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "5 passed") {
+		t.Fatalf("testinfra: %v\n%s", err, out)
+	}
 }
 
 // wantMariaDB fails t unless the host's MariaDB client logs into addr as root with password

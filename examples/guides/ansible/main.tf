@@ -47,6 +47,8 @@ resource "terraform_data" "configure" {
     environment = {
       SSH_PASSWORD              = reseller_instance.web.password
       ANSIBLE_HOST_KEY_CHECKING = "False"
+      # A server built again may come back at an address another server had: no known_hosts.
+      ANSIBLE_SSH_ARGS = "-C -o ControlMaster=auto -o ControlPersist=60s -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no"
     }
   }
 }
