@@ -35,22 +35,33 @@ const StampFile = ".reseller-image-build"
 // shutil), what the usual clients and health checks run (ps, ip, ss, scp, an sftp server,
 // certificates), /etc/services for Python's sockets, and busybox, which the apps' stand-ins
 // serve with where an image lacks the product.
-var BasePackages = []string{
-	"python3", "ca-certificates", "procps", "iproute2", "openssh-sftp-server", "openssh-client",
-	"netbase", "busybox",
+func BasePackages() []string {
+	return []string{"python3", "ca-certificates", "procps", "iproute2", "openssh-sftp-server", "openssh-client",
+		"netbase", "busybox"}
 }
 
-// AppPackages are the Debian packages an app's real product needs (`--apps`). mmdebstrap
-// installs no Recommends, so each list names what the product needs to work, as WordPress's
-// default theme.
-var AppPackages = map[string][]string{
-	"mysql": {"mariadb-server", "mariadb-client"},
-	"wordpress": {"wordpress", "wordpress-theme-twentytwentythree", "apache2", "libapache2-mod-php",
-		"php-mysql", "mariadb-client", "mariadb-server"}, // wordpress requires the mysql app
+// AppPackages are the Debian packages app's real product needs (`--apps`); ok is false for an
+// app without one. mmdebstrap installs no Recommends, so each list names what the product
+// needs to work, as WordPress's default theme.
+func AppPackages(app string) (pkgs []string, ok bool) {
+	switch app {
+	case "mysql":
+		return []string{"mariadb-server", "mariadb-client"}, true
+	case "wordpress": // on the mysql app's MariaDB, which it requires
+		return []string{"wordpress", "wordpress-theme-twentytwentythree", "apache2", "libapache2-mod-php",
+			"php-mysql", "mariadb-client", "mariadb-server"}, true
+	}
+	return nil, false
 }
 
-// hostSources is the host's apt sources, the archive an image comes from unless Mirror is given.
-const hostSources = "/etc/apt/sources.list.d/debian.sources"
+// knownApps are the apps AppPackages knows, for an error.
+const knownApps = "mysql, wordpress"
+
+// hostSourceFiles are where this host's apt sources may be, deb822 first: the archive an image
+// comes from unless Mirror is given.
+func hostSourceFiles() []string {
+	return []string{"/etc/apt/sources.list.d/debian.sources", "/etc/apt/sources.list"}
+}
 
 // Options are one build's.
 type Options struct {
@@ -86,11 +97,11 @@ func runCommand(ctx context.Context, stderr io.Writer, name string, args ...stri
 // Packages is every package the image gets: BasePackages, the apps' and Include, sorted,
 // without duplicates. An unknown app is an error naming it and the known ones.
 func (o Options) Packages() ([]string, error) {
-	pkgs := slices.Clone(BasePackages)
+	pkgs := BasePackages()
 	for _, app := range o.Apps {
-		p, ok := AppPackages[app]
+		p, ok := AppPackages(app)
 		if !ok {
-			return nil, fmt.Errorf("image build: --apps: no packages known for app %q (known: %s)", app, strings.Join(knownApps(), ", "))
+			return nil, fmt.Errorf("image build: --apps: no packages known for app %q (known: %s)", app, knownApps)
 		}
 		pkgs = append(pkgs, p...)
 	}
@@ -101,15 +112,6 @@ func (o Options) Packages() ([]string, error) {
 	}
 	sort.Strings(pkgs)
 	return slices.Compact(pkgs), nil
-}
-
-func knownApps() []string {
-	apps := make([]string, 0, len(AppPackages))
-	for a := range AppPackages {
-		apps = append(apps, a)
-	}
-	sort.Strings(apps)
-	return apps
 }
 
 func (o Options) suite() string {
@@ -194,25 +196,29 @@ func mmdebstrapArgs(o Options, dir string) ([]string, error) {
 		return nil, err
 	}
 	args := []string{"--variant=minbase", "--include=" + strings.Join(pkgs, ","),
+		// As this host's apt may be told (snapshot.debian.org's Release files expire).
 		"--aptopt=Acquire::Check-Valid-Until \"false\"",
 		"--customize-hook=" + hostsHook,
 		o.suite(), dir}
-	switch {
-	case o.Mirror != "":
-		args = append(args, o.Mirror)
-	case hostHasSuite(o.suite()):
-		args = append(args, hostSources)
+	if o.Mirror != "" {
+		return append(args, o.Mirror), nil
 	}
-	return args, nil
+	for _, f := range hostSourceFiles() {
+		if hasSuite(f, o.suite()) {
+			return append(args, f), nil // mmdebstrap pastes a file given as the mirror into the image's sources
+		}
+	}
+	return args, nil // mmdebstrap's default, deb.debian.org
 }
 
 // hostsHook gives the image a localhost line in /etc/hosts (a machine writes its own hosts at
 // every disk it makes, but tools run in the image before that expect one).
 const hostsHook = `printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' > "$1/etc/hosts"`
 
-// hostHasSuite says whether the host's apt sources carry suite.
-func hostHasSuite(suite string) bool {
-	data, err := os.ReadFile(hostSources)
+// hasSuite says whether the apt sources file carries suite: a deb822 "Suites:" field, or a
+// one-line "deb [options] URI SUITE COMPONENTS..." entry.
+func hasSuite(file, suite string) bool {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return false
 	}
@@ -221,6 +227,22 @@ func hostHasSuite(suite string) bool {
 			if slices.Contains(strings.Fields(value), suite) {
 				return true
 			}
+		}
+		fields := strings.Fields(line)
+		if len(fields) < 3 || fields[0] != "deb" {
+			continue
+		}
+		fields = fields[1:]
+		if strings.HasPrefix(fields[0], "[") { // options, up to the field that closes them
+			for len(fields) > 0 && !strings.HasSuffix(fields[0], "]") {
+				fields = fields[1:]
+			}
+			if len(fields) > 0 {
+				fields = fields[1:]
+			}
+		}
+		if len(fields) >= 2 && fields[1] == suite {
+			return true
 		}
 	}
 	return false

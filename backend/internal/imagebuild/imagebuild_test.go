@@ -149,3 +149,29 @@ func TestReplaceDirSwapsAnOldImage(t *testing.T) {
 		t.Errorf("%s holds %v, want only the image", parent, entries)
 	}
 }
+
+func TestHasSuite(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"deb822":  "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm bookworm-updates\nComponents: main\n",
+		"oneline": "# comment\ndeb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg arch=amd64] http://deb.debian.org/debian bookworm main\n",
+		"plain":   "deb http://deb.debian.org/debian trixie main contrib\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		file, suite string
+		want        bool
+	}{
+		{"deb822", "bookworm", true}, {"deb822", "bookworm-updates", true}, {"deb822", "trixie", false},
+		{"oneline", "bookworm", true}, {"oneline", "main", false}, {"plain", "trixie", true}, {"plain", "bookworm", false},
+		{"missing", "bookworm", false},
+	} {
+		if got := hasSuite(filepath.Join(dir, tt.file), tt.suite); got != tt.want {
+			t.Errorf("hasSuite(%s, %s) = %v, want %v", tt.file, tt.suite, got, tt.want)
+		}
+	}
+}

@@ -95,7 +95,7 @@ func installScript(app catalog.App, job datacenter.AppJob, generated map[string]
 			in.Key, dir, in.Key, mode, dir, in.Key, in.Key)
 	}
 	rc := rcDir + "/" + app.ID
-	p, real := products[app.ID]
+	p, real := productOf(app.ID)
 	if real {
 		fmt.Fprintf(&b, "if %s; then\necho '==> %s: %s, the real product'\n", p.detect, app.ID, p.name)
 		fmt.Fprintf(&b, "cat > %s <<'RESELLER_RC'\n%sRESELLER_RC\nchmod 0755 %s\n%s", rc, p.rc, rc, p.setup)

@@ -16,10 +16,15 @@ type product struct {
 	setup  string
 }
 
-// products are the apps with a real product.
-var products = map[string]product{
-	"mysql":     {name: "MariaDB", detect: mariadbDetect, rc: mariadbRC, setup: mariadbSetup},
-	"wordpress": {name: "WordPress on Apache and PHP", detect: wordpressDetect, rc: wordpressRC, setup: wordpressSetup},
+// productOf is app's real product, if it has one.
+func productOf(app string) (product, bool) {
+	switch app {
+	case "mysql":
+		return product{name: "MariaDB", detect: mariadbDetect, rc: mariadbRC, setup: mariadbSetup}, true
+	case "wordpress":
+		return product{name: "WordPress on Apache and PHP", detect: wordpressDetect, rc: wordpressRC, setup: wordpressSetup}, true
+	}
+	return product{}, false
 }
 
 // sqlString is a shell function quoting its argument as a single-quoted SQL (and PHP) string

@@ -22,7 +22,7 @@ func TestInstallScriptsParse(t *testing.T) {
 		if out, err := exec.Command("/bin/sh", "-n", "-c", script).CombinedOutput(); err != nil {
 			t.Errorf("%s: sh -n: %v: %s\n%s", app.ID, err, out, script)
 		}
-		_, real := products[app.ID]
+		_, real := productOf(app.ID)
 		for _, want := range []string{"a stand-in, not the real product"} {
 			if !strings.Contains(script, want) {
 				t.Errorf("%s: script lacks %q", app.ID, want)
