@@ -2,8 +2,11 @@ package machines
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/netip"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +56,28 @@ func TestJumpHost(t *testing.T) {
 	out, err := s.CombinedOutput("hostname")
 	if err != nil || strings.TrimSpace(string(out)) != "inner" {
 		t.Fatalf("hostname through the jump host: %q (%v), want inner", out, err)
+	}
+	openSSHJump(t, a, b)
+}
+
+// openSSHJump does the same with OpenSSH's client: ProxyJump is `ssh -W %h:%p` to the jump
+// host as the ProxyCommand, spelled out here so sshpass can give each login its password.
+func openSSHJump(t *testing.T, jump, inner netip.Addr) {
+	t.Helper()
+	for _, tool := range []string{"ssh", "sshpass"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("no %s on PATH (apt-get install openssh-client sshpass)", tool)
+			}
+			t.Skipf("no %s on PATH: OpenSSH's jump not tried", tool)
+		}
+	}
+	opts := "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=5"
+	proxy := fmt.Sprintf("sshpass -p jump-pass ssh %s -W %%h:%%p root@%s", opts, jump)
+	cmd := exec.Command("sshpass", "-p", "inner-pass", "ssh", "-o", "ProxyCommand="+proxy,
+		"-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "root@"+inner.String(), "hostname")
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "inner" {
+		t.Fatalf("OpenSSH through the jump host: %q (%v), want inner", out, err)
 	}
 }
