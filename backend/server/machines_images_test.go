@@ -77,7 +77,8 @@ func TestMachineOnARealImage(t *testing.T) {
 	realApps := func(when string) {
 		t.Helper()
 		wantMariaDB(t, mysqlClient, addr, "db-Secret'9", "shop")
-		wantPage(t, addr, "Real &lt;Blog&gt;")
+		wantPage(t, addr, "<title>Real &lt;Blog&gt;")
+		wantPage(t, addr, `<meta name="generator" content="WordPress`)
 		wantStatus(t, "http://"+addr+"/wp-login.php", http.StatusOK)
 		t.Logf("%s: MariaDB and WordPress answer", when)
 	}
