@@ -86,6 +86,7 @@ func New(log io.Writer) *Builder {
 
 func runCommand(ctx context.Context, stderr io.Writer, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
+	gentle(cmd)
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
 	if err := cmd.Run(); err != nil {
@@ -160,7 +161,11 @@ func (b *Builder) Build(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("image build: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer func() {
+		if err := removeBuild(tmp); err != nil {
+			b.logf("%v", err)
+		}
+	}()
 	if err := b.mmdebstrap(ctx, o, tmp); err != nil {
 		return err
 	}
