@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
@@ -41,6 +42,8 @@ type MachinesConfig struct {
 	// PidsMax caps each machine's processes (--machines-pids-max); 0 is
 	// DefaultMachinesPidsMax.
 	PidsMax int
+	// ImageFor gives Linux templates (by id) images of their own; the others use Image.
+	ImageFor map[int64]string
 }
 
 // DefaultMachinesPidsMax is --machines-pids-max's default.
@@ -58,8 +61,9 @@ func CheckMachinesPidsMax(n int) error {
 // Sandbox reports whether servers are real machines.
 func (c MachinesConfig) Sandbox() bool { return c.Mode == MachinesSandbox }
 
-// Validate refuses an unknown mode, a range addresses cannot come from and a process cap out of
-// bounds, naming the flag.
+// Validate refuses an unknown mode, a range addresses cannot come from, a process cap out of
+// bounds, egress ranges egress does not use and images for ids that are no Linux template,
+// naming the flag.
 func (c MachinesConfig) Validate() error {
 	switch c.Mode {
 	case "", MachinesSim, MachinesSandbox:
@@ -76,7 +80,11 @@ func (c MachinesConfig) Validate() error {
 			return err
 		}
 	}
-	return c.validateEgressAllow()
+	if err := c.validateEgressAllow(); err != nil {
+		return err
+	}
+	_, err := templateImages(c.ImageFor, catalog.New())
+	return err
 }
 
 // validateEgressAllow refuses --machines-egress-allow-cidr without --machines-egress (it would
@@ -93,14 +101,44 @@ func (c MachinesConfig) validateEgressAllow() error {
 	return nil
 }
 
+// templateImages maps ImageFor's template ids to the template names machines know templates
+// by, refusing an id that is no Linux template of cat (Windows servers have no machine).
+func templateImages(imageFor map[int64]string, cat *catalog.Catalog) (map[string]string, error) {
+	if len(imageFor) == 0 {
+		return nil, nil
+	}
+	byName := make(map[string]string, len(imageFor))
+	for id, dir := range imageFor {
+		t, ok := cat.Template(id)
+		if !ok || t.OSType != catalog.OSLinux {
+			return nil, fmt.Errorf("--machines-image-for: %d is not the id of a Linux template (%s)", id, linuxTemplates(cat))
+		}
+		byName[t.Name.EN] = dir
+	}
+	return byName, nil
+}
+
+// linuxTemplates lists cat's Linux templates as "id name", for an error.
+func linuxTemplates(cat *catalog.Catalog) string {
+	var list []string
+	for _, t := range cat.Templates() {
+		if t.OSType == catalog.OSLinux {
+			list = append(list, fmt.Sprintf("%d %s", t.ID, t.Name.EN))
+		}
+	}
+	return strings.Join(list, ", ")
+}
+
 // options are the machine runtime's options.
 func (c MachinesConfig) options(log *slog.Logger) machines.Options {
 	cidr := c.CIDR
 	if !cidr.IsValid() {
 		cidr = DefaultMachinesCIDR
 	}
-	return machines.Options{Dir: filepath.Clean(c.Dir), CIDR: cidr, Image: c.Image, Egress: c.Egress, EgressAllow: c.EgressAllow,
-		PidsMax: c.PidsMax, Logger: log}
+	// Validate has refused ids that are not Linux templates; none is left to refuse here.
+	imageFor, _ := templateImages(c.ImageFor, catalog.New())
+	return machines.Options{Dir: filepath.Clean(c.Dir), CIDR: cidr, Image: c.Image, ImageFor: imageFor, Egress: c.Egress,
+		EgressAllow: c.EgressAllow, PidsMax: c.PidsMax, Logger: log}
 }
 
 // CheckMachines reports what this host lacks to run cfg's machines (root or user namespaces,

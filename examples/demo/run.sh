@@ -124,6 +124,9 @@ if [ "$machines" = sandbox ]; then
 	else
 		echo "(sshpass is not installed: apt-get install sshpass, or log in by hand with the password from 'terraform output -raw server_password')"
 	fi
+	echo "==> the server runs on the busybox image (fast); for a real Debian with python3, MariaDB and WordPress:"
+	echo "    sudo resellerd image build --out /var/lib/resellerd/images/debian12 --apps mysql,wordpress"
+	echo "    sudo resellerd dev --machines sandbox --machines-image-for 3=/var/lib/resellerd/images/debian12"
 fi
 
 # Deliveries other than the test ping are sent by a background worker: give them a moment.

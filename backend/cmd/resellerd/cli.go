@@ -29,8 +29,8 @@ const usage = `usage:
                   [--log-format text|json] [--log-level debug|info|warn|error]
                   [--metrics-listen ADDR] [--trusted-proxies CIDR,...] [--secrets-key-file FILE]
                   [--machines sim|sandbox] [--machines-dir ./data/machines] [--machines-cidr 198.18.0.0/16]
-                  [--machines-image DIR] [--machines-egress] [--machines-egress-allow-cidr CIDR,...]
-                  [--machines-pids-max 4096]
+                  [--machines-image DIR] [--machines-image-for ID=DIR,...] [--machines-egress]
+                  [--machines-egress-allow-cidr CIDR,...] [--machines-pids-max 4096]
   resellerd dev [--listen 127.0.0.1:8080] [--env-file FILE] [--seed FILE] [--db PATH] [--state FILE]
                 [--journal-size 1000] [--dev-allowed-hosts NAME,...] [serve's flags]
       # a fresh temporary database with one account; prints the export lines to use it;
@@ -53,6 +53,9 @@ const usage = `usage:
       # operating it for customers: beside a running serve, seen by every replica at once;
       # every change (and account create, topup, rotate-key, secrets rotate) is in the audit
       # trail, by --operator (RESELLER_OPERATOR, else the OS user)
+  resellerd image build --out DIR [--suite bookworm] [--include PKG,...] [--apps wordpress,mysql] [--mirror URL]
+      # a Debian root filesystem for --machines-image(-for), from this host's apt sources
+      # (mmdebstrap, installed with apt-get where missing); progress on stderr
   resellerd --version
 
 Every flag can also be set with RESELLER_<FLAG> (upper case, dashes as underscores);
@@ -122,6 +125,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		return instanceCommand(ctx, args[1:], stdout, env)
 	case "audit":
 		return auditCommand(ctx, args[1:], stdout, env)
+	case "image":
+		return imageCommand(ctx, args[1:], stderr, env)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "resellerd %s\n", version)
 		return nil

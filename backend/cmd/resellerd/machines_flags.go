@@ -25,6 +25,10 @@ func addMachinesFlags(fs *flag.FlagSet, c *server.MachinesConfig, def server.Mac
 		"(its first address is the host's side of the bridge); replicas sharing a database take ranges of their own")
 	fs.StringVar(&c.Image, "machines-image", def.Image, "`DIR` of a root filesystem, the read-only base of every disk "+
 		"(default: assembled from busybox and resellerd's own parts)")
+	c.ImageFor = def.ImageFor
+	fs.Var((*cliflag.IDPaths)(&c.ImageFor), "machines-image-for", "Linux templates' own images, `ID=DIR,...` (template id to a root "+
+		"filesystem, e.g. one built by `resellerd image build`; a machine on it keeps the image's /etc/os-release); "+
+		"templates not named use --machines-image")
 	fs.BoolVar(&c.Egress, "machines-egress", def.Egress, "let machines reach globally reachable addresses beyond the machines' network "+
 		"(off: they reach only each other and nothing of the host)")
 	fs.Var((*cliflag.CIDRList)(&c.EgressAllow), "machines-egress-allow-cidr", "IPv4 ranges (`CIDR,...`) machines reach with "+

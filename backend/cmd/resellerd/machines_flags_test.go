@@ -35,6 +35,12 @@ func TestMachinesFlagRefusals(t *testing.T) {
 		{"pids max zero", nil, []string{"dev", "--listen", "127.0.0.1:0", "--machines-pids-max", "0"}, "--machines-pids-max must be from 32"},
 		{"pids max past the kernel's", map[string]string{"RESELLER_MACHINES_PIDS_MAX": "5000000"}, []string{"dev", "--listen", "127.0.0.1:0"}, "--machines-pids-max must be from 32"},
 		{"pids max not a number", nil, []string{"serve", "--db", db, "--machines-pids-max", "many"}, "machines-pids-max"},
+		{"image for Windows", nil, []string{"serve", "--db", db, "--machines-image-for", "5=/srv/img"}, "--machines-image-for: 5 is not the id of a Linux template (1 Ubuntu 24.04, "},
+		{"image for no template, from the variable", map[string]string{"RESELLER_MACHINES_IMAGE_FOR": "3=/srv/a,99=/srv/b"}, []string{"dev", "--listen", "127.0.0.1:0"},
+			"--machines-image-for: 99 is not the id"},
+		{"image for not ID=DIR", nil, []string{"serve", "--db", db, "--machines-image-for", "debian=/srv/img"}, `"debian=/srv/img" is not ID=PATH`},
+		{"image for a missing directory", nil, []string{"serve", "--db", db, "--machines", "sandbox", "--machines-dir", t.TempDir(),
+			"--machines-image-for", "3=/nonexistent/debian12"}, `--machines-image-for "Debian 12" /nonexistent/debian12 is not a directory`},
 		{"dev state with sandbox", nil, []string{"dev", "--listen", "127.0.0.1:0", "--machines", "sandbox", "--state", filepath.Join(t.TempDir(), "s")},
 			"--state with --machines sandbox"},
 	}
@@ -57,8 +63,8 @@ func TestMachinesFlagsInHelp(t *testing.T) {
 		t.Fatalf("serve --help: exit %d", code)
 	}
 	for _, want := range []string{"--machines", "RESELLER_MACHINES", "--machines-dir", "./data/machines", "--machines-cidr",
-		"198.18.0.0/16", "RESELLER_MACHINES_IMAGE", "--machines-egress", "--machines-egress-allow-cidr", "RESELLER_MACHINES_EGRESS_ALLOW_CIDR",
-		"--machines-pids-max", "RESELLER_MACHINES_PIDS_MAX", "4096"} {
+		"198.18.0.0/16", "RESELLER_MACHINES_IMAGE", "--machines-image-for", "RESELLER_MACHINES_IMAGE_FOR", "--machines-egress",
+		"--machines-egress-allow-cidr", "RESELLER_MACHINES_EGRESS_ALLOW_CIDR", "--machines-pids-max", "RESELLER_MACHINES_PIDS_MAX", "4096"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("serve --help lacks %q", want)
 		}

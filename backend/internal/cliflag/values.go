@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -130,3 +131,45 @@ var (
 	_ flag.Value = (*OptionalInt)(nil)
 	_ flag.Value = (*OptionalChoice)(nil)
 )
+
+// IDPaths is a flag holding comma-separated ID=PATH pairs, such as template ids and their
+// images (--machines-image-for 3=/srv/debian12,1=/srv/noble).
+type IDPaths map[int64]string
+
+func (m *IDPaths) String() string {
+	if m == nil || len(*m) == 0 {
+		return ""
+	}
+	ids := make([]int64, 0, len(*m))
+	for id := range *m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatInt(id, 10) + "=" + (*m)[id]
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set replaces the pairs with those of s; an empty s is none. An id given twice is refused.
+func (m *IDPaths) Set(s string) error {
+	out := IDPaths{}
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		idText, path, ok := strings.Cut(part, "=")
+		id, err := strconv.ParseInt(strings.TrimSpace(idText), 10, 64)
+		if !ok || err != nil || id <= 0 || strings.TrimSpace(path) == "" {
+			return fmt.Errorf("%q is not ID=PATH (such as 3=/srv/images/debian12)", part)
+		}
+		if _, dup := out[id]; dup {
+			return fmt.Errorf("id %d is given twice", id)
+		}
+		out[id] = strings.TrimSpace(path)
+	}
+	*m = out
+	return nil
+}

@@ -78,3 +78,18 @@ func TestOptionalChoice(t *testing.T) {
 		t.Errorf("Set(maybe): err = %v, value %q: want refused, value kept", err, *f.V)
 	}
 }
+
+func TestIDPaths(t *testing.T) {
+	var m IDPaths
+	if err := m.Set(" 3=/srv/debian12 ,1=/srv/noble,"); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.String(); got != "1=/srv/noble,3=/srv/debian12" {
+		t.Errorf("String() = %q, want the pairs sorted by id", got)
+	}
+	for _, bad := range []string{"debian=/srv/x", "3", "3=", "0=/x", "3=/a,3=/b"} {
+		if err := m.Set(bad); err == nil {
+			t.Errorf("Set(%q): no error, want one", bad)
+		}
+	}
+}

@@ -129,7 +129,7 @@ func (m *Manager) boot(ctx context.Context, mc *machine) error {
 			return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
 		}
 	}
-	run, err := m.startInit(mc, machineinit.Boot{Hostname: r.Hostname, Lower: m.image, Disk: mc.diskMount(), Root: d.root, IDs: machineIDs,
+	run, err := m.startInit(mc, machineinit.Boot{Hostname: r.Hostname, Lower: m.lower(r), Disk: mc.diskMount(), Root: d.root, IDs: machineIDs,
 		Seccomp: m.seccomp})
 	if err != nil {
 		return err

@@ -14,12 +14,13 @@ import (
 // resellerd exits 2 with it at start under --machines sandbox.
 //
 // Machines need root (not a user namespace alone: the bridge, the veths and the host-side
-// filters are the host's), the `ip` command (iproute2), `iptables` and `iptables-restore`, `cp`,
-// overlayfs, and for the default image (Options.Image "") a static busybox at /bin/busybox. For
-// the machines' user namespace: user namespaces enabled, idmapped mounts (mount_setattr, Linux
-// 5.12; overlayfs over idmapped layers needs 5.19), and no other user given the machines' uid or
-// gid range in /etc/subuid or /etc/subgid. For disks of a plan's size: loop devices, `mount`,
-// and e2fsprogs' `mkfs.ext4`, `resize2fs`, `e2fsck` and `dumpe2fs`.
+// filters are the host's), the `ip` command (iproute2), `iptables` and `iptables-restore`,
+// overlayfs, for the default image (Options.Image "") a static busybox at /bin/busybox, and
+// images (Image, ImageFor) that are root filesystems. For the machines' user namespace: user
+// namespaces enabled, idmapped mounts (mount_setattr, Linux 5.12; overlayfs over idmapped layers
+// needs 5.19), and no other user given the machines' uid or gid range in /etc/subuid or
+// /etc/subgid. For disks of a plan's size: loop devices, `mount`, and e2fsprogs' `mkfs.ext4`,
+// `resize2fs`, `e2fsck` and `dumpe2fs`.
 func Check(o Options) error {
 	return checkHost(o, thisHost())
 }
@@ -66,6 +67,14 @@ func checkHost(o Options, h hostFacts) error {
 	}
 	if o.Image == "" && !h.busybox {
 		errs = append(errs, fmt.Errorf("machines: no busybox at %s for the default image (apt-get install busybox-static, or give --machines-image)", Busybox))
+	}
+	if o.Image != "" {
+		if _, err := checkImage("--machines-image", o.Image); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if _, err := templateImages(o.ImageFor); err != nil {
+		errs = append(errs, err)
 	}
 	if !h.overlay {
 		errs = append(errs, errors.New("machines: the kernel has no overlayfs (modprobe overlay, or a kernel built with CONFIG_OVERLAY_FS)"))

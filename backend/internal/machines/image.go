@@ -3,6 +3,7 @@ package machines
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -46,19 +47,7 @@ var imageDirs = map[string]os.FileMode{
 // binary, a symlink per applet at the path busybox names, and a minimal /etc.
 func ensureImage(o Options) (string, error) {
 	if o.Image != "" {
-		img, err := filepath.Abs(o.Image)
-		if err != nil {
-			return "", fmt.Errorf("machines: Image: %w", err)
-		}
-		if fi, err := os.Stat(img); err != nil || !fi.IsDir() {
-			return "", fmt.Errorf("machines: Image %s is not a directory (a root filesystem)", img)
-		}
-		// SSH sessions and scripts run /bin/sh; a symlink is read inside the machine, so only its
-		// presence is checked here.
-		if _, err := os.Lstat(filepath.Join(img, "bin", "sh")); err != nil {
-			return "", fmt.Errorf("machines: Image %s has no /bin/sh (sessions and scripts run it)", img)
-		}
-		return img, nil
+		return checkImage("--machines-image", o.Image)
 	}
 	stamp, err := imageStamp()
 	if err != nil {
@@ -83,6 +72,54 @@ func ensureImage(o Options) (string, error) {
 		return "", fmt.Errorf("machines: replace the image: %w", err)
 	}
 	return img, nil
+}
+
+// checkImage returns dir, absolute, if it is a root filesystem a machine can boot: a directory
+// with /bin/sh (SSH sessions and scripts run it). A symlink is read inside the machine, so only
+// its presence is checked. what names the option in the error.
+func checkImage(what, dir string) (string, error) {
+	img, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("machines: %s: %w", what, err)
+	}
+	if fi, err := os.Stat(img); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("machines: %s %s is not a directory (a root filesystem)", what, img)
+	}
+	if _, err := os.Lstat(filepath.Join(img, "bin", "sh")); err != nil {
+		return "", fmt.Errorf("machines: %s %s has no /bin/sh (sessions and scripts run it)", what, img)
+	}
+	return img, nil
+}
+
+// templateImages checks every image of Options.ImageFor and returns them absolute.
+func templateImages(imageFor map[string]string) (map[string]string, error) {
+	images := make(map[string]string, len(imageFor))
+	var errs []error
+	for template, dir := range imageFor {
+		img, err := checkImage(fmt.Sprintf("--machines-image-for %q", template), dir)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		images[template] = img
+	}
+	return images, errors.Join(errs...)
+}
+
+// imageFor is the image a fresh disk of template is made on.
+func (m *Manager) imageFor(template string) string {
+	if img, ok := m.images[template]; ok {
+		return img
+	}
+	return m.image
+}
+
+// lower is the image under r's disk: the one it was made on.
+func (m *Manager) lower(r *record) string {
+	if r.Image != "" {
+		return r.Image
+	}
+	return m.image
 }
 
 func imageStamp() (string, error) {
@@ -155,19 +192,23 @@ func copyFile(src, dst string, mode os.FileMode) error {
 }
 
 // writeIdentity writes what a disk says about its machine into its upper layer (the machine
-// is off): /etc/os-release naming the template, /etc/hostname and /etc/hosts. The disk may be
-// a snapshot's, holding what its machine's root left there, so they are written inside the
+// is off): /etc/hostname and /etc/hosts, and on an image without an os-release of its own (the
+// busybox image) /etc/os-release naming the template. An image that has one (a Debian image)
+// keeps it, so Ansible, lsb_release and install scripts see the real distribution. The disk may
+// be a snapshot's, holding what its machine's root left there, so they are written inside the
 // layer (inRoot): /etc made a real directory, each file replaced rather than written through.
-func writeIdentity(upper string, r record) error {
+func writeIdentity(upper, lower string, r record) error {
 	root, err := openInRoot(upper)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
 	files := []struct{ name, content string }{
-		{"etc/os-release", osRelease(r.Template)},
 		{"etc/hostname", r.Hostname + "\n"},
 		{"etc/hosts", fmt.Sprintf("127.0.0.1\tlocalhost\n127.0.1.1\t%s\n", r.Hostname)},
+	}
+	if !hasOSRelease(lower) {
+		files = append(files, struct{ name, content string }{"etc/os-release", osRelease(r.Template)})
 	}
 	for _, f := range files {
 		if err := root.replaceFile(f.name, []byte(f.content), 0o644); err != nil {
@@ -175,6 +216,17 @@ func writeIdentity(upper string, r record) error {
 		}
 	}
 	return nil
+}
+
+// hasOSRelease says whether the image at root names its distribution (os-release(5): /etc
+// first, /usr/lib as the fallback; Debian's /etc/os-release is a relative symlink to the latter).
+func hasOSRelease(root string) bool {
+	for _, p := range []string{"etc/os-release", "usr/lib/os-release"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // osRelease is an os-release(5) file naming template.

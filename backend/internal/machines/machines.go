@@ -16,9 +16,10 @@
 //	machines/<ref>/        one machine: disk.img (its disk's ext4, sparse, of the plan's size),
 //	                       disk/ (where it is mounted while the machine runs: upper/ and work/),
 //	                       root (where init mounts the layers, inside the machine's mount
-//	                       namespace only), spec.json, password (a hash, 0600), console.log (what
-//	                       its init and agent wrote at boot)
-//	snapshots/<image>/     a copy of a disk's upper layer and its password hash
+//	                       namespace only), spec.json (with the image its disk was made on),
+//	                       password (a hash, 0600), console.log (what its init and agent wrote
+//	                       at boot)
+//	snapshots/<image>/     a copy of a disk's upper layer, its password hash and its image's path
 //
 // What runs inside a machine, and how it is confined, is the doc of packages machineinit and
 // agent. The host's side:
@@ -52,6 +53,11 @@
 //     carry only its MAC and its IPv4 address, so CAP_NET_RAW inside cannot take another
 //     machine's traffic. Egress reaches only globally reachable addresses and EgressAllow.
 //   - Passwords: bcrypt over SHA-256 (agent.HashPassword), in the machine's directory, 0600.
+//   - Images (image.go): a fresh disk is made on its template's image (Options.ImageFor), else
+//     on Options.Image or the busybox image assembled under Dir; a disk stays on the image it
+//     was made on. An image with an os-release of its own (a Debian image from `resellerd
+//     image build`, package imagebuild) keeps it; on one without, /etc/os-release names the
+//     template.
 //   - Snapshots (snapshot.go): copied while the machine runs, without freezing it, by a walker
 //     that never follows a symlink the machine's root puts in its disk meanwhile (copytree.go).
 //   - Limits (limits.go, cgroups.go): the plan's memory (no swap) and cores and
@@ -74,10 +80,12 @@ import (
 
 // Options shape a Manager.
 type Options struct {
-	Dir    string       // disks, snapshots and the default image
-	CIDR   netip.Prefix // machine addresses; the first address is the host's side of the bridge
-	Image  string       // a root filesystem used read-only as every disk's base; "" assembles busybox's
-	Egress bool         // let machines reach globally reachable addresses beyond the machines' network
+	Dir   string       // disks, snapshots and the default image
+	CIDR  netip.Prefix // machine addresses; the first address is the host's side of the bridge
+	Image string       // a root filesystem used read-only as every disk's base; "" assembles busybox's
+	// ImageFor gives templates (Spec.Template) images of their own; templates not named use Image.
+	ImageFor map[string]string
+	Egress   bool // let machines reach globally reachable addresses beyond the machines' network
 	// EgressAllow are ranges machines reach with Egress though they are not globally reachable
 	// (an operator's own networks); IPv4.
 	EgressAllow []netip.Prefix
@@ -94,7 +102,7 @@ type Options struct {
 type Spec struct {
 	Ref      string     // the datacenter's machine ref, e.g. "vm-42"
 	Hostname string     // the machine's hostname
-	Template string     // the ordered template's name, written to /etc/os-release
+	Template string     // the ordered template's name: picks the image (Options.ImageFor); /etc/os-release names it on an image without one
 	IPv4     netip.Addr // inside Options.CIDR
 	Username string     // "root"
 	Password string     // the password SSH takes (stored only as a hash)

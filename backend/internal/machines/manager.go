@@ -27,10 +27,11 @@ type Manager struct {
 	o       Options
 	log     *slog.Logger
 	net     *network
-	image   string      // the lower layer of every disk
-	cgroups []cgroupDir // this Manager's cgroup in each hierarchy; nil where limits cannot be applied
-	dirLock *os.File    // Dir/manager.lock, flocked for the Manager's life
-	seccomp []byte      // the seccomp filter of what users run (package seccompfilter), built once
+	image   string            // the lower layer of every disk of a template without an image of its own
+	images  map[string]string // Options.ImageFor, absolute
+	cgroups []cgroupDir       // this Manager's cgroup in each hierarchy; nil where limits cannot be applied
+	dirLock *os.File          // Dir/manager.lock, flocked for the Manager's life
+	seccomp []byte            // the seccomp filter of what users run (package seccompfilter), built once
 
 	mu       sync.Mutex
 	machines map[string]*machine
@@ -61,6 +62,7 @@ type record struct {
 	IPv4     netip.Addr `json:"ipv4"`
 	Username string     `json:"username"`
 	Limits   Limits     `json:"limits"`
+	Image    string     `json:"image,omitempty"` // the disk's lower layer; "" (older disks): the Manager's image
 }
 
 // New prepares this host for machines: it checks the host (Check), refuses a CIDR already
@@ -106,6 +108,10 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		return nil, err
 	}
 	if m.image, err = ensureImage(o); err != nil {
+		m.dirLock.Close()
+		return nil, err
+	}
+	if m.images, err = templateImages(o.ImageFor); err != nil {
 		m.dirLock.Close()
 		return nil, err
 	}

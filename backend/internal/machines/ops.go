@@ -66,10 +66,16 @@ func (m *Manager) makeDisk(ctx context.Context, mc *machine, r record, password,
 	if err := os.MkdirAll(mc.dir, 0o700); err != nil {
 		return fmt.Errorf("machine %s: %w", mc.ref, err)
 	}
-	if err := m.resetDisk(ctx, mc, r.Limits, fromSnapshot); err != nil {
+	snapImage, err := m.resetDisk(ctx, mc, r.Limits, fromSnapshot)
+	if err != nil {
 		return err
 	}
-	if err := writeIdentity(disk(mc.dir).upper, r); err != nil {
+	// A snapshot's disk stays on the image it was taken on; a fresh disk is its template's.
+	r.Image = m.imageFor(r.Template)
+	if snapImage != "" {
+		r.Image = snapImage
+	}
+	if err := writeIdentity(disk(mc.dir).upper, r.Image, r); err != nil {
 		return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
 	}
 	if fromSnapshot != "" {
@@ -86,33 +92,36 @@ func (m *Manager) makeDisk(ctx context.Context, mc *machine, r record, password,
 }
 
 // resetDisk replaces the machine's disk by a fresh one of l's size (snapshot "") or a copy of a
-// snapshot's, whose password hash it also takes. The machine is off; its disk is left mounted.
-func (m *Manager) resetDisk(ctx context.Context, mc *machine, l Limits, snapshot string) error {
+// snapshot's, whose password hash it also takes, and returns the image the snapshot's disk was
+// made on ("" for a fresh disk or a snapshot taken before images were recorded). The machine is
+// off; its disk is left mounted.
+func (m *Manager) resetDisk(ctx context.Context, mc *machine, l Limits, snapshot string) (string, error) {
 	d := disk(mc.dir)
 	if err := m.freshDisk(ctx, mc, l.diskBytes()); err != nil {
-		return err
+		return "", err
 	}
 	if snapshot == "" {
-		return nil
+		return "", nil
 	}
-	if err := os.Remove(d.upper); err != nil { // cp -a makes it, as the snapshot's
-		return fmt.Errorf("machine %s: disk: %w", mc.ref, err)
+	if err := os.Remove(d.upper); err != nil { // copyTree makes it, as the snapshot's
+		return "", fmt.Errorf("machine %s: disk: %w", mc.ref, err)
 	}
 	snap, err := m.snapshotDir(snapshot)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if _, err := os.Stat(filepath.Join(snap, "upper")); err != nil {
-		return fmt.Errorf("snapshot %s: %w", snapshot, ErrNotFound)
+		return "", fmt.Errorf("snapshot %s: %w", snapshot, ErrNotFound)
 	}
 	if err := copyTree(ctx, filepath.Join(snap, "upper"), d.upper); err != nil {
-		return fmt.Errorf("machine %s: copy snapshot %s: %w", mc.ref, snapshot, err)
+		return "", fmt.Errorf("machine %s: copy snapshot %s: %w", mc.ref, snapshot, err)
 	}
 	hash, err := os.ReadFile(filepath.Join(snap, "password"))
 	if err != nil {
-		return fmt.Errorf("snapshot %s: password: %w", snapshot, err)
+		return "", fmt.Errorf("snapshot %s: password: %w", snapshot, err)
 	}
-	return writeFileAtomic(mc.passwordPath(), hash, 0o600)
+	image, _ := os.ReadFile(filepath.Join(snap, "image")) // absent in older snapshots
+	return string(image), writeFileAtomic(mc.passwordPath(), hash, 0o600)
 }
 
 // Start boots ref's machine from its disk; a running machine is left running.

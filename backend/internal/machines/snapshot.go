@@ -44,6 +44,9 @@ func (m *Manager) Snapshot(ctx context.Context, ref, image string) (int64, error
 	if err == nil {
 		err = os.WriteFile(filepath.Join(tmp, "password"), hash, 0o600)
 	}
+	if err == nil { // the image under the copy: a disk is only readable over its own
+		err = os.WriteFile(filepath.Join(tmp, "image"), []byte(m.lower(mc.rec)), 0o600)
+	}
 	if err == nil {
 		err = os.RemoveAll(dir)
 	}
@@ -77,8 +80,16 @@ func (m *Manager) Restore(ctx context.Context, ref, image string) error {
 	if err := m.halt(ctx, mc); err != nil {
 		return err
 	}
-	if err := errors.Join(m.resetDisk(ctx, mc, mc.rec.Limits, image), releaseDisk(mc)); err != nil {
+	snapImage, err := m.resetDisk(ctx, mc, mc.rec.Limits, image)
+	if err := errors.Join(err, releaseDisk(mc)); err != nil {
 		return err
+	}
+	if snapImage != "" && snapImage != mc.rec.Image {
+		r := *mc.rec
+		r.Image = snapImage
+		if err := mc.save(r); err != nil {
+			return err
+		}
 	}
 	m.log.Info("machine restored", "ref", ref, "image", image)
 	return nil

@@ -24,8 +24,9 @@ const rcDir = "/etc/reseller/rc.d"
 var safeName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
 // InstallApp runs the app's install script inside the machine: it keeps the inputs under
-// /etc/reseller/apps/<app_id>/ (password inputs mode 0600) and starts a stand-in service on the
-// app's catalogue ports. The script's output is the log; a non-zero exit is a
+// /etc/reseller/apps/<app_id>/ (password inputs mode 0600) and starts the app's real product
+// where the image carries it (products.go), else a stand-in service on the app's catalogue
+// ports; the log says which. The script's output is the log; a non-zero exit is a
 // datacenter.ScriptError. The simulator injects the faults and draws the generated passwords,
 // which the script stores like the inputs given.
 func (d *Datacenter) InstallApp(ctx context.Context, job datacenter.AppJob) (datacenter.AppResult, error) {
@@ -70,8 +71,8 @@ func installScript(app catalog.App, job datacenter.AppJob, generated map[string]
 	env := map[string]string{}
 	var b strings.Builder
 	dir := appsDir + "/" + app.ID
-	fmt.Fprintf(&b, "set -eu\necho '==> installing %s (a stand-in, not the real product) on %s'\n", app.ID, shellQuote(job.Host))
-	fmt.Fprintf(&b, "mkdir -p %s %s\n", dir, rcDir)
+	fmt.Fprintf(&b, "set -eu\necho '==> installing %s on %s'\n", app.ID, shellQuote(job.Host))
+	fmt.Fprintf(&b, "dir=%s\nmkdir -p %s %s\n", dir, dir, rcDir)
 	for _, in := range app.Inputs {
 		if !safeName.MatchString(in.Key) {
 			return "", nil, fmt.Errorf("input key %q cannot name a file", in.Key)
@@ -94,7 +95,17 @@ func installScript(app catalog.App, job datacenter.AppJob, generated map[string]
 			in.Key, dir, in.Key, mode, dir, in.Key, in.Key)
 	}
 	rc := rcDir + "/" + app.ID
+	p, real := productOf(app.ID)
+	if real {
+		fmt.Fprintf(&b, "if %s; then\necho '==> %s: %s, the real product'\n", p.detect, app.ID, p.name)
+		fmt.Fprintf(&b, "cat > %s <<'RESELLER_RC'\n%sRESELLER_RC\nchmod 0755 %s\n%s", rc, p.rc, rc, p.setup)
+		b.WriteString("else\n")
+	}
+	fmt.Fprintf(&b, "echo '==> %s: a stand-in, not the real product (the image does not carry it)'\n", app.ID)
 	fmt.Fprintf(&b, "cat > %s <<'RESELLER_RC'\n%sRESELLER_RC\nchmod 0755 %s\n%s\n", rc, standIn(app), rc, rc)
+	if real {
+		b.WriteString("fi\n")
+	}
 	fmt.Fprintf(&b, "echo '==> %s installed'\n", app.ID)
 	return b.String(), env, nil
 }

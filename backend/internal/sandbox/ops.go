@@ -320,8 +320,10 @@ func (d *Datacenter) setLimits(ctx context.Context, ref string, a map[string]str
 // address (an unsolicited ARP, so the host's neighbour entry of a previous boot, whose link had
 // another MAC address, is replaced at once instead of after it expires: without it a machine
 // rebooted moments after it was reached may answer nothing for a minute), and runs every boot
-// script (rcDir): its apps' stand-in services. Each script starts only what is not running.
-const bootServices = `for a in $(ip -4 addr show dev eth0 2>/dev/null | sed -n 's/.* inet \([0-9.]*\)\/.*/\1/p'); do
+// script (rcDir): its apps' services. Each script starts only what is not running. (A Debian
+// image has busybox without its applets' links, so arping falls back to busybox's.)
+const bootServices = `command -v arping >/dev/null 2>&1 || arping() { busybox arping "$@"; }
+for a in $(ip -4 addr show dev eth0 2>/dev/null | sed -n 's/.* inet \([0-9.]*\)\/.*/\1/p'); do
 	arping -q -U -c 1 -I eth0 "$a" >/dev/null 2>&1 &
 done
 for f in ` + rcDir + `/*; do [ -x "$f" ] && "$f" >/dev/null 2>&1; done

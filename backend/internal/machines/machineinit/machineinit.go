@@ -36,8 +36,8 @@
 // Boot.Root holding the idmapped image and disk and the overlay over them, named relative to it
 // so that the overlay's options in the machine's /proc/self/mountinfo name no host path; mounts
 // /proc (the host-global knobs read-only or masked), a /dev tmpfs with null, zero, full, random,
-// urandom, tty and a devpts instance for PTYs, tmpfs on /tmp, /run and /dev/shm (all the
-// machine's root's, /dev/pts its tty group's); sets the hostname and pivot_roots into the
+// urandom, tty and a devpts instance for PTYs, tmpfs on /tmp, /run (with /run/lock) and /dev/shm
+// (all the machine's root's, /dev/pts its tty group's); sets the hostname and pivot_roots into the
 // overlay, which detaches the layers' mounts with the host's tree (the overlay keeps its own).
 // From then on it only reaps: it is every orphan's parent, and when the agent exits it exits,
 // which ends the machine (the kernel kills what is left of a PID namespace whose init is gone).

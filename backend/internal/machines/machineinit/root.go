@@ -181,7 +181,19 @@ func mountTmp(root string, ids IDMap) error {
 	if err := mountAt("tmpfs", filepath.Join(root, "tmp"), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777,size=64m"+owner(ids)); err != nil {
 		return err
 	}
-	return mountAt("tmpfs", filepath.Join(root, "run"), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=755,size=16m"+owner(ids))
+	if err := mountAt("tmpfs", filepath.Join(root, "run"), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=755,size=16m"+owner(ids)); err != nil {
+		return err
+	}
+	// Debian's /var/lock is a symlink to /run/lock, which systemd would make at boot: daemons
+	// started without it (apache2ctl, mysqld_safe) lock there. The machine's root's, as /run is.
+	lock := filepath.Join(root, "run", "lock")
+	if err := os.Mkdir(lock, 0o755); err != nil {
+		return fmt.Errorf("mkdir /run/lock: %w", err)
+	}
+	if err := os.Lchown(lock, ids.host(0), ids.host(0)); err != nil {
+		return fmt.Errorf("chown /run/lock: %w", err)
+	}
+	return syscall.Chmod(lock, 0o1777) // mkdir applies the umask; os.Chmod would drop the sticky bit
 }
 
 // mountAt mounts source on target, creating target first (the disk may lack it). Targets are

@@ -1,5 +1,6 @@
 // Package sshd is the SSH server a sandbox machine's agent serves on port 22: password login,
-// shell, exec and PTY sessions, and the file copies clients make. Terraform's `file` and
+// shell, exec and PTY sessions, the file copies clients make, and local port forwarding
+// (direct-tcpip: `ssh -L`, `ssh -J`; forward.go). Terraform's `file` and
 // `remote-exec` provisioners copy with the legacy scp protocol (`scp -vt DIR`), and modern
 // OpenSSH scp and Ansible use the sftp subsystem; both are served here in Go, so a machine
 // needs neither an scp nor an sftp-server binary (busybox has neither).
@@ -270,12 +271,13 @@ func (s *server) serveConn(c net.Conn) {
 	defer sc.Close()
 	s.log.Info("ssh login", "user", sc.User(), "remote", sc.RemoteAddr().String())
 
-	// Global requests (keepalives, tcpip-forward) are all answered false.
+	// Global requests (keepalives, tcpip-forward: no remote forwarding) are all answered false.
 	go ssh.DiscardRequests(reqs)
 
 	var sessions sync.WaitGroup
 	defer sessions.Wait()
 	slots := make(chan struct{}, maxSessions) // a token per open session
+	forwards := make(chan struct{}, maxForwards)
 	for nc := range chans {
 		switch nc.ChannelType() {
 		case "session":
@@ -296,8 +298,21 @@ func (s *server) serveConn(c net.Conn) {
 				defer func() { <-slots }()
 				newSession(s, sc, ch).serve(creqs)
 			}()
-		case "direct-tcpip", "direct-streamlocal@openssh.com":
-			_ = nc.Reject(ssh.Prohibited, "port forwarding is disabled")
+		case "direct-tcpip":
+			select {
+			case forwards <- struct{}{}:
+			default:
+				_ = nc.Reject(ssh.ResourceShortage, "too many forwarded connections")
+				continue
+			}
+			sessions.Add(1)
+			go func() {
+				defer sessions.Done()
+				defer func() { <-forwards }()
+				s.forward(nc)
+			}()
+		case "direct-streamlocal@openssh.com":
+			_ = nc.Reject(ssh.Prohibited, "unix socket forwarding is disabled")
 		default:
 			_ = nc.Reject(ssh.UnknownChannelType, "unsupported channel type")
 		}

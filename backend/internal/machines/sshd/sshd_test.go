@@ -421,7 +421,10 @@ func TestSignalAndExitSignal(t *testing.T) {
 	}
 }
 
-func TestPortForwardingRefused(t *testing.T) {
+// TestLocalForwardingRemoteRefused: a direct-tcpip channel (ssh -L, ssh -J) carries bytes both
+// ways to the address asked, half-closes on the client's EOF, and is refused naming the address
+// where nothing listens; remote forwarding (ssh -R) stays refused.
+func TestLocalForwardingRemoteRefused(t *testing.T) {
 	t.Parallel()
 	c := startServer(t, nil).client(t)
 	target, err := net.Listen("tcp", "127.0.0.1:0")
@@ -429,9 +432,37 @@ func TestPortForwardingRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer target.Close()
-	if conn, err := c.Dial("tcp", target.Addr().String()); err == nil {
-		_ = conn.Close()
-		t.Error("direct-tcpip (ssh -L) was accepted")
+	go func() { // an echo server that answers once its client has sent everything
+		conn, err := target.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		data, _ := io.ReadAll(conn)
+		_, _ = conn.Write(append([]byte("echo: "), data...))
+	}()
+	conn, err := c.Dial("tcp", target.Addr().String())
+	if err != nil {
+		t.Fatalf("direct-tcpip (ssh -L): %v", err)
+	}
+	if _, err := conn.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	if cw, ok := conn.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	if got, err := io.ReadAll(conn); err != nil || string(got) != "echo: ping" {
+		t.Errorf("through the forward: got %q (%v), want %q", got, err, "echo: ping")
+	}
+	_ = conn.Close()
+	closed, _ := net.Listen("tcp", "127.0.0.1:0")
+	closedAddr := closed.Addr().String()
+	_ = closed.Close()
+	if conn, err := c.Dial("tcp", closedAddr); err == nil || !strings.Contains(err.Error(), closedAddr) {
+		if conn != nil {
+			_ = conn.Close()
+		}
+		t.Errorf("a forward to %s where nothing listens: %v, want it refused naming the address", closedAddr, err)
 	}
 	if ln, err := c.Listen("tcp", "127.0.0.1:0"); err == nil {
 		_ = ln.Close()
