@@ -1,7 +1,6 @@
 package machines
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,11 +17,11 @@ import (
 	"time"
 
 	"github.com/google/nftables"
-	"golang.org/x/crypto/ssh"
 )
 
-// TestAMachineCannotBreakOutThroughTheNetwork: root in machine A, with CAP_NET_RAW, forges
-// frames (testdata/netprobe, broadcast so that without a filter they reach every port and the
+// TestAMachineCannotBreakOutThroughTheNetwork: machine A's network namespace forges frames
+// (testdata/netprobe run there by the host: root inside cannot open a raw socket, see inMachine;
+// broadcast so that without a filter they reach every port and the
 // host). Those that lie about A's MAC or IPv4 address reach neither machine B nor the host, the
 // host's neighbour entry for B stays B's and B still answers the host; what A may send still
 // arrives. With egress, A reaches an operator's allowed range but no address that is not globally
@@ -39,8 +38,8 @@ func TestAMachineCannotBreakOutThroughTheNetwork(t *testing.T) {
 		if err := m.Create(ctx, Spec{Ref: ref, Hostname: ref, Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
 			t.Fatal(err)
 		}
-		copyIn(t, ip, "pw", probe, "/root/netprobe")
 	}
+	mustSSH(t, b, "pw", "true") // the host learns B's MAC
 	macA, macB := machineMAC(m.net.bridge, "vm-a").String(), machineMAC(m.net.bridge, "vm-b").String()
 	if got := hostNeighbour(t, m.net.bridge, b); got != macB {
 		t.Fatalf("before: the host's neighbour entry for B is %q, want B's MAC %s", got, macB)
@@ -61,16 +60,11 @@ func TestAMachineCannotBreakOutThroughTheNetwork(t *testing.T) {
 		{"IPv6", "-ipv6 -src-mac " + macA + " -src-ip " + a.String(), false},
 		{"a VLAN tag", "-vlan -src-mac " + macA + " -src-ip " + a.String(), false},
 	}
-	script := strings.Builder{}
-	script.WriteString("set -e\n")
+	hostSaw, bSaw := listenOnHost(t, probe, m.net.bridge), listenIn(t, m, probe, "vm-b")
 	for i, f := range frames {
-		fmt.Fprintf(&script, "/root/netprobe send %s -marker probe-%d\n", f.flags, i)
+		inMachine(t, m, "vm-a", probe, append([]string{"send", "-marker", fmt.Sprintf("probe-%d", i)}, strings.Fields(f.flags)...)...)
 	}
-	fmt.Fprintf(&script, "/root/netprobe send -src-mac %s -src-ip %s -marker probe-end\n", macA, a)
-	hostSaw, bSaw := listenOnHost(t, probe, m.net.bridge), listenIn(t, m, "vm-b")
-	if out, code, err := m.Run(ctx, "vm-a", script.String(), nil); err != nil || code != 0 {
-		t.Fatalf("sending from A: exit %d, %v: %s", code, err, out)
-	}
+	inMachine(t, m, "vm-a", probe, "send", "-src-mac", macA, "-src-ip", a.String(), "-marker", "probe-end")
 	atHost, atB := hostSaw(), bSaw()
 	for i, f := range frames {
 		t.Run("frame with "+f.name, func(t *testing.T) {
@@ -92,7 +86,7 @@ func TestAMachineCannotBreakOutThroughTheNetwork(t *testing.T) {
 		}
 	})
 	t.Run("what the host sends to B does not reach A", func(t *testing.T) {
-		aSaw := listenIn(t, m, "vm-a")
+		aSaw := listenIn(t, m, probe, "vm-a")
 		sendUDP(t, b, "probe-for-b")
 		sendUDP(t, a, "probe-end")
 		if got := aSaw(); strings.Contains(got, "seen probe-for-b\n") {
@@ -240,7 +234,7 @@ func TestEgressRefusesWhatIsNotGloballyReachable(t *testing.T) {
 	}
 }
 
-// buildNetprobe builds testdata/netprobe, static, for copying into machines.
+// buildNetprobe builds testdata/netprobe, static, to run in machines' network namespaces.
 func buildNetprobe(t *testing.T) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "netprobe")
@@ -250,31 +244,6 @@ func buildNetprobe(t *testing.T) string {
 		t.Fatalf("build netprobe: %v\n%s", err, b)
 	}
 	return out
-}
-
-// copyIn copies the host's file local into the machine at ip as remote, executable, over SSH.
-func copyIn(t *testing.T, ip netip.Addr, password, local, remote string) {
-	t.Helper()
-	data, err := os.ReadFile(local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &ssh.ClientConfig{User: "root", Auth: []ssh.AuthMethod{ssh.Password(password)},
-		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second}
-	c, err := ssh.Dial("tcp", net.JoinHostPort(ip.String(), "22"), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	s.Stdin = bytes.NewReader(data)
-	if out, err := s.CombinedOutput("cat > " + remote + " && chmod 755 " + remote); err != nil {
-		t.Fatalf("copy %s into %s: %v: %s", local, ip, err, out)
-	}
 }
 
 // listenOnHost starts netprobe listening on the host's link; the function it returns waits for
@@ -310,27 +279,64 @@ func listenOnHost(t *testing.T, probe, link string) func() string {
 	}
 }
 
-// listenIn starts netprobe (copied in at /root/netprobe) listening on ref's eth0; the function
-// it returns waits for the frame marked probe-end, as listenOnHost's does.
-func listenIn(t *testing.T, m *Manager, ref string) func() string {
+// The frames a machine's root might forge are sent and watched with netprobe run by the host in
+// the machine's network namespace (inMachine, listenIn): root inside a machine cannot open a raw
+// socket at all (its user namespace does not own the network namespace), so this is the strongest
+// tenant there could be, one that could, and what it shows is what the port filter lets through.
+
+// inMachine runs netprobe with args in ref's network namespace and fails the test if it fails.
+func inMachine(t *testing.T, m *Manager, ref, probe string, args ...string) {
 	t.Helper()
-	ctx := context.Background()
-	script := "rm -f /tmp/ready; /root/netprobe listen -i eth0 -ready /tmp/ready -end probe-end > /tmp/seen 2>&1 &"
-	if out, code, err := m.Run(ctx, ref, script, nil); err != nil || code != 0 {
-		t.Fatalf("netprobe in %s: exit %d, %v: %s", ref, code, err, out)
+	cmd := exec.Command("nsenter", append([]string{"-t", strconv.Itoa(initPID(t, m, ref)), "-n", probe}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("netprobe %v in %s: %v: %s", args, ref, err, out)
 	}
+}
+
+// initPID is the host's PID of ref's init.
+func initPID(t *testing.T, m *Manager, ref string) int {
+	t.Helper()
+	m.mu.Lock()
+	mc := m.machines[ref]
+	m.mu.Unlock()
+	mc.mu.Lock()
+	defer mc.mu.Unlock()
+	if mc.run == nil || !mc.run.alive() {
+		t.Fatalf("machine %s is not running", ref)
+	}
+	return mc.run.pid
+}
+
+// listenIn starts netprobe listening on ref's eth0, in its network namespace; the function it
+// returns waits for the frame marked probe-end, as listenOnHost's does.
+func listenIn(t *testing.T, m *Manager, probe, ref string) func() string {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "ready")
+	var out lockedBuffer
+	cmd := exec.Command("nsenter", "-t", strconv.Itoa(initPID(t, m, ref)), "-n", probe, "listen", "-i", "eth0",
+		"-ready", ready, "-end", "probe-end")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	waitFor(t, "netprobe listening in "+ref, func() bool {
-		out, _, _ := m.Run(ctx, ref, "cat /tmp/ready 2>/dev/null", nil)
-		return out == "ready\n"
+		_, err := os.Stat(ready)
+		return err == nil
 	})
 	return func() string {
 		t.Helper()
-		var seen string
-		waitFor(t, ref+"'s netprobe to end", func() bool {
-			seen, _, _ = m.Run(ctx, ref, "cat /tmp/seen", nil)
-			return strings.Contains(seen, "seen probe-end\n") || strings.Contains(seen, "netprobe:")
-		})
-		return seen
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("netprobe in %s: %v: %s", ref, err, out.String())
+			}
+		case <-time.After(40 * time.Second):
+			t.Fatalf("netprobe in %s did not end: %s", ref, out.String())
+		}
+		return out.String()
 	}
 }
 

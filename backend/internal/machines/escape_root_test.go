@@ -384,6 +384,7 @@ func TestNewReleasesTheDisksOfACrashedManager(t *testing.T) {
 	pid := machinePID(t, crashed, "vm-c")
 	crashed.mu.Lock()
 	done := crashed.machines["vm-c"].run.done
+	crashed.closed = true // the Manager is gone with its process: it boots nothing again (liveness.go)
 	crashed.mu.Unlock()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil { // as Pdeathsig does when resellerd dies
 		t.Fatal(err)
