@@ -831,17 +831,21 @@ func TestFailover(t *testing.T) {
 	})
 }
 
+// TestContextCanceledDuringBackoff: a cancel while the client waits to retry ends the wait at
+// once, and the error keeps both the cancel and the last answer. The test cancels when the
+// client is known to be waiting (its wait reports it), not after a pause it hopes is enough.
 func TestContextCanceledDuringBackoff(t *testing.T) {
 	t.Parallel()
-	arrived := make(chan struct{}, 1)
-	s := newStub(t, func(w http.ResponseWriter, r *http.Request) {
+	s := newStub(t, raw(http.StatusServiceUnavailable, "text/plain", "maintenance"))
+	c := newClient(t, client.Config{Endpoint: s.endpoint(), MaxRetries: 8, MinBackoff: time.Hour, MaxBackoff: time.Hour})
+	waiting := make(chan struct{}, 1)
+	c.SetWaitForTest(func(ctx context.Context, d time.Duration) error {
 		select {
-		case arrived <- struct{}{}:
+		case waiting <- struct{}{}:
 		default:
 		}
-		raw(http.StatusServiceUnavailable, "text/plain", "maintenance")(w, r)
+		return client.Sleep(ctx, d)
 	})
-	c := newClient(t, client.Config{Endpoint: s.endpoint(), MaxRetries: 8, MinBackoff: time.Hour, MaxBackoff: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -849,14 +853,13 @@ func TestContextCanceledDuringBackoff(t *testing.T) {
 		_, err := c.GetAccount(ctx)
 		done <- err
 	}()
-	<-arrived
-	time.Sleep(50 * time.Millisecond) // let the client enter its hour-long wait
+	<-waiting
 	cancel()
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("GetAccount still waiting 5s after cancel, want it to return promptly")
+	case <-time.After(time.Minute):
+		t.Fatal("GetAccount still waiting a minute after cancel, want it to return at once")
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error: got %v, want context.Canceled", err)

@@ -23,8 +23,10 @@ const (
 	webhookBudget   = 10  // webhook changes, and the test ping
 )
 
-// paceWindow is the span a budget counts over: the API's minute plus a margin for the time a
-// request spends on the wire, so the server never counts more than its limit in its own minute.
+// paceWindow is the span a budget counts over: the API's minute plus a margin for the clocks'
+// drift and the time between the server counting a request and its answer leaving it. (The
+// time a request spends on the wire or waiting for the server, however long on a loaded
+// machine, needs no margin: a send is dated by its answer, see answered.)
 const paceWindow = time.Minute + time.Second
 
 // announceAfter is the wait from which a paced request tells the user (once per route, at INFO)
@@ -51,18 +53,26 @@ func newPacer(scale float64) *pacer {
 		sent: map[string][]time.Time{}, waiting: map[string]int{}, announced: map[string]bool{}}
 }
 
-// take blocks until a request of method and path may be sent, or until ctx ends.
-func (p *pacer) take(ctx context.Context, method, path string) error {
+// sendMark is a send take allowed: its budget's key and the time it was reserved at, until
+// answered dates it by its answer.
+type sendMark struct {
+	key string
+	at  time.Time
+}
+
+// take blocks until a request of method and path may be sent, or until ctx ends, and returns
+// the send's mark for answered.
+func (p *pacer) take(ctx context.Context, method, path string) (sendMark, error) {
 	key, perMinute := routeBudget(method, path)
 	limit := max(1, int(math.Ceil(float64(perMinute)*p.scale)))
 	var waited time.Duration
 	for {
-		wait, queued := p.reserve(key, limit)
+		wait, queued, at := p.reserve(key, limit)
 		if wait == 0 {
 			if waited > 0 {
 				tflog.Debug(ctx, "request budget available", map[string]any{"route": key, "waited": waited.String()})
 			}
-			return nil
+			return sendMark{key: key, at: at}, nil
 		}
 		p.logWait(ctx, key, limit, wait, queued)
 		err := p.sleep(ctx, wait)
@@ -70,16 +80,37 @@ func (p *pacer) take(ctx context.Context, method, path string) error {
 		p.waiting[key]--
 		p.mu.Unlock()
 		if err != nil {
-			return err
+			return sendMark{}, err
 		}
 		waited += wait
 	}
 }
 
-// reserve records a send now when the budget allows it and returns 0; otherwise it returns how
-// long until the oldest send leaves the window, and how many requests (this one included) are
-// waiting for the route.
-func (p *pacer) reserve(key string, limit int) (time.Duration, int) {
+// answered dates a send by the time its answer (or its failure) came back instead of the time
+// it was allowed: the server counted it somewhere in between, so a budget whose oldest send
+// leaves the window by this date has left the server's minute too, however long the request
+// waited on a loaded machine or network. (Dated by its start, a request the server took up
+// late could still be in the server's minute when the pacer let the next one go: a 429.)
+func (p *pacer) answered(m sendMark) {
+	if m.key == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	times := p.sent[m.key]
+	for i, at := range times {
+		if at.Equal(m.at) {
+			times = append(times[:i:i], times[i+1:]...)
+			break
+		}
+	}
+	p.sent[m.key] = append(times, p.now()) // now is the latest: the times stay oldest first
+}
+
+// reserve records a send now when the budget allows it and returns 0 and that time; otherwise
+// it returns how long until the oldest send leaves the window, and how many requests (this one
+// included) are waiting for the route.
+func (p *pacer) reserve(key string, limit int) (time.Duration, int, time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
@@ -89,11 +120,11 @@ func (p *pacer) reserve(key string, limit int) (time.Duration, int) {
 	}
 	if len(times) < limit {
 		p.sent[key] = append(times, now)
-		return 0, 0
+		return 0, 0, now
 	}
 	p.sent[key] = times
 	p.waiting[key]++
-	return times[0].Add(paceWindow).Sub(now), p.waiting[key]
+	return times[0].Add(paceWindow).Sub(now), p.waiting[key], time.Time{}
 }
 
 // logWait says at DEBUG that a request waits for its budget, and once per route at INFO when

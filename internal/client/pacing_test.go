@@ -30,7 +30,7 @@ func TestPacer_neverExceedsTheRouteBudgetInAnyMinute(t *testing.T) {
 	p := fakeClockPacer(1)
 	var sends []time.Time
 	for range 25 {
-		if err := p.take(context.Background(), http.MethodPost, "/instances"); err != nil {
+		if _, err := p.take(context.Background(), http.MethodPost, "/instances"); err != nil {
 			t.Fatal(err)
 		}
 		sends = append(sends, p.now())
@@ -45,7 +45,7 @@ func TestPacer_neverExceedsTheRouteBudgetInAnyMinute(t *testing.T) {
 	}
 	// Another route has its own budget: no wait.
 	before := p.now()
-	if err := p.take(context.Background(), http.MethodGet, "/instances/7"); err != nil || !p.now().Equal(before) {
+	if _, err := p.take(context.Background(), http.MethodGet, "/instances/7"); err != nil || !p.now().Equal(before) {
 		t.Errorf("a read after 25 orders waited %s (err %v); routes must not share budgets", p.now().Sub(before), err)
 	}
 }
@@ -54,12 +54,12 @@ func TestPacer_scaleMultipliesTheBudget(t *testing.T) {
 	p := fakeClockPacer(0.5)
 	start := p.now()
 	for range 5 {
-		_ = p.take(context.Background(), http.MethodPost, "/instances")
+		_, _ = p.take(context.Background(), http.MethodPost, "/instances")
 	}
 	if !p.now().Equal(start) {
 		t.Fatalf("the first 5 orders at scale 0.5 waited %s", p.now().Sub(start))
 	}
-	_ = p.take(context.Background(), http.MethodPost, "/instances")
+	_, _ = p.take(context.Background(), http.MethodPost, "/instances")
 	if p.now().Equal(start) {
 		t.Error("the 6th order at scale 0.5 (5 per minute) did not wait")
 	}
@@ -68,12 +68,34 @@ func TestPacer_scaleMultipliesTheBudget(t *testing.T) {
 func TestPacer_canceledWaitReturnsTheContextError(t *testing.T) {
 	p := newPacer(1)
 	for range orderBudget {
-		_ = p.take(context.Background(), http.MethodPost, "/instances")
+		_, _ = p.take(context.Background(), http.MethodPost, "/instances")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := p.take(ctx, http.MethodPost, "/instances"); err == nil {
+	if _, err := p.take(ctx, http.MethodPost, "/instances"); err == nil {
 		t.Error("a wait on a canceled context returned nil")
+	}
+}
+
+// TestPacer_datesASendByItsAnswer: a send counts from when its answer came back, not from when
+// it was allowed, so a request the server took up late (a loaded machine) never lets the next
+// one into the server's minute: with a budget of one, the second send waits a window after the
+// first one's answer.
+func TestPacer_datesASendByItsAnswer(t *testing.T) {
+	p := fakeClockPacer(0.1) // one order a minute
+	start := p.now()
+	mark, err := p.take(context.Background(), http.MethodPost, "/instances")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.sleep(context.Background(), 20*time.Second) // the request waits 20 s for its answer
+	p.answered(mark)
+	if _, err := p.take(context.Background(), http.MethodPost, "/instances"); err != nil {
+		t.Fatal(err)
+	}
+	if waited := p.now().Sub(start); waited != 20*time.Second+paceWindow {
+		t.Errorf("the second order went %s after the first was allowed, want %s: a window after the first one's answer",
+			waited, 20*time.Second+paceWindow)
 	}
 }
 

@@ -169,9 +169,11 @@ func (c *Client) roundTrip(ctx context.Context, r request, body []byte, idx, att
 		return nil, err
 	}
 	if c.pacer != nil {
-		if err := c.pacer.take(ctx, r.method, r.path); err != nil {
+		mark, err := c.pacer.take(ctx, r.method, r.path)
+		if err != nil {
 			return nil, fmt.Errorf("waiting for the request budget: %w", err)
 		}
+		defer c.pacer.answered(mark)
 	}
 	tflog.Debug(ctx, "sending Reseller API request", map[string]any{"attempt": attempt, "endpoint": c.endpoints[idx]})
 	start := time.Now()

@@ -109,7 +109,7 @@ func failureSteps() []failureStep {
 			name:    "power_off_refused_on_resume",
 			backend: []acctest.Option{acctest.WithDelays(200*time.Millisecond, 100*time.Millisecond)},
 			before: []string{plan(planMedium), acctest.Attr("power", "off"), acctest.Attr("wait_for_apps", false),
-				createTimeout("1s")},
+				createTimeout("10s")},
 			holdBefore: true,
 			lines:      []string{plan(planMedium), acctest.Attr("power", "off"), acctest.Attr("wait_for_apps", false)},
 			fail:       failingDatacenterOnceDeployed,
@@ -122,7 +122,7 @@ func failureSteps() []failureStep {
 			// recorded, and the next apply replaces the server.
 			name:       "app_install_fails_on_resume",
 			backend:    []acctest.Option{acctest.WithDelays(200*time.Millisecond, 500*time.Millisecond)},
-			before:     []string{plan(planMedium), createTimeout("1s")},
+			before:     []string{plan(planMedium), createTimeout("10s")},
 			holdBefore: true,
 			lines:      []string{plan(planMedium)},
 			fail:       brokenPasswordOnResume,
@@ -160,7 +160,7 @@ func failureSteps() []failureStep {
 		{
 			name:    "create_timeout_order_pending",
 			backend: []acctest.Option{acctest.WithDelays(200*time.Millisecond, 100*time.Millisecond)},
-			lines:   []string{plan(planMedium), createTimeout("1s")},
+			lines:   []string{plan(planMedium), createTimeout("10s")},
 			fail:    applyWhileHeld,
 			wantOutput: `Server not ready yet: the next apply resumes.*order \d+ to be deployed timed out.*` +
 				`Order \d+ is kept in the state \(instance id: not known yet\)`,

@@ -476,14 +476,17 @@ func TestAccInstance_locked(t *testing.T) {
 // state with a warning; the next apply resumes waiting for the same order (an in-place update),
 // and exactly one order exists in the end.
 func TestAccInstance_adoptAfterTimeout(t *testing.T) {
-	b := acctest.StartBackend(t, acctest.WithDelays(6*time.Second, 100*time.Millisecond))
+	b := acctest.StartBackend(t, acctest.WithDelays(200*time.Millisecond, 100*time.Millisecond))
 	config := func(timeout string) string {
 		return b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("name", "adopted"),
 			fmt.Sprintf("timeouts {\n    create = %q\n  }", timeout))
 	}
 	resource.ParallelTest(t, steps(t, b,
 		resource.TestStep{
-			Config:             config("2s"),
+			// The order stays pending until the next step (Server.HoldDeploys), so the create's
+			// timeout cuts it short however slowly the apply runs.
+			PreConfig:          b.Server.HoldDeploys,
+			Config:             config("10s"),
 			ExpectNonEmptyPlan: true,
 			ConfigStateChecks: []statecheck.StateCheck{
 				acctest.Check(res, "order_id", knownvalue.NotNull()),
@@ -498,7 +501,8 @@ func TestAccInstance_adoptAfterTimeout(t *testing.T) {
 			},
 		},
 		resource.TestStep{
-			Config: config("2m"),
+			PreConfig: b.Server.ReleaseDeploys,
+			Config:    config("2m"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
 			}},
