@@ -251,9 +251,19 @@ func buildNetprobe(t *testing.T) string {
 // it and arrives has arrived) and returns what netprobe saw.
 func listenOnHost(t *testing.T, probe, link string) func() string {
 	t.Helper()
+	return listen(t, "on "+link, func(ready string) *exec.Cmd {
+		return exec.Command(probe, "listen", "-i", link, "-ready", ready, "-end", "probe-end")
+	})
+}
+
+// listen starts the netprobe listener command makes (told to write ready once it listens),
+// waits until it listens, and returns the function that waits for its end and returns what it
+// saw; where names it in failures.
+func listen(t *testing.T, where string, command func(ready string) *exec.Cmd) func() string {
+	t.Helper()
 	ready := filepath.Join(t.TempDir(), "ready")
 	var out lockedBuffer
-	cmd := exec.Command(probe, "listen", "-i", link, "-ready", ready, "-end", "probe-end")
+	cmd := command(ready)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -261,7 +271,7 @@ func listenOnHost(t *testing.T, probe, link string) func() string {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	waitFor(t, "netprobe listening on "+link, func() bool {
+	waitFor(t, "netprobe listening "+where, func() bool {
 		_, err := os.Stat(ready)
 		return err == nil
 	})
@@ -270,10 +280,10 @@ func listenOnHost(t *testing.T, probe, link string) func() string {
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Fatalf("netprobe on %s: %v: %s", link, err, out.String())
+				t.Fatalf("netprobe %s: %v: %s", where, err, out.String())
 			}
 		case <-time.After(40 * time.Second):
-			t.Fatalf("netprobe on %s did not end: %s", link, out.String())
+			t.Fatalf("netprobe %s did not end: %s", where, out.String())
 		}
 		return out.String()
 	}
@@ -311,33 +321,10 @@ func initPID(t *testing.T, m *Manager, ref string) int {
 // returns waits for the frame marked probe-end, as listenOnHost's does.
 func listenIn(t *testing.T, m *Manager, probe, ref string) func() string {
 	t.Helper()
-	ready := filepath.Join(t.TempDir(), "ready")
-	var out lockedBuffer
-	cmd := exec.Command("nsenter", "-t", strconv.Itoa(initPID(t, m, ref)), "-n", probe, "listen", "-i", "eth0",
-		"-ready", ready, "-end", "probe-end")
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	waitFor(t, "netprobe listening in "+ref, func() bool {
-		_, err := os.Stat(ready)
-		return err == nil
+	pid := strconv.Itoa(initPID(t, m, ref))
+	return listen(t, "in "+ref, func(ready string) *exec.Cmd {
+		return exec.Command("nsenter", "-t", pid, "-n", probe, "listen", "-i", "eth0", "-ready", ready, "-end", "probe-end")
 	})
-	return func() string {
-		t.Helper()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("netprobe in %s: %v: %s", ref, err, out.String())
-			}
-		case <-time.After(40 * time.Second):
-			t.Fatalf("netprobe in %s did not end: %s", ref, out.String())
-		}
-		return out.String()
-	}
 }
 
 // sendUDP sends one datagram carrying marker from the host to ip, port 9999.
