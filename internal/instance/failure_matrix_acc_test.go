@@ -191,7 +191,9 @@ func TestAccInstance_failureMatrix(t *testing.T) {
 }
 
 func runFailureStep(t *testing.T, cli *acctest.CLI, row failureStep, writeOnly bool) {
-	b := acctest.StartBackend(t, row.backend...)
+	// Rows hold orders pending (Server.HoldDeploys) for as long as their step takes: the order
+	// window outlasts that on a loaded machine too (acctest's default is a minute).
+	b := acctest.StartBackend(t, append([]acctest.Option{acctest.WithOrderWindow(10 * time.Minute)}, row.backend...)...)
 	config := func(lines []string) string {
 		lines = append([]string{acctest.Attr("template_id", tmplUbuntu), `apps = ["mysql"]`}, lines...)
 		if writeOnly {

@@ -476,7 +476,9 @@ func TestAccInstance_locked(t *testing.T) {
 // state with a warning; the next apply resumes waiting for the same order (an in-place update),
 // and exactly one order exists in the end.
 func TestAccInstance_adoptAfterTimeout(t *testing.T) {
-	b := acctest.StartBackend(t, acctest.WithDelays(200*time.Millisecond, 100*time.Millisecond))
+	// The order window outlasts the held order however slowly the first step runs (acctest's
+	// default minute does not on a loaded machine: the held order timed out).
+	b := acctest.StartBackend(t, acctest.WithDelays(200*time.Millisecond, 100*time.Millisecond), acctest.WithOrderWindow(10*time.Minute))
 	config := func(timeout string) string {
 		return b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("name", "adopted"),
 			fmt.Sprintf("timeouts {\n    create = %q\n  }", timeout))
