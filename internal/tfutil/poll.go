@@ -132,6 +132,10 @@ func passingFailure(err error) (string, bool) {
 	case HasCode(err, client.CodeRateLimited):
 		return "rate limited", true
 	case client.IsUnavailable(err):
+		var u *client.UnavailableError
+		if errors.As(err, &u) && u.Reason != "" {
+			return "API unavailable: " + u.Reason, true
+		}
 		return "API unavailable", true
 	}
 	return "", false
