@@ -225,7 +225,10 @@ func (d *Datacenter) CheckPassword(ctx context.Context, ref, password string) (b
 }
 
 // change asks the machine's host for an op and stores what update makes of its row (nil:
-// nothing), for a machine the sandbox has; a simulated one is left to the simulator.
+// nothing), for a machine the sandbox has; a simulated one is left to the simulator. The row is
+// written first (the op's host may read it), and put back when the op fails: an op given up at
+// its deadline is never applied, and a restart, which boots what the row says, must find the
+// machine as it is.
 func (d *Datacenter) change(ctx context.Context, ref, kind string, args map[string]string, update func(*store.Machine)) error {
 	row, ok, err := d.machine(ctx, ref)
 	if err != nil || !ok {
@@ -237,6 +240,11 @@ func (d *Datacenter) change(ctx context.Context, ref, kind string, args map[stri
 		}
 	}
 	if _, err := d.do(ctx, row.Host, store.MachineOp{Ref: ref, Kind: kind, Args: args}); err != nil {
+		if update != nil {
+			if restoreErr := d.state.UpdateMachine(context.WithoutCancel(ctx), ref, func(m *store.Machine) { *m = row }); restoreErr != nil {
+				d.log.ErrorContext(ctx, "sandbox: put the machine's row back after a failed op", "ref", ref, "op", kind, "error", restoreErr)
+			}
+		}
 		return d.failure(ctx, kind, ref, err)
 	}
 	return nil

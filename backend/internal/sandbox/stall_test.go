@@ -81,6 +81,15 @@ func TestAStuckMachineDelaysOnlyItself(t *testing.T) {
 	if _, err := a.ResetPassword(short, "vm-21"); !errors.As(err, &dcErr) {
 		t.Fatalf("reset_password of the held machine: %v, want a datacenter error at its deadline", err)
 	}
+	rowBefore, _, _ := a.machine(ctx, "vm-21")
+	short2, cancel2 := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel2()
+	if _, err := a.Power(short2, "vm-21", datacenter.PowerOff); !errors.As(err, &dcErr) {
+		t.Fatalf("power_off of the held machine: %v, want a datacenter error at its deadline", err)
+	}
+	if row, _, _ := a.machine(ctx, "vm-21"); row.Power != rowBefore.Power {
+		t.Fatalf("after a power_off given up at its deadline the row says %q, want %q: a restart would follow the row", row.Power, rowBefore.Power)
+	}
 	<-rebooted // the boot scripts cut at the reboot's deadline: the machine is up all the same
 	eventually(t, "no op of vm-21 is left", func() bool {
 		ops, err := a.state.PendingMachineOps(ctx, "host-a", "vm-21", 10)
