@@ -32,8 +32,10 @@ type directTCPIP struct {
 	OriginPort uint32
 }
 
-// forward serves one direct-tcpip channel: dial, accept, copy both ways until either side ends.
-func (s *server) forward(nc ssh.NewChannel) {
+// forward serves one direct-tcpip channel: dial, accept, copy both ways until either side ends,
+// or the SSH connection does (gone closed): the target is then closed, so a target that never
+// speaks nor closes holds neither the connection's goroutines nor its address's slot.
+func (s *server) forward(nc ssh.NewChannel, gone <-chan struct{}) {
 	var req directTCPIP
 	if err := ssh.Unmarshal(nc.ExtraData(), &req); err != nil || req.Port == 0 || req.Port > 65535 {
 		_ = nc.Reject(ssh.ConnectionFailed, "malformed direct-tcpip request")
@@ -52,6 +54,15 @@ func (s *server) forward(nc ssh.NewChannel) {
 	}
 	go ssh.DiscardRequests(reqs)
 	s.log.Debug("ssh forward", "to", addr)
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-gone:
+			_ = target.Close()
+		case <-finished:
+		}
+	}()
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { // client to target; the client's EOF half-closes the target

@@ -276,6 +276,10 @@ func (s *server) serveConn(c net.Conn) {
 
 	var sessions sync.WaitGroup
 	defer sessions.Wait()
+	// gone is closed when the connection ends (chans closes), before sessions are waited for:
+	// a forward then closes its target, whose copy would otherwise wait on a silent peer.
+	gone := make(chan struct{})
+	defer close(gone)
 	slots := make(chan struct{}, maxSessions) // a token per open session
 	forwards := make(chan struct{}, maxForwards)
 	for nc := range chans {
@@ -309,7 +313,7 @@ func (s *server) serveConn(c net.Conn) {
 			go func() {
 				defer sessions.Done()
 				defer func() { <-forwards }()
-				s.forward(nc)
+				s.forward(nc, gone)
 			}()
 		case "direct-streamlocal@openssh.com":
 			_ = nc.Reject(ssh.Prohibited, "unix socket forwarding is disabled")
