@@ -132,6 +132,11 @@ func (m *Manager) boot(ctx context.Context, mc *machine) error {
 	run, err := m.startInit(mc, machineinit.Boot{Hostname: r.Hostname, Lower: m.lower(r), Disk: mc.diskMount(), Root: d.root, IDs: machineIDs,
 		Seccomp: m.seccomp})
 	if err != nil {
+		// No process took the disk or the cgroups: release them here, as kill would.
+		_ = removeMachineCgroups(m.cgroups, mc.ref)
+		if relErr := releaseDisk(mc); relErr != nil {
+			m.log.Error("machine disk", "ref", mc.ref, "error", relErr)
+		}
 		return err
 	}
 	mc.run = run

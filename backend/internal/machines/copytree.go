@@ -26,11 +26,8 @@ const copyTimeout = 10 * time.Minute
 // and its opening is skipped, never read through. (`cp -a` opens directories by path, which
 // follows such a symlink: the host's files would end in the snapshot.)
 func copyTree(ctx context.Context, src, dst string) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, copyTimeout)
-		defer cancel()
-	}
+	ctx, cancel := withDefault(ctx, copyTimeout)
+	defer cancel()
 	return (&treeCopier{ctx: ctx, links: map[fileID]string{}}).copy(src, dst)
 }
 

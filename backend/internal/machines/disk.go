@@ -256,12 +256,22 @@ func mounted(dir string) bool {
 	return st.Dev != parent.Dev
 }
 
-// releaseDisks unmounts the disk of every machine of this host: at New, those a crashed Manager
-// left mounted (its machines died with it); at Close, every one.
+// releaseDisks unmounts the disk of every machine directory of this host: at New, those a
+// crashed Manager left mounted (its machines died with it), a Create cut short before its spec
+// was written among them; at Close, every one.
 func (m *Manager) releaseDisks() error {
+	entries, err := os.ReadDir(filepath.Join(m.o.Dir, "machines"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
 	var errs []error
-	for _, ref := range m.Refs() {
-		errs = append(errs, releaseDisk(&machine{ref: ref, dir: filepath.Join(m.o.Dir, "machines", ref)}))
+	for _, e := range entries {
+		if e.IsDir() {
+			errs = append(errs, releaseDisk(&machine{ref: e.Name(), dir: filepath.Join(m.o.Dir, "machines", e.Name())}))
+		}
 	}
 	return errors.Join(errs...)
 }

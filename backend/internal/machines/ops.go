@@ -275,8 +275,12 @@ func (m *Manager) SetLimits(ctx context.Context, ref string, l Limits) error {
 		return err
 	}
 	if mc.run.alive() {
-		return m.applyMachineLimits(mc)
+		if err := m.applyMachineLimits(mc); err != nil {
+			return err
+		}
 	}
+	// Running, the disk grows at once where the host may grow a mounted ext4, else at its next
+	// boot (growDisk says which); stopped, now.
 	if err := m.growDisk(ctx, mc, l.diskBytes()); err != nil {
 		return fmt.Errorf("machine %s: grow its disk: %w", ref, err)
 	}
