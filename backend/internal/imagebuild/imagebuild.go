@@ -158,6 +158,11 @@ func (b *Builder) Build(ctx context.Context, o Options) error {
 	}
 	// Beside out, so the rename stays on one filesystem; hidden, so it is never taken for an image.
 	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".build-*")
+	if err == nil {
+		// Resolved, as mountinfo names the mounts a killed mmdebstrap leaves in it (removeBuild
+		// detaches them before anything is removed: through a symlinked parent it would see none).
+		tmp, err = filepath.EvalSymlinks(tmp)
+	}
 	if err != nil {
 		return fmt.Errorf("image build: %w", err)
 	}
