@@ -41,7 +41,7 @@ resource "terraform_data" "configure" {
   provisioner "local-exec" {
     command = <<-EOT
       ansible-playbook -i '${reseller_instance.web.ipv4},' -u '${reseller_instance.web.username}' \
-        -e ansible_port=${reseller_instance.web.port} -e ansible_password="$SSH_PASSWORD" \
+        -e ansible_port=${reseller_instance.web.port} -e "ansible_password={{ lookup('env', 'SSH_PASSWORD') }}" \
         -e fetch_dir='${path.module}/fetched' ${path.module}/playbook.yml
     EOT
     environment = {
