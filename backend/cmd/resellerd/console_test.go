@@ -32,7 +32,7 @@ const updateScreenshotEnv = "RESELLER_UPDATE_CONSOLE_PNG"
 // pageWait bounds every wait for the page to show something. The page reads the service every
 // second; how soon it shows a change is a speed, which a test on a loaded machine must not time
 // (it is logged), so the bound only keeps a broken page from hanging the test.
-const pageWait = 30 * time.Second
+const pageWait = 2 * time.Minute
 
 // laptop and phone are the viewports the page is looked at in.
 var (

@@ -23,9 +23,9 @@ import (
 
 // Bounds of the waits around a machine's power (each also ends with its ctx).
 const (
-	bootTimeout = 20 * time.Second                    // PID 1 started to SSH listening
-	stopTimeout = agent.ShutdownGrace + 2*time.Second // shutdown asked to PID 1 gone; then SIGKILL
-	killTimeout = 5 * time.Second                     // SIGKILL to PID 1 gone
+	DefaultBootTimeout = time.Minute                         // PID 1 started to SSH listening (Options.BootTimeout)
+	stopTimeout        = agent.ShutdownGrace + 2*time.Second // shutdown asked to PID 1 gone; then SIGKILL
+	killTimeout        = 5 * time.Second                     // SIGKILL to PID 1 gone
 )
 
 // running is a booted machine: its PID 1 (init) and the control channel to its agent.
@@ -158,7 +158,7 @@ func (m *Manager) wire(ctx context.Context, mc *machine, hash string) error {
 	if err := run.ctl.send(agent.Message{Op: agent.OpPassword, Hash: hash}); err != nil {
 		return fmt.Errorf("control channel: %w", err)
 	}
-	timer := time.NewTimer(bootTimeout)
+	timer := time.NewTimer(m.o.BootTimeout)
 	defer timer.Stop()
 	select {
 	case <-run.ctl.ready:
@@ -166,7 +166,7 @@ func (m *Manager) wire(ctx context.Context, mc *machine, hash string) error {
 	case <-run.done:
 		return errors.New("the machine's init exited")
 	case <-timer.C:
-		return fmt.Errorf("SSH not listening after %s", bootTimeout)
+		return fmt.Errorf("SSH not listening after %s", m.o.BootTimeout)
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -11,7 +11,7 @@ import (
 // Deadlines of the calls into a machine over its control channel, by kind. Every call has one,
 // the caller's when it is shorter: a machine whose agent is stopped, wedged or busy fails the
 // call within it, and so delays only the call made of it (see liveness.go for what then
-// happens to the machine). Boot and shutdown have theirs in boot.go (bootTimeout, stopTimeout).
+// happens to the machine). Boot and shutdown have theirs in boot.go (Options.BootTimeout, stopTimeout).
 const (
 	// passwordTimeout bounds handing the agent a new password hash: a line and its answer.
 	passwordTimeout = 5 * time.Second

@@ -17,7 +17,7 @@ import (
 const livenessEvery = 2 * time.Second
 
 // reviveTimeout bounds booting a machine found down: the kill of what is left, then the boot.
-const reviveTimeout = killTimeout + bootTimeout + 5*time.Second
+func (m *Manager) reviveTimeout() time.Duration { return killTimeout + m.o.BootTimeout + 5*time.Second }
 
 // reviveBackoffMax bounds the wait between two boots of a machine found down whose boots fail.
 const reviveBackoffMax = time.Minute
@@ -58,7 +58,7 @@ func (m *Manager) revive(mc *machine, run *running, reason string) {
 		return
 	}
 	m.log.Warn("machine down; booting it again", "ref", mc.ref, "reason", reason, "pid", run.pid, "exit", exitState(run))
-	ctx, cancel := context.WithTimeout(context.Background(), reviveTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), m.reviveTimeout())
 	m.kill(ctx, mc)
 	mc.down = true
 	err := m.reboot(ctx, mc)
@@ -81,7 +81,7 @@ func (m *Manager) retryRevive(mc *machine, reason string) {
 			mc.mu.Unlock()
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), reviveTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), m.reviveTimeout())
 		err := m.reboot(ctx, mc)
 		cancel()
 		mc.mu.Unlock()

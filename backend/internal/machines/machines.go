@@ -27,7 +27,7 @@
 //   - Boot (boot.go): PID 1 is this binary re-executed from one locked OS thread (Pdeathsig
 //     follows the forking thread), with new PID, mount, UTS, IPC and network namespaces; the
 //     host places it in its cgroups (limits.go) and lets it go on, then plugs its veth,
-//     hands it the password hash over the control channel, and waits for SSH (bootTimeout).
+//     hands it the password hash over the control channel, and waits for SSH (Options.BootTimeout).
 //     The machine's user namespace (machineIDs) and its idmapped layers are init's work: see
 //     package machineinit. The seccomp filter of what users run (package seccompfilter,
 //     assembled ahead of time) is read once, at New, and handed to every init in its Boot.
@@ -76,6 +76,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/netip"
+	"time"
 )
 
 // Options shape a Manager.
@@ -91,7 +92,11 @@ type Options struct {
 	EgressAllow []netip.Prefix
 	// PidsMax caps each machine's processes (0: DefaultPidsMax; MinPidsMax to MaxPidsMax).
 	PidsMax int
-	Logger  *slog.Logger
+	// BootTimeout bounds a boot, from PID 1 started to SSH listening (0: DefaultBootTimeout).
+	// A machine boots in well under a second on an idle host; the bound is for a host that is
+	// not, where failing boots only adds to the load.
+	BootTimeout time.Duration
+	Logger      *slog.Logger
 	// Revived, when set, is told of each machine found down and booted again (liveness.go):
 	// its ref, why (ReasonExited, ReasonUnresponsive), and the boot's error (nil: it answers
 	// again). It runs outside the machine's lock.

@@ -76,6 +76,12 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if o.PidsMax == 0 {
 		o.PidsMax = DefaultPidsMax
 	}
+	if o.BootTimeout == 0 {
+		o.BootTimeout = DefaultBootTimeout
+	}
+	if o.BootTimeout < 0 {
+		return nil, fmt.Errorf("machines: BootTimeout %s must not be negative", o.BootTimeout)
+	}
 	if o.PidsMax < MinPidsMax || o.PidsMax > MaxPidsMax {
 		return nil, fmt.Errorf("machines: PidsMax %d must be from %d to %d", o.PidsMax, MinPidsMax, MaxPidsMax)
 	}

@@ -35,7 +35,7 @@ import (
 const EnvURL = "RESELLER_TEST_POSTGRES_URL"
 
 // startTimeout bounds initdb plus the server's start.
-const startTimeout = 60 * time.Second
+const startTimeout = 5 * time.Minute
 
 // serverOptions tune the throwaway server for tests: durability is worth nothing to a database
 // that is deleted at the end (and minimal WAL lets CREATE DATABASE copy files without logging
