@@ -30,10 +30,11 @@ const (
 
 // running is a booted machine: its PID 1 (init) and the control channel to its agent.
 type running struct {
-	cmd  *exec.Cmd
-	pid  int
-	ctl  *control
-	done chan struct{} // closed when PID 1 has exited and been waited for
+	cmd   *exec.Cmd
+	pid   int
+	agent int // the agent's PID on the host (0: not known), init's first child (wire)
+	ctl   *control
+	done  chan struct{} // closed when PID 1 has exited and been waited for
 }
 
 func (r *running) alive() bool {
@@ -54,6 +55,9 @@ type control struct {
 	encMu sync.Mutex
 	enc   *json.Encoder
 	ready chan struct{}
+	// unanswered is signalled when a call ends at its deadline without the agent's answer:
+	// the liveness watch then pings the agent (liveness.go).
+	unanswered chan struct{}
 
 	mu      sync.Mutex
 	nextID  int64
@@ -62,7 +66,7 @@ type control struct {
 }
 
 func newControl(conn net.Conn, m *Manager, ref string) *control {
-	c := &control{conn: conn, enc: agent.NewEncoder(conn), ready: make(chan struct{}),
+	c := &control{conn: conn, enc: agent.NewEncoder(conn), ready: make(chan struct{}), unanswered: make(chan struct{}, 1),
 		pending: map[int64]chan agent.Message{}, closed: make(chan struct{})}
 	go c.read(m, ref)
 	return c
@@ -162,6 +166,7 @@ func (m *Manager) wire(ctx context.Context, mc *machine, hash string) error {
 	defer timer.Stop()
 	select {
 	case <-run.ctl.ready:
+		run.agent = firstChild(run.pid)
 		return nil
 	case <-run.done:
 		return errors.New("the machine's init exited")

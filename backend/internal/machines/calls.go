@@ -15,7 +15,7 @@ import (
 const (
 	// passwordTimeout bounds handing the agent a new password hash: a line and its answer.
 	passwordTimeout = 5 * time.Second
-	// pingTimeout bounds the liveness check's ping.
+	// pingTimeout bounds the ping of an agent that left a call unanswered (liveness.go).
 	pingTimeout = 3 * time.Second
 	// defaultRunTimeout bounds a script run without a deadline of its caller's: an app
 	// install's caller passes the install's own bound.
@@ -57,6 +57,10 @@ func (c *control) call(ctx context.Context, msg agent.Message) (agent.Message, e
 		return agent.Message{}, fmt.Errorf("%s: the machine stopped", msg.Op)
 	case <-ctx.Done():
 		forget()
+		select { // the liveness watch pings the agent (a signal pending already will do)
+		case c.unanswered <- struct{}{}:
+		default:
+		}
 		if msg.Op == agent.OpRun {
 			_ = c.send(agent.Message{Op: agent.OpCancel, ID: msg.ID})
 		}

@@ -2,18 +2,25 @@ package machines
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 )
 
-// A running machine is watched from its boot to its stop (supervise): its PID 1 exiting (the
-// agent killed from inside takes init with it) or its agent not answering a ping within
-// pingTimeout (stopped, wedged) is a machine down while the API says it is online. The Manager
-// then boots it again from its disk and tells Options.Revived, so it is answering again, or
-// reported failed, within livenessEvery + pingTimeout + its boot; a boot that fails is tried
+// A running machine is watched from its boot to its stop (supervise), without waking it: an
+// idle machine costs no CPU (a ping on a timer woke every agent every few seconds), and a busy
+// one, at its own CPU limit, is never taken for dead. Its PID 1 exiting (the agent killed from
+// inside takes init with it) is seen at once; its agent stopped (SIGSTOP or a tracer's stop,
+// read in /proc from the host) within livenessEvery; an agent that leaves a call unanswered
+// past the call's deadline is pinged, and is down if that goes unanswered for pingTimeout too.
+// The Manager then boots it again from its disk and tells Options.Revived, so it is answering
+// again, or reported failed, within livenessEvery and its boot; a boot that fails is tried
 // again, less and less often, until one works. A machine stopped on purpose (Stop, Delete,
 // Close) is not watched any more and stays off.
 
-// livenessEvery is how often a running machine's agent is pinged.
+// livenessEvery is how often a running machine's agent is looked at in /proc.
 const livenessEvery = 2 * time.Second
 
 // reviveTimeout bounds booting a machine found down: the kill of what is left, then the boot.
@@ -39,13 +46,57 @@ func (m *Manager) supervise(mc *machine, run *running) {
 			m.revive(mc, run, ReasonExited)
 			return
 		case <-ticker.C:
+			if stopped(run.agent) && run.alive() {
+				m.log.Warn("machine agent stopped", "ref", mc.ref, "pid", run.agent)
+				m.revive(mc, run, ReasonUnresponsive)
+				return
+			}
+		case <-run.ctl.unanswered:
 			if err := run.ctl.ping(context.Background()); err != nil && run.alive() {
-				m.log.Warn("machine agent did not answer its liveness ping", "ref", mc.ref, "error", err)
+				m.log.Warn("machine agent left a call unanswered, and its ping", "ref", mc.ref, "error", err)
 				m.revive(mc, run, ReasonUnresponsive)
 				return
 			}
 		}
 	}
+}
+
+// firstChild is the first child of process pid (0: none, or unreadable): at a machine's boot,
+// before anything of its users runs, init's only child, the agent.
+func firstChild(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	child, _ := strconv.Atoi(f[0])
+	return child
+}
+
+// stopped tells whether process pid is stopped: by a signal (state T) or by a tracer (t).
+func stopped(pid int) bool {
+	if pid == 0 {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false // gone: PID 1's exit tells
+	}
+	return stoppedState(string(b))
+}
+
+// stoppedState reads the state in a /proc/PID/stat line: the field after the command, which
+// is in parentheses and may itself hold spaces and parentheses.
+func stoppedState(stat string) bool {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
+		return false
+	}
+	state := stat[i+2]
+	return state == 'T' || state == 't'
 }
 
 // revive boots mc again if run is still its boot: not stopped, rebooted or deleted meanwhile
