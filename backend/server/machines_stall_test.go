@@ -48,7 +48,7 @@ func (e stallEnv) account(t *testing.T) string {
 	return a.APIKey
 }
 
-// deploy orders a server for key and waits (up to a minute) until the loops deploy it.
+// deploy orders a server for key and waits (up to machineWait) until the loops deploy it.
 func (e stallEnv) deploy(t *testing.T, key, hostname string) api.InstanceDetailView {
 	t.Helper()
 	r := e.do(t, request{Method: http.MethodPost, Path: "/instances", Key: key,
@@ -57,12 +57,12 @@ func (e stallEnv) deploy(t *testing.T, key, hostname string) api.InstanceDetailV
 	var c api.CreatedOrderView
 	r.Data(t, &c)
 	var o api.OrderView
-	eventually(t, time.Minute, "order of "+hostname+" deployed", func() bool {
+	eventually(t, machineWait, "order of "+hostname+" deployed", func() bool {
 		e.do(t, request{Path: fmt.Sprintf("/orders/%d", c.OrderID), Key: key}).Data(t, &o)
 		return o.Status == "deployed" && o.Server != nil
 	})
 	var in api.InstanceDetailView
-	eventually(t, time.Minute, "credentials of "+hostname, func() bool {
+	eventually(t, machineWait, "credentials of "+hostname, func() bool {
 		e.do(t, request{Path: fmt.Sprintf("/instances/%d", o.Server.ID), Key: key}).Data(t, &in)
 		return in.Credentials != nil && !in.Credentials.Pending
 	})
