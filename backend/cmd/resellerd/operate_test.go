@@ -159,7 +159,7 @@ func (o *operated) deployServer(t *testing.T) int64 {
 	if err := json.Unmarshal(data, &order); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(eventWait); ; time.Sleep(20 * time.Millisecond) {
 		_, _, data := call(t, http.MethodGet, fmt.Sprintf("%s/api/v1/orders/%d", o.bases[0], order.ID), o.key, "")
 		if err := json.Unmarshal(data, &order); err != nil {
 			t.Fatal(err)
