@@ -23,7 +23,7 @@ func TestWorkerEventsAreDeliveredAtOnce(t *testing.T) {
 	e.register(t, a.APIKey, hook.url())
 	e.do(t, request{Method: http.MethodPost, Path: "/instances", Key: a.APIKey, Body: ubuntuOn101}).
 		WantStatus(t, http.StatusCreated, "")
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventWait) // the idle interval is an hour: only a wake delivers sooner
 	for time.Now().Before(deadline) {
 		for _, d := range hook.deliveries() {
 			if strings.Contains(string(d.body), `"order.deployed"`) {
@@ -32,6 +32,6 @@ func TestWorkerEventsAreDeliveredAtOnce(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("no order.deployed delivery in 10 s (got %d deliveries): the delivery loop slept through the deploy",
-		len(hook.deliveries()))
+	t.Fatalf("no order.deployed delivery in %s (got %d deliveries): the delivery loop slept through the deploy",
+		eventWait, len(hook.deliveries()))
 }

@@ -14,6 +14,11 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
+// eventWait bounds the few waits on the real clock for something to happen (a background loop
+// deploying, delivering, a replica reading a change). It only keeps a broken test from hanging:
+// a loaded CI host is many times slower than an idle one, and the tests assert no speed.
+const eventWait = time.Minute
+
 // testStart is where every test clock starts.
 var testStart = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 

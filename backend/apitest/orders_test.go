@@ -409,7 +409,7 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 	defer second.Close()
 	secondHTTP := httptest.NewServer(second.Handler())
 	defer secondHTTP.Close()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for {
 		r, err := (&env{srv: second, http: secondHTTP}).send(request{Path: fmt.Sprintf("/orders/%d", created.OrderID), Key: acct.APIKey})
 		if err != nil || r.Status != http.StatusOK {
@@ -421,7 +421,7 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("order still %s after 10 s of background workers", o.Status)
+			t.Fatalf("order still %s after %s of background workers", o.Status, eventWait)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -329,16 +329,16 @@ func TestPostgresReplicasShareTheSimulator(t *testing.T) {
 	a.act(t, acct.APIKey, id, `{"action": "reboot"}`)
 }
 
-// seesFailRate waits, at most 10 s, until the replica's simulator reads the fail rate want.
+// seesFailRate waits, at most eventWait, until the replica's simulator reads the fail rate want.
 func (e *env) seesFailRate(t *testing.T, want float64) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(eventWait); ; time.Sleep(5 * time.Millisecond) {
 		rate, err := e.srv.FailRate(context.Background())
 		if err == nil && rate == want {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the replica reads the fail rate %v (%v) after 10 s, want %v", rate, err, want)
+			t.Fatalf("the replica reads the fail rate %v (%v) after %s, want %v", rate, err, eventWait, want)
 		}
 	}
 }

@@ -62,8 +62,7 @@ func TestIdleWorkersSleepUntilWoken(t *testing.T) {
 	waitDeployed(t, e, a.APIKey, order.Data.ID)
 }
 
-// waitSettled waits (at most 10 s) until a window of 20 ms passes without a read.
-// waitAllIdle waits (at most 10 s) until every worker loop sleeps for the idle interval with
+// waitAllIdle waits (at most eventWait) until every worker loop sleeps for the idle interval with
 // nothing due before it: from then on only a write wakes them. A pause in the reads would not
 // tell, as a loop the scheduler holds back under load pauses too.
 func waitAllIdle(t *testing.T, srv *Server) {
@@ -82,7 +81,7 @@ func waitAllIdle(t *testing.T, srv *Server) {
 		}
 		return int(srv.idleLoops.Load()) == len(srv.loops)
 	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(eventWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if idle() {
 			time.Sleep(20 * time.Millisecond)
 			if idle() {
@@ -90,13 +89,14 @@ func waitAllIdle(t *testing.T, srv *Server) {
 			}
 		}
 	}
-	t.Fatalf("%d of %d worker loops idle after 10 s", srv.idleLoops.Load(), len(srv.loops))
+	t.Fatalf("%d of %d worker loops idle after %s", srv.idleLoops.Load(), len(srv.loops), eventWait)
 }
 
-// waitDeployed polls GET /orders/{id} (at most 10 s) until the order is deployed.
+// waitDeployed polls GET /orders/{id} (at most eventWait; the idle interval is an hour, so only
+// a wake deploys it sooner) until the order is deployed.
 func waitDeployed(t *testing.T, e *env, key string, id int64) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for time.Now().Before(deadline) {
 		r, err := e.send(request{Path: "/orders/" + strconv.FormatInt(id, 10), Key: key})
 		if err != nil {

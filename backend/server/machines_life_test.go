@@ -70,8 +70,9 @@ func wantRefused(t *testing.T, addr, password string, noAnswer bool) {
 
 // afterBoot bounds how long a machine that has just booted may take to answer at its address.
 // It is long because the host may still hold the neighbour (ARP) entry of the machine's
-// previous boot, whose veth had another MAC address, until it expires.
-const afterBoot = 45 * time.Second
+// previous boot, whose veth had another MAC address, until it expires, and because a loaded
+// CI host boots slowly.
+const afterBoot = machineWait
 
 // bootedSSH fails t unless cmd, over SSH, exits 0 within afterBoot.
 func bootedSSH(t *testing.T, addr, password, cmd string) {
@@ -118,8 +119,10 @@ func (l life) deploy(t *testing.T, body string) api.InstanceDetailView {
 	var c api.CreatedOrderView
 	r.Data(t, &c)
 	// The machine boots while the build runs; the build is done at the first tick after it is up.
+	// The order is read 10 times a second: the clock stands still, so the reads' rate limit
+	// window never slides.
 	var o api.OrderView
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(machineWait); ; time.Sleep(100 * time.Millisecond) {
 		l.runDue(t)
 		r = l.e.do(t, request{Path: fmt.Sprintf("/orders/%d", c.OrderID), Key: l.key})
 		r.Data(t, &o)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 // TestMachineOnItsReplica: two replicas on one PostgreSQL database, each with its own
@@ -32,7 +31,7 @@ func TestMachineOnItsReplica(t *testing.T) {
 	mustSSH(t, addr, password, "echo kept > /root/f")
 
 	onB.act(t, in.ID, `{"action": "power_off"}`)
-	eventually(t, 15*time.Second, "power_off through b stops the machine on a", func() bool {
+	eventually(t, machineWait, "power_off through b stops the machine on a", func() bool {
 		_, err := sshRun(addr, password, "true")
 		return err != nil
 	})

@@ -66,7 +66,7 @@ func TestReadyzFollowsPostgres(t *testing.T) {
 	if err := pgs.Resume(ctx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for r = probe(); r.Status != http.StatusOK && time.Now().Before(deadline); r = probe() {
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -228,7 +228,7 @@ func TestReadyzProbesShareTheCheckInFlight(t *testing.T) {
 
 	done := make(chan []int)
 	go func() { done <- sendProbes(e, 200, 200) }()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for db.pings.Load() == 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}

@@ -91,7 +91,7 @@ func waitClosed(t *testing.T, c <-chan struct{}) {
 	t.Helper()
 	select {
 	case <-c:
-	case <-time.After(10 * time.Second):
+	case <-time.After(eventWait):
 		t.Fatal("the worker step did not start")
 	}
 }

@@ -42,6 +42,14 @@ func testDB(t *testing.T) string {
 	return filepath.Join(t.TempDir(), "reseller.db")
 }
 
+// eventWait bounds a test's wait for something to happen (a worker to start or wake, an order
+// to deploy, a database to come back). It only keeps a broken test from hanging: a loaded CI
+// host is many times slower than an idle one, and the tests assert no speed.
+const eventWait = time.Minute
+
+// machineWait bounds a wait on a real machine (a boot, a stop, a deploy that boots one).
+const machineWait = 2 * time.Minute
+
 // testStart is where every test clock starts.
 var testStart = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 

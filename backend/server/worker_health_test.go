@@ -49,7 +49,7 @@ func TestFailingWorkerLogsOncePerStreak(t *testing.T) {
 	go func() { srv.loop(ctx, ctx, l); close(stopped) }()
 	select {
 	case <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(eventWait):
 		t.Fatal("the loop did not tick")
 	}
 	cancel()

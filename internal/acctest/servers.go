@@ -9,6 +9,12 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
 )
 
+// EventWait bounds a test's wait for something the backend or a process does in the background
+// (a webhook delivered, a provider exiting, a login answered). It only keeps a broken test from
+// hanging: a loaded CI host is many times slower than an idle one, and the tests assert no
+// speed.
+const EventWait = time.Minute
+
 // outsideTimeout bounds each change a test makes outside Terraform (an order, an action, a
 // snapshot); the backend of the tests settles within a second or two.
 const outsideTimeout = time.Minute

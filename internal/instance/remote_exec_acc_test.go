@@ -46,7 +46,7 @@ func TestAccInstance_remoteExecOnARealMachine(t *testing.T) {
 			if err != nil || port != 22 {
 				return fmt.Errorf("port = %q, want 22", a["port"])
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), acctest.EventWait)
 			defer cancel()
 			out, err := machinestest.SSH(ctx, a["ipv4"], port, a["username"], a["password"], "cat /root/greeting /root/provisioned")
 			if err != nil {

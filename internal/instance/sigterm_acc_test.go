@@ -52,7 +52,7 @@ func TestAccInstance_providerAfterSIGTERM(t *testing.T) {
 
 	job.KillLeader()
 	job.Wait()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), acctest.EventWait)
 	defer cancel()
 	err := tfutil.Poll(ctx, tfutil.PollOptions{What: "the provider to exit", Interval: 100 * time.Millisecond, MaxInterval: 500 * time.Millisecond},
 		func(context.Context) (bool, string, error) {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -119,7 +118,7 @@ func TestAccExamples_demo(t *testing.T) {
 				if rc.Count("ping") != 1 || rc.Refused() != 0 {
 					return fmt.Errorf("receiver: got %d verified pings and %d refused deliveries, want 1 and none", rc.Count("ping"), rc.Refused())
 				}
-				return rc.WaitFor("snapshot.created", 1, 30*time.Second)
+				return rc.WaitFor("snapshot.created", 1, acctest.EventWait)
 			}),
 			// The demo orders a server, so the wallet read before the order (output "balance")
 			// reads lower on the next plan: an output-only change, expected.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -204,7 +203,7 @@ resource "reseller_snapshot" "web" {
 			Config: config,
 			Check: func(*terraform.State) error {
 				for _, name := range []string{"order.deployed", "snapshot.created"} {
-					if err := rc.WaitFor(name, 1, 30*time.Second); err != nil {
+					if err := rc.WaitFor(name, 1, acctest.EventWait); err != nil {
 						return err
 					}
 				}

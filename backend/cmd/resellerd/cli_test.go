@@ -212,7 +212,7 @@ func TestServeBothAddressesAndShutdown(t *testing.T) {
 	case bound = <-addrs:
 	case err := <-done:
 		t.Fatalf("serve ended early: %v", err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(eventWait):
 		t.Fatal("serve did not start")
 	}
 	if len(bound) != 2 {
@@ -229,7 +229,7 @@ func TestServeBothAddressesAndShutdown(t *testing.T) {
 		if err != nil {
 			t.Fatalf("serve after cancel: %v", err)
 		}
-	case <-time.After(15 * time.Second):
+	case <-time.After(eventWait):
 		t.Fatal("serve did not shut down")
 	}
 	if _, err := net.DialTimeout("tcp", bound[0].String(), time.Second); err == nil {
@@ -358,7 +358,7 @@ func TestServeFlagsDriveProvisioning(t *testing.T) {
 			if err != nil || resp.StatusCode != http.StatusCreated {
 				t.Fatalf("POST /instances: %d, %v", resp.StatusCode, err)
 			}
-			deadline := time.Now().Add(10 * time.Second)
+			deadline := time.Now().Add(eventWait)
 			for {
 				order := getJSON(t, fmt.Sprintf("%s/api/v1/orders/%d", base, created.Data.OrderID), acct.APIKey)
 				if order["status"] == tt.wantStatus {

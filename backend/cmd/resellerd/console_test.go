@@ -109,7 +109,7 @@ func TestDevConsoleInBrowser(t *testing.T) {
 			// The page may show a balance read while the clock's move was still billing (a
 			// day's renewals under load); it must come to the whole step's charge.
 			after := before
-			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			for deadline := time.Now().Add(pageWait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 				if after = b.number(t, balance); near(before-after, step.hours*hourly) {
 					break
 				}
@@ -261,10 +261,10 @@ func (b *browser) check(t *testing.T) {
 	}
 }
 
-// do runs actions in the tab, each bounded.
+// do runs actions in the tab, each bounded (by pageWait).
 func (b *browser) do(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, pageWait)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		t.Fatalf("browser: %v", err)
@@ -274,7 +274,7 @@ func (b *browser) do(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
 // eval evaluates a JavaScript expression in the page.
 func eval[T any](t *testing.T, b *browser, expr string) T {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, pageWait)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
@@ -334,7 +334,7 @@ func consoleScreenshot(t *testing.T, b *browser) {
 	t.Helper()
 	b.do(t, chromedp.EmulateViewport(laptop[0], laptop[1]), chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 	time.Sleep(1200 * time.Millisecond) // one more read, so the screenshot shows the service as it is
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, pageWait)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
@@ -386,7 +386,7 @@ func orderNamed(t *testing.T, d *devAPI, hostname string) (int64, string) {
 	}
 	d.call(t, "POST", "/api/v1/instances", d.key,
 		`{"server_id": 101, "template_id": 1, "term": "hourly", "hostname": "`+hostname+`"}`).want(t, 201, "").into(t, &o)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(pageWait)
 	for time.Now().Before(deadline) {
 		var got struct {
 			Server *struct {
@@ -395,13 +395,12 @@ func orderNamed(t *testing.T, d *devAPI, hostname string) (int64, string) {
 				Status string `json:"status"`
 			} `json:"server"`
 		}
-		d.call(t, "GET", "/api/v1/orders/"+itoa(o.OrderID), d.key, "").want(t, 200, "").into(t, &got)
-		if got.Server != nil && got.Server.Status == "online" {
+		if d.poll(t, "/api/v1/orders/"+itoa(o.OrderID), &got) && got.Server != nil && got.Server.Status == "online" {
 			return got.Server.ID, got.Server.Name
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pollEvery)
 	}
-	t.Fatal("the server did not come online within 30s")
+	t.Fatalf("the server did not come online within %s", pageWait)
 	return 0, ""
 }
 

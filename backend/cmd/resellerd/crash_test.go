@@ -65,7 +65,7 @@ func TestCrashSafety(t *testing.T) {
 	c := &crashClient{base: d.base, key: key, db: db}
 	c.replay(t, answered)
 	c.waitSettled(t)
-	if err := d.terminate(t, 30*time.Second); err != nil {
+	if err := d.terminate(t, eventWait); err != nil {
 		t.Fatalf("resellerd after SIGTERM: %v", err)
 	}
 	t.Logf("%d rounds: %d orders answered, %d top-ups, %d requests cut off by a kill", crashRounds, len(answered), topUps, cutOff.Load())
@@ -113,7 +113,7 @@ type crashClient struct {
 // expected and ignored; a 500 is a failure.
 func (c *crashClient) run(t *testing.T, round int, killed <-chan struct{}) ([]crashOrder, int) {
 	t.Helper()
-	c.http.Timeout = 10 * time.Second
+	c.http.Timeout = eventWait // the kill cuts the requests off sooner
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -252,7 +252,7 @@ func unexpected(status int, body []byte) error {
 // meta.idempotent_replay and the same order.
 func (c *crashClient) replay(t *testing.T, answered []crashOrder) {
 	t.Helper()
-	c.http.Timeout = 10 * time.Second
+	c.http.Timeout = eventWait
 	for _, o := range answered {
 		status, body, err := c.send(context.Background(), http.MethodPost, "/instances", crashOrderBody, o.key)
 		if err != nil {

@@ -64,7 +64,7 @@ func startDaemon(t *testing.T, bin, db string, extra ...string) *daemon {
 	case err := <-d.exited:
 		d.exited <- err
 		t.Fatalf("resellerd exited before listening: %v", err)
-	case <-time.After(30 * time.Second):
+	case <-time.After(eventWait):
 		t.Fatal("resellerd did not start listening")
 	}
 	return d
@@ -86,7 +86,7 @@ func scanLog(r io.Reader, addr chan<- string) {
 func (d *daemon) kill(t *testing.T) {
 	t.Helper()
 	d.sigkill()
-	_ = d.wait(t, 10*time.Second)
+	_ = d.wait(t, eventWait)
 }
 
 // sigkill sends SIGKILL without waiting; the process may already have ended.

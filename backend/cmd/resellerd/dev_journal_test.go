@@ -86,31 +86,29 @@ func applyLikeTerraform(t *testing.T, d *devAPI, receiver string) (secrets []str
 	d.callIdem(t, "POST", "/api/v1/instances", d.key, `{"server_id": 102, "template_id": 1, "term": "hourly", "apps": ["mysql"],
 		"app_inputs": {"mysql": {"ROOT_PASSWORD": "`+dbPassword+`", "DATABASE": "shop"}}}`, "apply-1").want(t, 201, "").into(t, &o)
 	rootPassword := ""
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for rootPassword == "" && time.Now().Before(deadline) {
 		var got struct {
 			Server *struct {
 				ID int64 `json:"id"`
 			} `json:"server"`
 		}
-		d.call(t, "GET", "/api/v1/orders/"+itoa(o.OrderID), d.key, "").want(t, 200, "").into(t, &got)
-		if got.Server != nil {
+		if d.poll(t, "/api/v1/orders/"+itoa(o.OrderID), &got) && got.Server != nil {
 			instanceID = got.Server.ID
 			var in struct {
 				Credentials *struct {
 					Password *string `json:"password"`
 				} `json:"credentials"`
 			}
-			d.call(t, "GET", "/api/v1/instances/"+itoa(instanceID), d.key, "").want(t, 200, "").into(t, &in)
-			if in.Credentials != nil && in.Credentials.Password != nil {
+			if d.poll(t, "/api/v1/instances/"+itoa(instanceID), &in) && in.Credentials != nil && in.Credentials.Password != nil {
 				rootPassword = *in.Credentials.Password
 				break
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pollEvery)
 	}
 	if rootPassword == "" {
-		t.Fatal("no root password within 30s")
+		t.Fatalf("no root password within %s", eventWait)
 	}
 	var ping struct {
 		Delivered bool `json:"delivered"`
@@ -274,14 +272,14 @@ func TestDevJournalFilters(t *testing.T) {
 // background).
 func waitForEntry(t *testing.T, d *devAPI, route string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for time.Now().Before(deadline) {
 		if entries, _ := d.journal(t, "limit=1&route="+url.QueryEscape(route)); len(entries) == 1 {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("no %s entry within 30s", route)
+	t.Fatalf("no %s entry within %s", route, eventWait)
 }
 
 func entryIDs(entries []journalEntry) []int64 {

@@ -115,7 +115,7 @@ func TestDevStateRefusesOtherFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := readFileState(t, tt.path)
-		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), eventWait)
 		var stdout, stderr bytes.Buffer
 		code := run(ctx, []string{"dev", "--listen", "127.0.0.1:0", "--state", tt.path}, &stdout, &stderr, noEnv)
 		cancel()

@@ -72,7 +72,7 @@ func startDev(t *testing.T, bin string, extra ...string) *devProcess {
 		select {
 		case l := <-lines:
 			p.stdout = append(p.stdout, l)
-		case <-time.After(10 * time.Second):
+		case <-time.After(eventWait):
 			t.Fatalf("stdout has only %q", p.stdout)
 		}
 	}
@@ -106,8 +106,8 @@ func (p *devProcess) terminate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("resellerd dev ended with %v after SIGTERM", err)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("resellerd dev did not end within 30s of SIGTERM")
+	case <-time.After(eventWait):
+		t.Fatalf("resellerd dev did not end within %s of SIGTERM", eventWait)
 	}
 }
 

@@ -110,10 +110,27 @@ func (a answer) into(t *testing.T, v any) {
 	}
 }
 
+// pollEvery is how often a test reads the API while it waits for a change: dev keeps the
+// spec's rate limits (60 reads a minute of a route), which faster reads reach within seconds
+// when the wait is long (a loaded host).
+const pollEvery = 250 * time.Millisecond
+
+// poll reads GET path with d's key into v, as a wait reads: when the rate limit answers 429 it
+// waits a second and reports false, so the caller reads again.
+func (d *devAPI) poll(t *testing.T, path string, v any) bool {
+	t.Helper()
+	a := d.call(t, "GET", path, d.key, "")
+	if a.status == http.StatusTooManyRequests {
+		time.Sleep(time.Second)
+		return false
+	}
+	a.want(t, 200, "").into(t, v)
+	return true
+}
+
 // deployed orders an hourly server of plan 101 and waits until it is online; it returns the
-// order and instance ids. It reads the order four times a second, within the spec's read limit
-// however long the deploy takes (a machine boot on a loaded host), and waits out a 429 all the
-// same; two minutes bound the wait.
+// order and instance ids. It reads the order every pollEvery and waits out a 429; two minutes
+// bound the wait.
 func (d *devAPI) deployed(t *testing.T) (orderID, instanceID int64) {
 	t.Helper()
 	var o struct {
@@ -129,16 +146,10 @@ func (d *devAPI) deployed(t *testing.T) (orderID, instanceID int64) {
 				Status string `json:"status"`
 			} `json:"server"`
 		}
-		a := d.call(t, "GET", "/api/v1/orders/"+itoa(o.OrderID), d.key, "")
-		if a.status == http.StatusTooManyRequests {
-			time.Sleep(time.Second)
-			continue
-		}
-		a.want(t, 200, "").into(t, &got)
-		if got.Server != nil && got.Server.Status == "online" {
+		if d.poll(t, "/api/v1/orders/"+itoa(o.OrderID), &got) && got.Server != nil && got.Server.Status == "online" {
 			return o.OrderID, got.Server.ID
 		}
-		time.Sleep(250 * time.Millisecond)
+		time.Sleep(pollEvery)
 	}
 	t.Fatal("the server did not come online within 2 minutes")
 	return 0, 0
@@ -256,7 +267,7 @@ func TestDevPasswordChanged(t *testing.T) {
 	_, id := d.deployed(t)
 	d.call(t, "POST", "/_dev/instances/"+itoa(id)+"/password-changed", d.key, "").want(t, 200, "")
 	d.call(t, "POST", "/api/v1/instances/"+itoa(id)+"/apps", d.key, `{"apps": ["docker"]}`).want(t, 202, "")
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for time.Now().Before(deadline) {
 		var apps struct {
 			Installs []struct {
@@ -264,16 +275,15 @@ func TestDevPasswordChanged(t *testing.T) {
 				Stage  string `json:"stage"`
 			} `json:"installs"`
 		}
-		d.call(t, "GET", "/api/v1/instances/"+itoa(id)+"/apps", d.key, "").want(t, 200, "").into(t, &apps)
-		if len(apps.Installs) == 1 && apps.Installs[0].Status == "failed" {
+		if d.poll(t, "/api/v1/instances/"+itoa(id)+"/apps", &apps) && len(apps.Installs) == 1 && apps.Installs[0].Status == "failed" {
 			if apps.Installs[0].Stage != "auth_failed" {
 				t.Fatalf("install failed at %q, want auth_failed", apps.Installs[0].Stage)
 			}
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pollEvery)
 	}
-	t.Fatal("the install did not fail within 30s")
+	t.Fatalf("the install did not fail within %s", eventWait)
 }
 
 // TestDevFailRate: a fail rate of 1 makes datacenter operations fail with 502; bad rates are 400.

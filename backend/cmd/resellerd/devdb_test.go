@@ -71,7 +71,7 @@ func TestDevRefusesADatabaseItDidNotCreate(t *testing.T) {
 		}
 		before := readFileState(t, tt.path)
 		// Bounded: a dev that took the file would serve it until the context ends.
-		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), eventWait)
 		var stdout, stderr bytes.Buffer
 		code := run(ctx, []string{"dev", "--listen", "127.0.0.1:0", "--db", tt.db}, &stdout, &stderr, noEnv)
 		cancel()

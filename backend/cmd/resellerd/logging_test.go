@@ -128,7 +128,7 @@ func TestAccessLogJSON(t *testing.T) {
 // sent, so it may trail the client by a moment) and returns them, each parsed as JSON.
 func accessLines(t *testing.T, log *syncBuffer, n int) []map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for {
 		var lines []map[string]any
 		sc := bufio.NewScanner(strings.NewReader(log.String()))
@@ -181,7 +181,7 @@ func serveAddrs(t *testing.T, opts serveOptions, w io.Writer) []net.Addr {
 		return a
 	case err := <-done:
 		t.Fatalf("serve: %v", err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(eventWait):
 		t.Fatal("serve did not start")
 	}
 	return nil

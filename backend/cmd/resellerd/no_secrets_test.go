@@ -65,7 +65,7 @@ func TestNoSecretInAnyLog(t *testing.T) {
 
 	secrets := []string{acct.APIKey, hookSecret, dbPassword}
 	var instanceID int64
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for instanceID == 0 || len(secrets) < 4 {
 		if time.Now().After(deadline) {
 			t.Fatalf("no deployed instance with a root password (order %d)", orderID)

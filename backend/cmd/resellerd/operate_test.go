@@ -13,11 +13,13 @@ import (
 )
 
 // The operator's commands against a running serve (SQLite and PostgreSQL): each change is seen
-// through the API within a second, although the customer's key is already cached, and each
-// is in the audit trail.
+// through the API, although the customer's key is already cached, and each is in the audit
+// trail.
 
-// seenWithin is how soon every replica must show an operator's change.
-const seenWithin = time.Second
+// seenWithin bounds the wait for every replica to show an operator's change. The cache has no
+// expiry to wait out (a commit empties it), so a change not seen at all is what fails; how soon
+// it is seen is a speed, which a loaded CI host must not be held to.
+const seenWithin = eventWait
 
 // operated is one customer of a running serve (or several replicas on one database), with its
 // key cached by each replica.
@@ -159,7 +161,7 @@ func (o *operated) deployServer(t *testing.T) int64 {
 	if err := json.Unmarshal(data, &order); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(eventWait); ; time.Sleep(20 * time.Millisecond) {
 		_, _, data := call(t, http.MethodGet, fmt.Sprintf("%s/api/v1/orders/%d", o.bases[0], order.ID), o.key, "")
 		if err := json.Unmarshal(data, &order); err != nil {
 			t.Fatal(err)
@@ -360,8 +362,7 @@ func checkAuditTrail(t *testing.T, o *operated, server int64) {
 }
 
 // TestOperatorBlockSeenByEveryReplica: two serve replicas on one PostgreSQL database, both
-// with the key cached; a block through the CLI is seen by both within a second, and so is the
-// unblock.
+// with the key cached; a block through the CLI is seen by both, and so is the unblock.
 func TestOperatorBlockSeenByEveryReplica(t *testing.T) {
 	t.Parallel()
 	o := startOperated(t, pg.Database(t), 2)

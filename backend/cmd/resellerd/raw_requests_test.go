@@ -14,12 +14,12 @@ import (
 // rawRequest writes raw to the server at base and reads the one answer.
 func rawRequest(t *testing.T, base, raw string) (*http.Response, []byte) {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), 5*time.Second)
+	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), eventWait)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+	if err := conn.SetDeadline(time.Now().Add(eventWait)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := io.WriteString(conn, raw); err != nil {

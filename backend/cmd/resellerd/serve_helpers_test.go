@@ -9,6 +9,12 @@ import (
 	"time"
 )
 
+// eventWait bounds a test's wait for something to happen (a server to start or stop, a process
+// to end, an order to deploy, a log line to be written). It only keeps a broken test from
+// hanging: a loaded CI host is many times slower than an idle one, and the tests assert no
+// speed.
+const eventWait = time.Minute
+
 // startServe runs serve with opts and logger in the background and returns the bound
 // addresses and stop, which ends serve and waits for it (also called when the test ends).
 func startServe(t *testing.T, opts serveOptions, logger *slog.Logger) ([]net.Addr, func()) {
@@ -31,7 +37,7 @@ func startServe(t *testing.T, opts serveOptions, logger *slog.Logger) ([]net.Add
 		return a, stop
 	case err := <-done:
 		t.Fatalf("serve ended early: %v", err)
-	case <-time.After(20 * time.Second):
+	case <-time.After(eventWait):
 		t.Fatal("serve did not start")
 	}
 	return nil, stop

@@ -64,7 +64,7 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	if a.err != nil || a.status != http.StatusOK || json.Unmarshal(a.body, &ping) != nil || !ping.Data.Delivered {
 		t.Fatalf("the in-flight test ping: %d %s %v; want 200 delivered", a.status, a.body, a.err)
 	}
-	if err := d.wait(t, 30*time.Second); err != nil {
+	if err := d.wait(t, eventWait); err != nil {
 		t.Fatalf("resellerd after SIGTERM: %v, want exit 0", err)
 	}
 }
@@ -72,7 +72,7 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 // waitListenerClosed waits until the daemon refuses new connections: it has begun shutting down.
 func waitListenerClosed(t *testing.T, base string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for time.Now().Before(deadline) {
 		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second)
 		if err != nil {
@@ -81,15 +81,15 @@ func waitListenerClosed(t *testing.T, base string) {
 		conn.Close()
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("the listener is still open 10 s after SIGTERM")
+	t.Fatalf("the listener is still open %s after SIGTERM", eventWait)
 }
 
-// waitClosed waits at most 10 seconds for c to be closed.
+// waitClosed waits at most eventWait for c to be closed.
 func waitClosed(t *testing.T, c <-chan struct{}) {
 	t.Helper()
 	select {
 	case <-c:
-	case <-time.After(10 * time.Second):
+	case <-time.After(eventWait):
 		t.Fatal("timed out waiting")
 	}
 }

@@ -72,7 +72,7 @@ func TestServeTLS(t *testing.T) {
 		t.Fatalf("tlsConfig = %+v, %v; want TLS 1.2 minimum", cfg, err)
 	}
 	bound, _ := startServe(t, o, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	modern := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	modern := &http.Client{Timeout: eventWait, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	old := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool,
 		MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11}}}
 	if len(bound) != 3 {

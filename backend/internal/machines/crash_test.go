@@ -47,7 +47,7 @@ func TestMachinesDieWithTheirManagersProcess(t *testing.T) {
 	procs := processesIn(t, pidNS)
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for !t.Failed() {
 		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
 			break

@@ -282,7 +282,7 @@ func listen(t *testing.T, where string, command func(ready string) *exec.Cmd) fu
 			if err != nil {
 				t.Fatalf("netprobe %s: %v: %s", where, err, out.String())
 			}
-		case <-time.After(40 * time.Second):
+		case <-time.After(bootWait): // netprobe gives up by itself after a minute without the end marker
 			t.Fatalf("netprobe %s did not end: %s", where, out.String())
 		}
 		return out.String()
@@ -340,18 +340,18 @@ func sendUDP(t *testing.T, ip netip.Addr, marker string) {
 	}
 }
 
-// waitFor polls cond until it holds, failing the test after 30 seconds.
+// waitFor polls cond until it holds, failing the test after eventWait.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	deadline := time.NewTimer(30 * time.Second)
+	deadline := time.NewTimer(eventWait)
 	defer deadline.Stop()
 	for !cond() {
 		select {
 		case <-tick.C:
 		case <-deadline.C:
-			t.Fatalf("waiting for %s: gave up after 30s", what)
+			t.Fatalf("waiting for %s: gave up after %s", what, eventWait)
 		}
 	}
 }

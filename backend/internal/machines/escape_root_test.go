@@ -349,13 +349,13 @@ func loopsOf(t *testing.T, dir string) []string {
 
 // waitNoLoop waits until no loop device has a file under dir/machines/ref ("": under dir). A
 // loop device clears itself once its filesystem's last user is gone, which the kernel finishes
-// after the unmount returns; the wait is bounded.
+// after the unmount returns; the wait is bounded (by eventWait).
 func waitNoLoop(t *testing.T, dir, ref string) {
 	t.Helper()
 	if ref != "" {
 		dir = filepath.Join(dir, "machines", ref)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for {
 		left := loopsOf(t, dir)
 		if len(left) == 0 {

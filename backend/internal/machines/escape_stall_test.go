@@ -152,22 +152,23 @@ func (r *revivals) String() string {
 	return strings.Join(r.seen, "; ")
 }
 
-// waitRevived waits (up to 30 s: the promise is 10) until ref was booted again for reason.
+// waitRevived waits (up to bootWait; the promise is 10 s on an idle host) until ref was booted
+// again for reason.
 func waitRevived(t *testing.T, r *revivals, ref, reason string) {
 	t.Helper()
 	want := ref + " " + reason + " <nil>"
-	for deadline := time.Now().Add(30 * time.Second); !r.has(want); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(bootWait); !r.has(want); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("machine %s not booted again for %q within 30s; revivals: %s", ref, reason, r)
+			t.Fatalf("machine %s not booted again for %q within %s; revivals: %s", ref, reason, bootWait, r)
 		}
 	}
 }
 
-// waitSSH waits (up to 30 s) until ip takes an SSH login with password.
+// waitSSH waits (up to bootWait) until ip takes an SSH login with password.
 func waitSSH(t *testing.T, ip netip.Addr, password string) {
 	t.Helper()
 	var err error
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(bootWait); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		if _, err = sshRun(ip, password, "true"); err == nil {
 			return
 		}
@@ -195,9 +196,9 @@ func TestARevivalThatFailsIsTriedAgain(t *testing.T) {
 	if _, _, err := m.Run(ctx, "vm-retry", "kill -9 $PPID", nil); err == nil {
 		t.Fatal("the run that killed its agent answered")
 	}
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(revived.String(), "vm-retry exited machine vm-retry: password"); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(bootWait); !strings.Contains(revived.String(), "vm-retry exited machine vm-retry: password"); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no failed revival reported within 30s; revivals: %s", revived)
+			t.Fatalf("no failed revival reported within %s; revivals: %s", bootWait, revived)
 		}
 	}
 	if err := os.Rename(hash+".away", hash); err != nil {

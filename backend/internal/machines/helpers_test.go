@@ -15,6 +15,14 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
+// eventWait bounds a test's wait for something to happen. It only keeps a broken test from
+// hanging: a loaded CI host is many times slower than an idle one, and the tests assert no
+// speed.
+const eventWait = time.Minute
+
+// bootWait bounds a wait that takes a machine's boot.
+const bootWait = 2 * time.Minute
+
 // requireRoot skips a test that needs root only where that is allowed: not root and not CI.
 // Under CI (CI set) a test without root fails, so machines are never silently untested there.
 func requireRoot(t testing.TB) {

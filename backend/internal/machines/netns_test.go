@@ -53,7 +53,7 @@ func TestInNetnsGivesItsThreadBack(t *testing.T) {
 func waitForNetns(t *testing.T, pid int) string {
 	t.Helper()
 	host, _ := os.Readlink("/proc/self/ns/net")
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(eventWait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if ns, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net"); err == nil && ns != host {
 			return ns
 		}

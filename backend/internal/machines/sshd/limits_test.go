@@ -89,7 +89,7 @@ func rawBanner(t *testing.T, local, addr string) string {
 		t.Fatalf("dial from %s: %v", local, err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_ = conn.SetReadDeadline(time.Now().Add(eventWait))
 	line, _ := bufio.NewReader(conn).ReadString('\n')
 	return line
 }

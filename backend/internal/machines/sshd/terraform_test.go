@@ -28,7 +28,7 @@ resource "terraform_data" "machine" {
     user        = "root"
     password    = var.password
     script_path = "%[2]s/terraform_%%RAND%%.sh"
-    timeout     = "20s"
+    timeout     = "1m"
   }
 
   provisioner "file" {

@@ -37,6 +37,10 @@ const EnvURL = "RESELLER_TEST_POSTGRES_URL"
 // startTimeout bounds initdb plus the server's start.
 const startTimeout = 5 * time.Minute
 
+// stopTimeout bounds Stop: closing the admin connection and pg_ctl stop (on a loaded host,
+// seconds turn into tens of seconds).
+const stopTimeout = 2 * time.Minute
+
 // serverOptions tune the throwaway server for tests: durability is worth nothing to a database
 // that is deleted at the end (and minimal WAL lets CREATE DATABASE copy files without logging
 // them, which halves its time), and every test opens a pool of its own.
@@ -354,7 +358,7 @@ func (s *Server) dropDatabase(ctx context.Context, dsn string) error {
 // Stop closes the admin connection and, for a throwaway server, stops it at once (pg_ctl stop
 // -m immediate; by its PID if pg_ctl fails) and removes its directory.
 func (s *Server) Stop() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if s.conn != nil {
 		_ = s.conn.Close(ctx)

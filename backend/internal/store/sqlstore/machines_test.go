@@ -17,7 +17,7 @@ func TestMachineOpsWakeOtherReplicas(t *testing.T) {
 	first, url := openFresh(t)
 	second := openURL(t, url)
 	var before uint64
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for ok := false; !ok; before, ok = second.ChangeVersion(ctx) {
 		if time.Now().After(deadline) {
 			t.Fatal("the change watcher of the second replica does not listen")

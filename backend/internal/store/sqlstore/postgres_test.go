@@ -379,7 +379,7 @@ func TestWorkerListsSkipLockedRows(t *testing.T) {
 		})
 	}()
 	<-held
-	listCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	listCtx, cancel := context.WithTimeout(ctx, eventWait) // a list blocked by the lock would wait for ever
 	defer cancel()
 	due, err := second.DueOrders(listCtx, time.Now(), 10)
 	close(release)

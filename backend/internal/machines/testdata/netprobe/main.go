@@ -146,7 +146,7 @@ func checksum(h []byte) uint16 {
 }
 
 // listen prints "seen M" for each frame carrying a marker M, until the frame with the end
-// marker (printed too, as "seen END") or 30 seconds.
+// marker (printed too, as "seen END") or a minute (a bound for a loaded host, not a speed).
 func listen(args []string) error {
 	fs := flag.NewFlagSet("listen", flag.ExitOnError)
 	iface := fs.String("i", "eth0", "interface")
@@ -169,7 +169,7 @@ func listen(args []string) error {
 		return err
 	}
 	buf := make([]byte, 65536)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		n, _, err := syscall.Recvfrom(fd, buf, 0)
 		if err != nil {
 			continue // the receive timeout: look at the deadline again
@@ -183,7 +183,7 @@ func listen(args []string) error {
 			return nil
 		}
 	}
-	return errors.New("no end marker in 30s")
+	return errors.New("no end marker in a minute")
 }
 
 func markerIn(frame []byte) string {

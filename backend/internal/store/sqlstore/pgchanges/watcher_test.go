@@ -57,8 +57,8 @@ func TestWatcherWithoutDatabase(t *testing.T) {
 	go func() { w.Close(); close(closed) }()
 	select {
 	case <-closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close did not return within 10 s")
+	case <-time.After(time.Minute): // only keeps a broken test from hanging
+		t.Fatal("Close did not return within a minute")
 	}
 	if n := strings.Count(out.String(), "level=WARN"); n != 1 {
 		t.Fatalf("%d warnings for one streak of failures, want 1:\n%s", n, out.String())

@@ -82,10 +82,15 @@ func TestSQLiteGroupCommit(t *testing.T) {
 	}
 }
 
-// waitQueued waits (at most 10 s) until n transactions are queued for the writer.
+// eventWait bounds a test's wait for something to happen. It only keeps a broken test from
+// hanging: a loaded CI host is many times slower than an idle one, and the tests assert no
+// speed.
+const eventWait = time.Minute
+
+// waitQueued waits (at most eventWait) until n transactions are queued for the writer.
 func waitQueued(t *testing.T, g *GroupCommitter[Querier], n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for len(g.jobs) < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d transactions queued, want %d", len(g.jobs), n)
@@ -144,10 +149,10 @@ func TestSQLiteTransactionsReusePreparedStatements(t *testing.T) {
 	}
 }
 
-// waitPrepared waits (at most 10 s) until the writer has prepared what the last group noted.
+// waitPrepared waits (at most eventWait) until the writer has prepared what the last group noted.
 func waitPrepared(t *testing.T, w *writerStmts) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for {
 		w.mu.Lock()
 		prepared, wanted := len(w.stmts), len(w.wanted)
