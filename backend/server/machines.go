@@ -175,6 +175,7 @@ func openSandbox(ctx context.Context, cfg Config, st *sqlstore.Store, dc *sim.Si
 	// The Manager tells the sandbox of the machines it found down and booted again; none runs
 	// before sb.Boot, by when sb is set.
 	var sb *sandbox.Datacenter
+	opts.FoundDown = func(ref, reason string) { sb.FoundDown(ref, reason) }
 	opts.Revived = func(ref, reason string, err error) { sb.Revived(ref, reason, err) }
 	mgr, err := machines.New(ctx, opts)
 	if err != nil {

@@ -109,6 +109,9 @@ func (m *Manager) revive(mc *machine, run *running, reason string) {
 		return
 	}
 	m.log.Warn("machine down; booting it again", "ref", mc.ref, "reason", reason, "pid", run.pid, "exit", exitState(run))
+	if m.o.FoundDown != nil {
+		m.o.FoundDown(mc.ref, reason)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), m.reviveTimeout())
 	m.kill(ctx, mc)
 	mc.down = true

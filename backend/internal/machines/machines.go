@@ -97,6 +97,11 @@ type Options struct {
 	// not, where failing boots only adds to the load.
 	BootTimeout time.Duration
 	Logger      *slog.Logger
+	// FoundDown, when set, is told of each machine found down (liveness.go), its ref and why
+	// (ReasonExited, ReasonUnresponsive), before it is booted again: from then until Revived
+	// tells of a boot that works, the machine answers nothing. It runs under the machine's lock
+	// and must return soon.
+	FoundDown func(ref, reason string)
 	// Revived, when set, is told of each machine found down and booted again (liveness.go):
 	// its ref, why (ReasonExited, ReasonUnresponsive), and the boot's error (nil: it answers
 	// again). It runs outside the machine's lock.

@@ -106,8 +106,20 @@ func (d *Datacenter) Poll(ctx context.Context, ticket string) (datacenter.Build,
 }
 
 // Live is the simulator's: the power status it last reported and the traffic.
+//
+// A machine its host found down (its init exited, its agent stopped) and has not booted again
+// yet reads offline, whatever its power should be: while its host boots it again, or, when that
+// keeps failing, until a boot works (FoundDown). The API never says online over a machine that
+// answers nothing.
 func (d *Datacenter) Live(ctx context.Context, ref string, cycleStart time.Time) (datacenter.Live, error) {
-	return d.sim.Live(ctx, ref, cycleStart)
+	live, err := d.sim.Live(ctx, ref, cycleStart)
+	if err != nil || live.Status != datacenter.StatusOnline {
+		return live, err
+	}
+	if row, ok, err := d.machine(ctx, ref); err == nil && ok && row.Down {
+		live.Status = datacenter.StatusOffline
+	}
+	return live, nil
 }
 
 // Power stops, boots or reboots the machine, and records what the database says it should be.

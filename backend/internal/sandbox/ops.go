@@ -335,6 +335,7 @@ func (d *Datacenter) booted(ctx context.Context, ref string, err error) error {
 	if err != nil {
 		return err
 	}
+	d.clearDown(ctx, ref)
 	ctx, cancel := context.WithTimeout(ctx, bootScriptsTimeout)
 	defer cancel()
 	if _, _, err := d.machines.Run(ctx, ref, bootServices, nil); err != nil {

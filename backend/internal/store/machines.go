@@ -18,6 +18,9 @@ type Machine struct {
 	FromImage string // the image it is built from; "" for the template's fresh disk
 	Power     string // what the database says it should be: "online" or "offline"
 	Created   bool   // the host has built it
+	// Down: its host found it down (init exited, agent stopped or silent) and has not booted it
+	// again yet; its status reads offline meanwhile, on every replica.
+	Down bool
 }
 
 // MachineImage is a copy of a machine's disk, kept on the host of that machine.
