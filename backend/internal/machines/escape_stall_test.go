@@ -176,14 +176,16 @@ func waitSSH(t *testing.T, ip netip.Addr, password string) {
 	t.Fatalf("ssh %s after its revival: %v", ip, err)
 }
 
-// TestARevivalThatFailsIsTriedAgain: a machine found down whose boot fails (its password hash
-// is missing) is reported so, and booted again once it can be, without anyone asking: it is
-// never left dead while the API says online.
+// TestARevivalThatFailsIsTriedAgain: a machine found down is told to Options.FoundDown before
+// its boot (the sandbox then reads it offline); a boot that fails (its password hash is
+// missing) is reported so, and the machine is booted again once it can be, without anyone
+// asking: it is never left dead while the API says online.
 func TestARevivalThatFailsIsTriedAgain(t *testing.T) {
 	requireRoot(t)
 	revived := &revivals{}
 	m := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.143.0/24"), Logger: testLogger(t),
-		Revived: revived.add})
+		FoundDown: func(ref, reason string) { revived.add(ref, "found down: "+reason, nil) },
+		Revived:   revived.add})
 	ctx := context.Background()
 	ip := netip.MustParseAddr("198.18.143.10")
 	if err := m.Create(ctx, Spec{Ref: "vm-retry", Hostname: "retry", Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
@@ -200,6 +202,9 @@ func TestARevivalThatFailsIsTriedAgain(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no failed revival reported within %s; revivals: %s", bootWait, revived)
 		}
+	}
+	if !revived.has("vm-retry found down: exited <nil>") {
+		t.Fatalf("the failed revival was not told to FoundDown first; told: %s", revived)
 	}
 	if err := os.Rename(hash+".away", hash); err != nil {
 		t.Fatal(err)
