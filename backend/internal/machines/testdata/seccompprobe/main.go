@@ -1,5 +1,5 @@
 // Command seccompprobe makes one system call inside a machine and says how the kernel answered:
-// "ok" (exit 0), or the errno's name (exit 1). TestEscapesThroughSyscalls builds it statically
+// "ok" (exit 0), or the errno's name (exit 1). TestTenantCannotBreakOut/5_keyring_and_kernel_surface builds it statically
 // and copies it into a machine. Each call's arguments are ones the kernel alone would accept
 // from the machine's root (or refuse with another errno than EPERM), so EPERM means the seccomp
 // filter.
