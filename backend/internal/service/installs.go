@@ -185,8 +185,18 @@ func (s *Service) InstallAllAppsDue(ctx context.Context) error {
 // WaitInstalls returns once no install stage runs (the shutdown's).
 func (s *Service) WaitInstalls() { s.installs.wait() }
 
-// advanceInstall claims one install and moves it one stage.
+// advanceInstall claims one install and moves it one stage, within its account's share of the
+// install workers (maxInstallsPerAccount): an account at its share waits for a later tick,
+// before the claim, so its install is not leased meanwhile.
 func (s *Service) advanceInstall(ctx context.Context, a store.AppInstall) error {
+	owner, err := s.store.InstanceByID(ctx, a.InstanceID)
+	if err != nil {
+		return err
+	}
+	if !s.installs.takeAccount(owner.AccountID) {
+		return nil
+	}
+	defer s.installs.giveAccount(owner.AccountID)
 	now := s.now()
 	lease := s.workLease
 	if a.Stage == store.StageRunning {
