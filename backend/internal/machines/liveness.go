@@ -126,10 +126,14 @@ func (m *Manager) revive(mc *machine, run *running, reason string) {
 
 // retryRevive boots again a machine whose revival failed, waiting twice as long after each
 // failure (from livenessEvery to reviveBackoffMax), until a boot works or the machine is
-// stopped, deleted or the Manager closed.
+// stopped, deleted or the Manager closed (which ends its wait at once).
 func (m *Manager) retryRevive(mc *machine, reason string) {
 	for wait := livenessEvery; ; wait = min(2*wait, reviveBackoffMax) {
-		time.Sleep(wait)
+		select {
+		case <-time.After(wait):
+		case <-m.done:
+			return
+		}
 		mc.mu.Lock()
 		if !mc.down || mc.run != nil || mc.rec == nil || m.isClosed() {
 			mc.mu.Unlock()

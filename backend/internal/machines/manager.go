@@ -36,6 +36,7 @@ type Manager struct {
 	mu       sync.Mutex
 	machines map[string]*machine
 	closed   bool
+	done     chan struct{} // closed with closed set: ends the waits of background work (retryRevive)
 
 	// addrMu and claims keep two machines off one address while their records are written
 	// (each call holds only its own machine's lock).
@@ -97,7 +98,8 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	m := &Manager{o: o, log: o.Logger.With("component", "machines"), machines: map[string]*machine{}, claims: map[netip.Addr]string{}}
+	m := &Manager{o: o, log: o.Logger.With("component", "machines"), machines: map[string]*machine{}, claims: map[netip.Addr]string{},
+		done: make(chan struct{})}
 	if m.seccomp, err = seccompfilter.Program(); err != nil {
 		return nil, fmt.Errorf("machines: %w", err)
 	}
@@ -140,6 +142,7 @@ func (m *Manager) Close(ctx context.Context) error {
 		return nil
 	}
 	m.closed = true
+	close(m.done)
 	list := make([]*machine, 0, len(m.machines))
 	for _, mc := range m.machines {
 		list = append(list, mc)
