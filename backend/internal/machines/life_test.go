@@ -382,3 +382,29 @@ func hostAddresses(t *testing.T) []string {
 	}
 	return list
 }
+
+// TestPasswordNotKeptOnDiskIsGivenBack: a new password the disk does not take (its file
+// immutable) fails SetPassword, and the running machine takes its old password again, as the
+// caller, told of the failure, keeps it: SSH takes the old password and refuses the new one.
+func TestPasswordNotKeptOnDiskIsGivenBack(t *testing.T) {
+	m := newManager(t, "198.18.221.0/24")
+	ctx := context.Background()
+	ip := netip.MustParseAddr("198.18.221.10")
+	if err := m.Create(ctx, Spec{Ref: "vm-pw", Hostname: "pw", Template: "t", IPv4: ip, Password: "old-pw"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(m.o.Dir, "machines", "vm-pw", "password")
+	if out, err := exec.Command("chattr", "+i", file).CombinedOutput(); err != nil {
+		t.Fatalf("chattr +i: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("chattr", "-i", file).Run() })
+	if err := m.SetPassword(ctx, "vm-pw", "new-pw"); err == nil {
+		t.Fatal("SetPassword succeeded with its file immutable")
+	}
+	if out, err := sshRun(ip, "old-pw", "hostname"); err != nil || out != "pw\n" {
+		t.Fatalf("the old password after the failed change: %q, %v", out, err)
+	}
+	if _, err := sshRun(ip, "new-pw", "true"); err == nil {
+		t.Fatal("the new password the disk did not take logs in")
+	}
+}

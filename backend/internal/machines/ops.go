@@ -206,14 +206,26 @@ func (m *Manager) SetPassword(ctx context.Context, ref, password string) error {
 		return fmt.Errorf("machine %s: hash the password: %w", ref, err)
 	}
 	// The agent first: a machine that does not take it keeps its old password on disk too,
-	// as the caller, told of the failure, keeps the old one.
-	if mc.run.alive() {
+	// as the caller, told of the failure, keeps the old one. A disk that does not take it gives
+	// the agent its old password back, for the same reason.
+	old, err := os.ReadFile(mc.passwordPath())
+	if err != nil {
+		return fmt.Errorf("machine %s: password: %w", ref, err)
+	}
+	told := mc.run.alive()
+	if told {
 		if err := mc.run.ctl.setPassword(ctx, hash); err != nil {
 			return fmt.Errorf("machine %s: tell the agent the new password: %w", ref, err)
 		}
 	}
 	if err := writeFileAtomic(mc.passwordPath(), []byte(hash), 0o600); err != nil {
-		return fmt.Errorf("machine %s: %w", ref, err)
+		err = fmt.Errorf("machine %s: %w", ref, err)
+		if told {
+			if rerr := mc.run.ctl.setPassword(ctx, string(old)); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("machine %s: give the agent its old password back: %w", ref, rerr))
+			}
+		}
+		return err
 	}
 	m.log.Info("machine password set", "ref", ref)
 	return nil
