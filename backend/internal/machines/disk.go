@@ -256,9 +256,46 @@ func mounted(dir string) bool {
 	return st.Dev != parent.Dev
 }
 
-// releaseDisks unmounts the disk of every machine directory of this host: at New, those a
-// crashed Manager left mounted (its machines died with it), a Create cut short before its spec
-// was written among them; at Close, every one.
+// stagingDir is where a machine's next disk is made (resetDisk) before it takes the place of
+// the machine's own.
+func stagingDir(mc *machine) string { return filepath.Join(mc.dir, "disk.next") }
+
+// discardStage removes a staged disk: unmounted, then its files.
+func discardStage(stage *machine) error {
+	if err := releaseDisk(stage); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(stage.dir); err != nil {
+		return fmt.Errorf("machine %s: remove its staged disk: %w", stage.ref, err)
+	}
+	return nil
+}
+
+// swapDisk puts stage's disk in the place of mc's (both unmounted first; the old one is moved
+// aside before the new one moves in, then removed), and removes stage.
+func swapDisk(mc, stage *machine) error {
+	if err := errors.Join(releaseDisk(stage), releaseDisk(mc)); err != nil {
+		return err
+	}
+	old := filepath.Join(stage.dir, "old")
+	moves := []struct{ from, to string }{
+		{mc.diskImage(), old + ".img"}, {mc.diskMount(), old},
+		{stage.diskImage(), mc.diskImage()}, {stage.diskMount(), mc.diskMount()},
+	}
+	for _, mv := range moves {
+		if err := os.Rename(mv.from, mv.to); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("machine %s: put its new disk in place: %w", mc.ref, err)
+		}
+	}
+	if err := os.RemoveAll(stage.dir); err != nil {
+		return fmt.Errorf("machine %s: remove its old disk: %w", mc.ref, err)
+	}
+	return nil
+}
+
+// releaseDisks unmounts the disk of every machine directory of this host, and any disk staged
+// for it (resetDisk): at New, those a crashed Manager left mounted (its machines died with
+// it), a Create cut short before its spec was written among them; at Close, every one.
 func (m *Manager) releaseDisks() error {
 	entries, err := os.ReadDir(filepath.Join(m.o.Dir, "machines"))
 	if err != nil {
@@ -270,7 +307,8 @@ func (m *Manager) releaseDisks() error {
 	var errs []error
 	for _, e := range entries {
 		if e.IsDir() {
-			errs = append(errs, releaseDisk(&machine{ref: e.Name(), dir: filepath.Join(m.o.Dir, "machines", e.Name())}))
+			mc := &machine{ref: e.Name(), dir: filepath.Join(m.o.Dir, "machines", e.Name())}
+			errs = append(errs, releaseDisk(mc), releaseDisk(&machine{ref: mc.ref, dir: stagingDir(mc)}))
 		}
 	}
 	return errors.Join(errs...)

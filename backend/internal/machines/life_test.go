@@ -408,3 +408,47 @@ func TestPasswordNotKeptOnDiskIsGivenBack(t *testing.T) {
 		t.Fatal("the new password the disk did not take logs in")
 	}
 }
+
+// TestAResetThatFailsKeepsTheDisk: a restore cut short (its context ended before the new disk
+// is made) fails and leaves the machine's disk, files and password as they were, with nothing
+// staged left beside it; a restore that works then replaces them, on a disk of its own size.
+func TestAResetThatFailsKeepsTheDisk(t *testing.T) {
+	m := newManager(t, "198.18.222.0/24")
+	ctx := context.Background()
+	ip := netip.MustParseAddr("198.18.222.10")
+	if err := m.Create(ctx, Spec{Ref: "vm-r", Hostname: "r", Template: "t", IPv4: ip, Password: "pw", Limits: Limits{DiskMB: testDiskMB}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Snapshot(ctx, "vm-r", "img-before"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := sshRun(ip, "pw", "echo kept > /root/file && sync && echo ok"); err != nil || out != "ok\n" {
+		t.Fatalf("writing a file: %q, %v", out, err)
+	}
+	if err := m.Stop(ctx, "vm-r"); err != nil {
+		t.Fatal(err)
+	}
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := m.Restore(ended, "vm-r", "img-before"); err == nil {
+		t.Fatal("a restore with its context ended succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(m.o.Dir, "machines", "vm-r", "disk.next")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the staged disk of the failed restore is left: %v", err)
+	}
+	if err := m.Start(ctx, "vm-r"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := sshRun(ip, "pw", "cat /root/file"); err != nil || out != "kept\n" {
+		t.Fatalf("the file after the failed restore: %q, %v; want it kept", out, err)
+	}
+	if err := m.Restore(ctx, "vm-r", "img-before"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start(ctx, "vm-r"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := sshRun(ip, "pw", "test -e /root/file || echo restored; df -m / | tail -1"); err != nil || !strings.HasPrefix(out, "restored\n") {
+		t.Fatalf("after the restore: %q, %v; want the snapshot's disk, without the file", out, err)
+	}
+}

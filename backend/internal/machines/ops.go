@@ -94,34 +94,61 @@ func (m *Manager) makeDisk(ctx context.Context, mc *machine, r record, password,
 // resetDisk replaces the machine's disk by a fresh one of l's size (snapshot "") or a copy of a
 // snapshot's, whose password hash it also takes, and returns the image the snapshot's disk was
 // made on ("" for a fresh disk or a snapshot taken before images were recorded). The machine is
-// off; its disk is left mounted.
+// off; its disk is left mounted. The new disk is made beside the machine's (stagingDir) and
+// takes its place only once complete: a reset that fails (a full host disk, a context ended, a
+// snapshot that cannot be copied) leaves the machine's disk and password as they were.
 func (m *Manager) resetDisk(ctx context.Context, mc *machine, l Limits, snapshot string) (string, error) {
-	d := disk(mc.dir)
-	if err := m.freshDisk(ctx, mc, l.diskBytes()); err != nil {
+	stage := &machine{ref: mc.ref, dir: stagingDir(mc)}
+	if err := discardStage(stage); err != nil { // what a reset cut short left
 		return "", err
 	}
+	if err := os.Mkdir(stage.dir, 0o700); err != nil {
+		return "", fmt.Errorf("machine %s: disk: %w", mc.ref, err)
+	}
+	image, hash, err := m.fillDisk(ctx, stage, l, snapshot)
+	if err != nil {
+		return "", errors.Join(err, discardStage(stage))
+	}
+	if err := swapDisk(mc, stage); err != nil {
+		return "", err
+	}
+	if hash != nil {
+		if err := writeFileAtomic(mc.passwordPath(), hash, 0o600); err != nil {
+			return "", fmt.Errorf("machine %s: %w", mc.ref, err)
+		}
+	}
+	return image, mountDisk(ctx, mc, 0)
+}
+
+// fillDisk makes stage's disk: fresh, of l's size, holding a copy of snapshot's upper layer
+// when one is named; it returns the snapshot's image and password hash (nil for none).
+func (m *Manager) fillDisk(ctx context.Context, stage *machine, l Limits, snapshot string) (string, []byte, error) {
+	d := disk(stage.dir)
+	if err := m.freshDisk(ctx, stage, l.diskBytes()); err != nil {
+		return "", nil, err
+	}
 	if snapshot == "" {
-		return "", nil
+		return "", nil, nil
 	}
 	if err := os.Remove(d.upper); err != nil { // copyTree makes it, as the snapshot's
-		return "", fmt.Errorf("machine %s: disk: %w", mc.ref, err)
+		return "", nil, fmt.Errorf("machine %s: disk: %w", stage.ref, err)
 	}
 	snap, err := m.snapshotDir(snapshot)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if _, err := os.Stat(filepath.Join(snap, "upper")); err != nil {
-		return "", fmt.Errorf("snapshot %s: %w", snapshot, ErrNotFound)
+		return "", nil, fmt.Errorf("snapshot %s: %w", snapshot, ErrNotFound)
 	}
 	if err := copyTree(ctx, filepath.Join(snap, "upper"), d.upper); err != nil {
-		return "", fmt.Errorf("machine %s: copy snapshot %s: %w", mc.ref, snapshot, err)
+		return "", nil, fmt.Errorf("machine %s: copy snapshot %s: %w", stage.ref, snapshot, err)
 	}
 	hash, err := os.ReadFile(filepath.Join(snap, "password"))
 	if err != nil {
-		return "", fmt.Errorf("snapshot %s: password: %w", snapshot, err)
+		return "", nil, fmt.Errorf("snapshot %s: password: %w", snapshot, err)
 	}
 	image, _ := os.ReadFile(filepath.Join(snap, "image")) // absent in older snapshots
-	return string(image), writeFileAtomic(mc.passwordPath(), hash, 0o600)
+	return string(image), hash, nil
 }
 
 // Start boots ref's machine from its disk; a running machine is left running.
