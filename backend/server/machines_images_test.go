@@ -155,15 +155,17 @@ func runTestinfra(t *testing.T, addr, password string) {
 // (within afterBoot) and finds MariaDB and database db.
 func wantMariaDB(t *testing.T, client, addr, password, db string) {
 	t.Helper()
-	var out []byte
-	var err error
-	eventually(t, afterBoot, "MariaDB at "+addr, func() bool {
+	for deadline := time.Now().Add(afterBoot); ; time.Sleep(50 * time.Millisecond) {
 		cmd := exec.Command(client, "-h", addr, "-u", "root", "--connect-timeout=3", "-N", "-e", "SELECT VERSION(); SHOW DATABASES LIKE '"+db+"'")
 		cmd.Env = append(os.Environ(), "MYSQL_PWD="+password)
-		out, err = cmd.CombinedOutput()
-		return err == nil && strings.Contains(string(out), "MariaDB") && strings.Contains(string(out), db)
-	})
-	_ = out
+		out, err := cmd.CombinedOutput()
+		if err == nil && strings.Contains(string(out), "MariaDB") && strings.Contains(string(out), db) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("MariaDB at %s with database %s: not within %s; the client's last answer: %v\n%s", addr, db, afterBoot, err, out)
+		}
+	}
 }
 
 // wantStatus fails t unless GET url answers code within afterBoot.
