@@ -5,12 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/mountinfo"
 )
 
 // A build killed half-way (its context ended: SIGKILL after SIGTERM's grace) may leave
@@ -51,27 +52,11 @@ func mountsUnder(dir string) []string {
 		if len(fields) < 5 {
 			continue
 		}
-		p := unescapeMountinfo(fields[4])
+		p := mountinfo.Unescape(fields[4])
 		if p == dir || strings.HasPrefix(p, dir+"/") {
 			list = append(list, p)
 		}
 	}
 	sort.Slice(list, func(i, j int) bool { return len(list[i]) > len(list[j]) })
 	return list
-}
-
-// unescapeMountinfo undoes mountinfo's octal escapes (\040 for a space, ...).
-func unescapeMountinfo(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

@@ -43,9 +43,3 @@ func TestRemoveBuildDetachesMountsFirst(t *testing.T) {
 		t.Errorf("the bind-mounted host directory lost its file: %q (%v)", data, err)
 	}
 }
-
-func TestUnescapeMountinfo(t *testing.T) {
-	if got := unescapeMountinfo(`/a\040b\134c`); got != `/a b\c` {
-		t.Errorf("got %q, want %q", got, `/a b\c`)
-	}
-}

@@ -8,8 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/mountinfo"
 )
 
 // The machines' cgroups. A machine's limits need three controllers: memory, cpu and pids. On a
@@ -98,26 +99,10 @@ func parseCgroupMounts(r io.Reader) ([]cgroupMount, error) {
 		if sep < 5 || sep+3 >= len(f) || (f[sep+1] != "cgroup" && f[sep+1] != "cgroup2") {
 			continue
 		}
-		mounts = append(mounts, cgroupMount{point: unescapeMount(f[4]), root: unescapeMount(f[3]),
+		mounts = append(mounts, cgroupMount{point: mountinfo.Unescape(f[4]), root: mountinfo.Unescape(f[3]),
 			v2: f[sep+1] == "cgroup2", options: strings.Split(f[sep+3], ",")})
 	}
 	return mounts, sc.Err()
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMount(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // v2Controllers lists the controllers a cgroup v2 directory can give its children.

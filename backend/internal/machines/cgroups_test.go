@@ -92,12 +92,6 @@ func TestOwnCgroupsAreWhereResellerdRuns(t *testing.T) {
 	}
 }
 
-func TestUnescapeMount(t *testing.T) {
-	if got := unescapeMount(`/sys/fs/cgroup/a\040b`); got != "/sys/fs/cgroup/a b" {
-		t.Fatalf("got %q", got)
-	}
-}
-
 // TestCgroupsV2AreMadeAndRemoved: on v2 (files in a temporary directory), a Manager's
 // directory sits in resellerd's own cgroup with the controllers enabled there and in it, a
 // machine is placed by its pid, and removal leaves nothing.
