@@ -10,11 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/sys/unix"
 )
 
 func TestCheckNamesWhatIsMissing(t *testing.T) {
@@ -383,6 +385,7 @@ func TestEgressForwardingKeptForOthers(t *testing.T) {
 func forwardingOff(t *testing.T) {
 	t.Helper()
 	requireRoot(t)
+	holdForwarding(t)
 	old, err := os.ReadFile(ipForward)
 	if err != nil {
 		t.Fatal(err)
@@ -410,6 +413,9 @@ func forwarding(t *testing.T) bool {
 func newManagerAt(t *testing.T, o Options) *Manager {
 	t.Helper()
 	requireRoot(t)
+	if o.Egress {
+		holdForwarding(t)
+	}
 	m, err := New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -675,4 +681,41 @@ func TestAnImageOfYourOwn(t *testing.T) {
 	if out := mustSSH(t, ip, "pw", "cat /marker"); out != "mine\n" {
 		t.Fatalf("/marker of the given image: %q", out)
 	}
+}
+
+// forwardingLock is held by the tests of this process that turn host-wide IPv4 forwarding on
+// (a Manager with Egress) or look at it (forwardingOff), for as long as one of them runs: the
+// lock file makes another test process on the host (another checkout's suite) wait rather than
+// flip the switch under them.
+var forwardingLock struct {
+	sync.Mutex
+	holders int
+	file    *os.File
+}
+
+// holdForwarding takes forwardingLock until t ends (a test of this process that holds it
+// already shares it).
+func holdForwarding(t *testing.T) {
+	t.Helper()
+	forwardingLock.Lock()
+	defer forwardingLock.Unlock()
+	if forwardingLock.holders == 0 {
+		f, err := os.OpenFile(filepath.Join(os.TempDir(), "reseller-machines-ip_forward.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+			f.Close()
+			t.Fatal(err)
+		}
+		forwardingLock.file = f
+	}
+	forwardingLock.holders++
+	t.Cleanup(func() {
+		forwardingLock.Lock()
+		defer forwardingLock.Unlock()
+		if forwardingLock.holders--; forwardingLock.holders == 0 {
+			forwardingLock.file.Close() // releases the flock
+		}
+	})
 }
