@@ -112,7 +112,12 @@ type Machine struct {
 // Live is what the datacenter reports about a running machine.
 type Live struct {
 	Status        string // "" when the datacenter cannot tell
-	TrafficUsedGB int
+	TrafficUsedGB int    // since the cycleStart asked; unused when Counted
+	// Counted: the datacenter counts the machine's traffic from its interface, and
+	// CountedBytes is every byte in and out so far (it only grows); the service reckons it
+	// into cycles itself (sandbox machines).
+	Counted      bool
+	CountedBytes int64
 }
 
 // Transition is a status change: Status now, Settled once SettlesAt has passed.

@@ -105,7 +105,8 @@ func (d *Datacenter) Poll(ctx context.Context, ticket string) (datacenter.Build,
 	return b, nil
 }
 
-// Live is the simulator's: the power status it last reported and the traffic.
+// Live is the simulator's power status and, for a machine, the traffic counted from its
+// interface, read now (traffic.go).
 //
 // A machine its host found down (its init exited, its agent stopped) and has not booted again
 // yet reads offline, whatever its power should be: while its host boots it again, or, when that
@@ -113,10 +114,15 @@ func (d *Datacenter) Poll(ctx context.Context, ticket string) (datacenter.Build,
 // answers nothing.
 func (d *Datacenter) Live(ctx context.Context, ref string, cycleStart time.Time) (datacenter.Live, error) {
 	live, err := d.sim.Live(ctx, ref, cycleStart)
-	if err != nil || live.Status != datacenter.StatusOnline {
+	if err != nil {
 		return live, err
 	}
-	if row, ok, err := d.machine(ctx, ref); err == nil && ok && row.Down {
+	row, ok, err := d.machine(ctx, ref)
+	if err != nil || !ok {
+		return live, nil // a simulated server: the simulator's traffic
+	}
+	live.Counted, live.CountedBytes, live.TrafficUsedGB = true, d.countedTraffic(ctx, row), 0
+	if live.Status == datacenter.StatusOnline && row.Down {
 		live.Status = datacenter.StatusOffline
 	}
 	return live, nil

@@ -70,6 +70,7 @@ type Machines interface {
 	DeleteSnapshot(ctx context.Context, image string) error
 	Delete(ctx context.Context, ref string) error
 	Run(ctx context.Context, ref string, script string, env map[string]string) (output string, exit int, err error)
+	Traffic(ref string) (t machines.Traffic, ok bool, err error)
 	Close(ctx context.Context) error
 }
 
@@ -229,6 +230,7 @@ func (d *Datacenter) bootOne(ctx context.Context, ref string) error {
 // Close stops every machine of this host cleanly (their disks kept: the next Boot starts
 // them again). The reconciler stops with Run's context.
 func (d *Datacenter) Close(ctx context.Context) error {
+	d.countHostTraffic(ctx) // what the machines sent since the last read, before their links go
 	if err := d.machines.Close(ctx); err != nil {
 		return fmt.Errorf("sandbox: close: %w", err)
 	}
