@@ -13,6 +13,8 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/apicall"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
@@ -200,10 +202,11 @@ func TestMachineTrafficCounted(t *testing.T) {
 	requireMachines(t)
 	ctx := context.Background()
 	outer := t // the restarted backend lives until the test ends, not its step
-	clock := NewManualClock(testStart)
+	clock := &devapi.OffsetClock{} // dev's: POST /_dev/clock moves it
 	cfg := sandboxConfig(testDB(t), t.TempDir(), "198.19.43.0/24")
 	cfg.Clock = clock
 	e, closeFirst := openRestartable(t, cfg)
+	devClock := devClockOf(t, func() *Server { return e.srv }, clock)
 	a, err := e.srv.CreateAccount(ctx, NewAccount{BalanceMicros: 100_000_000, ServerLimit: 10, OrderLimit: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +214,7 @@ func TestMachineTrafficCounted(t *testing.T) {
 	l := life{e: e, key: a.APIKey}
 	ops := Operator{Name: "ops", Command: "instance set", Reason: "test cap"}
 	var id int64
-	var addr, password string
+	var addr, password, firstCycle string
 	steps := []struct {
 		name string
 		run  func(t *testing.T)
@@ -222,7 +225,9 @@ func TestMachineTrafficCounted(t *testing.T) {
 			addr, password = login(t, in)
 			wantTraffic(t, "before any transfer", l.traffic(t, id, true), 0, 0, 1000)
 			transferSSH(t, addr, password)
-			wantTraffic(t, "after 1.2 GB", l.traffic(t, id, true), 1, 0, 1000)
+			got := l.traffic(t, id, true)
+			wantTraffic(t, "after 1.2 GB", got, 1, 0, 1000)
+			firstCycle = *got.CycleStartDate
 		}},
 		{"a restart of resellerd keeps it", func(t *testing.T) {
 			closeFirst()
@@ -286,13 +291,12 @@ func TestMachineTrafficCounted(t *testing.T) {
 			if in := l.instance(t, id); !in.Locked {
 				t.Fatal("not locked with 3 GB used of 1 and overage off")
 			}
-			clock.Advance(30 * 24 * time.Hour) // what POST /_dev/clock does: move, then run the workers
-			l.runDue(t)
+			devClock(t, "721h") // past the cycle; dev runs the workers, the traffic worker among them
 			got := l.traffic(t, id, false)
 			wantTraffic(t, "in the next cycle", got, 0, 0, 1)
-			// The clock stood still through the build: the next cycle starts 30 days after testStart.
-			if want := testStart.Add(30 * 24 * time.Hour).Format(time.RFC3339); got.CycleStartDate == nil || *got.CycleStartDate != want {
-				t.Fatalf("cycle_start_date %v, want %s", got.CycleStartDate, want)
+			first, _ := time.Parse(time.RFC3339, firstCycle)
+			if want := first.Add(30 * 24 * time.Hour).Format(time.RFC3339); got.CycleStartDate == nil || *got.CycleStartDate != want {
+				t.Fatalf("cycle_start_date %v, want %s: 30 days after the first", got.CycleStartDate, want)
 			}
 			l.act(t, id, `{"action": "power_off"}`)
 		}},
@@ -301,6 +305,25 @@ func TestMachineTrafficCounted(t *testing.T) {
 		if !t.Run(st.name, st.run) {
 			t.FailNow()
 		}
+	}
+}
+
+// devClockOf serves dev's test-control API (/_dev/) over the backend current returns (a
+// restart replaces it) and returns a call of POST /_dev/clock, which moves clock by advance
+// and runs every worker after each hour.
+func devClockOf(t *testing.T, current func() *Server, clock *devapi.OffsetClock) func(t *testing.T, advance string) {
+	t.Helper()
+	hs := httptest.NewServer(devapi.New(devapi.Config{Clock: clock,
+		Do: func(fn func(devapi.Backend) error) error { return fn(current()) }}))
+	t.Cleanup(hs.Close)
+	return func(t *testing.T, advance string) {
+		t.Helper()
+		r, err := apicall.Send(hs.Client(), hs.URL, request{Method: http.MethodPost, Path: "//_dev/clock",
+			Body: fmt.Sprintf(`{"advance": %q}`, advance)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.WantStatus(t, http.StatusOK, "")
 	}
 }
 
