@@ -201,7 +201,7 @@ func trafficLines(t *testing.T, e *env, accountID int64) []store.LedgerEntry {
 func TestMachineTrafficCounted(t *testing.T) {
 	requireMachines(t)
 	ctx := context.Background()
-	outer := t // the restarted backend lives until the test ends, not its step
+	outer := t                     // the restarted backend lives until the test ends, not its step
 	clock := &devapi.OffsetClock{} // dev's: POST /_dev/clock moves it
 	cfg := sandboxConfig(testDB(t), t.TempDir(), "198.19.43.0/24")
 	cfg.Clock = clock

@@ -113,6 +113,17 @@ func (d *Datacenter) Poll(ctx context.Context, ticket string) (datacenter.Build,
 // keeps failing, until a boot works (FoundDown). The API never says online over a machine that
 // answers nothing.
 func (d *Datacenter) Live(ctx context.Context, ref string, cycleStart time.Time) (datacenter.Live, error) {
+	return d.live(ctx, ref, cycleStart, true)
+}
+
+// LiveStored is Live reading only this host's machines now; another host's machine reports the
+// count its host stored last (datacenter.StoredTraffic).
+func (d *Datacenter) LiveStored(ctx context.Context, ref string, cycleStart time.Time) (datacenter.Live, error) {
+	return d.live(ctx, ref, cycleStart, false)
+}
+
+// live is Live; remote asks another host for a read of its machine and waits for it.
+func (d *Datacenter) live(ctx context.Context, ref string, cycleStart time.Time, remote bool) (datacenter.Live, error) {
 	live, err := d.sim.Live(ctx, ref, cycleStart)
 	if err != nil {
 		return live, err
@@ -121,7 +132,10 @@ func (d *Datacenter) Live(ctx context.Context, ref string, cycleStart time.Time)
 	if err != nil || !ok {
 		return live, nil // a simulated server: the simulator's traffic
 	}
-	live.Counted, live.CountedBytes, live.TrafficUsedGB = true, d.countedTraffic(ctx, row), 0
+	live.Counted, live.CountedBytes, live.TrafficUsedGB = true, row.Traffic.Bytes, 0
+	if row.Host == d.host || remote {
+		live.CountedBytes = d.countedTraffic(ctx, row)
+	}
 	if live.Status == datacenter.StatusOnline && row.Down {
 		live.Status = datacenter.StatusOffline
 	}

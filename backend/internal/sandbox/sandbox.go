@@ -133,7 +133,10 @@ type Datacenter struct {
 	runs  map[string]bool          // the run ops whose script runs now (startRun), by op id
 }
 
-var _ datacenter.Datacenter = (*Datacenter)(nil)
+var (
+	_ datacenter.Datacenter    = (*Datacenter)(nil)
+	_ datacenter.StoredTraffic = (*Datacenter)(nil)
+)
 
 // minPrefixBits and maxPrefixBits bound --machines-cidr: an IPv4 range of at least 16
 // addresses (each half holds a few machines), at most the whole space's /8.

@@ -38,7 +38,7 @@ func TestAddTraffic(t *testing.T) {
 // TestTrafficCountedAcrossPowerCycles: Live, through the machine's own host or another
 // replica, reports every byte its interface moved: what it moved before a power_off is read
 // before the interface goes, a new interface after the boot counts from 0, and reading again
-// adds nothing.
+// adds nothing. LiveStored reads the machines of its own host only.
 func TestTrafficCountedAcrossPowerCycles(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -76,4 +76,18 @@ func TestTrafficCountedAcrossPowerCycles(t *testing.T) {
 	setCounter(4, 100) // the boot's new interface
 	counted(b, 1_500_000_100)
 	counted(a, 1_500_000_100)
+
+	// The traffic worker's read waits on no other host: through b it is the count a stored
+	// last; through a, the machine's host, it is read now.
+	setCounter(4, 300)
+	stored := func(d *Datacenter, want int64) {
+		t.Helper()
+		live, err := d.LiveStored(ctx, ref, built.Machine.CredentialsAt)
+		if err != nil || !live.Counted || live.CountedBytes != want {
+			t.Fatalf("LiveStored through %s = %+v, %v; want %d bytes counted", d.Host(), live, err, want)
+		}
+	}
+	stored(b, 1_500_000_100)
+	stored(a, 1_500_000_300)
+	stored(b, 1_500_000_300)
 }

@@ -158,10 +158,15 @@ func (s *Service) TrafficDue(ctx context.Context) error {
 }
 
 // refreshTraffic reads in's traffic and settles it; the row is written only when something
-// changed. A datacenter that does not answer leaves it for the next tick.
+// changed. A datacenter that does not answer leaves it for the next tick. It reads without
+// waiting on another host where the datacenter can (datacenter.StoredTraffic).
 func (s *Service) refreshTraffic(ctx context.Context, in store.Instance) error {
 	now := s.now()
-	live, err := s.dc.Live(ctx, in.MachineRef, cycleStart(in.CreatedAt, now))
+	read := s.dc.Live
+	if stored, ok := s.dc.(datacenter.StoredTraffic); ok {
+		read = stored.LiveStored
+	}
+	live, err := read(ctx, in.MachineRef, cycleStart(in.CreatedAt, now))
 	if err != nil {
 		s.log.WarnContext(ctx, "traffic: datacenter did not answer", slog.Int64("instance_id", in.ID), slog.Any("error", err))
 		return nil
