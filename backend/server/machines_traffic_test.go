@@ -193,8 +193,9 @@ func trafficLines(t *testing.T, e *env, accountID int64) []store.LedgerEntry {
 }
 
 // TestMachineTrafficCounted walks one server's traffic under --machines sandbox: what crosses
-// its interface is `used` (whole GB), it survives a restart of resellerd (the machine reboots
-// on a new interface), an operator's allowance of 1 GB without overage locks it once passed
+// its interface is `used` (whole GB), it survives a restart of resellerd and a reboot (each
+// boots the machine on a new interface) and a change_ip, an operator's allowance of 1 GB
+// without overage locks it once passed
 // (power_off 409 instance_locked, the lock in `account show` and the audit trail), overage
 // allowed is billed a ledger line per GB, and a new cycle unlocks it. The steps depend on
 // each other.
@@ -243,11 +244,11 @@ func TestMachineTrafficCounted(t *testing.T) {
 			if err != nil || got.IncludedGB != 1 || got.AllowOverage || got.UsedGB != 1 {
 				t.Fatalf("instance set = %+v, %v; want 1 GB included, no overage, 1 used", got, err)
 			}
-			l.act(t, id, `{"action": "reboot"}`) // not locked yet: 1 GB used of 1
-			bootedSSH(t, addr, password, "true")
 			transfer(t, addr, password)
-			l.runDue(t) // the traffic worker, not a refresh
-			wantTraffic(t, "after 2.4 GB, read by the worker", l.traffic(t, id, false), 2, 1, 1)
+			// Not locked yet, as nothing has read the machine since: the reboot's host reads it
+			// before its interface goes, then the worker (act runs it) reads the new one.
+			l.act(t, id, `{"action": "reboot"}`)
+			wantTraffic(t, "after 2.4 GB and a reboot, read by the worker", l.traffic(t, id, false), 2, 1, 1)
 			r := e.do(t, request{Method: http.MethodPost, Path: fmt.Sprintf("/instances/%d/actions", id), Key: l.key,
 				Body: `{"action": "power_off"}`})
 			r.WantStatus(t, http.StatusConflict, "instance_locked")
@@ -274,8 +275,11 @@ func TestMachineTrafficCounted(t *testing.T) {
 				t.Fatalf("traffic ledger lines %+v; want one of 0.01 USD (plan 101's overage_price)", lines)
 			}
 			wantAudit(t, e, a.ID, "traffic unlock")
+			l.act(t, id, `{"action": "change_ip"}`) // the same interface: its counters go on
+			addr, _ = login(t, l.instance(t, id))
+			bootedSSH(t, addr, password, "true") // rebooted in the step before, now at its new address
 			transfer(t, addr, password)
-			wantTraffic(t, "3.6 GB", l.traffic(t, id, true), 3, 2, 1)
+			wantTraffic(t, "3.6 GB, the last 1.2 at the new address", l.traffic(t, id, true), 3, 2, 1)
 			if lines := trafficLines(t, e, a.ID); len(lines) != 2 || lines[1].Amount != -10_000 || lines[0].Reference == lines[1].Reference {
 				t.Fatalf("traffic ledger lines %+v; want a second one for the second GB", lines)
 			}
