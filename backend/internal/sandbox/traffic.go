@@ -40,11 +40,14 @@ func addTraffic(count store.TrafficCount, r machines.Traffic) store.TrafficCount
 
 // countTraffic reads machine ref of this host and adds what it moved to its row, under the
 // row's lock (two reads at once never add the same bytes twice). A machine that is off has no
-// interface: nothing to add.
+// interface: nothing to add; nor does a counter that has not moved, which writes nothing.
 func (d *Datacenter) countTraffic(ctx context.Context, ref string) error {
 	r, ok, err := d.machines.Traffic(ref)
 	if err != nil || !ok {
 		return err
+	}
+	if row, found, err := d.machine(ctx, ref); err == nil && found && row.Traffic.Link == r.Link && row.Traffic.Counter == r.Bytes {
+		return nil
 	}
 	if err := d.state.UpdateMachine(ctx, ref, func(m *store.Machine) { m.Traffic = addTraffic(m.Traffic, r) }); err != nil {
 		return fmt.Errorf("sandbox: count traffic of %s: %w", ref, err)

@@ -100,6 +100,17 @@ func (s *Service) settleTraffic(ctx context.Context, tx store.Tx, in *store.Inst
 	return s.audit(ctx, tx, who, auditTarget{accountID: in.AccountID, instanceID: in.ID}, before, lockState(*in))
 }
 
+// unsettled reports whether settleTraffic would change in: overage to bill, or a traffic lock
+// to take or lift.
+func (s *Service) unsettled(in store.Instance, billing bool) bool {
+	plan, _ := s.catalog.Plan(in.PlanID)
+	included, allow := allowance(in, plan)
+	over := overageGB(in.TrafficUsedGB, included)
+	locked := over > 0 && !allow
+	return (allow && billing && over > in.TrafficBilledGB) ||
+		(locked && !in.Locked) || (!locked && in.Locked && in.LockReason == store.LockTraffic)
+}
+
 // billOverage charges each GB of overage up to over not billed yet this cycle, one ledger
 // line each, at the plan's overage_price; what the balance cannot cover is debt and locks the
 // instance, as a renewal's does.
@@ -170,6 +181,11 @@ func (s *Service) refreshTraffic(ctx context.Context, in store.Instance) error {
 	if err != nil {
 		s.log.WarnContext(ctx, "traffic: datacenter did not answer", slog.Int64("instance_id", in.ID), slog.Any("error", err))
 		return nil
+	}
+	probe := in
+	reckonTraffic(&probe, live, cycleStart(in.CreatedAt, now))
+	if trafficFieldsOf(probe) == trafficFieldsOf(in) && !s.unsettled(probe, live.Counted) {
+		return nil // nothing moved: no transaction (most ticks, for most servers)
 	}
 	err = s.store.WithTx(ctx, func(tx store.Tx) error {
 		cur, err := tx.InstanceByID(ctx, in.ID)
