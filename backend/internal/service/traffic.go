@@ -128,17 +128,17 @@ func (s *Service) billOverage(ctx context.Context, tx store.Tx, in *store.Instan
 	return nil
 }
 
-// trafficFields are the fields of an instance a traffic read may change.
+// trafficFields are the fields of an instance a traffic read may change, comparable with ==
+// (the cycle as Unix nanoseconds: a time.Time's == also compares its location and clock).
 type trafficFields struct {
 	used, billed int
-	cycle        time.Time
-	base         int64
+	cycle, base  int64
 	locked       bool
 	reason       string
 }
 
 func trafficFieldsOf(in store.Instance) trafficFields {
-	return trafficFields{used: in.TrafficUsedGB, billed: in.TrafficBilledGB, cycle: in.TrafficCycle,
+	return trafficFields{used: in.TrafficUsedGB, billed: in.TrafficBilledGB, cycle: in.TrafficCycle.UnixNano(),
 		base: in.TrafficCycleBase, locked: in.Locked, reason: in.LockReason}
 }
 
