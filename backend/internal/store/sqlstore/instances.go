@@ -204,10 +204,14 @@ func (q queries) DueRenewals(ctx context.Context, now time.Time, limit int) ([]s
 		WHERE active AND renewal_due <= ? ORDER BY renewal_due, id LIMIT ?`+q.workerLock(skipLocked), now, limit)
 }
 
-// ActiveInstancesAfter reads the live instances by id (instances_active_id, migration 0019).
+// activeInstancesAfter is ActiveInstancesAfter's read: a range of the partial index of the
+// live instances (instances_active_id, migration 0019), never the ended ones.
+const activeInstancesAfter = `SELECT ` + instanceColumns + ` FROM instances
+	WHERE active AND id > ? ORDER BY id LIMIT ?`
+
+// ActiveInstancesAfter reads the live instances by id.
 func (q queries) ActiveInstancesAfter(ctx context.Context, afterID int64, limit int) ([]store.Instance, error) {
-	return list(ctx, q, "instances", q.scanInstance, `SELECT `+instanceColumns+` FROM instances
-		WHERE active AND id > ? ORDER BY id LIMIT ?`, afterID, limit)
+	return list(ctx, q, "instances", q.scanInstance, activeInstancesAfter, afterID, limit)
 }
 
 func (q queries) AdvanceRenewal(ctx context.Context, id int64, from, to time.Time) error {
