@@ -32,6 +32,12 @@
 // (--machines-cidr), and a change_ip's from one counter shared by every replica (the
 // simulator's pool table, under its own key) in the upper half: stable per order, and unique
 // until a half wraps around (see buildAddress and changeAddress).
+//
+// # Traffic
+//
+// A machine's traffic is counted by its host from its interface's counters and kept in its
+// row, so it outlives the interface every boot replaces (traffic.go); Live reads it now, through
+// the machine's host, and LiveStored (the traffic worker's) waits on no other host.
 package sandbox
 
 import (
