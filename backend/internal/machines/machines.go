@@ -152,5 +152,6 @@ var ErrNotFound = errors.New("machines: not found")
 //	func (m *Manager) Delete(ctx context.Context, ref string) error  // nothing of it left: process, mount, link, file
 //	func (m *Manager) Run(ctx context.Context, ref string, script string, env map[string]string) (output string, exit int, err error)
 //	func (m *Manager) Running(ref string) bool
+//	func (m *Manager) Traffic(ref string) (Traffic, bool, error) // its veth's ifindex and rx+tx bytes (traffic.go)
 //	func (m *Manager) Refs() []string                  // machines with a disk on this host
 //	func (m *Manager) LimitsEnforced() bool            // whether Limits are enforced here (cgroup v1 or v2) or only recorded
