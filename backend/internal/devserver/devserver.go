@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
@@ -80,6 +81,12 @@ func Run(ctx context.Context, o Options, stdout io.Writer, logger *slog.Logger, 
 	if err != nil {
 		return err
 	}
+	if state == nil {
+		// A --db file dev served before keeps its accounts, as --state does (devdb.go).
+		if state, err = keptAccounts(ctx, o.Config.DB); err != nil {
+			return err
+		}
+	}
 	accounts, seed, err := startAccounts(o.Seed, state, logger)
 	if err != nil {
 		return err
@@ -90,7 +97,8 @@ func Run(ctx context.Context, o Options, stdout io.Writer, logger *slog.Logger, 
 		return fmt.Errorf("dev: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	if o.Config.DB == TemporaryDB {
+	keepDB := o.Config.DB != TemporaryDB // a --db file, which keeps its accounts and clock (keepClock)
+	if !keepDB {
 		o.Config.DB = filepath.Join(dir, "reseller.db")
 	}
 	if o.Config.Machines.Dir == "" {
@@ -107,10 +115,15 @@ func Run(ctx context.Context, o Options, stdout io.Writer, logger *slog.Logger, 
 	b := &backend{accounts: accounts, clock: clock, version: o.Version}
 	controls := newDevControls(o.JournalSize, &o.Config, b)
 	b.cfg = o.Config
-	if state != nil {
+	switch {
+	case state != nil && o.State != "":
 		err = b.openState(ctx, o.State, *state)
-	} else if err = b.open(ctx); err != nil && seed != nil {
-		err = seed.Explain(err)
+	case state != nil:
+		err = b.reopen(ctx, *state)
+	default:
+		if err = b.open(ctx); err != nil && seed != nil {
+			err = seed.Explain(err)
+		}
 	}
 	if err != nil {
 		return err
@@ -132,17 +145,21 @@ func Run(ctx context.Context, o Options, stdout io.Writer, logger *slog.Logger, 
 	if err == nil && o.State != "" {
 		err = b.writeState(ctx, o.State, logger)
 	}
+	if err == nil && o.State == "" && keepDB {
+		err = b.keepClock(ctx)
+	}
 	return err
 }
 
-// startAccounts are the accounts dev starts with: the --state file's when it has one (it wins
-// over --seed, which is then not read), else the seed's or one fresh account (devAccounts).
+// startAccounts are the accounts dev starts with: those of the --state file or of the --db file
+// dev served before, when there is one (it wins over --seed, which is then not read), else the
+// seed's or one fresh account (devAccounts).
 func startAccounts(seedPath string, state *savedState, logger *slog.Logger) ([]seedpkg.Account, *seedfile.File, error) {
 	if state == nil {
 		return devAccounts(seedPath)
 	}
 	if seedPath != "" {
-		logger.Info("dev: --seed not applied: the service comes from --state", slog.String("seed", seedPath))
+		logger.Info("dev: --seed not applied: the service comes from --state or from the --db file dev served before", slog.String("seed", seedPath))
 	}
 	return state.Accounts, nil, nil
 }
@@ -214,6 +231,14 @@ func (b *backend) openFresh(ctx context.Context) (*server.Server, error) {
 	cfg.KeepFailRate, cfg.FailRate = false, 0 // seeded builds must all finish; New then sets --fail-rate
 	if err := server.Seed(ctx, cfg, b.accounts); err != nil {
 		return nil, fmt.Errorf("dev: seed: %w", err)
+	}
+	if path, ok := SQLitePath(b.cfg.DB); ok {
+		// The keys, which the database holds only as hashes, so that a dev started again on
+		// this --db file prints the same key and keeps its accounts (keptAccounts).
+		st := savedState{ClockOffset: b.clock.Offset(), Accounts: b.accounts, ServiceTime: b.clock.Now(), SavedAt: time.Now(), Version: b.version}
+		if err := writeDevState(ctx, path, st); err != nil {
+			return nil, fmt.Errorf("dev: write %s: %w", devStateTable, err)
+		}
 	}
 	return b.start(ctx, b.cfg)
 }
