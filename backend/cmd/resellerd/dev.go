@@ -62,9 +62,8 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 		return devOptions{}, fmt.Errorf("%w: dev: --state and --db together: --state FILE keeps the service across runs on its own; give one of them", errUsage)
 	}
 	if o.State != "" && o.Config.Machines.Sandbox() {
-		// The machines' disks would have to follow the database out of the file and back;
-		// rather than let the two disagree, dev refuses (as it refuses checkpoints and resets).
-		return devOptions{}, fmt.Errorf("%w: dev: --state with --machines sandbox: %s", errUsage, devserver.MachinesUnsupported)
+		return devOptions{}, fmt.Errorf("%w: dev: --state with --machines sandbox: the machines' disks do not follow the database into the file and back; "+
+			"use checkpoints and POST /_dev/reset, which keep them together, or --machines sim", errUsage)
 	}
 	if o.Config.DB == "" {
 		o.Config.DB = devserver.TemporaryDB // chosen by dev; validate only wants it not empty

@@ -288,20 +288,19 @@ func (b *backend) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	b.srv.MetricsHandler().ServeHTTP(w, r)
 }
 
-// reset closes the backend, removes its SQLite database and starts again from the seed, so
-// every key stays valid and everything else is gone. It refuses, changing nothing, a database
+// reset closes the backend, removes its SQLite database (and under --machines sandbox every
+// machine: their processes, network links and cgroups at the close, their disks and snapshots
+// after) and starts again from the seed, so every key stays valid and everything else is gone;
+// it answers once that is done. It refuses, changing nothing, a database
 // that is not marked as dev's (checkResettable). It runs to its end whatever the client does
 // (a client hanging up must not stop it half-way), and on a failure the old backend serves
 // again (replace).
 func (b *backend) reset(ctx context.Context) error {
-	if err := b.refuseWithMachines("POST /_dev/reset"); err != nil {
-		return err
-	}
 	path, ok := SQLitePath(b.cfg.DB)
 	if !ok {
 		return errors.New("dev: reset needs a SQLite database; drop and recreate a PostgreSQL one yourself")
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateIOTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.ioTimeout())
 	defer cancel()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -314,8 +313,9 @@ func (b *backend) reset(ctx context.Context) error {
 }
 
 // replace stops the backend and starts the one install makes on --db, in place of it. The old
-// database is first moved aside (moveDB), so that on any failure of install it is put back and
-// started again, with the clock as it was: a failed reset or restore answers 5xx and leaves the
+// database, and under --machines sandbox the disk set of its stopped machines, are first moved
+// aside (moveDB, moveDisks), so that on any failure of install they are put back and started
+// again, with the clock as it was: a failed reset or restore answers 5xx and leaves the
 // old service serving, never a closed backend. Should that start fail too, the backend is down
 // (every request answers 503) until a reset succeeds. Called with mu held for writing.
 func (b *backend) replace(ctx context.Context, op string, install func(ctx context.Context) (*server.Server, error)) error {
@@ -323,15 +323,19 @@ func (b *backend) replace(ctx context.Context, op string, install func(ctx conte
 	aside := live + ".before-" + op
 	offset := b.clock.Offset()
 	if b.srv != nil {
-		_ = b.srv.Close() // closed whatever it answers: it is not used again
+		_ = b.srv.Close() // closed whatever it answers: it is not used again; its machines are stopped
 		b.srv = nil
 	}
 	err := moveDB(live, aside)
+	if err == nil {
+		err = b.moveDisks(b.machinesDir(), b.disksAside(op))
+	}
 	if err == nil {
 		var srv *server.Server
 		if srv, err = install(ctx); err == nil {
 			b.srv, b.down = srv, nil
 			_ = removeDB(aside)
+			b.dropDisks(b.disksAside(op))
 			return nil
 		}
 	}
@@ -340,6 +344,9 @@ func (b *backend) replace(ctx context.Context, op string, install func(ctx conte
 	back := removeDB(live)
 	if back == nil {
 		back = moveDB(aside, live)
+	}
+	if back == nil {
+		back = b.moveDisks(b.disksAside(op), b.machinesDir())
 	}
 	if back == nil {
 		cfg := b.cfg
@@ -382,23 +389,6 @@ func removeDB(path string) error {
 		}
 	}
 	return nil
-}
-
-// CodeMachinesUnsupported is the code of the 409 answer dev gives a checkpoint, a restore or a
-// reset under --machines sandbox.
-const CodeMachinesUnsupported = "machines_unsupported"
-
-// MachinesUnsupported says why dev refuses them, and --state, under --machines sandbox.
-const MachinesUnsupported = "the machines' disks do not follow the database into a saved copy and back, " +
-	"so it would leave the two in disagreement; run dev with --machines sim for checkpoints, resets and --state"
-
-// refuseWithMachines is 409 machines_unsupported for what under --machines sandbox, nil
-// otherwise.
-func (b *backend) refuseWithMachines(what string) error {
-	if !b.cfg.Machines.Sandbox() {
-		return nil
-	}
-	return service.Conflict(CodeMachinesUnsupported, "%s is not possible with --machines sandbox: %s", what, MachinesUnsupported)
 }
 
 // SQLitePath is the file of a SQLite --db (a path or sqlite:PATH), read as server.ParseDB
