@@ -71,12 +71,20 @@ func sshMachine(t *testing.T, addr, password, cmd string) string {
 	return ""
 }
 
-// wantNoSSH fails t when anything at addr answers SSH.
-func wantNoSSH(t *testing.T, addr string) {
+// answersSSH reports whether an SSH server answers at addr (a wrong password refused is an
+// answer), and what it answered.
+func answersSSH(t *testing.T, addr string) (bool, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	if _, err := machinestest.SSH(ctx, addr, 22, "root", "x", "true"); err == nil || strings.Contains(err.Error(), "unable to authenticate") {
+	_, err := machinestest.SSH(ctx, addr, 22, "root", "not-the-password", "true")
+	return err == nil || strings.Contains(err.Error(), "unable to authenticate"), err
+}
+
+// wantNoSSH fails t when anything at addr answers SSH.
+func wantNoSSH(t *testing.T, addr string) {
+	t.Helper()
+	if ok, err := answersSSH(t, addr); ok {
 		t.Fatalf("ssh root@%s answered (%v); want nothing there", addr, err)
 	}
 }
