@@ -44,8 +44,8 @@ func devFlags(o *devOptions) *flag.FlagSet {
 	addServeFlags(fs, &o.serveOptions, devDefaults)
 	fs.StringVar(&o.EnvFile, "env-file", "", "file the two export lines are written to once the API is ready")
 	fs.StringVar(&o.Seed, "seed", "", "YAML seed file with the accounts, servers, snapshots and webhooks to start with")
-	fs.StringVar(&o.State, "state", "", "file the whole service (database and clock) is loaded from at start when it exists, "+
-		"instead of --seed, and written back to atomically on a clean exit")
+	fs.StringVar(&o.State, "state", "", "file the whole service (database and clock; with --machines sandbox the machines' disks too, in FILE.machines/) "+
+		"is loaded from at start when it exists, instead of --seed, and written back to atomically on a clean exit")
 	addDevControlFlags(fs, &o.devControlOptions)
 	return fs
 }
@@ -60,10 +60,6 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 		// --state keeps the service across runs already; a --db beside it would be a second copy
 		// of it, and which of the two wins at start would surprise one way or the other.
 		return devOptions{}, fmt.Errorf("%w: dev: --state and --db together: --state FILE keeps the service across runs on its own; give one of them", errUsage)
-	}
-	if o.State != "" && o.Config.Machines.Sandbox() {
-		return devOptions{}, fmt.Errorf("%w: dev: --state with --machines sandbox: the machines' disks do not follow the database into the file and back; "+
-			"use checkpoints and POST /_dev/reset, which keep them together, or --machines sim", errUsage)
 	}
 	if o.Config.DB == "" {
 		o.Config.DB = devserver.TemporaryDB // chosen by dev; validate only wants it not empty

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -197,4 +198,48 @@ func TestDevMachinesRestoreUnderLoad(t *testing.T) {
 	if disks := specDirs(t, dir); !slices.Equal(created, disks) || len(created) != 2 {
 		t.Fatalf("machine rows %v, disks %v; want the same two", created, disks)
 	}
+}
+
+// TestDevMachinesStateAcrossRestart: `dev --state FILE --machines sandbox` writes the machines'
+// disks to FILE.machines/ on SIGTERM, beside the database, and a second dev on FILE (its
+// machines' directory a new temporary one) boots them from there: the same key, the machine at
+// its address with its password and the file written before the exit, the one powered off
+// still off. Nothing of the machines is left in the first run's TMPDIR.
+func TestDevMachinesStateAcrossRestart(t *testing.T) {
+	requireMachines(t)
+	bin := buildResellerd(t)
+	state := filepath.Join(t.TempDir(), "reseller.state")
+	args := []string{"--state", state, "--deploy-delay", "0s", "--credentials-delay", "0s", "--machines", "sandbox",
+		"--machines-cidr", "198.19.55.0/24"}
+	p := startDev(t, bin, args...)
+	d := &devAPI{base: strings.TrimSuffix(p.env["RESELLER_ENDPOINT"], "/api/v1"), key: p.env["RESELLER_API_KEY"]}
+	_, on := d.deployed(t)
+	_, off := d.deployed(t)
+	addr, password := d.loginOf(t, on)
+	offAddr, _ := d.loginOf(t, off)
+	sshMachine(t, addr, password, "echo kept > /root/kept")
+	d.instanceAction(t, off, "power_off")
+	d.waitStatus(t, off, "offline")
+	p.terminate(t)
+	if left, _ := os.ReadDir(p.tmp); len(left) != 0 {
+		t.Fatalf("dev left %d entries in TMPDIR (its database and machines), first %q", len(left), left[0].Name())
+	}
+	if refs := specDirs(t, state+".machines"); !slices.Equal(refs, []string{"vm-1", "vm-2"}) {
+		t.Fatalf("%s.machines holds %v, want both machines", state, refs)
+	}
+	wantNoSSH(t, addr)
+
+	p2 := startDev(t, bin, args...)
+	if p2.env["RESELLER_API_KEY"] != d.key {
+		t.Fatalf("second run printed key %q, want the first run's", p2.env["RESELLER_API_KEY"])
+	}
+	d2 := &devAPI{base: strings.TrimSuffix(p2.env["RESELLER_ENDPOINT"], "/api/v1"), key: d.key}
+	if got := sshMachine(t, addr, password, "cat /root/kept"); got != "kept\n" {
+		t.Fatalf("the machine after the restart: %q", got)
+	}
+	if st := d2.instanceStatus(t, d.key, off); st != "offline" {
+		t.Fatalf("the server off at the exit is %q after the restart, want offline", st)
+	}
+	wantNoSSH(t, offAddr)
+	p2.terminate(t)
 }

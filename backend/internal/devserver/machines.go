@@ -11,6 +11,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/sandbox"
 )
 
 // Under --machines sandbox the service is its database and its machines: the disk set of
@@ -72,6 +73,9 @@ func (b *backend) saveDisks(ctx context.Context, path string) error {
 	defer os.RemoveAll(tmp)
 	next := filepath.Join(tmp, "next")
 	if err := machines.CopyDiskSet(ctx, b.machinesDir(), next); err != nil {
+		return err
+	}
+	if err := copyHostID(b.machinesDir(), next); err != nil {
 		return err
 	}
 	old := filepath.Join(tmp, "old")
@@ -150,4 +154,38 @@ func (b *backend) ioTimeout() time.Duration {
 		return machinesIOTimeout
 	}
 	return stateIOTimeout
+}
+
+// copyHostID copies the host id of the machines' directory from (sandbox.HostIDFile) to the
+// directory to, when from has one: the machine rows of a saved database name the host their
+// machines run on, so a --state file's machines boot on the next run's host only under the same
+// id (loadStateDisks).
+func copyHostID(from, to string) error {
+	id, err := os.ReadFile(filepath.Join(from, sandbox.HostIDFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(to, sandbox.HostIDFile), id, 0o600)
+}
+
+// loadStateDisks puts the disk set saved beside the --state file at path in the place of the
+// one --machines-dir holds (the state's machines win, as its database does), with the host id
+// it was saved under; nothing with simulated servers. Called before any backend starts.
+func (b *backend) loadStateDisks(ctx context.Context, path string) error {
+	dir := b.machinesDir()
+	if dir == "" {
+		return nil
+	}
+	staged, err := b.stageDisks(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer dropStaged(staged)
+	if err := machines.MoveDiskSet(staged, dir); err != nil {
+		return err
+	}
+	return copyHostID(devapi.MachinesDir(path), dir)
 }

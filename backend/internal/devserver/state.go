@@ -343,12 +343,18 @@ func replaceDB(staged, live string) error {
 }
 
 // openState starts the backend on a copy of the --state file at path, which stateAtStart read
-// as st: the clock runs at the offset saved, and --fail-rate applies as on every start.
+// as st: the clock runs at the offset saved, and --fail-rate applies as on every start. Under
+// --machines sandbox the machines' disks saved beside the file (devapi.MachinesDir) take the
+// place of --machines-dir's first, so the backend boots the machines the file says are online.
 func (b *backend) openState(ctx context.Context, path string, st savedState) error {
 	live, _ := SQLitePath(b.cfg.DB)
 	staged, err := stageCopy(ctx, path, live)
 	if err != nil {
 		return fmt.Errorf("dev: --state %s: %w", path, err)
+	}
+	if err := b.loadStateDisks(ctx, path); err != nil {
+		_ = os.Remove(staged)
+		return fmt.Errorf("dev: --state %s: the machines' disks: %w", path, err)
 	}
 	if err := replaceDB(staged, live); err != nil {
 		return fmt.Errorf("dev: --state %s: %w", path, err)

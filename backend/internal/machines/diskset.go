@@ -3,6 +3,7 @@ package machines
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -56,6 +57,50 @@ func CopyDiskSet(ctx context.Context, from, to string) (err error) {
 		}
 		if err := copyTree(ctx, src, filepath.Join(to, d)); err != nil {
 			return fmt.Errorf("machines: copy the disk set of %s: %w", from, err)
+		}
+	}
+	return forgetDefaultImage(from, to)
+}
+
+// forgetDefaultImage makes the disks and snapshots of the disk set at to, copied from the Dir
+// from, that were made on from's default image (from/image, assembled there) name no image,
+// which is read as the default image of whichever Dir they are put in (Manager.lower, and a
+// snapshot's image at fillDisk): the copy may boot under another Dir (dev's --state, whose
+// machines' directory is a new temporary one each run). An image given by path (--machines-image)
+// is kept as it is.
+func forgetDefaultImage(from, to string) error {
+	abs, err := filepath.Abs(from)
+	if err != nil {
+		return err
+	}
+	def := filepath.Join(abs, "image")
+	specs, _ := filepath.Glob(filepath.Join(to, "machines", "*", "spec.json"))
+	for _, path := range specs {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var r record
+		if err := json.Unmarshal(data, &r); err != nil {
+			return fmt.Errorf("machines: %s: %w", path, err)
+		}
+		if r.Image != def {
+			continue
+		}
+		r.Image = ""
+		if data, err = json.MarshalIndent(r, "", "  "); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(path, data, 0o600); err != nil {
+			return err
+		}
+	}
+	images, _ := filepath.Glob(filepath.Join(to, "snapshots", "*", "image"))
+	for _, path := range images {
+		if data, err := os.ReadFile(path); err == nil && string(data) == def {
+			if err := writeFileAtomic(path, nil, 0o600); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
