@@ -243,3 +243,31 @@ func TestDevMachinesStateAcrossRestart(t *testing.T) {
 	wantNoSSH(t, offAddr)
 	p2.terminate(t)
 }
+
+// TestDevMachinesDBAcrossRestart: `dev --db FILE --machines sandbox` keeps its machines beside
+// FILE (FILE.machines/), so dev started again on the file prints the same key and boots the
+// machines its servers are, with their files.
+func TestDevMachinesDBAcrossRestart(t *testing.T) {
+	requireMachines(t)
+	db := filepath.Join(t.TempDir(), "dev.db")
+	args := []string{"--db", db, "--deploy-delay", "0s", "--credentials-delay", "0s", "--machines", "sandbox",
+		"--machines-cidr", "198.19.56.0/24"}
+	var key, addr, password string
+	t.Run("first run", func(t *testing.T) {
+		d := startDevInProcess(t, args...)
+		_, id := d.deployed(t)
+		key = d.key
+		addr, password = d.loginOf(t, id)
+		sshMachine(t, addr, password, "echo kept > /root/kept")
+	})
+	if refs := specDirs(t, db+".machines"); !slices.Equal(refs, []string{"vm-1"}) {
+		t.Fatalf("%s.machines holds %v, want the machine", db, refs)
+	}
+	d := startDevInProcess(t, args...)
+	if d.key != key {
+		t.Fatalf("the second run printed another key")
+	}
+	if got := sshMachine(t, addr, password, "cat /root/kept"); got != "kept\n" {
+		t.Fatalf("the machine after the restart: %q", got)
+	}
+}

@@ -102,7 +102,7 @@ func Run(ctx context.Context, o Options, stdout io.Writer, logger *slog.Logger, 
 		o.Config.DB = filepath.Join(dir, "reseller.db")
 	}
 	if o.Config.Machines.Dir == "" {
-		o.Config.Machines.Dir = filepath.Join(dir, "machines")
+		o.Config.Machines.Dir = defaultMachinesDir(o.Config.DB, keepDB, dir)
 	}
 	if o.CheckMachines != nil {
 		if err := o.CheckMachines(o.Config); err != nil {

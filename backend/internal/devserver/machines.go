@@ -189,3 +189,14 @@ func (b *backend) loadStateDisks(ctx context.Context, path string) error {
 	}
 	return copyHostID(devapi.MachinesDir(path), dir)
 }
+
+// defaultMachinesDir is where dev keeps its machines without --machines-dir: beside a --db
+// file (db + ".machines"), so that dev started again on the file finds the machines its rows
+// name and boots them, as it finds its accounts (keptAccounts); else in dev's temporary
+// directory tmp, removed at exit with the temporary database.
+func defaultMachinesDir(db string, keepDB bool, tmp string) string {
+	if path, ok := SQLitePath(db); ok && keepDB {
+		return devapi.MachinesDir(path)
+	}
+	return filepath.Join(tmp, "machines")
+}
