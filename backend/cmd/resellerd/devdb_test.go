@@ -123,6 +123,9 @@ func TestDevDBOnANewPathThenAgain(t *testing.T) {
 						len(list), d.key == firstKey)
 				}
 			})
+			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Fatalf("the database's mode is %v (%v), want 0600: it holds the keys", fi.Mode(), err)
+			}
 			if n := countAccounts(t, path); n != 1 {
 				t.Fatalf("%d accounts in the file after two runs, want the first run's only", n)
 			}

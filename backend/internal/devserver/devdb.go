@@ -171,3 +171,14 @@ func (b *backend) keepClock(ctx context.Context) error {
 	}
 	return nil
 }
+
+// ownerOnly makes the files of the SQLite database at path readable by their owner only, before
+// dev writes its accounts' keys into it (as the --state file and the env file are).
+func ownerOnly(path string) error {
+	for _, suffix := range append(dbFiles, "-shm") {
+		if err := os.Chmod(path+suffix, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}

@@ -236,6 +236,9 @@ func (b *backend) openFresh(ctx context.Context) (*server.Server, error) {
 		// The keys, which the database holds only as hashes, so that a dev started again on
 		// this --db file prints the same key and keeps its accounts (keptAccounts).
 		st := savedState{ClockOffset: b.clock.Offset(), Accounts: b.accounts, ServiceTime: b.clock.Now(), SavedAt: time.Now(), Version: b.version}
+		if err := ownerOnly(path); err != nil {
+			return nil, fmt.Errorf("dev: %w", err)
+		}
 		if err := writeDevState(ctx, path, st); err != nil {
 			return nil, fmt.Errorf("dev: write %s: %w", devStateTable, err)
 		}
