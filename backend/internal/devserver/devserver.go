@@ -2,8 +2,10 @@
 // database of its own (temporary, or a file marked as dev's), seeded with its accounts, behind
 // the test-control API under /_dev/ (backend/internal/devapi) with its request journal and fault
 // rules; POST /_dev/reset starts it again from the seed, checkpoints and the --state file save
-// and restore the whole service. The command (backend/cmd/resellerd) parses the flags and serves
-// what Run builds.
+// and restore the whole service, under --machines sandbox its machines' disks included
+// (machines.go). A --db file keeps the accounts' keys (devdb.go), so dev started again on it
+// serves the same accounts. The command (backend/cmd/resellerd) parses the flags and serves what
+// Run builds.
 package devserver
 
 import (
