@@ -92,6 +92,7 @@ func TestDevMachinesCheckpoint(t *testing.T) {
 	if disks := diskDirs(t, dir); !slices.Equal(disks, []string{"vm-1", "vm-2", "vm-3"}) {
 		t.Errorf("disks after the restore: %v, want the checkpoint's three", disks)
 	}
+	wantNoStaging(t, dir)
 }
 
 // TestDevMachinesCheckpointLimitCountsDisks: --max-checkpoint-bytes counts the machines' disks:

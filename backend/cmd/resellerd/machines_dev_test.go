@@ -259,6 +259,24 @@ func diskDirs(t *testing.T, dir string) []string {
 	return names
 }
 
+// wantNoStaging fails t when the machines' directory dir holds anything but what a Manager keeps
+// there (the disks and snapshots, the image, the host id and the lock): no disk set moved aside
+// or staged by a reset or a restore is left.
+func wantNoStaging(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		switch e.Name() {
+		case "machines", "snapshots", "image", "host-id", "manager.lock":
+		default:
+			t.Errorf("left in the machines' directory: %s", e.Name())
+		}
+	}
+}
+
 // TestDevMachinesReset: under --machines sandbox, POST /_dev/reset removes every machine and
 // answers once that is done: their addresses answer no SSH, and none of their processes,
 // cgroups, veths, mounts or disks is left on the host; the API is empty, the key stays, and a
@@ -283,6 +301,7 @@ func TestDevMachinesReset(t *testing.T) {
 	if disks := diskDirs(t, dir); len(disks) != 0 {
 		t.Errorf("disks left after the reset: %v", disks)
 	}
+	wantNoStaging(t, dir)
 	for _, addr := range addrs {
 		wantNoSSH(t, addr)
 	}
