@@ -93,6 +93,7 @@ func TestAccBalance_basic(t *testing.T) {
 
 // TestAccAccount_blocked: a blocked account's error carries the API's code.
 func TestAccAccount_blocked(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	if err := b.Server.SetBlocked(context.Background(), b.AccountID, true); err != nil {
 		t.Fatal(err)

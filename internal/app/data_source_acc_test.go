@@ -150,6 +150,7 @@ data "reseller_apps" "linux" {
 
 // TestAccApps_disabled: an account without apps sees an empty list, not an error.
 func TestAccApps_disabled(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	if err := b.Server.SetAppsEnabled(context.Background(), b.AccountID, false); err != nil {
 		t.Fatal(err)

@@ -27,6 +27,7 @@ const debianTemplate = 3
 // resellerd's SSH server, with the inventory and password from the resource. The file the
 // playbook fetched back and the user it made are then found.
 func TestAccInstance_ansibleExample(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	for _, tool := range []string{"ansible-playbook", "sshpass"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") != "" {

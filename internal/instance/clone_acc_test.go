@@ -134,6 +134,7 @@ func TestAccInstance_cloneIncompatibleAtApply(t *testing.T) {
 // snapshot_unavailable), building a server from it waits for the restore to finish instead of
 // failing.
 func TestAccInstance_cloneWaitsForRestore(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t, acctest.WithDelays(200*time.Millisecond, 3*time.Second))
 	c := b.Client(t, "en")
 	resource.ParallelTest(t, cloneSteps(t, b,
@@ -165,6 +166,7 @@ func TestAccInstance_cloneWaitsForRestore(t *testing.T) {
 // debt is paid), and nothing is ordered: no server in the backend, none in the state. Once the
 // snapshot is unlocked the same configuration builds it.
 func TestAccInstance_cloneLocked(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	var snapshotID, sourceID int64
 	idOf := func(s *terraform.State, address string) int64 {

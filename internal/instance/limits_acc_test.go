@@ -16,6 +16,7 @@ import (
 // backend answers no 429, and each server is ordered exactly once. It lasts over a minute by
 // the nature of the order limit.
 func TestAccInstance_realLimits(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	const servers = 12
 	b := acctest.StartBackend(t, acctest.WithRealLimits(), acctest.WithLimits(servers, servers), acctest.WithBalance(1000))
 	config := b.ProviderConfig() + fmt.Sprintf(`

@@ -71,6 +71,7 @@ func (p plannedPrice) CheckState(_ context.Context, req statecheck.CheckStateReq
 // its order charged, forced features included (Windows bills IPv4); a resize plans the new
 // price; a plan id known only after apply leaves the price unknown.
 func TestAccInstance_priceAtPlan(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	quote, err := b.Client(t, "en").Quote(context.Background(), client.QuoteRequest{ServerID: planMedium, TemplateID: new(int64(tmplWindows))})
 	if err != nil {
@@ -134,6 +135,7 @@ resource "reseller_instance" "later" {
 // TestAccInstance_clonePriceAtPlan: a server built from an existing snapshot is priced from its
 // plan at plan time, and the order charges that price.
 func TestAccInstance_clonePriceAtPlan(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	clone := newPlannedPrice("reseller_instance.clone0")
 	resource.ParallelTest(t, cloneSteps(t, b,

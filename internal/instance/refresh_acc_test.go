@@ -22,6 +22,7 @@ const fleetSize = 25
 // resized server gets a detail read. Destroying the fleet costs one DELETE per server and no
 // read to confirm it.
 func TestAccInstance_refreshFromList(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t, acctest.WithLimits(fleetSize+5, fleetSize), acctest.WithBalance(1000))
 	fleetConfig := func(n int) string {
 		return b.ProviderConfig() + fmt.Sprintf(`

@@ -315,6 +315,7 @@ func TestAccInstance_triggers(t *testing.T) {
 // TestAccInstance_paidIPChange: where an IP change costs money, it needs max_ip_change_cost of
 // at least ip_change_cost; below it the error says what to set, and nothing changes.
 func TestAccInstance_paidIPChange(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	ipv4 := statecheck.CompareValue(compare.ValuesSame())
 	base := []string{acctest.Attr("plan_id", planPaidIP), acctest.Attr("template_id", tmplUbuntu)}
@@ -400,6 +401,7 @@ func TestAccInstance_drift(t *testing.T) {
 // TestAccInstance_timedOutOrder: an order the datacenter never builds times out; the error
 // quotes its support reference and nothing is left in the state or charged.
 func TestAccInstance_timedOutOrder(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t, acctest.WithFailRate(1), acctest.WithOrderWindow(2*time.Second))
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -421,6 +423,7 @@ func TestAccInstance_timedOutOrder(t *testing.T) {
 // TestAccInstance_insufficientBalance: an order the wallet cannot cover is refused with advice
 // to top up, and nothing is ordered.
 func TestAccInstance_insufficientBalance(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t, acctest.WithBalance(0.001))
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -441,6 +444,7 @@ func TestAccInstance_insufficientBalance(t *testing.T) {
 // TestAccInstance_locked: a server locked for debt refuses changes with an error naming the
 // reason and the remedy; once unlocked the same change applies.
 func TestAccInstance_locked(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	var id int64
 	resource.ParallelTest(t, steps(t, b,
@@ -476,6 +480,7 @@ func TestAccInstance_locked(t *testing.T) {
 // state with a warning; the next apply resumes waiting for the same order (an in-place update),
 // and exactly one order exists in the end.
 func TestAccInstance_adoptAfterTimeout(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	// The order window outlasts the held order however slowly the first step runs (acctest's
 	// default minute does not on a loaded machine: the held order timed out).
 	b := acctest.StartBackend(t, acctest.WithDelays(200*time.Millisecond, 100*time.Millisecond), acctest.WithOrderWindow(10*time.Minute))
@@ -566,6 +571,7 @@ func TestAccInstance_features(t *testing.T) {
 
 // TestAccInstance_apps: apps are installed (dependencies included) before the create returns.
 func TestAccInstance_apps(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, steps(t, b, resource.TestStep{
 		Config: b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planMedium), acctest.Attr("template_id", tmplUbuntu), `apps = ["wordpress"]`,
@@ -633,6 +639,7 @@ func TestAccInstance_invalidInput(t *testing.T) {
 // created together wait for a free slot in turn instead of failing, and exactly three orders
 // are placed.
 func TestAccInstance_orderLimit(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t, acctest.WithLimits(10, 1))
 	config := b.ProviderConfig() + fmt.Sprintf(`
 resource "reseller_instance" "many" {
@@ -665,6 +672,7 @@ resource "reseller_instance" "many" {
 // install's stage and log tail. The root password is changed on the machine behind the
 // service's back at the order's deploy, before any install runs, so the installer cannot log in.
 func TestAccInstance_appInstallFails(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t, acctest.WithDelays(200*time.Millisecond, 2*time.Second))
 	resource.ParallelTest(t, steps(t, b, resource.TestStep{
 		PreConfig:   b.Server.ChangeRootPasswordAtDeploy,

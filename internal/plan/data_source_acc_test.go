@@ -147,6 +147,7 @@ func TestAccPlans_basic(t *testing.T) {
 // TestAccPlans_filters applies every filter at once; the expected plans are computed here from
 // the backend's own list.
 func TestAccPlans_filters(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	all := catalogue(t, b, "en")
 	// Filter on the datacenter and country of the most expensive plan, which leaves cheaper
@@ -202,6 +203,7 @@ func lower(s string) string {
 // TestAccPlans_nameRegexAndNoMatch: a regex matching one plan's exact name finds that plan; a
 // filter nothing satisfies gives an empty list, not an error.
 func TestAccPlans_nameRegexAndNoMatch(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	all := catalogue(t, b, "en")
 	target := all[len(all)/2]
@@ -233,6 +235,7 @@ data "reseller_plans" "none" {
 // TestAccPlans_unavailable: plans of a datacenter that takes no orders (maintenance) are left
 // out unless include_unavailable is set, and are marked as not available.
 func TestAccPlans_unavailable(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	all := listed(t, b, "en")
 	var closed client.Plan
@@ -438,6 +441,7 @@ data "reseller_plan" "x" {
 // chooses, before any server exists, the cheapest plan whose snapshots outlive the server (or
 // the cheapest whose snapshots end with it); reseller_datacenters shows it too.
 func TestAccPlan_localSnapshots(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	var local, apart []client.Plan
 	for _, p := range catalogue(t, b, "en") {

@@ -61,6 +61,7 @@ func startFleetBackend(t *testing.T, opts ...acctest.Option) *acctest.Backend {
 // servers, renaming them, snapshotting three and destroying everything still ends with ten
 // orders, one snapshot per resource, a state that matches the backend and nothing left behind.
 func TestAccProvider_faults(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := startFleetBackend(t)
 	proxy := acctest.StartFaultProxy(t, b, acctest.RandomFaults(0.2))
 	provider := faultyProviderConfig(proxy, b)
@@ -86,6 +87,7 @@ func TestAccProvider_faults(t *testing.T) {
 // starts it again on the same database and address: the apply converges, and the account has
 // exactly ten orders.
 func TestAccProvider_backendRestart(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := startFleetBackend(t, acctest.WithDelays(3*time.Second, 500*time.Millisecond))
 	proxy := acctest.StartFaultProxy(t, b, acctest.RandomFaults(0))
 	config := faultyProviderConfig(proxy, b) + fleetConfig("", 0)

@@ -101,6 +101,7 @@ data "reseller_quote" "q" {
 // TestAccQuote_windowsSmallWallet: a Windows template forces its feature into the quote even when
 // not asked for, and a wallet of a tenth of a cent does not cover the first charge.
 func TestAccQuote_windowsSmallWallet(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t, acctest.WithBalance(0.001))
 	p, windows, forced, _ := windowsPlan(t, b)
 	want, err := b.Client(t, "en").Quote(context.Background(), client.QuoteRequest{ServerID: p.ID, Term: "hourly", TemplateID: &windows.ID})

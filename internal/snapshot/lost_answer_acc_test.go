@@ -21,6 +21,7 @@ var snapshotCreate = regexp.MustCompile(`^/instances/\d+/snapshots$`)
 // the backend took the snapshot must find that snapshot rather than take a second; a gateway's
 // 502 before the backend saw the request must ask again.
 func TestAccSnapshot_lostAnswer(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	cases := map[string]struct {
 		fault acctest.Fault
 		body  []string

@@ -174,6 +174,7 @@ func TestAccSnapshot_basic(t *testing.T) {
 // TestAccSnapshot_defaultName: without name the API names the snapshot after the server and the
 // time, and the next plan is empty.
 func TestAccSnapshot_defaultName(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, testCase(t, b, resource.TestStep{
 		Config:            server(b, planSmall, tmplUbuntu) + snapshotOf(),
@@ -184,6 +185,7 @@ func TestAccSnapshot_defaultName(t *testing.T) {
 // TestAccSnapshot_drift: a snapshot deleted behind Terraform's back is planned for creation and
 // taken again.
 func TestAccSnapshot_drift(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	c := b.Client(t, "en")
 	config := server(b, planSmall, tmplUbuntu) + snapshotOf(`name = "drift"`)
@@ -224,6 +226,7 @@ func TestAccSnapshot_drift(t *testing.T) {
 // TestAccSnapshot_failed: an image the datacenter cannot make fails the create with an error
 // saying so, and nothing is left in the state; the failed snapshot is final and not billed.
 func TestAccSnapshot_failed(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	failRate := func(rate float64) func() {
 		return func() {
@@ -288,6 +291,7 @@ func TestAccSnapshot_invalidInput(t *testing.T) {
 // TestAccSnapshot_instanceNotFound: a snapshot of a server that is not the account's is refused
 // with an error on instance_id.
 func TestAccSnapshot_instanceNotFound(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, testCase(t, b, resource.TestStep{
 		Config:      b.ProviderConfig() + "\nresource \"reseller_snapshot\" \"test\" {\n  instance_id = 999\n}\n",

@@ -125,6 +125,7 @@ func TestAccSnapshotRestore_basic(t *testing.T) {
 // TestAccSnapshotRestore_snapshotGone: a restore whose snapshot was deleted behind Terraform's
 // back is removed from the state, so the next plan restores again (here: a new snapshot).
 func TestAccSnapshotRestore_snapshotGone(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	config := server(b, planSmall, tmplUbuntu) + snapshotOf() + restoreOf("1")
 	var snapshotID int64
@@ -156,6 +157,7 @@ func TestAccSnapshotRestore_snapshotGone(t *testing.T) {
 // TestAccSnapshotRestore_unsupported: where the datacenter offers only cloning (datacenter 4), the
 // snapshot says restore = false and a restore fails with advice to build a server from it.
 func TestAccSnapshotRestore_unsupported(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t, acctest.WithKYCVerified())
 	base := server(b, planDubai, tmplUbuntu) + snapshotOf()
 	resource.ParallelTest(t, testCase(t, b,
@@ -175,6 +177,7 @@ func TestAccSnapshotRestore_unsupported(t *testing.T) {
 // paid), leaves the server as it was and nothing in the state; once the snapshot is unlocked the
 // same configuration applies.
 func TestAccSnapshotRestore_locked(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	c := b.Client(t, "en")
 	base := server(b, planSmall, tmplUbuntu) + snapshotOf()

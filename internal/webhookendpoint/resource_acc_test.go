@@ -128,6 +128,7 @@ func TestAccWebhook_writeOnly(t *testing.T) {
 // receiver refuses fails the apply quoting its status, and the next apply pings again once the
 // receiver accepts it.
 func TestAccWebhook_secret(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t, acctest.WithHTTPWebhooks())
 	rc := acctest.StartReceiver(t, secretOne)
 	withSecret := func(secret string) string {
@@ -182,6 +183,7 @@ func TestAccWebhook_secret(t *testing.T) {
 // TestAccWebhook_events: once registered, the events of the account reach the receiver signed,
 // here the snapshot of a server (order.deployed, snapshot.created).
 func TestAccWebhook_events(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t, acctest.WithHTTPWebhooks())
 	rc := acctest.StartReceiver(t, secretOne)
 	config := b.ResourceConfig("reseller_webhook", acctest.Attr("url", rc.URL), acctest.Attr("secret_wo", secretOne), acctest.Attr("secret_wo_version", 1)) + `
