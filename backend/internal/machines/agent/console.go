@@ -161,4 +161,3 @@ func (l *consoleListener) Close() error {
 }
 
 func (l *consoleListener) Addr() net.Addr { return consoleAddr{} }
-
