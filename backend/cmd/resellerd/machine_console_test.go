@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/coder/websocket"
 )
@@ -247,4 +247,3 @@ func machineConsoleScreenshot(t *testing.T, b *browser) {
 	}
 	t.Logf("wrote %s (%d KB)", path, len(png)/1024)
 }
-
