@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -70,6 +71,9 @@ func (r *fdReader) Read(p []byte) (int, error) {
 	n, oobn, _, _, err := r.conn.ReadMsgUnix(p, oob)
 	if oobn > 0 {
 		r.keep(oob[:oobn])
+	}
+	if n == 0 && oobn == 0 && err == nil && len(p) > 0 {
+		return 0, io.EOF // recvmsg's end of stream, which Read would have called EOF
 	}
 	return n, err
 }
