@@ -115,7 +115,8 @@ func consoleURL(v any) any {
 	if err != nil {
 		return redacted
 	}
-	u.Path, u.RawPath = console.RedactPath(u.Path), ""
+	u.Path = console.RedactPath(u.Path)
+	u.RawPath = u.Path // written as it is: brackets need no escaping in a path
 	return u.String()
 }
 
