@@ -40,23 +40,26 @@ const (
 
 // Limits of one terminal connection.
 const (
-	maxMessage    = 64 << 10        // the largest message the page may send
-	loginTimeout  = 2 * time.Minute // for the page's first message, the password
-	outputChunk   = 32 << 10        // the most bytes of output in one message
-	writeTimeout  = 30 * time.Second
-	maxDimension  = 1000 // cols and rows beyond this are taken for this
-	defaultCols   = 80
-	defaultRows   = 24
-	pageCSP       = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-	pageCachePerm = "no-store"
+	maxMessage   = 64 << 10         // the largest message the page may send
+	loginTimeout = 2 * time.Minute  // for the page's first message, the password
+	outputChunk  = 32 << 10         // the most bytes of output in one message
+	writeTimeout = 30 * time.Second // for the page to take one message of output
+	maxDimension = 1000             // cols and rows beyond this are taken for this
+	defaultCols  = 80
+	defaultRows  = 24
 )
+
+// pageCSP keeps the page to its own assets and its own WebSocket ('self' covers ws: and wss:
+// of the page's host); xterm.js writes inline styles.
+const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; " +
+	"img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 // ServeHTTP serves Prefix: GET {token} is the page, GET {token}/ws its terminal's WebSocket,
 // GET {token}/assets/{name} xterm.js. An unknown token answers 404, an ended session's 410.
 func (c *Consoles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest, _ := strings.CutPrefix(r.URL.Path, Prefix)
 	token, sub, _ := strings.Cut(rest, "/")
-	w.Header().Set("Cache-Control", pageCachePerm)
+	w.Header().Set("Cache-Control", "no-store") // the page and its URL are a secret's
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
