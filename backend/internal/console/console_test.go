@@ -224,3 +224,4 @@ func TestParsePublicURL(t *testing.T) {
 		}
 	}
 }
+

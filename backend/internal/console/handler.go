@@ -163,11 +163,8 @@ func (c *Consoles) terminal(w http.ResponseWriter, r *http.Request, s *session) 
 		plain(w, http.StatusForbidden, "This console takes connections from its own page only.")
 		return
 	}
-	// The API's listener bounds reads and writes for plain requests; a terminal stays open
-	// for as long as its session lives.
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Time{})
-	_ = rc.SetWriteDeadline(time.Time{})
+	// The listener's request timeouts do not cut a terminal short: net/http clears the
+	// connection's deadlines when Accept hijacks it.
 	u := c.public.Load()
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: []string{u.Host}})
 	if err != nil {
