@@ -224,4 +224,3 @@ func TestParsePublicURL(t *testing.T) {
 		}
 	}
 }
-
