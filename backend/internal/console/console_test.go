@@ -224,3 +224,45 @@ func TestParsePublicURL(t *testing.T) {
 		}
 	}
 }
+
+// TestAnEndedSessionHangsUp: when a session ends (its TTL's timer, here called at once), its
+// open terminal is closed, the page is told why (4010), and the URL answers 410.
+func TestAnEndedSessionHangsUp(t *testing.T) {
+	term := newEchoTerminal()
+	c, err := New(Options{Open: func(context.Context, string, int, int) (Terminal, error) { return term, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(c)
+	t.Cleanup(func() { srv.Close(); c.Close() })
+	if err := c.SetPublicURL(srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	issued, err := c.Issue("vm-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := strings.TrimPrefix(issued.URL, srv.URL)
+	conn, _, err := dial(t, srv, path, srv.URL, issued.Password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, data, err := read(conn); err != nil || string(data) != `{"type":"ready"}` {
+		t.Fatalf("login: %q %v", data, err)
+	}
+	c.endSession(c.lookup(strings.TrimPrefix(path, Prefix)), expiredReason)
+	if _, _, err := read(conn); websocket.CloseStatus(err) != closeEnded || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("the terminal after its session ended: %v, want closed with %d (expired)", err, closeEnded)
+	}
+	if _, err := term.Write([]byte("x")); err == nil {
+		t.Fatal("the terminal was not closed when its session ended")
+	}
+	res, err := http.Get(issued.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusGone {
+		t.Fatalf("GET an ended console: %d, want 410", res.StatusCode)
+	}
+}
