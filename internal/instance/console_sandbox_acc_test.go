@@ -85,4 +85,3 @@ func loginAndRunHostname(t *testing.T, b *acctest.Backend, file, want string) er
 	}
 	return nil
 }
-
