@@ -65,7 +65,7 @@ func loginAndRunHostname(t *testing.T, b *acctest.Backend, file, want string) er
 	if err != nil {
 		return err
 	}
-	defer conn.CloseNow()
+	defer func() { _ = conn.CloseNow() }()
 	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"password": "`+m[2]+`"}`)); err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ func TestMachineConsoleInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatalf("a WebSocket from the page's origin: %v", err)
 		}
-		defer conn.CloseNow()
+		defer func() { _ = conn.CloseNow() }()
 	})
 
 	t.Run("five wrong passwords end a URL", func(t *testing.T) {
@@ -230,7 +230,7 @@ func wrongPassword(t *testing.T, d *devAPI, c consoleAnswer) websocket.StatusCod
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.CloseNow()
+	defer func() { _ = conn.CloseNow() }()
 	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"password": "wrong"}`)); err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func TestPage(t *testing.T) {
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	h := res.Header
-	if res.StatusCode != 200 || h.Get("Referrer-Policy") != "no-referrer" || h.Get("Cache-Control") != "no-store" ||
+	if res.StatusCode != http.StatusOK || h.Get("Referrer-Policy") != "no-referrer" || h.Get("Cache-Control") != "no-store" ||
 		!strings.Contains(h.Get("Content-Security-Policy"), "connect-src 'self'") || !strings.Contains(string(body), `id="password"`) {
 		t.Fatalf("page: %d %v\n%s", res.StatusCode, h, body)
 	}
@@ -177,7 +177,7 @@ func TestPage(t *testing.T) {
 			t.Fatal(err)
 		}
 		res.Body.Close()
-		if res.StatusCode != 200 {
+		if res.StatusCode != http.StatusOK {
 			t.Errorf("asset %s: %d", name, res.StatusCode)
 		}
 	}
