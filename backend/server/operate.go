@@ -11,7 +11,7 @@ import (
 )
 
 // The operator's commands (`resellerd account list|show|block|unblock|verify|set`, `resellerd
-// instance lock|unlock`, `resellerd audit`): each change goes through the service's own rules
+// instance lock|unlock|set`, `resellerd audit`): each change goes through the service's own rules
 // and appends its audit entry in the same transaction. Every replica sees a change at its next
 // request, the cached keys included: the read cache learns of every commit (sqlstore's cache.go).
 
@@ -219,4 +219,39 @@ func (s *Server) AuditEntries(ctx context.Context, f AuditFilter) ([]AuditEntry,
 			return out, nil
 		}
 	}
+}
+
+// MaxTrafficIncludedGB is the largest allowance `resellerd instance set --traffic-included`
+// takes.
+const MaxTrafficIncludedGB = service.MaxIncludedGB
+
+// TrafficChange is an operator's change of an instance's traffic allowance; nil leaves a field
+// as it is.
+type TrafficChange struct {
+	IncludedGB   *int
+	AllowOverage *bool
+}
+
+// InstanceTraffic is an instance's traffic as GET /instances/{id}/traffic shows it.
+type InstanceTraffic struct {
+	InstanceID   int64
+	Enabled      bool
+	IncludedGB   int
+	UsedGB       int
+	OverageGB    int
+	AllowOverage bool
+	CycleStart   time.Time
+}
+
+// SetInstanceTrafficBy sets an active instance's traffic allowance for op (`resellerd instance
+// set`), with op's audit entry, and returns its traffic as it then stands: the traffic counted
+// already is settled against the new allowance at once (a server locked for traffic whose new
+// allowance covers it is unlocked; one now over it is locked).
+func (s *Server) SetInstanceTrafficBy(ctx context.Context, op Operator, instanceID int64, ch TrafficChange) (InstanceTraffic, error) {
+	t, err := s.svc.SetTrafficBy(ctx, op.audit(), instanceID, service.TrafficChange{IncludedGB: ch.IncludedGB, AllowOverage: ch.AllowOverage})
+	if err != nil {
+		return InstanceTraffic{}, fmt.Errorf("server: set traffic of instance %d: %w", instanceID, err)
+	}
+	return InstanceTraffic{InstanceID: instanceID, Enabled: t.Enabled, IncludedGB: t.IncludedGB, UsedGB: t.UsedGB,
+		OverageGB: t.OverageGB, AllowOverage: t.AllowOverage, CycleStart: t.CycleStart}, nil
 }

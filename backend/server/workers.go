@@ -20,6 +20,9 @@ type workerLoop struct {
 	due   func(store.WorkDue) (poll bool, at time.Time)
 	feeds []workerLoop // loops woken after each tick: the work this loop's steps make for them
 	beat  *heartbeat   // when the loop last began or ended a tick (readiness)
+	// own: the loop keeps its own time and a write does not wake it (the traffic worker's
+	// work is every live machine, not what a request changed).
+	own bool
 }
 
 func newWorkerLoop(steps []step, due func(store.WorkDue) (bool, time.Time), feeds ...workerLoop) workerLoop {
@@ -49,15 +52,33 @@ func wakingAfterWrites(next http.Handler, wake func()) http.Handler {
 }
 
 // workerLoops are the backend's three background loops: provisioning (and app installs), the
-// accounts (billing, snapshots, alerts, housekeeping) and the webhook deliveries. The other
-// loops' steps write events, so each of their ticks wakes the deliveries.
+// accounts (billing, snapshots, alerts, housekeeping) and the webhook deliveries; with
+// --machines sandbox a fourth, the traffic worker. The other loops' steps write events, so
+// each of their ticks wakes the deliveries.
 func (s *Server) workerLoops() []workerLoop {
 	deliveries := newWorkerLoop(s.deliverySteps(), func(d store.WorkDue) (bool, time.Time) { return false, d.Delivery })
-	return []workerLoop{
+	loops := []workerLoop{
 		newWorkerLoop(s.provisioningSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Provisioning, time.Time{} }, deliveries),
 		newWorkerLoop(s.accountSteps(), func(d store.WorkDue) (bool, time.Time) { return d.Accounts, d.Renewal }, deliveries),
 		deliveries,
 	}
+	if s.sandbox != nil {
+		traffic := newWorkerLoop(s.trafficSteps(), func(store.WorkDue) (bool, time.Time) { return false, s.clock.Now().Add(TrafficEvery) })
+		traffic.own = true
+		loops = append(loops, traffic)
+	}
+	return loops
+}
+
+// TrafficEvery is how often the traffic worker reads every live machine's traffic (sandbox):
+// `used`, the overage billed and the traffic locks are at most this old, well inside the minute
+// the docs promise.
+const TrafficEvery = 30 * time.Second
+
+// trafficSteps are the traffic worker's (service.TrafficDue), in a loop of its own: its work
+// grows with the live machines, and no deploy or bill waits behind it.
+func (s *Server) trafficSteps() []step {
+	return []step{{"traffic", s.svc.TrafficDue}}
 }
 
 // StepGrace bounds how long Close waits for the worker steps running when it is called (a
@@ -204,7 +225,9 @@ func (s *Server) sleep(ctx context.Context, l workerLoop, failures *streaks) tim
 // wake has every loop run its steps at once: a write may have made work due.
 func (s *Server) wake() {
 	for _, l := range s.loops {
-		l.signal()
+		if !l.own {
+			l.signal()
+		}
 	}
 }
 
@@ -224,7 +247,8 @@ func (s *Server) stopWorkers() {
 
 // RunDue runs every worker once, at the clock's current time: provisioning (builds, deploys,
 // time-outs), app installs, billing, snapshots (images, restores, hourly accounting), low-balance
-// alerts, housekeeping, and last the webhook deliveries, so the events the others wrote are sent
+// alerts, housekeeping, the traffic of every live machine (sandbox), and last the webhook
+// deliveries, so the events the others wrote are sent
 // at the same tick. It returns when every delivery attempt it started has finished. The
 // background loops call the same steps every WorkerInterval; tests with WorkerInterval < 0 call
 // RunDue after moving their clock. Each worker claims its work in the store, so RunDue may run
@@ -233,6 +257,9 @@ func (s *Server) stopWorkers() {
 func (s *Server) RunDue(ctx context.Context) error {
 	steps := []step{{"provisioning", s.svc.ProvisionDue}, {"app installs", s.svc.InstallAllAppsDue}}
 	steps = append(steps, s.accountSteps()...)
+	if s.sandbox != nil {
+		steps = append(steps, s.trafficSteps()...)
+	}
 	return runStepsUntil(ctx, ctx, append(steps, step{"webhook deliveries", s.svc.DeliverAllDue}), nil)
 }
 

@@ -50,6 +50,7 @@ const usage = `usage:
   resellerd account block [--db ...] --account N --reason TEXT | unblock --account N | verify --account N
   resellerd account set [--db ...] --account N [--server-limit N] [--order-limit N] [--apps on|off] [--language fa|en]
   resellerd instance lock [--db ...] --instance N --reason debt|traffic|abuse|TEXT | unlock --instance N
+  resellerd instance set [--db ...] --instance N [--traffic-included GB] [--allow-overage on|off] --reason TEXT [--json]
   resellerd audit [--db ...] [--account N] [--since 24h] [--json]
       # operating it for customers: beside a running serve, seen by every replica at once;
       # every change (and account create, topup, rotate-key, secrets rotate) is in the audit

@@ -44,8 +44,8 @@ func devFlags(o *devOptions) *flag.FlagSet {
 	addServeFlags(fs, &o.serveOptions, devDefaults)
 	fs.StringVar(&o.EnvFile, "env-file", "", "file the two export lines are written to once the API is ready")
 	fs.StringVar(&o.Seed, "seed", "", "YAML seed file with the accounts, servers, snapshots and webhooks to start with")
-	fs.StringVar(&o.State, "state", "", "file the whole service (database and clock) is loaded from at start when it exists, "+
-		"instead of --seed, and written back to atomically on a clean exit")
+	fs.StringVar(&o.State, "state", "", "file the whole service (database and clock; with --machines sandbox the machines' disks too, in FILE.machines/) "+
+		"is loaded from at start when it exists, instead of --seed, and written back to atomically on a clean exit")
 	addDevControlFlags(fs, &o.devControlOptions)
 	return fs
 }
@@ -60,11 +60,6 @@ func parseDev(args []string, env lookupEnv) (devOptions, error) {
 		// --state keeps the service across runs already; a --db beside it would be a second copy
 		// of it, and which of the two wins at start would surprise one way or the other.
 		return devOptions{}, fmt.Errorf("%w: dev: --state and --db together: --state FILE keeps the service across runs on its own; give one of them", errUsage)
-	}
-	if o.State != "" && o.Config.Machines.Sandbox() {
-		// The machines' disks would have to follow the database out of the file and back;
-		// rather than let the two disagree, dev refuses (as it refuses checkpoints and resets).
-		return devOptions{}, fmt.Errorf("%w: dev: --state with --machines sandbox: %s", errUsage, devserver.MachinesUnsupported)
 	}
 	if o.Config.DB == "" {
 		o.Config.DB = devserver.TemporaryDB // chosen by dev; validate only wants it not empty

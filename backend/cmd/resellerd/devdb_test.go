@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"os"
@@ -89,7 +90,8 @@ func TestDevRefusesADatabaseItDidNotCreate(t *testing.T) {
 
 // TestDevDBOnANewPathThenAgain: `dev --db` on a path that does not exist (or an empty file)
 // creates a database marked as dev's, and a later `dev --db` on it opens it, with what the first
-// run wrote.
+// run wrote: the same account (one account in the file, no second 1,000 USD) and the same key
+// printed.
 func TestDevDBOnANewPathThenAgain(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -112,11 +114,20 @@ func TestDevDBOnANewPathThenAgain(t *testing.T) {
 					t.Fatalf("the new database does not read as a dev database")
 				}
 			})
-			d := startDevInProcess(t, "--db", path)
-			var list []json.RawMessage
-			d.call(t, "GET", "/api/v1/instances", firstKey, "").want(t, 200, "").into(t, &list)
-			if len(list) != 1 || d.key == firstKey {
-				t.Fatalf("second run: the first run's account has %d instances, want 1 (and a fresh account of its own)", len(list))
+			t.Run("second run", func(t *testing.T) {
+				d := startDevInProcess(t, "--db", path)
+				var list []json.RawMessage
+				d.call(t, "GET", "/api/v1/instances", firstKey, "").want(t, 200, "").into(t, &list)
+				if len(list) != 1 || d.key != firstKey {
+					t.Fatalf("second run: the first run's account has %d instances, want 1; key printed is the first run's: %v",
+						len(list), d.key == firstKey)
+				}
+			})
+			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Fatalf("the database's mode is %v (%v), want 0600: it holds the keys", fi.Mode(), err)
+			}
+			if n := countAccounts(t, path); n != 1 {
+				t.Fatalf("%d accounts in the file after two runs, want the first run's only", n)
 			}
 		})
 	}
@@ -186,4 +197,19 @@ func TestServeWarnsOnADevDatabase(t *testing.T) {
 			t.Fatalf("%s: warned %v, want %v; log:\n%s", tt.name, warned, tt.warn, log.String())
 		}
 	}
+}
+
+// countAccounts counts the accounts in the SQLite database at path, read-only.
+func countAccounts(t *testing.T, path string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM accounts`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

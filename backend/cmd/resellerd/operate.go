@@ -10,7 +10,7 @@ import (
 )
 
 // Operating resellerd for customers (backend/docs/operating-for-customers.md): `resellerd
-// account list|show|block|unblock|verify|set` and `resellerd instance lock|unlock`. Each runs
+// account list|show|block|unblock|verify|set` and `resellerd instance lock|unlock|set`. Each runs
 // beside a running serve on the same database; every replica sees a change at its next request.
 // Here are their flags; backend/internal/operatorcmd does the rest.
 
@@ -108,11 +108,13 @@ func accountSet(ctx context.Context, args []string, stdout io.Writer, env lookup
 // instanceCommand runs `resellerd instance SUBCOMMAND`.
 func instanceCommand(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: instance: no subcommand (lock, unlock)", errUsage)
+		return fmt.Errorf("%w: instance: no subcommand (lock, unlock, set)", errUsage)
 	}
 	switch args[0] {
 	case "lock", "unlock":
 		return instanceLock(ctx, args[0], args[1:], stdout, env)
+	case "set":
+		return instanceSet(ctx, args[1:], stdout, env)
 	default:
 		return fmt.Errorf("%w: instance: unknown subcommand %q", errUsage, args[0])
 	}
@@ -135,4 +137,39 @@ func instanceLock(ctx context.Context, command string, args []string, stdout io.
 		return fmt.Errorf("%w: %s: --reason is required (debt, traffic, abuse or any text)", errUsage, c.Name)
 	}
 	return c.LockInstance(ctx, stdout, *id, command == "lock", *reason)
+}
+
+// instanceSet runs `resellerd instance set --instance N [--traffic-included GB] [--allow-overage
+// on|off] --reason TEXT [--json]`: the server's traffic allowance, in place of its plan's.
+func instanceSet(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
+	fs, c := newOperatorCommand("instance set", env)
+	c.TouchesSecrets = true // rewrites the server's row
+	id := fs.Int64("instance", 0, "instance id")
+	reason := fs.String("reason", "", "why, for the audit trail (required)")
+	var included cliflag.OptionalInt
+	fs.Var(&included, "traffic-included", "GB of traffic a 30-day cycle includes (0: unlimited), in place of the plan's")
+	overage := cliflag.OptionalChoice{Choices: []string{"on", "off"}}
+	fs.Var(&overage, "allow-overage", "on: traffic past the allowance is billed at the plan's overage_price; off: it locks the server until the next cycle")
+	asJSON := fs.Bool("json", false, "print the server's traffic as one JSON document instead of a line")
+	if err := parseFlags(fs, args, env); err != nil {
+		return err
+	}
+	if err := requireID(c.Name, "--instance", *id); err != nil {
+		return err
+	}
+	if included.V != nil && *included.V > server.MaxTrafficIncludedGB {
+		return fmt.Errorf("%w: %s: --traffic-included must be at most %d (GB)", errUsage, c.Name, server.MaxTrafficIncludedGB)
+	}
+	ch := server.TrafficChange{IncludedGB: included.V}
+	if overage.V != nil {
+		on := *overage.V == "on"
+		ch.AllowOverage = &on
+	}
+	if ch.IncludedGB == nil && ch.AllowOverage == nil {
+		return fmt.Errorf("%w: %s: nothing to change: give --traffic-included or --allow-overage", errUsage, c.Name)
+	}
+	if *reason == "" {
+		return fmt.Errorf("%w: %s: --reason is required (the audit trail keeps it)", errUsage, c.Name)
+	}
+	return c.SetInstanceTraffic(ctx, stdout, *id, ch, *reason, *asJSON)
 }

@@ -228,6 +228,7 @@ func testOperatorCommands(t *testing.T, db string) {
 		status, code, _ := call(t, http.MethodPost, base+actions, o.key, rename)
 		return status/100 == 2, fmt.Sprintf("%d %s, want it accepted", status, code)
 	})
+	checkInstanceSet(t, o, server)
 
 	checkAccountViews(t, o)
 	checkAuditTrail(t, o, server)
@@ -281,6 +282,36 @@ func checkAccountViews(t *testing.T, o *operated) {
 	}
 }
 
+// checkInstanceSet gives the server a traffic allowance of 1 GB without overage (--json), then
+// allows overage again (one line), each seen through the API's traffic of the server.
+func checkInstanceSet(t *testing.T, o *operated, server int64) {
+	t.Helper()
+	id := fmt.Sprint(server)
+	var got map[string]any
+	out := o.run(t, "instance", "set", "--instance", id, "--traffic-included", "1", "--allow-overage", "off", "--reason", "trial cap", "--json")
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("instance set --json: %v: %s", err, out)
+	}
+	fields := []string{"instance_id", "enabled", "included", "used", "overage", "allow_overage", "cycle_start_date"}
+	if len(got) != len(fields) || got["instance_id"] != float64(server) || got["included"] != float64(1) || got["allow_overage"] != false ||
+		got["enabled"] != true || got["used"] != float64(0) {
+		t.Fatalf("instance set --json = %v; want fields %v, 1 GB included, no overage", got, fields)
+	}
+	traffic := fmt.Sprintf("/api/v1/instances/%d/traffic", server)
+	trafficIs := func(want string) func(string) (bool, string) {
+		return func(base string) (bool, string) {
+			_, _, data := call(t, http.MethodGet, base+traffic, o.key, "")
+			return strings.Contains(string(data), want), string(data)
+		}
+	}
+	o.seen(t, "--traffic-included 1 --allow-overage off", trafficIs(`"included":1,"used":0,"overage":0,"allow_overage":false`))
+	line := o.run(t, "instance", "set", "--instance", id, "--allow-overage", "on", "--reason", "trial cap")
+	if want := fmt.Sprintf("instance %d: traffic included 1 GB a cycle, overage on;", server); !strings.HasPrefix(line, want) {
+		t.Fatalf("instance set printed %q, want it to start %q", line, want)
+	}
+	o.seen(t, "--allow-overage on", trafficIs(`"included":1,"used":0,"overage":0,"allow_overage":true`))
+}
+
 // auditEntry is an entry of `resellerd audit --json`.
 type auditEntry struct {
 	ID         int64          `json:"id"`
@@ -316,7 +347,7 @@ func checkAuditTrail(t *testing.T, o *operated, server int64) {
 		}
 	}
 	want := []string{"account create", "account block", "account unblock", "account verify", "account set", "account set",
-		"instance lock", "instance unlock"}
+		"instance lock", "instance unlock", "instance set", "instance set"}
 	if !slices.Equal(commands, want) {
 		t.Fatalf("audit --account %s: commands %v, want %v", id, commands, want)
 	}
@@ -332,6 +363,10 @@ func checkAuditTrail(t *testing.T, o *operated, server int64) {
 	}
 	if lock.InstanceID != server || lock.Reason != "traffic" || lock.After["locked"] != true || lock.After["lock_reason"] != "traffic" {
 		t.Errorf("lock entry: %+v", lock)
+	}
+	if cap := entries[8]; cap.InstanceID != server || cap.Reason != "trial cap" || cap.Before["traffic_included_gb"] != float64(1000) ||
+		cap.After["traffic_included_gb"] != float64(1) || cap.Before["allow_overage"] != true || cap.After["allow_overage"] != false {
+		t.Errorf("instance set entry: %+v; want 1000 GB with overage -> 1 GB without", cap)
 	}
 	if entries[0].After["balance"] != float64(100) {
 		t.Errorf("create entry: %+v; want balance 100 (USD)", entries[0])
@@ -405,6 +440,14 @@ func TestOperatorBadInput(t *testing.T) {
 		{"unlock unknown instance", []string{"instance", "unlock", "--instance", "996"}, exitError, "instance 996"},
 		{"topup unknown account", []string{"account", "topup", "--account", "995", "--amount", "1"}, exitError, "account 995"},
 		{"unknown subcommand", []string{"instance", "delete"}, exitUsage, "delete"},
+		{"set without reason", []string{"instance", "set", "--instance", "1", "--traffic-included", "5"}, exitUsage, "--reason"},
+		{"set nothing on an instance", []string{"instance", "set", "--instance", "1", "--reason", "x"}, exitUsage, "nothing to change"},
+		{"set without instance", []string{"instance", "set", "--traffic-included", "5", "--reason", "x"}, exitUsage, "--instance"},
+		{"negative traffic", []string{"instance", "set", "--instance", "1", "--traffic-included", "-1", "--reason", "x"}, exitUsage, "traffic-included"},
+		{"traffic not a number", []string{"instance", "set", "--instance", "1", "--traffic-included", "1.5", "--reason", "x"}, exitUsage, "traffic-included"},
+		{"traffic too large", []string{"instance", "set", "--instance", "1", "--traffic-included", "1000000001", "--reason", "x"}, exitUsage, "--traffic-included"},
+		{"unknown overage value", []string{"instance", "set", "--instance", "1", "--allow-overage", "yes", "--reason", "x"}, exitUsage, "allow-overage"},
+		{"set unknown instance", []string{"instance", "set", "--instance", "994", "--traffic-included", "5", "--reason", "x"}, exitError, "instance 994"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -434,7 +477,7 @@ func checkAuditJSONShape(t *testing.T, o *operated) {
 	common := []string{"id", "time", "operator", "command", "reason", "before", "after"}
 	for _, e := range raw {
 		want := append(slices.Clone(common), "account_id")
-		if string(e["command"]) == `"instance lock"` || string(e["command"]) == `"instance unlock"` {
+		if c := string(e["command"]); c == `"instance lock"` || c == `"instance unlock"` || c == `"instance set"` {
 			want = append(want, "instance_id")
 		}
 		got := make([]string, 0, len(e))

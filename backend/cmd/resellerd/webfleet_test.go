@@ -42,18 +42,26 @@ func kitCLIs(t *testing.T) []testCLI {
 }
 
 // TestWebFleetModuleTests runs `terraform test` (and `tofu test`) of examples/modules/web-fleet
-// on every CLI of CI: the unit tests with mock_provider and the integration tests against
-// `resellerd dev`, with only RESELLER_ENDPOINT and RESELLER_API_KEY set.
+// on every CLI of CI: the unit tests with mock_provider and the integration tests against one
+// `resellerd dev` (with real machines as root), with only RESELLER_ENDPOINT and RESELLER_API_KEY
+// set, and POST /_dev/reset before each run, as a suite that starts every test from a known
+// world does: each run finds no server and the same key and port.
 func TestWebFleetModuleTests(t *testing.T) {
 	clis := kitCLIs(t)
 	plugins := buildProvider(t)
+	devArgs, testArgs := webFleetMachines(t)
+	d := startDevInProcess(t, append([]string{"--deploy-delay", "200ms", "--credentials-delay", "100ms"}, devArgs...)...)
 	for _, cli := range clis {
 		t.Run(cli.name, func(t *testing.T) {
 			if cli.path == "" {
 				t.Skipf("%s not found (tf-bin, see shared/bin/README.md)", cli.name)
 			}
-			devArgs, testArgs := webFleetMachines(t)
-			d := startDevInProcess(t, append([]string{"--deploy-delay", "200ms", "--credentials-delay", "100ms"}, devArgs...)...)
+			d.call(t, "POST", "/_dev/reset", "", "").want(t, 200, "")
+			var before []struct{}
+			d.call(t, "GET", "/api/v1/instances", d.key, "").want(t, 200, "").into(t, &before)
+			if len(before) != 0 {
+				t.Fatalf("%d servers after the reset, want none", len(before))
+			}
 			work := filepath.Join(t.TempDir(), "web-fleet")
 			if err := os.CopyFS(work, os.DirFS(moduleDir)); err != nil {
 				t.Fatal(err)
@@ -95,7 +103,7 @@ func webFleetMachines(t *testing.T) (dev, test []string) {
 		t.Log("not root: the integration test runs without ssh_check (servers are simulated)")
 		return nil, nil
 	}
-	// The subtests run one after the other, each dev stopped before the next starts: one range.
+	// One dev for every subtest, reset between them: one range.
 	return []string{"--machines", "sandbox", "--machines-cidr", "198.19.60.0/24"}, []string{"-var", "ssh_check=true"}
 }
 

@@ -57,6 +57,15 @@ type Datacenter interface {
 	DeleteSnapshot(ctx context.Context, image string) error
 }
 
+// StoredTraffic is a Datacenter whose Live may wait on another host (a machine's counters are
+// read where it runs). LiveStored is Live without that wait: a machine of this host is read
+// now, another host's answered as that host last counted it. The traffic worker reads every
+// live machine with it, so no tick waits on another replica; each host's own worker keeps its
+// machines' counts fresh.
+type StoredTraffic interface {
+	LiveStored(ctx context.Context, ref string, cycleStart time.Time) (Live, error)
+}
+
 // Machine statuses: the words a datacenter reports a machine's state in, which an active
 // instance shows as its status (spec: Instance). A reboot, rebuild, resize or restore shows its
 // word until the Transition settles into online or offline. The service's own words for an
@@ -112,7 +121,12 @@ type Machine struct {
 // Live is what the datacenter reports about a running machine.
 type Live struct {
 	Status        string // "" when the datacenter cannot tell
-	TrafficUsedGB int
+	TrafficUsedGB int    // since the cycleStart asked; unused when Counted
+	// Counted: the datacenter counts the machine's traffic from its interface, and
+	// CountedBytes is every byte in and out so far (it only grows); the service reckons it
+	// into cycles itself (sandbox machines).
+	Counted      bool
+	CountedBytes int64
 }
 
 // Transition is a status change: Status now, Settled once SettlesAt has passed.

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 )
 
@@ -50,7 +52,8 @@ type Checkpoint struct {
 	Time string `json:"time"`
 	// SavedAt is the wall clock's time of the save (RFC 3339).
 	SavedAt string `json:"saved_at"`
-	// SizeBytes is the size of the copy on disk.
+	// SizeBytes is the size of the copy on disk: its database file, and under --machines
+	// sandbox the blocks its machines' disks take (MachinesDir; holes take none).
 	SizeBytes int64 `json:"size_bytes"`
 
 	saved time.Time // orders the list, newest first
@@ -141,20 +144,20 @@ func (c *checkpoints) create(ctx context.Context, name string) (Checkpoint, erro
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint %s: save: %w", name, err)
 	}
-	fi, err := os.Stat(c.path(name))
+	size, err := savedBytes(c.path(name))
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint %s: %w", name, err)
 	}
-	if total := c.totalBytes() + fi.Size(); total > c.maxBytes {
+	if total := c.totalBytes() + size; total > c.maxBytes {
 		// Its size is known only once written: the copy goes, so the limit holds on disk.
-		if err := os.Remove(c.path(name)); err != nil {
+		if err := removeSaved(c.path(name)); err != nil {
 			return Checkpoint{}, fmt.Errorf("checkpoint %s: %w", name, err)
 		}
 		return Checkpoint{}, c.overBytes(total)
 	}
 	now := time.Now()
 	cp := Checkpoint{Name: name, Time: serviceTime.UTC().Format(time.RFC3339), SavedAt: now.UTC().Format(time.RFC3339),
-		SizeBytes: fi.Size(), saved: now}
+		SizeBytes: size, saved: now}
 	c.byName[name] = cp
 	return cp, nil
 }
@@ -195,7 +198,7 @@ func (c *checkpoints) remove(name string) (Checkpoint, error) {
 	if !ok {
 		return Checkpoint{}, service.NotFound("checkpoint " + name)
 	}
-	if err := os.Remove(c.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := removeSaved(c.path(name)); err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint %s: delete: %w", name, err)
 	}
 	delete(c.byName, name)
@@ -262,4 +265,48 @@ func (h handler) deleteCheckpoint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.resp.OK(w, r, map[string]any{"deleted": cp})
+}
+
+// MachinesDir is where Save keeps, beside the saved copy at path, the machines' disks under
+// `dev --machines sandbox` (path + ".machines"): a checkpoint's and the --state file's.
+func MachinesDir(path string) string { return path + ".machines" }
+
+// savedBytes is the room the saved copy at path takes on disk: its file's size, plus the blocks
+// held by the files of its MachinesDir, if any (a sparse disk's holes take none).
+func savedBytes(path string) (int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	n := fi.Size()
+	err = filepath.WalkDir(MachinesDir(path), func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == MachinesDir(path) {
+			return filepath.SkipAll
+		}
+		if err != nil {
+			return err
+		}
+		n += allocatedBytes(p)
+		return nil
+	})
+	return n, err
+}
+
+// removeSaved removes the saved copy at path and its MachinesDir; either may be missing.
+func removeSaved(path string) error {
+	err := os.Remove(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	return errors.Join(err, os.RemoveAll(MachinesDir(path)))
+}
+
+// allocatedBytes is the room the file at path takes on disk (its blocks), not following a
+// symlink; 0 when it cannot be read.
+func allocatedBytes(path string) int64 {
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) != nil {
+		return 0
+	}
+	return st.Blocks * 512
 }

@@ -1,11 +1,14 @@
 package devapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +80,44 @@ func TestCheckpointsCappedInBytes(t *testing.T) {
 	files, err := os.ReadDir(dir)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("checkpoint directory holds %d files (%v), want the 2 kept", len(files), err)
+	}
+}
+
+// TestCheckpointsCountAndDeleteTheirMachines: a checkpoint whose Save keeps machines' disks
+// beside its file (MachinesDir) has them counted in its size_bytes (by the blocks they take:
+// a sparse disk's hole counts nothing) and deleted with it.
+func TestCheckpointsCountAndDeleteTheirMachines(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	save := func(_ context.Context, path string) (time.Time, error) {
+		disk := filepath.Join(MachinesDir(path), "machines", "vm-1", "disk.img")
+		if err := os.MkdirAll(filepath.Dir(disk), 0o700); err != nil {
+			return time.Time{}, err
+		}
+		f, err := os.Create(disk)
+		if err != nil {
+			return time.Time{}, err
+		}
+		_, err = f.Write(bytes.Repeat([]byte{1}, 1<<20))
+		err = errors.Join(err, f.Truncate(1<<30), f.Close()) // a GiB, of which a MiB is written
+		return time.Now(), errors.Join(err, os.WriteFile(path, make([]byte, 100), 0o600))
+	}
+	h := New(Config{Clock: &OffsetClock{}, CheckpointDir: dir, Save: save, Load: func(context.Context, string) error { return nil }})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/_dev/checkpoints", strings.NewReader(`{"name": "m"}`)))
+	var env struct {
+		Data Checkpoint `json:"data"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || rec.Code != 200 {
+		t.Fatalf("save: %d %s", rec.Code, rec.Body)
+	}
+	if n := env.Data.SizeBytes; n < 100+1<<20 || n > 100+2<<20 {
+		t.Fatalf("size_bytes %d; want the file and the disk's written MiB, not its GiB", n)
+	}
+	if status, _, _ := send(h, "DELETE", "/_dev/checkpoints/m", ""); status != 200 {
+		t.Fatalf("delete: %d", status)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("left after the delete: %v", left)
 	}
 }

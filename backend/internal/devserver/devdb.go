@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
@@ -116,4 +117,68 @@ func WarnIfDevDB(logger *slog.Logger, db string) {
 			"dev's POST /_dev/reset deletes it; serve a database of its own for anything to keep",
 			slog.String("db", path))
 	}
+}
+
+// keptAccounts reads the accounts a dev database at --db holds from an earlier run (the table
+// openFresh writes beside the store's), so that dev started again on the file serves them and
+// prints the first one's key again instead of adding an account: nil for a new file, or for a
+// dev database written before dev kept its keys there (dev then adds a fresh account, as it
+// always did, and keeps that one from then on).
+func keptAccounts(ctx context.Context, db string) (*savedState, error) {
+	path, ok := SQLitePath(db)
+	if !ok || db == TemporaryDB {
+		return nil, nil
+	}
+	if kind, err := devDBKind(path); err != nil || kind != dbDev {
+		return nil, err // checkDevDB has refused any other file
+	}
+	st, err := readDevState(ctx, path)
+	if errors.Is(err, errNoDevState) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("dev: --db %s: %w", path, err)
+	}
+	return &st, nil
+}
+
+// reopen starts the backend on the dev database at --db as an earlier run left it, with the
+// accounts keptAccounts read from it (b.accounts) and the clock at the offset saved there.
+func (b *backend) reopen(ctx context.Context, st savedState) error {
+	b.clock.SetOffset(st.ClockOffset)
+	srv, err := b.start(ctx, b.cfg)
+	if err != nil {
+		return err
+	}
+	b.srv = srv
+	return nil
+}
+
+// keepClock closes the backend and records the service clock's offset in the --db file's
+// table of dev (writeDevState), so that dev started again on the file goes on at the time the
+// service had, not the time of its last reset. Called once serve has returned; ctx has ended.
+func (b *backend) keepClock(ctx context.Context) error {
+	path, _ := SQLitePath(b.cfg.DB)
+	b.close()
+	if !IsDevDB(path) {
+		return nil // replaced while dev ran: nothing of dev's to write into
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateIOTimeout)
+	defer cancel()
+	st := savedState{ClockOffset: b.clock.Offset(), Accounts: b.accounts, ServiceTime: b.clock.Now(), SavedAt: time.Now(), Version: b.version}
+	if err := writeDevState(ctx, path, st); err != nil {
+		return fmt.Errorf("dev: --db %s: write %s: %w", path, devStateTable, err)
+	}
+	return nil
+}
+
+// ownerOnly makes the files of the SQLite database at path readable by their owner only, before
+// dev writes its accounts' keys into it (as the --state file and the env file are).
+func ownerOnly(path string) error {
+	for _, suffix := range append(dbFiles, "-shm") {
+		if err := os.Chmod(path+suffix, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }

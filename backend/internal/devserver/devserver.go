@@ -2,8 +2,10 @@
 // database of its own (temporary, or a file marked as dev's), seeded with its accounts, behind
 // the test-control API under /_dev/ (backend/internal/devapi) with its request journal and fault
 // rules; POST /_dev/reset starts it again from the seed, checkpoints and the --state file save
-// and restore the whole service. The command (backend/cmd/resellerd) parses the flags and serves
-// what Run builds.
+// and restore the whole service, under --machines sandbox its machines' disks included
+// (machines.go). A --db file keeps the accounts' keys (devdb.go), so dev started again on it
+// serves the same accounts. The command (backend/cmd/resellerd) parses the flags and serves what
+// Run builds.
 package devserver
 
 import (
@@ -19,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
@@ -80,6 +83,12 @@ func Run(ctx context.Context, o Options, stdout io.Writer, logger *slog.Logger, 
 	if err != nil {
 		return err
 	}
+	if state == nil {
+		// A --db file dev served before keeps its accounts, as --state does (devdb.go).
+		if state, err = keptAccounts(ctx, o.Config.DB); err != nil {
+			return err
+		}
+	}
 	accounts, seed, err := startAccounts(o.Seed, state, logger)
 	if err != nil {
 		return err
@@ -90,11 +99,12 @@ func Run(ctx context.Context, o Options, stdout io.Writer, logger *slog.Logger, 
 		return fmt.Errorf("dev: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	if o.Config.DB == TemporaryDB {
+	keepDB := o.Config.DB != TemporaryDB // a --db file, which keeps its accounts and clock (keepClock)
+	if !keepDB {
 		o.Config.DB = filepath.Join(dir, "reseller.db")
 	}
 	if o.Config.Machines.Dir == "" {
-		o.Config.Machines.Dir = filepath.Join(dir, "machines")
+		o.Config.Machines.Dir = defaultMachinesDir(o.Config.DB, keepDB, dir)
 	}
 	if o.CheckMachines != nil {
 		if err := o.CheckMachines(o.Config); err != nil {
@@ -107,10 +117,15 @@ func Run(ctx context.Context, o Options, stdout io.Writer, logger *slog.Logger, 
 	b := &backend{accounts: accounts, clock: clock, version: o.Version}
 	controls := newDevControls(o.JournalSize, &o.Config, b)
 	b.cfg = o.Config
-	if state != nil {
+	switch {
+	case state != nil && o.State != "":
 		err = b.openState(ctx, o.State, *state)
-	} else if err = b.open(ctx); err != nil && seed != nil {
-		err = seed.Explain(err)
+	case state != nil:
+		err = b.reopen(ctx, *state)
+	default:
+		if err = b.open(ctx); err != nil && seed != nil {
+			err = seed.Explain(err)
+		}
 	}
 	if err != nil {
 		return err
@@ -133,17 +148,21 @@ func Run(ctx context.Context, o Options, stdout io.Writer, logger *slog.Logger, 
 	if err == nil && o.State != "" {
 		err = b.writeState(ctx, o.State, logger)
 	}
+	if err == nil && o.State == "" && keepDB {
+		err = b.keepClock(ctx)
+	}
 	return err
 }
 
-// startAccounts are the accounts dev starts with: the --state file's when it has one (it wins
-// over --seed, which is then not read), else the seed's or one fresh account (devAccounts).
+// startAccounts are the accounts dev starts with: those of the --state file or of the --db file
+// dev served before, when there is one (it wins over --seed, which is then not read), else the
+// seed's or one fresh account (devAccounts).
 func startAccounts(seedPath string, state *savedState, logger *slog.Logger) ([]seedpkg.Account, *seedfile.File, error) {
 	if state == nil {
 		return devAccounts(seedPath)
 	}
 	if seedPath != "" {
-		logger.Info("dev: --seed not applied: the service comes from --state", slog.String("seed", seedPath))
+		logger.Info("dev: --seed not applied: the service comes from --state or from the --db file dev served before", slog.String("seed", seedPath))
 	}
 	return state.Accounts, nil, nil
 }
@@ -216,6 +235,17 @@ func (b *backend) openFresh(ctx context.Context) (*server.Server, error) {
 	if err := server.Seed(ctx, cfg, b.accounts); err != nil {
 		return nil, fmt.Errorf("dev: seed: %w", err)
 	}
+	if path, ok := SQLitePath(b.cfg.DB); ok {
+		// The keys, which the database holds only as hashes, so that a dev started again on
+		// this --db file prints the same key and keeps its accounts (keptAccounts).
+		st := savedState{ClockOffset: b.clock.Offset(), Accounts: b.accounts, ServiceTime: b.clock.Now(), SavedAt: time.Now(), Version: b.version}
+		if err := ownerOnly(path); err != nil {
+			return nil, fmt.Errorf("dev: %w", err)
+		}
+		if err := writeDevState(ctx, path, st); err != nil {
+			return nil, fmt.Errorf("dev: write %s: %w", devStateTable, err)
+		}
+	}
 	return b.start(ctx, b.cfg)
 }
 
@@ -264,20 +294,19 @@ func (b *backend) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	b.srv.MetricsHandler().ServeHTTP(w, r)
 }
 
-// reset closes the backend, removes its SQLite database and starts again from the seed, so
-// every key stays valid and everything else is gone. It refuses, changing nothing, a database
+// reset closes the backend, removes its SQLite database (and under --machines sandbox every
+// machine: their processes, network links and cgroups at the close, their disks and snapshots
+// after) and starts again from the seed, so every key stays valid and everything else is gone;
+// it answers once that is done. It refuses, changing nothing, a database
 // that is not marked as dev's (checkResettable). It runs to its end whatever the client does
 // (a client hanging up must not stop it half-way), and on a failure the old backend serves
 // again (replace).
 func (b *backend) reset(ctx context.Context) error {
-	if err := b.refuseWithMachines("POST /_dev/reset"); err != nil {
-		return err
-	}
 	path, ok := SQLitePath(b.cfg.DB)
 	if !ok {
 		return errors.New("dev: reset needs a SQLite database; drop and recreate a PostgreSQL one yourself")
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateIOTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.ioTimeout())
 	defer cancel()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -290,8 +319,9 @@ func (b *backend) reset(ctx context.Context) error {
 }
 
 // replace stops the backend and starts the one install makes on --db, in place of it. The old
-// database is first moved aside (moveDB), so that on any failure of install it is put back and
-// started again, with the clock as it was: a failed reset or restore answers 5xx and leaves the
+// database, and under --machines sandbox the disk set of its stopped machines, are first moved
+// aside (moveDB, moveDisks), so that on any failure of install they are put back and started
+// again, with the clock as it was: a failed reset or restore answers 5xx and leaves the
 // old service serving, never a closed backend. Should that start fail too, the backend is down
 // (every request answers 503) until a reset succeeds. Called with mu held for writing.
 func (b *backend) replace(ctx context.Context, op string, install func(ctx context.Context) (*server.Server, error)) error {
@@ -299,15 +329,19 @@ func (b *backend) replace(ctx context.Context, op string, install func(ctx conte
 	aside := live + ".before-" + op
 	offset := b.clock.Offset()
 	if b.srv != nil {
-		_ = b.srv.Close() // closed whatever it answers: it is not used again
+		_ = b.srv.Close() // closed whatever it answers: it is not used again; its machines are stopped
 		b.srv = nil
 	}
 	err := moveDB(live, aside)
+	if err == nil {
+		err = b.moveDisks(b.machinesDir(), b.disksAside(op))
+	}
 	if err == nil {
 		var srv *server.Server
 		if srv, err = install(ctx); err == nil {
 			b.srv, b.down = srv, nil
 			_ = removeDB(aside)
+			b.dropDisks(b.disksAside(op))
 			return nil
 		}
 	}
@@ -316,6 +350,9 @@ func (b *backend) replace(ctx context.Context, op string, install func(ctx conte
 	back := removeDB(live)
 	if back == nil {
 		back = moveDB(aside, live)
+	}
+	if back == nil {
+		back = b.moveDisks(b.disksAside(op), b.machinesDir())
 	}
 	if back == nil {
 		cfg := b.cfg
@@ -358,23 +395,6 @@ func removeDB(path string) error {
 		}
 	}
 	return nil
-}
-
-// CodeMachinesUnsupported is the code of the 409 answer dev gives a checkpoint, a restore or a
-// reset under --machines sandbox.
-const CodeMachinesUnsupported = "machines_unsupported"
-
-// MachinesUnsupported says why dev refuses them, and --state, under --machines sandbox.
-const MachinesUnsupported = "the machines' disks do not follow the database into a saved copy and back, " +
-	"so it would leave the two in disagreement; run dev with --machines sim for checkpoints, resets and --state"
-
-// refuseWithMachines is 409 machines_unsupported for what under --machines sandbox, nil
-// otherwise.
-func (b *backend) refuseWithMachines(what string) error {
-	if !b.cfg.Machines.Sandbox() {
-		return nil
-	}
-	return service.Conflict(CodeMachinesUnsupported, "%s is not possible with --machines sandbox: %s", what, MachinesUnsupported)
 }
 
 // SQLitePath is the file of a SQLite --db (a path or sqlite:PATH), read as server.ParseDB

@@ -30,6 +30,10 @@ const devStateFormat = "1"
 // well under a second).
 const stateIOTimeout = 2 * time.Minute
 
+// machinesIOTimeout bounds the same under --machines sandbox, where the machines are stopped
+// and booted again and their disks copied (sparsely: the blocks their files took).
+const machinesIOTimeout = 10 * time.Minute
+
 // savedState is what a copy of the service carries beside its database.
 type savedState struct {
 	// ClockOffset is how far the service clock ran ahead of real time: it is kept, so the
@@ -208,19 +212,41 @@ func checkMarked(path string) error {
 }
 
 // save writes the whole service to path atomically (replaceFileAtomic): a copy of its database
-// and the clock's offset. It holds the backend for writing, so no request runs meanwhile and the
+// and the clock's offset, and under --machines sandbox its machines' disks beside
+// (devapi.MachinesDir). It holds the backend for writing, so no request runs meanwhile and the
 // database and the clock are of one moment (a clock move holds the backend while it runs the
 // workers). It returns the service's time saved.
 func (b *backend) save(ctx context.Context, path string) (time.Time, error) {
-	if err := b.refuseWithMachines("a checkpoint"); err != nil {
-		return time.Time{}, err
+	return b.saveThen(ctx, path, true)
+}
+
+// saveThen is save, which under --machines sandbox stops the backend for the copy (see
+// machines.go) and, with resume, starts it again after; without, it leaves it closed (dev's
+// exit). The database's copy and the disks' are then of one moment, no machine running.
+func (b *backend) saveThen(ctx context.Context, path string, resume bool) (at time.Time, err error) {
+	if b.machinesDir() != "" {
+		// Once the backend is closed, a client hanging up must not leave the service without one.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), machinesIOTimeout)
+		defer cancel()
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.machinesDir() != "" {
+		start := b.stopForCopy()
+		if resume {
+			defer func() { err = errors.Join(err, start(ctx)) }()
+		}
+	}
 	live, _ := SQLitePath(b.cfg.DB) // dev's database is always SQLite (the command's parseDev)
 	st := savedState{ClockOffset: b.clock.Offset(), Accounts: b.accounts, ServiceTime: b.clock.Now(), SavedAt: time.Now(),
 		Version: b.version}
-	err := replaceFileAtomic(path, func(tmp string) error {
+	if b.machinesDir() != "" {
+		if err := b.saveDisks(ctx, path); err != nil {
+			return time.Time{}, fmt.Errorf("dev: save the machines' disks: %w", err)
+		}
+	}
+	err = replaceFileAtomic(path, func(tmp string) error {
 		if err := sqlstore.CopySQLite(ctx, live, tmp); err != nil {
 			return err
 		}
@@ -236,18 +262,17 @@ func (b *backend) save(ctx context.Context, path string) (time.Time, error) {
 }
 
 // restore replaces the running service by the one save wrote to path (a checkpoint): the backend
-// is closed, its database replaced by a copy of the file, the clock's offset put back, and a new
+// is closed, its database replaced by a copy of the file (and under --machines sandbox its
+// machines by copies of the disks saved beside, so that machines made since are gone and those
+// of the checkpoint boot from their saved disks in their saved power state), the clock's offset put back, and a new
 // backend started, with the fail rate the copy holds. Like reset, it waits for the requests in
 // flight and drops the work they started; every key of the copy keeps working. It changes
 // nothing unless the copy is ready and marked, and it refuses (403, as reset does) to delete a
 // database that is no longer marked as dev's. Should the new backend fail to start, the old one
 // serves again (backend.replace).
 func (b *backend) restore(ctx context.Context, path string) error {
-	if err := b.refuseWithMachines("a checkpoint's restore"); err != nil {
-		return err
-	}
 	// Once the backend is closed, a client hanging up must not leave the service without one.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateIOTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.ioTimeout())
 	defer cancel()
 	st, err := readDevState(ctx, path)
 	if err != nil {
@@ -266,8 +291,16 @@ func (b *backend) restore(ctx context.Context, path string) error {
 		return fmt.Errorf("dev: restore: %w", err)
 	}
 	defer os.Remove(staged) // moved to live unless something failed first
+	disks, err := b.stageDisks(ctx, path)
+	if err != nil {
+		return fmt.Errorf("dev: restore the machines' disks: %w", err)
+	}
+	defer dropStaged(disks) // moved to --machines-dir unless something failed first
 	return b.replace(ctx, "restore", func(ctx context.Context) (*server.Server, error) {
 		if err := os.Rename(staged, live); err != nil {
+			return nil, err
+		}
+		if err := b.moveDisks(disks, b.machinesDir()); err != nil {
 			return nil, err
 		}
 		b.clock.SetOffset(st.ClockOffset)
@@ -310,12 +343,18 @@ func replaceDB(staged, live string) error {
 }
 
 // openState starts the backend on a copy of the --state file at path, which stateAtStart read
-// as st: the clock runs at the offset saved, and --fail-rate applies as on every start.
+// as st: the clock runs at the offset saved, and --fail-rate applies as on every start. Under
+// --machines sandbox the machines' disks saved beside the file (devapi.MachinesDir) take the
+// place of --machines-dir's first, so the backend boots the machines the file says are online.
 func (b *backend) openState(ctx context.Context, path string, st savedState) error {
 	live, _ := SQLitePath(b.cfg.DB)
 	staged, err := stageCopy(ctx, path, live)
 	if err != nil {
 		return fmt.Errorf("dev: --state %s: %w", path, err)
+	}
+	if err := b.loadStateDisks(ctx, path); err != nil {
+		_ = os.Remove(staged)
+		return fmt.Errorf("dev: --state %s: the machines' disks: %w", path, err)
 	}
 	if err := replaceDB(staged, live); err != nil {
 		return fmt.Errorf("dev: --state %s: %w", path, err)
@@ -379,9 +418,9 @@ func checkStateDir(path string) error {
 // listeners are closed by then; ctx has ended (that is how dev stops), so the write has its own
 // bound.
 func (b *backend) writeState(ctx context.Context, path string, logger *slog.Logger) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateIOTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.ioTimeout())
 	defer cancel()
-	at, err := b.save(ctx, path)
+	at, err := b.saveThen(ctx, path, false)
 	if err != nil {
 		return fmt.Errorf("dev: --state %s: %w", path, err)
 	}

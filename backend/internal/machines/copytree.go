@@ -189,13 +189,23 @@ func copyFileAt(srcfd, dstfd int, name string) error {
 	}
 	outFile := os.NewFile(uintptr(out), name)
 	defer outFile.Close()
-	if err := copyData(inFile, outFile, st.Size); err != nil {
+	if err := cloneOrCopyData(inFile, outFile, st.Size); err != nil {
 		return err
 	}
 	if err := copyAttrs(in, out, &st); err != nil {
 		return err
 	}
 	return setTimes(dstfd, name, &st)
+}
+
+// cloneOrCopyData makes out a reflink of in (FICLONE) where the file system shares blocks
+// between files (btrfs, XFS), which takes no room until either changes, and otherwise copies
+// in's data regions (copyData).
+func cloneOrCopyData(in, out *os.File, size int64) error {
+	if unix.IoctlFileClone(int(out.Fd()), int(in.Fd())) == nil {
+		return nil
+	}
+	return copyData(in, out, size)
 }
 
 // copyData copies in's data regions to out and leaves its holes holes (as `cp -a` does): a

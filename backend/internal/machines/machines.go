@@ -58,6 +58,9 @@
 //     was made on. An image with an os-release of its own (a Debian image from `resellerd
 //     image build`, package imagebuild) keeps it; on one without, /etc/os-release names the
 //     template.
+//   - Disk sets (diskset.go): machines/ and snapshots/ of a Dir whose Manager is closed, copied
+//     (sparsely, reflinked where the file system can), moved and removed as one, for `resellerd
+//     dev`'s reset, checkpoints and --state file; the rest of Dir (image, host id) stays.
 //   - Snapshots (snapshot.go): copied while the machine runs, without freezing it, by a walker
 //     that never follows a symlink the machine's root puts in its disk meanwhile (copytree.go).
 //   - Limits (limits.go, cgroups.go): the plan's memory (no swap) and cores and
@@ -152,5 +155,6 @@ var ErrNotFound = errors.New("machines: not found")
 //	func (m *Manager) Delete(ctx context.Context, ref string) error  // nothing of it left: process, mount, link, file
 //	func (m *Manager) Run(ctx context.Context, ref string, script string, env map[string]string) (output string, exit int, err error)
 //	func (m *Manager) Running(ref string) bool
+//	func (m *Manager) Traffic(ref string) (Traffic, bool, error) // its veth's ifindex and rx+tx bytes (traffic.go)
 //	func (m *Manager) Refs() []string                  // machines with a disk on this host
 //	func (m *Manager) LimitsEnforced() bool            // whether Limits are enforced here (cgroup v1 or v2) or only recorded

@@ -146,3 +146,15 @@ func (c Command) Audit(ctx context.Context, w io.Writer, account int64, since ti
 		return operatorview.WriteAudit(w, entries, asJSON)
 	})
 }
+
+// SetInstanceTraffic runs `instance set`: instance id's traffic allowance, for reason, and
+// prints its traffic as it then stands.
+func (c Command) SetInstanceTraffic(ctx context.Context, w io.Writer, id int64, ch server.TrafficChange, reason string, asJSON bool) error {
+	return c.with(ctx, func(srv *server.Server) error {
+		t, err := srv.SetInstanceTrafficBy(ctx, c.As(reason), id, ch)
+		if err != nil {
+			return err
+		}
+		return operatorview.WriteTraffic(w, t, asJSON)
+	})
+}

@@ -188,3 +188,30 @@ func LockState(locked bool, reason string) string {
 	}
 	return "unlocked"
 }
+
+// Traffic is an instance's traffic as `resellerd instance set --json` prints it: the fields of
+// the API's Traffic (GET /instances/{id}/traffic) and the instance's id.
+type Traffic struct {
+	InstanceID     int64  `json:"instance_id"`
+	Enabled        bool   `json:"enabled"`
+	Included       int    `json:"included"`
+	Used           int    `json:"used"`
+	Overage        int    `json:"overage"`
+	AllowOverage   bool   `json:"allow_overage"`
+	CycleStartDate string `json:"cycle_start_date"`
+}
+
+// WriteTraffic prints what `instance set` left: one JSON document, or one line.
+func WriteTraffic(w io.Writer, t server.InstanceTraffic, asJSON bool) error {
+	if asJSON {
+		return WriteJSON(w, Traffic{InstanceID: t.InstanceID, Enabled: t.Enabled, Included: t.IncludedGB, Used: t.UsedGB,
+			Overage: t.OverageGB, AllowOverage: t.AllowOverage, CycleStartDate: t.CycleStart.UTC().Format(time.RFC3339)})
+	}
+	included := "unlimited"
+	if t.IncludedGB > 0 {
+		included = fmt.Sprintf("%d GB", t.IncludedGB)
+	}
+	_, err := fmt.Fprintf(w, "instance %d: traffic included %s a cycle, overage %s; %d GB used since %s\n", t.InstanceID,
+		included, onOff(t.AllowOverage), t.UsedGB, t.CycleStart.UTC().Format(time.RFC3339))
+	return err
+}

@@ -105,18 +105,38 @@ func (d *Datacenter) Poll(ctx context.Context, ticket string) (datacenter.Build,
 	return b, nil
 }
 
-// Live is the simulator's: the power status it last reported and the traffic.
+// Live is the simulator's power status and, for a machine, the traffic counted from its
+// interface, read now (traffic.go).
 //
 // A machine its host found down (its init exited, its agent stopped) and has not booted again
 // yet reads offline, whatever its power should be: while its host boots it again, or, when that
 // keeps failing, until a boot works (FoundDown). The API never says online over a machine that
 // answers nothing.
 func (d *Datacenter) Live(ctx context.Context, ref string, cycleStart time.Time) (datacenter.Live, error) {
+	return d.live(ctx, ref, cycleStart, true)
+}
+
+// LiveStored is Live reading only this host's machines now; another host's machine reports the
+// count its host stored last (datacenter.StoredTraffic).
+func (d *Datacenter) LiveStored(ctx context.Context, ref string, cycleStart time.Time) (datacenter.Live, error) {
+	return d.live(ctx, ref, cycleStart, false)
+}
+
+// live is Live; remote asks another host for a read of its machine and waits for it.
+func (d *Datacenter) live(ctx context.Context, ref string, cycleStart time.Time, remote bool) (datacenter.Live, error) {
 	live, err := d.sim.Live(ctx, ref, cycleStart)
-	if err != nil || live.Status != datacenter.StatusOnline {
+	if err != nil {
 		return live, err
 	}
-	if row, ok, err := d.machine(ctx, ref); err == nil && ok && row.Down {
+	row, ok, err := d.machine(ctx, ref)
+	if err != nil || !ok {
+		return live, nil // a simulated server: the simulator's traffic
+	}
+	live.Counted, live.CountedBytes, live.TrafficUsedGB = true, row.Traffic.Bytes, 0
+	if row.Host == d.host || remote {
+		live.CountedBytes = d.countedTraffic(ctx, row)
+	}
+	if live.Status == datacenter.StatusOnline && row.Down {
 		live.Status = datacenter.StatusOffline
 	}
 	return live, nil

@@ -10,14 +10,14 @@ import (
 	"strings"
 )
 
-// hostIDFile is the file under --machines-dir that holds this replica's host id.
-const hostIDFile = "host-id"
+// HostIDFile is the file under --machines-dir that holds this replica's host id.
+const HostIDFile = "host-id"
 
 // HostID is the host id of the replica whose machines live under dir: read from dir/host-id,
 // written there (a random id) the first time. It names the replica in the database for as long
 // as its machines directory is kept, across restarts; two replicas need two directories.
 func HostID(dir string) (string, error) {
-	path := filepath.Join(dir, hostIDFile)
+	path := filepath.Join(dir, HostIDFile)
 	b, err := os.ReadFile(path)
 	if err == nil {
 		if id := strings.TrimSpace(string(b)); id != "" {

@@ -29,6 +29,7 @@ const (
 	opDeleteSnapshot = "delete_snapshot"
 	opDelete         = "delete"
 	opRun            = "run"
+	opTraffic        = "traffic"
 )
 
 // envPrefix marks the arguments of a run op that are its environment.
@@ -226,6 +227,9 @@ func (d *Datacenter) finish(ctx context.Context, op store.MachineOp, out outcome
 // apply carries out one op on this host's machine runtime.
 func (d *Datacenter) apply(ctx context.Context, op store.MachineOp) outcomeOf {
 	a, ref, m := op.Args, op.Ref, d.machines
+	if unplugs[op.Kind] {
+		d.countBeforeUnplug(ctx, ref)
+	}
 	var err error
 	switch op.Kind {
 	case opCreate:
@@ -257,6 +261,8 @@ func (d *Datacenter) apply(ctx context.Context, op store.MachineOp) outcomeOf {
 		err = d.delete(ctx, ref)
 	case opRun:
 		return d.run(ctx, ref, a)
+	case opTraffic:
+		err = d.countTraffic(ctx, ref)
 	default:
 		err = fmt.Errorf("unknown op %q", op.Kind)
 	}

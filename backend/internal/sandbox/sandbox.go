@@ -32,6 +32,12 @@
 // (--machines-cidr), and a change_ip's from one counter shared by every replica (the
 // simulator's pool table, under its own key) in the upper half: stable per order, and unique
 // until a half wraps around (see buildAddress and changeAddress).
+//
+// # Traffic
+//
+// A machine's traffic is counted by its host from its interface's counters and kept in its
+// row, so it outlives the interface every boot replaces (traffic.go); Live reads it now, through
+// the machine's host, and LiveStored (the traffic worker's) waits on no other host.
 package sandbox
 
 import (
@@ -71,6 +77,7 @@ type Machines interface {
 	Delete(ctx context.Context, ref string) error
 	Run(ctx context.Context, ref string, script string, env map[string]string) (output string, exit int, err error)
 	Console(ctx context.Context, ref string, cols, rows int) (*machines.Terminal, error)
+	Traffic(ref string) (t machines.Traffic, ok bool, err error)
 	Close(ctx context.Context) error
 }
 
@@ -137,7 +144,10 @@ type Datacenter struct {
 	runs  map[string]bool          // the run ops whose script runs now (startRun), by op id
 }
 
-var _ datacenter.Datacenter = (*Datacenter)(nil)
+var (
+	_ datacenter.Datacenter    = (*Datacenter)(nil)
+	_ datacenter.StoredTraffic = (*Datacenter)(nil)
+)
 
 // minPrefixBits and maxPrefixBits bound --machines-cidr: an IPv4 range of at least 16
 // addresses (each half holds a few machines), at most the whole space's /8.
@@ -234,6 +244,7 @@ func (d *Datacenter) bootOne(ctx context.Context, ref string) error {
 // Close stops every machine of this host cleanly (their disks kept: the next Boot starts
 // them again). The reconciler stops with Run's context.
 func (d *Datacenter) Close(ctx context.Context) error {
+	d.countHostTraffic(ctx) // what the machines sent since the last read, before their links go
 	if err := d.machines.Close(ctx); err != nil {
 		return fmt.Errorf("sandbox: close: %w", err)
 	}

@@ -26,6 +26,7 @@ type fakeMachine struct {
 	from    string
 	limits  machines.Limits
 	scripts []string
+	traffic machines.Traffic // its interface's counters while it runs
 }
 
 // fakeMachines is a machine runtime in memory, for the sandbox's own logic without root.
@@ -101,6 +102,16 @@ func (f *fakeMachines) Start(_ context.Context, ref string) error {
 
 func (f *fakeMachines) Stop(_ context.Context, ref string) error {
 	return f.with(ref, func(m *fakeMachine) error { m.running = false; return nil })
+}
+
+func (f *fakeMachines) Traffic(ref string) (machines.Traffic, bool, error) {
+	var t machines.Traffic
+	var ok bool
+	err := f.with(ref, func(m *fakeMachine) error { t, ok = m.traffic, m.running; return nil })
+	if errors.Is(err, machines.ErrNotFound) {
+		return machines.Traffic{}, false, nil
+	}
+	return t, ok, err
 }
 
 func (f *fakeMachines) Reboot(ctx context.Context, ref string) error { return f.Start(ctx, ref) }

@@ -114,12 +114,15 @@ func (s *Service) appRecordsOf(installs []store.AppInstall) []AppRecord {
 }
 
 // trafficOf computes the traffic of the current cycle; cycles start every 30 days from creation.
+// used is what the last read of the datacenter found (0 for a cycle not read yet).
 func trafficOf(in store.Instance, plan catalog.Plan, now time.Time) Traffic {
-	t := Traffic{Enabled: plan.Traffic.IncludedGB > 0, IncludedGB: plan.Traffic.IncludedGB,
-		UsedGB: in.TrafficUsedGB, AllowOverage: plan.Traffic.AllowOverage, CycleStart: cycleStart(in.CreatedAt, now)}
-	if t.IncludedGB > 0 {
-		t.OverageGB = max(0, t.UsedGB-t.IncludedGB)
+	included, allow := allowance(in, plan)
+	start := cycleStart(in.CreatedAt, now)
+	t := Traffic{Enabled: included > 0, IncludedGB: included, UsedGB: in.TrafficUsedGB, AllowOverage: allow, CycleStart: start}
+	if !in.TrafficCycle.IsZero() && in.TrafficCycle.Before(start) {
+		t.UsedGB = 0 // the cycle read last is over
 	}
+	t.OverageGB = overageGB(t.UsedGB, included)
 	return t
 }
 
@@ -179,8 +182,9 @@ func (s *Service) instance(ctx context.Context, q store.Queries, accountID, id i
 	return in, nil
 }
 
-// refresh asks the datacenter for the live status and traffic and stores them. Passing the
-// allowance of a plan without overage locks the instance; a new cycle unlocks it.
+// refresh asks the datacenter for the live status and traffic and stores them, with the
+// traffic settled (traffic.go): overage billed, or the instance locked for passing its
+// allowance, or unlocked in a new cycle.
 func (s *Service) refresh(ctx context.Context, in store.Instance) (store.Instance, error) {
 	now := s.now()
 	live, err := s.dc.Live(ctx, in.MachineRef, cycleStart(in.CreatedAt, now))
@@ -199,8 +203,10 @@ func (s *Service) refresh(ctx context.Context, in store.Instance) (store.Instanc
 		if live.Status != "" && cur.Next.Status == "" && cur.Active {
 			cur.Status = live.Status
 		}
-		cur.TrafficUsedGB = live.TrafficUsedGB
-		s.applyTrafficLock(&cur)
+		reckonTraffic(&cur, live, cycleStart(cur.CreatedAt, now))
+		if err := s.settleTraffic(ctx, tx, &cur, live.Counted); err != nil {
+			return err
+		}
 		out = cur
 		return tx.UpdateInstance(ctx, cur)
 	})
@@ -208,19 +214,6 @@ func (s *Service) refresh(ctx context.Context, in store.Instance) (store.Instanc
 		return store.Instance{}, asServiceError(err, "refresh instance")
 	}
 	return out, nil
-}
-
-// applyTrafficLock locks an instance over the allowance of a plan that allows no overage, and
-// unlocks one whose traffic lock no longer applies.
-func (s *Service) applyTrafficLock(in *store.Instance) {
-	plan, _ := s.catalog.Plan(in.PlanID)
-	over := plan.Traffic.IncludedGB > 0 && !plan.Traffic.AllowOverage && in.TrafficUsedGB > plan.Traffic.IncludedGB
-	switch {
-	case over && !in.Locked:
-		in.Locked, in.LockReason, in.LockedAt = true, store.LockTraffic, s.now()
-	case !over && in.Locked && in.LockReason == store.LockTraffic:
-		in.Locked, in.LockReason, in.LockedAt = false, "", time.Time{}
-	}
 }
 
 // InstanceUpdate is the body of PATCH /instances/{id}; nil leaves a field unchanged.

@@ -1,8 +1,9 @@
 // Package service holds the rules of the Reseller API: accounts and their keys, the wallet and
 // its ledger, the catalogue as an account may see it, quotes, orders and their provisioning,
-// instances and their actions, one-click app installs, snapshots, hourly billing, the webhook
-// registration and the delivery of events. It speaks in store and catalog types and micro-USD;
-// the api package turns its results into JSON and its *Error into envelopes.
+// instances and their actions, one-click app installs, snapshots, hourly billing, traffic against
+// its allowance (billed or locked), the webhook registration and the delivery of events. It
+// speaks in store and catalog types and micro-USD; the api package turns its results into JSON
+// and its *Error into envelopes.
 package service
 
 import (

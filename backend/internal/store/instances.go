@@ -42,6 +42,15 @@ type Instance struct {
 	Paid          money.Micros
 	LastIPChange  time.Time // zero: never changed
 	TrafficUsedGB int
+	// The operator's traffic allowance (`resellerd instance set`); nil: the plan's.
+	TrafficIncludedGB   *int
+	TrafficAllowOverage *bool
+	// TrafficCycle is the cycle counted machine traffic is reckoned in (zero: none yet), and
+	// TrafficCycleBase the machine's counted bytes when it began; TrafficBilledGB the GB of
+	// its overage already billed.
+	TrafficCycle     time.Time
+	TrafficCycleBase int64
+	TrafficBilledGB  int
 }
 
 // Instance statuses the service sets itself when an instance ends. While an instance is active
@@ -90,6 +99,9 @@ type InstanceQueries interface {
 	// DueRenewals lists up to limit active instances whose renewal_due is at or before now,
 	// earliest first.
 	DueRenewals(ctx context.Context, now time.Time, limit int) ([]Instance, error)
+	// ActiveInstancesAfter lists up to limit active instances with ids above afterID, lowest
+	// first: the live servers only, whatever the rows ever stored (the traffic worker).
+	ActiveInstancesAfter(ctx context.Context, afterID int64, limit int) ([]Instance, error)
 	// AdvanceRenewal moves renewal_due from one value to the next; ErrConflict when it no longer
 	// holds from, so an hour is never billed twice.
 	AdvanceRenewal(ctx context.Context, id int64, from, to time.Time) error

@@ -21,6 +21,17 @@ type Machine struct {
 	// Down: its host found it down (init exited, agent stopped or silent) and has not booted it
 	// again yet; its status reads offline meanwhile, on every replica.
 	Down bool
+	// Traffic is what its host has counted of its network interface (sandbox's traffic.go).
+	Traffic TrafficCount
+}
+
+// TrafficCount is a machine's traffic as its host counts it from the host's end of its veth:
+// Bytes is every byte in and out so far (it only grows); Link and Counter are the interface
+// (its ifindex, 0: none read yet) and its rx+tx bytes at the last read.
+type TrafficCount struct {
+	Bytes   int64
+	Link    int
+	Counter int64
 }
 
 // MachineImage is a copy of a machine's disk, kept on the host of that machine.

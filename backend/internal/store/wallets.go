@@ -38,6 +38,7 @@ const (
 	LedgerResize      = "resize"       // the prorated difference of a resize
 	LedgerIPChange    = "ip_change"    // a paid change_ip
 	LedgerSnapshot    = "snapshot"     // accrued hours of a snapshot
+	LedgerTraffic     = "traffic"      // a GB of traffic over an instance's allowance
 )
 
 // WalletChange is an account whose wallet changed: Seq counts its changes so far.

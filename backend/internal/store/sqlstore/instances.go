@@ -13,7 +13,8 @@ import (
 const instanceColumns = `id, account_id, order_id, name, note, hostname, plan_id, template_id, datacenter_id, location_id,
 	features, status, next_status, next_status_at, active, renew, locked, lock_reason, locked_at, machine_ref,
 	machine_deleted, ipv4, ipv6, username, password, port, credentials_at, created_at, renewal_due, expired_at,
-	cancel_reason, paid_micros, last_ip_change_at, traffic_used_gb`
+	cancel_reason, paid_micros, last_ip_change_at, traffic_used_gb, traffic_included_gb, traffic_allow_overage,
+	traffic_cycle_start, traffic_cycle_base, traffic_billed_gb`
 
 // scanInstance reads an instance and opens its password.
 func (q queries) scanInstance(r rowScanner) (store.Instance, error) {
@@ -38,7 +39,8 @@ func instanceDest(in *store.Instance) []any {
 		&in.DatacenterID, &in.LocationID, jsonColumn{&in.Features}, &in.Status, &in.Next.Status, at(&in.Next.At),
 		&in.Active, &in.Renew, &in.Locked, &in.LockReason, at(&in.LockedAt), &in.MachineRef, &in.MachineGone, &in.IPv4,
 		&in.IPv6, &in.Username, &in.Password, &in.Port, at(&in.CredentialsAt), at(&in.CreatedAt), at(&in.RenewalDue),
-		at(&in.ExpiredAt), &in.CancelReason, &in.Paid, at(&in.LastIPChange), &in.TrafficUsedGB}
+		at(&in.ExpiredAt), &in.CancelReason, &in.Paid, at(&in.LastIPChange), &in.TrafficUsedGB,
+		&in.TrafficIncludedGB, &in.TrafficAllowOverage, at(&in.TrafficCycle), &in.TrafficCycleBase, &in.TrafficBilledGB}
 }
 
 // Instance reads an instance of the account outside transactions (GET /instances/{id}),
@@ -186,18 +188,30 @@ func (q queries) UpdateInstance(ctx context.Context, in store.Instance) error {
 		status = ?, next_status = ?, next_status_at = ?, active = ?, renew = ?, locked = ?, lock_reason = ?,
 		locked_at = ?, ipv4 = ?, ipv6 = ?, username = ?, password = ?, port = ?, credentials_at = ?,
 		renewal_due = ?, expired_at = ?, cancel_reason = ?, paid_micros = ?, last_ip_change_at = ?,
-		traffic_used_gb = ?
+		traffic_used_gb = ?, traffic_included_gb = ?, traffic_allow_overage = ?, traffic_cycle_start = ?,
+		traffic_cycle_base = ?, traffic_billed_gb = ?
 		WHERE id = ?`,
 		in.Name, in.Note, in.PlanID, in.TemplateID, features, in.Status, in.Next.Status, nullTime(in.Next.At),
 		in.Active, in.Renew, in.Locked, in.LockReason, nullTime(in.LockedAt), in.IPv4, in.IPv6, in.Username, password,
 		in.Port, in.CredentialsAt, in.RenewalDue, nullTime(in.ExpiredAt), in.CancelReason,
-		in.Paid, nullTime(in.LastIPChange), in.TrafficUsedGB, in.ID)
+		in.Paid, nullTime(in.LastIPChange), in.TrafficUsedGB, in.TrafficIncludedGB, in.TrafficAllowOverage,
+		nullTime(in.TrafficCycle), in.TrafficCycleBase, in.TrafficBilledGB, in.ID)
 	return checkOneRow(res, err, "update instance", in.ID)
 }
 
 func (q queries) DueRenewals(ctx context.Context, now time.Time, limit int) ([]store.Instance, error) {
 	return list(ctx, q, "instances", q.scanInstance, `SELECT `+instanceColumns+` FROM instances
 		WHERE active AND renewal_due <= ? ORDER BY renewal_due, id LIMIT ?`+q.workerLock(skipLocked), now, limit)
+}
+
+// activeInstancesAfter is ActiveInstancesAfter's read: a range of the partial index of the
+// live instances (instances_active_id, migration 0019), never the ended ones.
+const activeInstancesAfter = `SELECT ` + instanceColumns + ` FROM instances
+	WHERE active AND id > ? ORDER BY id LIMIT ?`
+
+// ActiveInstancesAfter reads the live instances by id.
+func (q queries) ActiveInstancesAfter(ctx context.Context, afterID int64, limit int) ([]store.Instance, error) {
+	return list(ctx, q, "instances", q.scanInstance, activeInstancesAfter, afterID, limit)
 }
 
 func (q queries) AdvanceRenewal(ctx context.Context, id int64, from, to time.Time) error {

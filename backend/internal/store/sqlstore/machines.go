@@ -12,12 +12,13 @@ import (
 // results are sealed under their text id, known before the INSERT, so they are sealed as
 // they are written (as sim_machines' passwords under their ref).
 
-const machineColumns = `ref, host, cidr, ipv4, password, hostname, template, cpus, memory_mb, from_image, power, created, disk_gb, down`
+const machineColumns = `ref, host, cidr, ipv4, password, hostname, template, cpus, memory_mb, from_image, power, created, disk_gb, down,
+	traffic_bytes, traffic_link, traffic_counter`
 
 func (q queries) scanMachine(r rowScanner) (store.Machine, error) {
 	var m store.Machine
 	err := r.Scan(&m.Ref, &m.Host, &m.CIDR, &m.IPv4, &m.Password, &m.Hostname, &m.Template, &m.CPUs, &m.MemoryMB,
-		&m.FromImage, &m.Power, &m.Created, &m.DiskGB, &m.Down)
+		&m.FromImage, &m.Power, &m.Created, &m.DiskGB, &m.Down, &m.Traffic.Bytes, &m.Traffic.Link, &m.Traffic.Counter)
 	if err != nil {
 		return store.Machine{}, err
 	}
@@ -31,9 +32,9 @@ func (s *Store) AddMachine(ctx context.Context, m store.Machine) (store.Machine,
 	if err != nil {
 		return store.Machine{}, err
 	}
-	_, err = s.exec(ctx, `INSERT INTO machines (`+machineColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err = s.exec(ctx, `INSERT INTO machines (`+machineColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (ref) DO NOTHING`, m.Ref, m.Host, m.CIDR, m.IPv4, password, m.Hostname, m.Template, m.CPUs,
-		m.MemoryMB, m.FromImage, m.Power, m.Created, m.DiskGB, m.Down)
+		m.MemoryMB, m.FromImage, m.Power, m.Created, m.DiskGB, m.Down, m.Traffic.Bytes, m.Traffic.Link, m.Traffic.Counter)
 	if err != nil {
 		return store.Machine{}, fmt.Errorf("sqlstore: add machine %s: %w", m.Ref, err)
 	}
@@ -64,8 +65,9 @@ func (s *Store) UpdateMachine(ctx context.Context, ref string, update func(*stor
 			return err
 		}
 		_, err = q.exec(ctx, `UPDATE machines SET cidr = ?, ipv4 = ?, password = ?, hostname = ?, template = ?, cpus = ?,
-			memory_mb = ?, from_image = ?, power = ?, created = ?, disk_gb = ?, down = ? WHERE ref = ?`, m.CIDR, m.IPv4, password,
-			m.Hostname, m.Template, m.CPUs, m.MemoryMB, m.FromImage, m.Power, m.Created, m.DiskGB, m.Down, ref)
+			memory_mb = ?, from_image = ?, power = ?, created = ?, disk_gb = ?, down = ?, traffic_bytes = ?, traffic_link = ?,
+			traffic_counter = ? WHERE ref = ?`, m.CIDR, m.IPv4, password, m.Hostname, m.Template, m.CPUs, m.MemoryMB,
+			m.FromImage, m.Power, m.Created, m.DiskGB, m.Down, m.Traffic.Bytes, m.Traffic.Link, m.Traffic.Counter, ref)
 		return err
 	})
 	if err != nil {

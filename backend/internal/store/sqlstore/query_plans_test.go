@@ -20,6 +20,17 @@ func TestSQLiteWholeListPageSeeksItsPlaces(t *testing.T) {
 	}
 }
 
+// TestSQLiteActiveInstancesSeekTheirIndex: the traffic worker's read of the live instances is a
+// range of their partial index, so its work does not grow with the instances ever stored.
+func TestSQLiteActiveInstancesSeekTheirIndex(t *testing.T) {
+	t.Parallel()
+	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "plan.db"))
+	query := strings.NewReplacer("id > ?", "id > 0", "LIMIT ?", "LIMIT 200").Replace(activeInstancesAfter)
+	if got := queryPlan(t, s, query); !strings.Contains(got, "USING INDEX instances_active_id") {
+		t.Fatalf("query plan %q: want a search of instances_active_id", got)
+	}
+}
+
 // queryPlan is SQLite's plan of query, its steps joined by "; ".
 func queryPlan(t *testing.T, s *Store, query string) string {
 	t.Helper()

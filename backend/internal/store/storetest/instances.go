@@ -249,6 +249,9 @@ func testInstances(t *testing.T, s store.Store) {
 	changed.Active, changed.Status, changed.ExpiredAt, changed.Locked, changed.LockReason = false, store.StatusCanceled, base, true, store.LockDeletion
 	changed.Name, changed.Note, changed.Features, changed.LastIPChange = "renamed", "note", []int64{1, 2}, base.Add(time.Minute)
 	changed.Next = store.PendingTo("offline", base.Add(2*time.Minute))
+	included, allow := 7, false
+	changed.TrafficUsedGB, changed.TrafficIncludedGB, changed.TrafficAllowOverage = 9, &included, &allow
+	changed.TrafficCycle, changed.TrafficCycleBase, changed.TrafficBilledGB = base.Add(3*time.Minute), 12_345_678_901, 2
 	if err := s.UpdateInstance(ctx, changed); err != nil {
 		t.Fatal(err)
 	}
@@ -289,6 +292,30 @@ func testInstances(t *testing.T, s store.Store) {
 	}
 	if got, _ := s.InstanceByID(ctx, changed.ID); !got.Locked {
 		t.Fatal("UnlockInstances unlocked an instance locked for another reason")
+	}
+}
+
+// testActiveInstances: the traffic worker's read lists the active instances by id, a page at a
+// time, and never an ended one.
+func testActiveInstances(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "live-key")
+	var made []store.Instance
+	for range 3 {
+		made = append(made, newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID))
+	}
+	ended := made[1]
+	ended.Active, ended.Status = false, store.StatusCanceled
+	if err := s.UpdateInstance(ctx, ended); err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.ActiveInstancesAfter(ctx, 0, 1)
+	if err != nil || len(first) != 1 || first[0].ID != made[0].ID {
+		t.Fatalf("first page = %+v, %v; want instance %d", first, err, made[0].ID)
+	}
+	rest, err := s.ActiveInstancesAfter(ctx, first[0].ID, 10)
+	if err != nil || len(rest) != 1 || rest[0].ID != made[2].ID {
+		t.Fatalf("after %d = %+v, %v; want instance %d alone (%d has ended)", first[0].ID, rest, err, made[2].ID, ended.ID)
 	}
 }
 

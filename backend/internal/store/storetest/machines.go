@@ -29,12 +29,14 @@ func testMachines(t *testing.T, s store.Store) {
 	}
 	err = s.UpdateMachine(ctx, "vm-1", func(m *store.Machine) {
 		m.Power, m.Created, m.IPv4, m.Host, m.DiskGB = "offline", true, "198.18.128.1", "host-b", 160
+		m.Traffic = store.TrafficCount{Bytes: 5_000_000_000_123, Link: 4242, Counter: 3_000_000_000}
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := first
 	want.Power, want.Created, want.IPv4, want.DiskGB = "offline", true, "198.18.128.1", 160
+	want.Traffic = store.TrafficCount{Bytes: 5_000_000_000_123, Link: 4242, Counter: 3_000_000_000}
 	if got, err := s.Machine(ctx, "vm-1"); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("after update = %+v, %v; want %+v (host unchanged)", got, err, want)
 	}

@@ -9,7 +9,11 @@
 #
 # RESELLER_ENDPOINT and RESELLER_API_KEY come from the environment; nothing here names them.
 # Against `resellerd dev --machines sandbox`, add `-var ssh_check=true`: every server is then
-# logged into over SSH (see the module's ssh_check).
+# logged into over SSH (see the module's ssh_check). Between runs of a suite,
+#
+#   curl -fsS -X POST "${RESELLER_ENDPOINT%/api/v1}/_dev/reset"
+#
+# starts dev again from no server (machines included), with the same key and port.
 
 variables {
   server_count   = 2
