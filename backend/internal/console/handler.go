@@ -182,8 +182,10 @@ func (c *Consoles) terminal(w http.ResponseWriter, r *http.Request, s *session) 
 // readLogin reads and checks the page's password. On a wrong one, or a session that ended, the
 // connection is closed with the code the page shows.
 func (c *Consoles) readLogin(conn *websocket.Conn, s *session) (loginMessage, bool) {
-	ctx, cancel := context.WithTimeout(s.ctx, loginTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
 	defer cancel()
+	stop := context.AfterFunc(s.ctx, func() { _ = conn.Close(closeEnded, "this console has ended ("+s.reason()+")") })
+	defer stop()
 	typ, data, err := conn.Read(ctx)
 	var login loginMessage
 	if err != nil || typ != websocket.MessageText || json.Unmarshal(data, &login) != nil {
@@ -225,30 +227,36 @@ func (c *Consoles) carry(conn *websocket.Conn, s *session, login loginMessage) {
 		_ = conn.Close(websocket.StatusNormalClosure, "the shell has ended")
 	})
 	defer stop()
-	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"type":"ready"}`)); err != nil {
+	if err := write(conn, websocket.MessageText, []byte(`{"type":"ready"}`)); err != nil {
 		return
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer cancel()
-		pumpOutput(ctx, conn, term)
+		pumpOutput(conn, term)
 	}()
-	pumpInput(ctx, conn, term)
+	pumpInput(conn, term)
 	cancel()
 	<-done
 }
 
+// write sends one message within writeTimeout. Its context is never the session's: a
+// WebSocket whose write context ends is dropped without a close frame, and the end of a session
+// must reach the page as its close code (carry's AfterFunc).
+func write(conn *websocket.Conn, typ websocket.MessageType, data []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	return conn.Write(ctx, typ, data)
+}
+
 // pumpOutput sends what the shell writes to the page until either ends.
-func pumpOutput(ctx context.Context, conn *websocket.Conn, term Terminal) {
+func pumpOutput(conn *websocket.Conn, term Terminal) {
 	buf := make([]byte, outputChunk)
 	for {
 		n, err := term.Read(buf)
 		if n > 0 {
-			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
-			werr := conn.Write(wctx, websocket.MessageBinary, buf[:n])
-			cancel()
-			if werr != nil {
+			if werr := write(conn, websocket.MessageBinary, buf[:n]); werr != nil {
 				return
 			}
 		}
@@ -259,10 +267,11 @@ func pumpOutput(ctx context.Context, conn *websocket.Conn, term Terminal) {
 }
 
 // pumpInput types what the page sends (binary messages) and applies its resizes (text
-// messages) until either ends.
-func pumpInput(ctx context.Context, conn *websocket.Conn, term Terminal) {
+// messages) until either ends. Its reads wait without a deadline (a console is idle while its
+// user reads the screen); closing the connection ends them.
+func pumpInput(conn *websocket.Conn, term Terminal) {
 	for {
-		typ, data, err := conn.Read(context.WithoutCancel(ctx))
+		typ, data, err := conn.Read(context.Background())
 		if err != nil {
 			return
 		}
