@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sandbox"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
@@ -157,35 +159,44 @@ func CheckMachines(cfg Config) error {
 const machinesCloseTimeout = 30 * time.Second
 
 // openSandbox starts this host's machine runtime and the sandbox datacenter over the
-// simulator dc, and boots the machines the database says are online here. The reconciler is
-// started with the workers. revived counts the machines found down and booted again.
+// simulator dc, with its consoles, and boots the machines the database says are online here.
+// The reconciler is started with the workers. revived counts the machines found down and
+// booted again.
 func openSandbox(ctx context.Context, cfg Config, st *sqlstore.Store, dc *sim.Sim, cat *catalog.Catalog,
-	revived func(reason string, err error)) (*sandbox.Datacenter, error) {
+	revived func(reason string, err error)) (*sandbox.Datacenter, *console.Consoles, error) {
 	if err := cfg.Machines.Validate(); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return nil, nil, fmt.Errorf("server: %w", err)
 	}
 	if cfg.Machines.Dir == "" {
-		return nil, fmt.Errorf("server: --machines-dir is required with --machines %s", MachinesSandbox)
+		return nil, nil, fmt.Errorf("server: --machines-dir is required with --machines %s", MachinesSandbox)
 	}
 	opts := cfg.Machines.options(cfg.Logger)
 	host, err := sandbox.HostID(opts.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("server: --machines-dir: %w", err)
+		return nil, nil, fmt.Errorf("server: --machines-dir: %w", err)
+	}
+	// A console opens a terminal through sb, which exists before any console is issued.
+	var sb *sandbox.Datacenter
+	consoles, err := console.New(console.Options{PublicURL: cfg.PublicURL, TTL: cfg.ConsoleTTL, Logger: cfg.Logger,
+		Open: func(ctx context.Context, ref string, cols, rows int) (console.Terminal, error) {
+			return sb.Terminal(ctx, ref, cols, rows)
+		}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("server: %w", err)
 	}
 	// The Manager tells the sandbox of the machines it found down and booted again; none runs
 	// before sb.Boot, by when sb is set.
-	var sb *sandbox.Datacenter
 	opts.FoundDown = func(ref, reason string) { sb.FoundDown(ref, reason) }
 	opts.Revived = func(ref, reason string, err error) { sb.Revived(ref, reason, err) }
 	mgr, err := machines.New(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("server: --machines sandbox: %w", err)
+		return nil, nil, fmt.Errorf("server: --machines sandbox: %w", err)
 	}
 	sb, err = sandbox.New(sandbox.Options{Sim: dc, State: st, Machines: mgr, Catalog: cat, Host: host, CIDR: opts.CIDR,
-		Logger: cfg.Logger, Revived: revived})
+		Logger: cfg.Logger, Revived: revived, Consoles: consoles})
 	if err != nil {
 		_ = mgr.Close(ctx)
-		return nil, fmt.Errorf("server: %w", err)
+		return nil, nil, fmt.Errorf("server: %w", err)
 	}
 	if err := sb.Boot(ctx); err != nil {
 		// A machine that does not boot is logged; the others and the API go on.
@@ -193,14 +204,34 @@ func openSandbox(ctx context.Context, cfg Config, st *sqlstore.Store, dc *sim.Si
 	}
 	cfg.Logger.InfoContext(ctx, "machines", slog.String("host", host), slog.String("dir", opts.Dir),
 		slog.String("cidr", opts.CIDR.String()))
-	return sb, nil
+	return sb, consoles, nil
 }
 
-// closeMachines stops this host's machines cleanly (disks kept), when there are any.
+// consoleHandler is what serves /console/: consoles, or nothing without them.
+func consoleHandler(consoles *console.Consoles) http.Handler {
+	if consoles == nil {
+		return nil
+	}
+	return consoles
+}
+
+// SetPublicURL sets how customers reach this backend, where console URLs point, unless
+// Config.PublicURL did (--public-url wins); the command calls it with the listener's own URL.
+// Without --machines sandbox it does nothing.
+func (s *Server) SetPublicURL(u string) error {
+	if s.consoles == nil || s.publicURLGiven {
+		return nil
+	}
+	return s.consoles.SetPublicURL(u)
+}
+
+// closeMachines ends the consoles and stops this host's machines cleanly (disks kept), when
+// there are any.
 func (s *Server) closeMachines() error {
 	if s.sandbox == nil {
 		return nil
 	}
+	s.consoles.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), machinesCloseTimeout)
 	defer cancel()
 	return s.sandbox.Close(ctx)

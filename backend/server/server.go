@@ -18,6 +18,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sandbox"
@@ -99,6 +100,13 @@ type Config struct {
 	// Machines is how servers are made: rows of the simulator (the default), or real machines
 	// on this host (--machines sandbox; see MachinesConfig and backend/docs/machines.md).
 	Machines MachinesConfig
+
+	// PublicURL is how customers reach this backend (--public-url), where the console URLs of
+	// --machines sandbox point; "": set later with SetPublicURL (the command sets the
+	// listener's own URL once it listens).
+	PublicURL string
+	// ConsoleTTL is how long a console URL lives (--console-ttl); 0 is console.DefaultTTL.
+	ConsoleTTL time.Duration
 }
 
 // DeliveryObserver is told about every webhook delivery attempt (see Config.DeliveryObserver).
@@ -120,6 +128,10 @@ type Server struct {
 	svc     *service.Service
 	sim     *sim.Sim
 	sandbox *sandbox.Datacenter // --machines sandbox's datacenter over sim; nil otherwise
+	// consoles are the console sessions of sandbox's machines, served under /console/; nil
+	// without --machines sandbox.
+	consoles       *console.Consoles
+	publicURLGiven bool // Config.PublicURL was set: SetPublicURL leaves it
 	// outOfBand changes a machine's root password behind the service's back: the sandbox's
 	// machine, or the simulator's row.
 	outOfBand interface {
@@ -189,9 +201,10 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) (*Server, e
 	} = simDC
 	m := newMetrics()
 	var sb *sandbox.Datacenter
+	var consoles *console.Consoles
 	if cfg.Machines.Sandbox() {
 		var err error
-		if sb, err = openSandbox(ctx, cfg, st, simDC, cat, m.machineRevived); err != nil {
+		if sb, consoles, err = openSandbox(ctx, cfg, st, simDC, cat, m.machineRevived); err != nil {
 			return nil, err
 		}
 		dc, outOfBand = sb, sb
@@ -205,22 +218,24 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) (*Server, e
 		KeyHash: st.KeyHash, KeyTag: st.KeyTag,
 	})
 	s := &Server{
-		store:     st,
-		svc:       svc,
-		sim:       simDC,
-		sandbox:   sb,
-		outOfBand: outOfBand,
-		log:       cfg.Logger,
-		interval:  cfg.WorkerInterval,
-		idle:      cfg.IdleInterval,
-		clock:     cfg.Clock,
-		metrics:   m,
+		store:          st,
+		svc:            svc,
+		sim:            simDC,
+		sandbox:        sb,
+		consoles:       consoles,
+		publicURLGiven: cfg.PublicURL != "",
+		outOfBand:      outOfBand,
+		log:            cfg.Logger,
+		interval:       cfg.WorkerInterval,
+		idle:           cfg.IdleInterval,
+		clock:          cfg.Clock,
+		metrics:        m,
 	}
 	s.loops = s.workerLoops()
 	s.handler = wakingAfterWrites(api.NewHandler(api.Config{
 		Service: svc, Logger: cfg.Logger, Clock: cfg.Clock,
 		RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON, RateWindows: rateWindows(cfg.DB, st),
-		Ready: s.ready, Observer: m, TrustedProxies: cfg.TrustedProxies,
+		Ready: s.ready, Observer: m, TrustedProxies: cfg.TrustedProxies, Console: consoleHandler(consoles),
 	}), s.wake)
 	// The workers outlive New's ctx (it only bounds opening) and stop when Close says so.
 	s.startWorkers(context.WithoutCancel(ctx))

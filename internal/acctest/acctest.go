@@ -234,6 +234,12 @@ func (b *Backend) serve(l net.Listener) error {
 		ts.Listener = l
 	}
 	ts.Start()
+	// Console URLs (--machines sandbox) point at this listener, as serve's do at its own.
+	if err := srv.SetPublicURL(ts.URL); err != nil {
+		ts.Close()
+		_ = srv.Close()
+		return fmt.Errorf("starting the backend: %w", err)
+	}
 	b.Server, b.ts = srv, ts
 	return nil
 }

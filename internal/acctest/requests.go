@@ -60,6 +60,10 @@ func (r *statusRecorder) WriteHeader(status int) {
 	r.ResponseWriter.WriteHeader(status)
 }
 
+// Unwrap lets http.ResponseController (and a WebSocket's upgrade, a console's) reach the
+// underlying writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
 // Requests returns how many requests of route (e.g. "GET /instances/{id}") the backend has
 // answered since it started or since the last ResetRequests.
 func (b *Backend) Requests(route string) int {

@@ -31,6 +31,7 @@ const usage = `usage:
                   [--machines sim|sandbox] [--machines-dir ./data/machines] [--machines-cidr 198.18.0.0/16]
                   [--machines-image DIR] [--machines-image-for ID=DIR,...] [--machines-egress]
                   [--machines-egress-allow-cidr CIDR,...] [--machines-pids-max 4096]
+                  [--public-url URL] [--console-ttl 10m]
   resellerd dev [--listen 127.0.0.1:8080] [--env-file FILE] [--seed FILE] [--db PATH] [--state FILE]
                 [--journal-size 1000] [--dev-allowed-hosts NAME,...] [serve's flags]
       # a fresh temporary database with one account; prints the export lines to use it;

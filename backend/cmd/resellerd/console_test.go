@@ -416,11 +416,11 @@ func catalogHourly(t *testing.T, d *devAPI) float64 {
 	return plan.Prices[0].Price
 }
 
-// startDevLogged runs dev in this process with logger until the test ends, and returns once it
-// printed its export lines (the console's log line is written before them).
-func startDevLogged(t *testing.T, logger *slog.Logger) *devAPI {
+// startDevLogged runs dev in this process with logger and args until the test ends, and
+// returns once it printed its export lines (the console's log line is written before them).
+func startDevLogged(t *testing.T, logger *slog.Logger, args ...string) *devAPI {
 	t.Helper()
-	o, err := parseDev([]string{"--listen", "127.0.0.1:0"}, func(string) (string, bool) { return "", false })
+	o, err := parseDev(append([]string{"--listen", "127.0.0.1:0"}, args...), func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
 	}

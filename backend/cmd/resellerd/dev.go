@@ -32,8 +32,8 @@ var devDefaults = serveOptions{
 	Config: server.Config{
 		DeployDelay: 500 * time.Millisecond, CredentialsDelay: 200 * time.Millisecond,
 		OrderWindow: 10 * time.Minute, WorkLease: serveDefaults.Config.WorkLease, RateLimitScale: 1, AllowHTTPWebhooks: true,
-		RetainEvents: serveDefaults.Config.RetainEvents,
-		Machines:     server.MachinesConfig{Mode: server.MachinesSim, CIDR: server.DefaultMachinesCIDR, PidsMax: server.DefaultMachinesPidsMax}, // Dir: dev's temporary directory
+		RetainEvents: serveDefaults.Config.RetainEvents, ConsoleTTL: serveDefaults.Config.ConsoleTTL,
+		Machines: server.MachinesConfig{Mode: server.MachinesSim, CIDR: server.DefaultMachinesCIDR, PidsMax: server.DefaultMachinesPidsMax}, // Dir: dev's temporary directory
 	},
 	Log: defaultLog,
 }

@@ -3,8 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net"
+	"strconv"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -36,6 +39,38 @@ func addMachinesFlags(fs *flag.FlagSet, c *server.MachinesConfig, def server.Mac
 		"(169.254.169.254), shared or reserved address is refused")
 	fs.IntVar(&c.PidsMax, "machines-pids-max", def.PidsMax, "most processes (`N`) each machine may have at once; past it a fork fails inside the machine "+
 		"(its memory and cores are its plan's)")
+}
+
+// addConsoleFlags registers --public-url and --console-ttl on fs (backend/docs/machines.md).
+func addConsoleFlags(fs *flag.FlagSet, c *server.Config, def server.Config) {
+	fs.StringVar(&c.PublicURL, "public-url", def.PublicURL, "`URL` customers reach resellerd at (behind a proxy, the proxy's), where "+
+		"--machines sandbox's console URLs point; default: the --listen listener's own URL")
+	fs.DurationVar(&c.ConsoleTTL, "console-ttl", def.ConsoleTTL, "how long a console URL of --machines sandbox lives; after it the URL "+
+		"answers 410 and its terminals are hung up")
+}
+
+// validateConsole refuses a --public-url that is no absolute http(s) URL and a --console-ttl
+// that is not positive, naming the flag (exit 2).
+func (o serveOptions) validateConsole(command string) error {
+	if o.Config.ConsoleTTL <= 0 {
+		return fmt.Errorf("%w: %s: --console-ttl must be positive", errUsage, command)
+	}
+	if o.Config.PublicURL == "" {
+		return nil
+	}
+	if _, err := console.ParsePublicURL(o.Config.PublicURL); err != nil {
+		return fmt.Errorf("%w: %s: %w", errUsage, command, err)
+	}
+	return nil
+}
+
+// listenerURL is the URL of a listener at addr: an unspecified address (0.0.0.0, [::]) is
+// named as loopback, which reaches it from this machine.
+func listenerURL(scheme string, addr net.Addr) string {
+	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
+		return scheme + "://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+	}
+	return scheme + "://" + addr.String()
 }
 
 // defaultMachines are serve's machine flags.

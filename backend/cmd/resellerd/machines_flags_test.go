@@ -9,7 +9,8 @@ import (
 )
 
 // TestMachinesFlagRefusals: a --machines value other than sim or sandbox, a --machines-cidr
-// addresses cannot come from and a --machines-pids-max out of bounds exit 2 naming the flag, on
+// addresses cannot come from, a --machines-pids-max out of bounds, a --console-ttl not positive
+// and a --public-url that is not an absolute http(s) URL exit 2 naming the flag, on
 // serve and on dev, from the flag and from its RESELLER_ variable. (dev's --state beside
 // --machines sandbox is no refusal: the machines' disks are kept beside the file.)
 func TestMachinesFlagRefusals(t *testing.T) {
@@ -42,6 +43,13 @@ func TestMachinesFlagRefusals(t *testing.T) {
 		{"image for not ID=DIR", nil, []string{"serve", "--db", db, "--machines-image-for", "debian=/srv/img"}, `"debian=/srv/img" is not ID=PATH`},
 		{"image for a missing directory", nil, []string{"serve", "--db", db, "--machines", "sandbox", "--machines-dir", t.TempDir(),
 			"--machines-image-for", "3=/nonexistent/debian12"}, `--machines-image-for "Debian 12" /nonexistent/debian12 is not a directory`},
+		{"console ttl zero", nil, []string{"serve", "--db", db, "--console-ttl", "0s"}, "--console-ttl must be positive"},
+		{"console ttl negative from the variable", map[string]string{"RESELLER_CONSOLE_TTL": "-1m"}, []string{"dev", "--listen", "127.0.0.1:0"},
+			"--console-ttl must be positive"},
+		{"public url not http", nil, []string{"serve", "--db", db, "--public-url", "ftp://example.com"}, "--public-url must be an http:// or https:// URL"},
+		{"public url relative, from the variable", map[string]string{"RESELLER_PUBLIC_URL": "/consoles"}, []string{"dev", "--listen", "127.0.0.1:0"},
+			"--public-url must be an http:// or https:// URL"},
+		{"public url with a query", nil, []string{"serve", "--db", db, "--public-url", "https://example.com/?a=1"}, "--public-url must have no credentials, query or fragment"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,13 +71,17 @@ func TestMachinesFlagsInHelp(t *testing.T) {
 	}
 	for _, want := range []string{"--machines", "RESELLER_MACHINES", "--machines-dir", "./data/machines", "--machines-cidr",
 		"198.18.0.0/16", "RESELLER_MACHINES_IMAGE", "--machines-image-for", "RESELLER_MACHINES_IMAGE_FOR", "--machines-egress",
-		"--machines-egress-allow-cidr", "RESELLER_MACHINES_EGRESS_ALLOW_CIDR", "--machines-pids-max", "RESELLER_MACHINES_PIDS_MAX", "4096"} {
+		"--machines-egress-allow-cidr", "RESELLER_MACHINES_EGRESS_ALLOW_CIDR", "--machines-pids-max", "RESELLER_MACHINES_PIDS_MAX", "4096",
+		"--public-url", "RESELLER_PUBLIC_URL", "--console-ttl", "RESELLER_CONSOLE_TTL", "10m0s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("serve --help lacks %q", want)
 		}
 	}
 	if !strings.Contains(usage, "[--machines sim|sandbox]") || !strings.Contains(usage, "[--machines-pids-max 4096]") {
 		t.Error("the usage lacks --machines or --machines-pids-max")
+	}
+	if !strings.Contains(usage, "[--public-url URL] [--console-ttl 10m]") {
+		t.Error("the usage lacks --public-url or --console-ttl")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/httpserve"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/preflight"
@@ -51,7 +52,7 @@ var serveDefaults = serveOptions{
 	Config: server.Config{
 		DB: defaultDB, DeployDelay: 3 * time.Second, CredentialsDelay: time.Second,
 		OrderWindow: 10 * time.Minute, WorkLease: time.Minute, RateLimitScale: 1, RetainEvents: 168 * time.Hour,
-		Machines: defaultMachines,
+		Machines: defaultMachines, ConsoleTTL: console.DefaultTTL,
 	},
 	Log: defaultLog,
 }
@@ -74,6 +75,7 @@ func addServeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 	addLogFlags(fs, &o.Log, def.Log)
 	addMetricsFlags(fs, o, def)
 	addMachinesFlags(fs, &o.Config.Machines, def.Config.Machines)
+	addConsoleFlags(fs, &o.Config, def.Config)
 }
 
 func (o serveOptions) validate() error {
@@ -94,6 +96,9 @@ func (o serveOptions) validate() error {
 		return fmt.Errorf("%w: serve: %w", errUsage, err)
 	}
 	if err := o.validateMachines("serve"); err != nil {
+		return err
+	}
+	if err := o.validateConsole("serve"); err != nil {
 		return err
 	}
 	if err := o.validateSafe(); err != nil {
@@ -127,7 +132,14 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	}
 	defer srv.Close()
 	preflight.WarnPlainSecrets(logger, o.Config)
-	return serveHandler(ctx, o, srv.Handler(), srv.MetricsHandler(), logger, ready)
+	return serveHandler(ctx, o, srv.Handler(), srv.MetricsHandler(), logger, func(addrs []net.Addr) {
+		if err := srv.SetPublicURL(listenerURL(endpointScheme(o), addrs[0])); err != nil {
+			logger.Error("public URL", slog.Any("error", err))
+		}
+		if ready != nil {
+			ready(addrs)
+		}
+	})
 }
 
 // serveHandler serves h on --listen (and --alt-listen), with --pprof and metrics on

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 )
 
 // Observer is told about every answered request and every request a rate limit refused; the
@@ -83,7 +85,7 @@ func (h *handler) logAccess(r *http.Request, id string, rec *accessRecord, sw *s
 	}
 	attrs := []slog.Attr{
 		slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", rec.route),
-		slog.String("path", r.URL.Path), slog.Int("status", status),
+		slog.String("path", console.RedactPath(r.URL.Path)), slog.Int("status", status),
 		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.Int64("bytes", sw.bytes),
 		slog.String("client", rec.client),
 	}

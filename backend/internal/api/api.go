@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 )
 
@@ -38,6 +39,10 @@ type Config struct {
 	// TrustedProxies are the ranges of the proxies whose Forwarded and X-Forwarded-For headers
 	// are believed (see clientAddr); none: the peer is the client.
 	TrustedProxies []netip.Prefix
+	// Console serves the machines' consoles under /console/ (--machines sandbox; package
+	// console); nil: none. It passes the request id, recovery and access log, whose lines show
+	// the console's token redacted.
+	Console http.Handler
 }
 
 // handler carries the dependencies of every route.
@@ -52,6 +57,7 @@ type handler struct {
 	observer  Observer
 	ready     ReadyFunc
 	proxies   trustedProxies // whose forwarding headers name the client (client_addr.go)
+	console   http.Handler   // Config.Console
 }
 
 // NewHandler returns the whole API: /api/v1/... and /openapi.json.
@@ -73,6 +79,7 @@ func newHandler(cfg Config) *handler {
 		observer:  cmp.Or[Observer](cfg.Observer, noObserver{}),
 		ready:     cfg.Ready,
 		proxies:   trustedProxies(cfg.TrustedProxies),
+		console:   cfg.Console,
 	}
 }
 
@@ -81,6 +88,9 @@ func newHandler(cfg Config) *handler {
 func (h *handler) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /openapi.json", h.openAPIDocument)
 	h.probes(mux)
+	if h.console != nil {
+		mux.Handle(console.Prefix, h.console)
+	}
 	handlers := h.handlers()
 	for _, rt := range Routes {
 		fn, ok := handlers[rt.Pattern()]

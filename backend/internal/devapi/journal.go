@@ -15,6 +15,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 )
 
@@ -175,7 +176,7 @@ func (j *Journal) Wrap(next http.Handler) http.Handler {
 // answer at all (status null).
 func (j *Journal) inEntry(r *http.Request, at time.Time, elapsed time.Duration, reqBody []byte, reqSize int64,
 	cw *captureWriter, facts api.Facts, ex *exchange) Entry {
-	e := Entry{Time: at.UTC().Format(journalTime), Direction: DirectionIn, Method: r.Method, Path: r.URL.Path,
+	e := Entry{Time: at.UTC().Format(journalTime), Direction: DirectionIn, Method: r.Method, Path: console.RedactPath(r.URL.Path),
 		Route: facts.Route, DurationMS: milliseconds(elapsed), Fault: ex.fault,
 		RequestBody: j.redact.body(reqBody, reqSize), ResponseBody: j.redact.body(cw.body.Bytes(), cw.size)}
 	if e.Route == "" { // the API never saw it: a fault rule answered

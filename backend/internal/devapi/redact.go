@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 )
 
 // redacted replaces every secret the journal would otherwise show.
@@ -19,7 +21,7 @@ const maxJournalBody = 64 << 10
 
 // redactor removes secrets from the JSON bodies the journal keeps: the values of every member
 // named like a password or a secret (password, console_password, secret, root_password, ...),
-// and of every app input the catalogue declares of the password kind, in app_inputs and
+// the token in a console_url, and of every app input the catalogue declares of the password kind, in app_inputs and
 // wherever its name appears (an install's result).
 type redactor struct {
 	appPasswords map[string]map[string]bool // app id → input key → of the password kind
@@ -86,6 +88,8 @@ func (x redactor) value(v any) any {
 			case child == nil: // null shows that nothing is set, and hides nothing
 			case x.secretName(k):
 				t[k] = redacted
+			case foldName(k) == "console_url":
+				t[k] = consoleURL(child)
 			case foldName(k) == "app_inputs":
 				t[k] = x.appInputs(child)
 			default:
@@ -98,6 +102,22 @@ func (x redactor) value(v any) any {
 		}
 	}
 	return v
+}
+
+// consoleURL is a console_url with its token redacted (console.RedactPath): the token opens
+// the console as much as its password does.
+func consoleURL(v any) any {
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return redacted
+	}
+	u.Path = console.RedactPath(u.Path)
+	u.RawPath = u.Path // written as it is: brackets need no escaping in a path
+	return u.String()
 }
 
 // secretName reports whether a member named k holds a secret, by its folded name: a name the

@@ -142,6 +142,7 @@ func Run(ctx context.Context, o Options, stdout io.Writer, logger *slog.Logger, 
 	}
 	// Guard covers every path under /_dev/, whichever handler of mux serves it.
 	err = serve(ctx, devapi.Guard(o.Guard, mux), http.HandlerFunc(b.serveMetrics), func(addrs []net.Addr) {
+		b.usePublicURL(o.Scheme+"://"+clientHost(addrs[0]), logger)
 		b.announce(stdout, logger, o.EnvFile, o.Scheme, addrs[0])
 	})
 	if err == nil && o.State != "" {
@@ -415,6 +416,23 @@ func (b *backend) announce(stdout io.Writer, logger *slog.Logger, envFile, schem
 	}
 	if err := writeFileAtomic(envFile, []byte(lines)); err != nil {
 		logger.Error("dev: env file", slog.Any("error", err))
+	}
+}
+
+// usePublicURL makes u, the listener's own URL, where consoles point, unless --public-url
+// set one: for the backend serving now and for those a reset or a restore starts later.
+func (b *backend) usePublicURL(u string, logger *slog.Logger) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cfg.PublicURL != "" {
+		return
+	}
+	b.cfg.PublicURL = u
+	if b.srv == nil {
+		return
+	}
+	if err := b.srv.SetPublicURL(u); err != nil {
+		logger.Error("dev: public URL", slog.Any("error", err))
 	}
 }
 

@@ -212,11 +212,6 @@ func (d *Datacenter) ChangeIP(ctx context.Context, ref string, datacenterID int6
 	return datacenter.IPChange{IPv4: ip, Clean: change.Clean}, err
 }
 
-// Console is the simulator's.
-func (d *Datacenter) Console(ctx context.Context, ref string) (datacenter.Console, error) {
-	return d.sim.Console(ctx, ref)
-}
-
 // Resize applies the new plan's limits (cgroup v1 or v2, where the host offers the controllers;
 // see package machines).
 func (d *Datacenter) Resize(ctx context.Context, ref string, planID int64) (datacenter.Transition, error) {

@@ -76,6 +76,7 @@ type Machines interface {
 	DeleteSnapshot(ctx context.Context, image string) error
 	Delete(ctx context.Context, ref string) error
 	Run(ctx context.Context, ref string, script string, env map[string]string) (output string, exit int, err error)
+	Console(ctx context.Context, ref string, cols, rows int) (*machines.Terminal, error)
 	Traffic(ref string) (t machines.Traffic, ok bool, err error)
 	Close(ctx context.Context) error
 }
@@ -113,6 +114,9 @@ type Options struct {
 	// Revived, when set, is told of each machine of this host found down and booted again
 	// (Datacenter.Revived): why, and the boot's error. The server counts them.
 	Revived func(reason string, err error)
+	// Consoles issues the console sessions of this host's machines (package console); nil
+	// leaves the console action the simulator's.
+	Consoles ConsoleIssuer
 }
 
 // Datacenter is the sandbox datacenter. It is safe for concurrent use.
@@ -127,7 +131,8 @@ type Datacenter struct {
 	look     time.Duration
 	sweep    time.Duration
 
-	revived func(reason string, err error) // Options.Revived
+	revived  func(reason string, err error) // Options.Revived
+	consoles ConsoleIssuer                  // Options.Consoles
 
 	wake  chan struct{}            // wakeReconciler's: Run passes at once
 	slots chan struct{}            // a slot per machine worker running (machineWorkers)
@@ -182,7 +187,7 @@ func New(o Options) (*Datacenter, error) {
 		o.SweepEvery = sweepEvery
 	}
 	d := &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
-		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, sweep: o.SweepEvery, revived: o.Revived, wake: make(chan struct{}, 1),
+		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, sweep: o.SweepEvery, revived: o.Revived, consoles: o.Consoles, wake: make(chan struct{}, 1),
 		slots: make(chan struct{}, machineWorkers), locks: map[string]chan struct{}{}, busy: map[string]bool{}, again: map[string]bool{},
 		runs: map[string]bool{}}
 	d.idle.L = &d.mu

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"path/filepath"
 	"strings"
@@ -192,6 +193,11 @@ func (f *fakeMachines) Run(ctx context.Context, ref, script string, _ map[string
 		return nil
 	})
 	return "ran\n", 0, err
+}
+
+// Console has no terminal to give in these tests: the console's tests use real machines.
+func (f *fakeMachines) Console(_ context.Context, ref string, _, _ int) (*machines.Terminal, error) {
+	return nil, fmt.Errorf("fake machine %s has no console", ref)
 }
 
 func (f *fakeMachines) Close(context.Context) error { return nil }

@@ -18,7 +18,9 @@ import (
 // ID), OpCancel (kill the run with that ID), OpPing (answered at once by an OpResult with the
 // same ID, from the loop that reads the channel: the host's liveness check, which a stopped or
 // wedged agent fails), OpShutdown (SIGTERM every process of the machine, SIGKILL what is left
-// after ShutdownGrace, then exit, which ends PID 1 and with it the machine).
+// after ShutdownGrace, then exit, which ends PID 1 and with it the machine), OpConsole (sent
+// with one end of a new socketpair as SCM_RIGHTS ancillary data: the agent serves SSH on that
+// connection, as the machine's console; see console.go).
 //
 // The host bounds every call it makes with a deadline (package machines), so an agent that
 // stops answering fails the call instead of holding it.
@@ -31,6 +33,7 @@ const (
 	OpCancel   = "cancel"
 	OpPing     = "ping"
 	OpShutdown = "shutdown"
+	OpConsole  = "console"
 	OpReady    = "ready"
 	OpResult   = "result"
 	OpLog      = "log"

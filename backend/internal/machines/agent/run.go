@@ -81,11 +81,15 @@ func runAgent() int {
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	machineinit.DropSignals()
 	f := os.NewFile(machineinit.ControlFD, "control")
-	conn, err := net.FileConn(f)
+	fc, err := net.FileConn(f)
 	if err != nil {
 		return fail(fmt.Errorf("control channel: %w", err))
 	}
 	_ = f.Close()
+	conn, ok := fc.(*net.UnixConn)
+	if !ok {
+		return fail(fmt.Errorf("control channel: a %T, not a unix socket", fc))
+	}
 	a := &agentState{out: NewEncoder(conn), ready: make(chan struct{})}
 	key, err := loadHostKey(HostKeyPath)
 	if err != nil {
@@ -102,20 +106,28 @@ func runAgent() int {
 			a.send(Message{Op: OpLog, Error: "ssh: " + err.Error()})
 		}
 	}()
+	consoles := newConsoleListener()
+	go func() {
+		if err := serveConsoles(ctx, consoles, key, a.logger()); err != nil && ctx.Err() == nil {
+			a.send(Message{Op: OpLog, Error: "console: " + err.Error()})
+		}
+	}()
 	go func() {
 		<-a.ready
 		a.send(Message{Op: OpReady})
 	}()
-	a.readControl(conn)
+	fds := &fdReader{conn: conn}
+	a.readControl(fds, fds, consoles)
 	// The host asked for shutdown, or went away (then Pdeathsig ends the machine anyway).
 	cancel()
 	shutdown()
 	return 0
 }
 
-// readControl handles the host's messages until OpShutdown or the channel's end.
-func (a *agentState) readControl(conn net.Conn) {
-	sc := bufio.NewScanner(conn)
+// readControl handles the host's messages read from r until OpShutdown or the channel's end.
+// An OpConsole's connection is the next descriptor of fds, which came with its line.
+func (a *agentState) readControl(r io.Reader, fds *fdReader, consoles *consoleListener) {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		var m Message
@@ -139,6 +151,8 @@ func (a *agentState) readControl(conn net.Conn) {
 			if c, ok := a.runs.Load(m.ID); ok {
 				c.(context.CancelFunc)()
 			}
+		case OpConsole:
+			a.openConsole(fds, consoles)
 		case OpShutdown:
 			return
 		}
