@@ -14,7 +14,8 @@ import (
 const EnvScope = "RESELLER_ACC_SCOPE"
 
 // SameOnEveryCLI marks a test whose outcome no CLI shapes: it checks what the provider and the
-// backend decide (a price, a limit, a wait, a fault ridden out, a filter), through the plain
+// backend decide (a price, a limit, a wait, a fault ridden out, a filter, an update the backend
+// carries out, drift a read finds), through the plain
 // plan, apply, refresh and destroy that every CLI drives alike over the same protocol. What a
 // CLI does differently (schemas and plan modifiers, imports and identities, write-only and
 // ephemeral values, tainting, list resources and queries, actions, provisioners, signals,

@@ -19,6 +19,7 @@ import (
 // fields; once only_active is false it also lists a server canceled earlier outside Terraform,
 // after it (newest first).
 func TestAccInstances_dataSource(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	config := b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu), acctest.Attr("name", "listed")) + `
 data "reseller_instances" "active" {

@@ -52,6 +52,7 @@ resource "echo" "console" {}
 
 // TestAccConsole_unsupported: a plan without the console action gives a clear error.
 func TestAccConsole_unsupported(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	config := b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planOther), acctest.Attr("template_id", tmplUbuntu)) + `
 ephemeral "reseller_console" "c" {

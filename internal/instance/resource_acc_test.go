@@ -156,6 +156,7 @@ func TestAccInstance_importInvalidID(t *testing.T) {
 // TestAccInstance_resize: a bigger plan of the same location is an in-place resize; a plan of
 // another location is not a resize option, so the plan shows a replacement.
 func TestAccInstance_resize(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	newID := statecheck.CompareValue(compare.ValuesDiffer())
@@ -202,6 +203,7 @@ func TestAccInstance_resize(t *testing.T) {
 // TestAccInstance_rebuildAndPower: a new template rebuilds in place (same id and address, new
 // password); power off and on again.
 func TestAccInstance_rebuildAndPower(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	sameIPv4 := statecheck.CompareValue(compare.ValuesSame())
@@ -252,6 +254,7 @@ func TestAccInstance_rebuildAndPower(t *testing.T) {
 // TestAccInstance_triggers: changing password_reset_trigger sets a new password, changing
 // ip_change_trigger a new address (free on this datacenter); removing a trigger runs nothing.
 func TestAccInstance_triggers(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	password := statecheck.CompareValue(compare.ValuesDiffer())
 	ipv4 := statecheck.CompareValue(compare.ValuesDiffer())
@@ -353,6 +356,7 @@ func TestAccInstance_paidIPChange(t *testing.T) {
 // TestAccInstance_drift: a server switched off behind Terraform's back is switched on again; a
 // server canceled behind its back is planned for creation.
 func TestAccInstance_drift(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t)
 	c := b.Client(t, "en")
 	config := b.ResourceConfig("reseller_instance", acctest.Attr("plan_id", planSmall), acctest.Attr("template_id", tmplUbuntu))

@@ -218,6 +218,7 @@ resource "reseller_snapshot" "web" {
 // TestAccWebhook_drift: a webhook removed behind Terraform's back is planned for creation and
 // registered again.
 func TestAccWebhook_drift(t *testing.T) {
+	acctest.SameOnEveryCLI(t)
 	b := acctest.StartBackend(t, acctest.WithHTTPWebhooks())
 	rc := acctest.StartReceiver(t, secretOne)
 	config := b.ResourceConfig("reseller_webhook", acctest.Attr("url", rc.URL), acctest.Attr("secret", secretOne))
