@@ -15,9 +15,8 @@ const EnvScope = "RESELLER_ACC_SCOPE"
 
 // SameOnEveryCLI marks a test whose outcome no CLI shapes: it checks what the provider and the
 // backend decide (a price, a limit, a wait, a fault ridden out, a filter, an update the backend
-// carries out, drift a read finds), through the plain
-// plan, apply, refresh and destroy that every CLI drives alike over the same protocol. What a
-// CLI does differently (schemas and plan modifiers, imports and identities, write-only and
+// carries out, drift a read finds), through the plain plan, apply, refresh and destroy that
+// every CLI drives alike over the same protocol. What a CLI does differently (schemas and plan modifiers, imports and identities, write-only and
 // ephemeral values, tainting, list resources and queries, actions, provisioners, signals,
 // validate, the documentation's examples) stays in the tests without this mark, which run on
 // every CLI. Under RESELLER_ACC_SCOPE=cli the test is skipped, saying so.
