@@ -57,6 +57,7 @@ func printSummary(o options, r result, tooMany int64) {
 		attempts, refused = attempts+l.attempts, refused+l.refused
 	}
 	fmt.Printf("SSH attempts: %d for %d logins (%d refused passwords); 429 answers waited out: %d\n", attempts, len(r.logins), refused, tooMany)
+	printHangs(r.logins)
 
 	m := summarize(r.memory.perMachine)
 	n := float64(o.n)
@@ -85,6 +86,22 @@ func printSummary(o options, r result, tooMany int64) {
 	fmt.Printf("  idle machine < 8 MiB: PSS mean %.2f MiB, max %.2f MiB, %s\n", mib(m.mean.pss), mib(m.max.pss), verdict(m.max.pss < goalIdleKB))
 	fmt.Printf("  no measurable idle CPU: %.2f %% of one core for %d machines, %s\n", machinesPc, o.n, verdict(machinesPc < goalIdleCPUPc))
 	fmt.Printf("  nothing left after delete and stop: %s\n", verdict(r.clean()))
+}
+
+// printHangs lists the attempts that hung (connected, then nothing for attemptTimeout), each
+// with its server, the step it waited at, and when it started from the order's deploy.
+func printHangs(logins []login) {
+	n := 0
+	for _, l := range logins {
+		n += len(l.hung)
+	}
+	fmt.Printf("SSH attempts that hung (connected, then nothing for %s): %d\n", attemptTimeout, n)
+	for _, l := range logins {
+		for _, h := range l.hung {
+			fmt.Printf("  %s (instance %d, %s from %s): waiting for the %s, started %.2f s after deployed, %.2f s after seen\n    %s\n",
+				l.hostname, l.instanceID, l.ipv4, h.local, h.step, h.at.Sub(l.deployed()).Seconds(), h.at.Sub(l.seen).Seconds(), h.seen)
+		}
+	}
 }
 
 func cpuPercent(ticks int64, window time.Duration) float64 {
