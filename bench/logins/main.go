@@ -29,6 +29,7 @@ type options struct {
 	image      string // serve's --machines-image ("": its busybox image)
 	transferMB int    // with the SSH transfer comparison (transfer.go): the size of each copy
 	rounds     int    // rounds of the comparison
+	sshd       string // an OpenSSH sshd binary copied into the machine ("": the image's)
 }
 
 func main() {
@@ -43,6 +44,7 @@ func main() {
 	flag.StringVar(&o.image, "image", "", "serve's --machines-image `DIR` (the transfer comparison needs one with openssh-server)")
 	flag.IntVar(&o.transferMB, "transfer", 0, "also compare SSH transfers of `MB` MiB in the first machine with OpenSSH's sshd there (0: no)")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds of the transfer comparison")
+	flag.StringVar(&o.sshd, "sshd", "", "an OpenSSH sshd `BINARY` to copy into the machine for the comparison, when -image has none")
 	flag.Parse()
 	if o.transferMB < 0 || o.rounds < 1 {
 		usageError("-transfer: want 0 or more MiB; -rounds: want at least 1")

@@ -74,6 +74,17 @@ func printSummary(o options, r result, tooMany int64) {
 	machinesPc := cpuPercent(r.cpu.machinesTicks, r.cpu.window)
 	fmt.Printf("idle CPU over %s: the %d machines %.2f %% of one core in all (%d ticks of 10 ms); serve %.2f %%\n",
 		r.cpu.window, o.n, machinesPc, r.cpu.machinesTicks, cpuPercent(r.cpu.serveTicks, r.cpu.window))
+	if len(r.cpu.busy) > 0 {
+		fmt.Printf("  machine processes that used CPU: %d;", len(r.cpu.busy))
+		for _, b := range r.cpu.busy[:min(len(r.cpu.busy), 12)] {
+			born := ""
+			if b.born {
+				born = ", born in the window"
+			}
+			fmt.Printf(" %s[%d] %d%s;", b.comm, b.pid, b.ticks, born)
+		}
+		fmt.Println()
+	}
 
 	fmt.Printf("\ndelete: %d DELETE /instances/{id} answered in %.2f s; then left on the host: %s (looked for %.1f s)\n",
 		len(r.logins), r.deleteTook.Seconds(), r.afterDel, r.afterDel.waited.Seconds())

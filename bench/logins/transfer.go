@@ -61,7 +61,7 @@ func compareTransfers(ctx context.Context, o options, dir string, l login) ([]tr
 	if err != nil {
 		return nil, err
 	}
-	if err := startOpenSSH(l, pub, o.transferMB); err != nil {
+	if err := startOpenSSH(l, pub, o.sshd, o.transferMB); err != nil {
 		return nil, err
 	}
 	askpass := filepath.Join(tdir, "askpass")
@@ -148,8 +148,10 @@ func transferOnce(ctx context.Context, kind string, p sshPeer, ip, up, tdir stri
 }
 
 // startOpenSSH logs into l's machine (resellerd's server) and starts OpenSSH's sshd on
-// opensshPort, for root with pub only, and writes the file the downloads read.
-func startOpenSSH(l login, pub string, mb int) error {
+// opensshPort, for root with pub only, and writes the file the downloads read. sshd, when not
+// empty, is an OpenSSH sshd binary of the host's (the image's own libraries must fit it) copied
+// into the machine's disk first, for an image without openssh-server.
+func startOpenSSH(l login, pub, sshd string, mb int) error {
 	script := fmt.Sprintf(`set -e
 test -x /usr/sbin/sshd || { echo "no /usr/sbin/sshd in the machine's image: give -image an image built with --include openssh-server" >&2; exit 3; }
 mkdir -p /run/sshd /root/.ssh
@@ -158,7 +160,7 @@ cat > /root/.ssh/authorized_keys
 chmod 600 /root/.ssh/authorized_keys
 grep -q '^sshd:' /etc/passwd || echo 'sshd:x:64999:65534::/run/sshd:/usr/sbin/nologin' >> /etc/passwd
 ssh-keygen -A >/dev/null 2>&1 || true
-/usr/sbin/sshd -p %d -o PermitRootLogin=prohibit-password -o PasswordAuthentication=no -o UsePAM=no -o PidFile=/run/sshd-bench.pid
+/usr/sbin/sshd -f /dev/null -p %d -o PermitRootLogin=prohibit-password -o PasswordAuthentication=no -o UsePAM=no -o PidFile=/run/sshd-bench.pid
 head -c %dM /dev/urandom > /root/down.bin
 `, opensshPort, mb)
 	client, err := ssh.Dial("tcp", net.JoinHostPort(l.ipv4, "22"), &ssh.ClientConfig{User: l.sshUser,
@@ -168,6 +170,11 @@ head -c %dM /dev/urandom > /root/down.bin
 		return fmt.Errorf("log in to start OpenSSH: %w", err)
 	}
 	defer client.Close()
+	if sshd != "" {
+		if err := copyInto(client, sshd, "/usr/sbin/sshd"); err != nil {
+			return err
+		}
+	}
 	s, err := client.NewSession()
 	if err != nil {
 		return err
@@ -176,6 +183,25 @@ head -c %dM /dev/urandom > /root/down.bin
 	s.Stdin = strings.NewReader(pub)
 	if out, err := s.CombinedOutput(script); err != nil {
 		return fmt.Errorf("start OpenSSH's sshd in the machine: %v: %s", err, out)
+	}
+	return nil
+}
+
+// copyInto writes the host's file src to dst in the machine, executable.
+func copyInto(client *ssh.Client, src, dst string) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	s, err := client.NewSession()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	s.Stdin = f
+	if out, err := s.CombinedOutput("cat > " + dst + " && chmod 755 " + dst); err != nil {
+		return fmt.Errorf("copy %s into the machine: %v: %s", src, err, out)
 	}
 	return nil
 }
