@@ -313,14 +313,14 @@ func runHostname(ctx context.Context, addr string, cfg *ssh.ClientConfig, hung f
 	if err != nil {
 		return "", step, local, err
 	}
+	// Neither the client nor the session is closed on its own: closing conn, last, ends both,
+	// and a hung attempt's connection is still open when it is looked at.
 	client := ssh.NewClient(sc, chans, reqs)
-	defer client.Close()
 	step = "session"
 	session, err := client.NewSession()
 	if err != nil {
 		return "", step, local, err
 	}
-	defer session.Close()
 	step = "hostname"
 	b, err := session.Output("hostname")
 	return string(bytes.TrimSpace(b)), step, local, err
