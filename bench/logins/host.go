@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -233,6 +234,15 @@ type cpuFigure struct {
 	window        time.Duration
 	machinesTicks int64
 	serveTicks    int64
+	busy          []busyProc // the machine processes that used any, most first
+}
+
+// busyProc is a machine process that used CPU in the idle window.
+type busyProc struct {
+	pid   int
+	ticks int64
+	born  bool   // it started within the window (counted whole)
+	comm  string // its command name
 }
 
 // idleCPU reads the machines' and serve's utime + stime, waits window and reads them again. A
@@ -248,10 +258,17 @@ func idleCPU(servePID int, window time.Duration) (cpuFigure, error) {
 		return cpuFigure{}, err
 	}
 	var machines int64
+	var busy []busyProc
 	for pid, t := range m1 {
-		machines += t - m0[pid] // a process born in the window counts whole
+		before, seen := m0[pid]
+		machines += t - before // a process born in the window counts whole
+		if t > before {
+			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+			busy = append(busy, busyProc{pid: pid, ticks: t - before, born: !seen, comm: strings.TrimSpace(string(comm))})
+		}
 	}
-	return cpuFigure{window: window, machinesTicks: machines, serveTicks: s1 - s0}, nil
+	slices.SortFunc(busy, func(a, b busyProc) int { return int(b.ticks - a.ticks) })
+	return cpuFigure{window: window, machinesTicks: machines, serveTicks: s1 - s0, busy: busy}, nil
 }
 
 // cpuTicks is utime + stime of every machine process, by PID, and of serve.

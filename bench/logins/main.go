@@ -1,8 +1,9 @@
 // Command machines measures `resellerd serve --machines sandbox` at the real limits: N Linux
 // servers ordered at once (10 per account, POST /instances' limit per minute), the time from
 // each order deployed to the first SSH login that runs `hostname`, what an idle machine costs
-// in memory and CPU, and that deleting them all leaves nothing on the host. It needs root, as
-// the machines do. See bench/README.md ("machines").
+// in memory and CPU, and that deleting them all leaves nothing on the host; with -transfer, SSH
+// copies in the first machine against OpenSSH's sshd there (transfer.go). It needs root, as
+// the machines do. See bench/README.md ("logins").
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -19,12 +21,16 @@ import (
 const perAccount = 10
 
 type options struct {
-	n         int
-	cidr      netip.Prefix
-	idle      time.Duration
-	resellerd string
-	keep      bool
-	timeout   time.Duration
+	n          int
+	cidr       netip.Prefix
+	idle       time.Duration
+	resellerd  string
+	keep       bool
+	timeout    time.Duration
+	image      string // serve's --machines-image ("": its busybox image)
+	transferMB int    // with the SSH transfer comparison (transfer.go): the size of each copy
+	rounds     int    // rounds of the comparison
+	sshd       string // an OpenSSH sshd binary copied into the machine ("": the image's)
 }
 
 func main() {
@@ -36,7 +42,14 @@ func main() {
 	flag.StringVar(&o.resellerd, "resellerd", "", "resellerd binary to measure; empty builds ./backend/cmd/resellerd")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (database, serve's log, machines dir)")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "the whole run's deadline")
+	flag.StringVar(&o.image, "image", "", "serve's --machines-image `DIR` (the transfer comparison needs one with openssh-server)")
+	flag.IntVar(&o.transferMB, "transfer", 0, "also compare SSH transfers of `MB` MiB in the first machine with OpenSSH's sshd there (0: no)")
+	flag.IntVar(&o.rounds, "rounds", 3, "rounds of the transfer comparison")
+	flag.StringVar(&o.sshd, "sshd", "", "an OpenSSH sshd `BINARY` to copy into the machine for the comparison, when -image has none")
 	flag.Parse()
+	if o.transferMB < 0 || o.rounds < 1 {
+		usageError("-transfer: want 0 or more MiB; -rounds: want at least 1")
+	}
 	if o.n < 1 {
 		usageError("-n: want at least 1")
 	}
@@ -84,6 +97,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	printSummary(o, r, s.tooMany.Load())
+	if len(r.transfers) > 0 {
+		printTransfers(o.transferMB, r.transfers)
+	}
 	if !r.clean() {
 		return fmt.Errorf("something was left behind (see the table)")
 	}
@@ -100,7 +116,8 @@ type result struct {
 	afterDel   leftovers // looked for until clean, from the last DELETE answered
 	stopped    time.Duration
 	exitCode   int
-	afterEnd   leftovers // looked for until clean, from serve's exit
+	afterEnd   leftovers        // looked for until clean, from serve's exit
+	transfers  []transferFigure // with -transfer
 }
 
 func (r result) clean() bool { return r.afterDel.none() && r.afterEnd.none() && r.exitCode == 0 }
@@ -134,6 +151,11 @@ func measure(ctx context.Context, o options, s *serve) (result, error) {
 	}
 	if r.cpu, err = idleCPU(s.pid(), o.idle); err != nil {
 		return r, err
+	}
+	if o.transferMB > 0 {
+		if r.transfers, err = compareTransfers(ctx, o, filepath.Dir(s.db), r.logins[0]); err != nil {
+			return r, err
+		}
 	}
 	known := r.memory.namespaces
 	if r.deleteTook, err = deleteAll(ctx, s, r.logins); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -27,6 +28,11 @@ const (
 	sshRetry     = 50 * time.Millisecond
 	sshTimeout   = 2 * time.Second
 	loginsWithin = 5 * time.Minute // a bound for the whole login phase, far beyond the goal
+	// attemptTimeout bounds one SSH attempt once its TCP connection is up: the handshake, the
+	// login, the session and `hostname`. x/crypto/ssh's ClientConfig.Timeout bounds the dial
+	// alone, so without it an attempt whose server never answers waits forever. An attempt that
+	// runs out is counted as hung, with the step it was at, and tried again.
+	attemptTimeout = 10 * time.Second
 )
 
 // login is one server's way from its order to its first working SSH login.
@@ -46,6 +52,15 @@ type login struct {
 	loggedIn    time.Time // `hostname` answered the ordered hostname over SSH
 	attempts    int       // SSH attempts, the working one included
 	refused     int       // attempts whose password was refused
+	hung        []hang    // attempts that ran out of attemptTimeout after their connection was up
+}
+
+// hang is one SSH attempt that got its TCP connection and then nothing for attemptTimeout.
+type hang struct {
+	at    time.Time // when the attempt started
+	step  string    // what it was waiting for: "handshake", "session", "hostname"
+	local string    // the connection's local address (to find it in captures and serve's log)
+	seen  string    // both ends of the connection in the kernel's tables (diagnose.go)
 }
 
 // deployed is the order's deployment time: the store's when read, else the API's.
@@ -82,7 +97,7 @@ func orderAndLogIn(ctx context.Context, o options, s *serve) ([]login, error) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if err := logIn(ctx, l); err != nil {
+					if err := logIn(ctx, l, s.pid()); err != nil {
 						errs <- err
 					}
 				}()
@@ -230,8 +245,9 @@ func (l *login) take(it orderItem, now time.Time) error {
 	return nil
 }
 
-// logIn tries SSH every sshRetry until `hostname` answers the ordered hostname.
-func logIn(ctx context.Context, l *login) error {
+// logIn tries SSH every sshRetry until `hostname` answers the ordered hostname; servePID is
+// for looking at an attempt that hangs.
+func logIn(ctx context.Context, l *login, servePID int) error {
 	cfg := &ssh.ClientConfig{
 		User: l.sshUser,
 		Auth: []ssh.AuthMethod{ssh.Password(l.sshPassword)},
@@ -243,7 +259,13 @@ func logIn(ctx context.Context, l *login) error {
 	var last error
 	for {
 		l.attempts++
-		out, err := runHostname(addr, cfg)
+		started := time.Now()
+		seen, hung := "", false
+		out, step, local, err := runHostname(ctx, addr, cfg, func(local string) { seen, hung = diagnoseHang(servePID, local), true })
+		if hung {
+			l.hung = append(l.hung, hang{at: started, step: step, local: local, seen: seen})
+			fmt.Fprintf(os.Stderr, "bench: %s at %s from %s hung at the %s for %s: %s\n", l.hostname, l.ipv4, local, step, attemptTimeout, seen)
+		}
 		if err == nil && out == l.hostname {
 			l.loggedIn = time.Now()
 			return nil
@@ -263,20 +285,45 @@ func logIn(ctx context.Context, l *login) error {
 	}
 }
 
-// runHostname logs in and runs `hostname`, returning its output without the newline.
-func runHostname(addr string, cfg *ssh.ClientConfig) (string, error) {
-	client, err := ssh.Dial("tcp", addr, cfg)
+// runHostname logs in and runs `hostname`, returning its output without the newline, within
+// sshTimeout for the dial and attemptTimeout for the rest; on an error, step is what the
+// attempt was waiting for and local its connection's local address. A connection that runs
+// out of attemptTimeout is shown to hung before it is closed.
+func runHostname(ctx context.Context, addr string, cfg *ssh.ClientConfig, hung func(local string)) (out, step, local string, err error) {
+	step = "dial"
+	conn, err := (&net.Dialer{Timeout: sshTimeout}).DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return "", err
+		return "", step, "", err
 	}
-	defer client.Close()
+	local = conn.LocalAddr().String()
+	defer conn.Close()
+	deadline := time.Now().Add(attemptTimeout)
+	defer func() {
+		// x/crypto/ssh reports the deadline as a timeout in the handshake, and as the
+		// connection's end (EOF) in a session: the clock tells.
+		if err != nil && !time.Now().Before(deadline) {
+			hung(local)
+		}
+	}()
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	defer stop()
+	_ = conn.SetDeadline(deadline)
+	step = "handshake"
+	sc, chans, reqs, err := ssh.NewClientConn(conn, addr, cfg)
+	if err != nil {
+		return "", step, local, err
+	}
+	// Neither the client nor the session is closed on its own: closing conn, last, ends both,
+	// and a hung attempt's connection is still open when it is looked at.
+	client := ssh.NewClient(sc, chans, reqs)
+	step = "session"
 	session, err := client.NewSession()
 	if err != nil {
-		return "", err
+		return "", step, local, err
 	}
-	defer session.Close()
-	out, err := session.Output("hostname")
-	return string(bytes.TrimSpace(out)), err
+	step = "hostname"
+	b, err := session.Output("hostname")
+	return string(bytes.TrimSpace(b)), step, local, err
 }
 
 // isRefused says whether err is the server refusing the password (not a network error).

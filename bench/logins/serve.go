@@ -27,6 +27,7 @@ type serve struct {
 	db          string
 	machinesDir string
 	logPath     string
+	image       string // --machines-image, when set
 	cidr        netipPrefix
 	bridge      string   // the link holding the range's host address, the machines' veths' master
 	base        string   // http://ADDR/api/v1
@@ -45,7 +46,7 @@ type netipPrefix struct {
 // SQLite file and starts serve on it with machines, at the real limits and build times.
 func startServe(ctx context.Context, o options, dir string) (*serve, error) {
 	s := &serve{binary: o.resellerd, db: filepath.Join(dir, "reseller.db"), machinesDir: filepath.Join(dir, "machines"),
-		logPath: filepath.Join(dir, "serve.log"), cidr: netipPrefix{text: o.cidr.String(), host: o.cidr.Addr().Next().String()},
+		logPath: filepath.Join(dir, "serve.log"), image: o.image, cidr: netipPrefix{text: o.cidr.String(), host: o.cidr.Addr().Next().String()},
 		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	if s.binary == "" {
 		s.binary = filepath.Join(dir, "resellerd")
@@ -109,6 +110,9 @@ func (s *serve) start() error {
 	defer logFile.Close() // the child has its own descriptor
 	s.cmd = exec.Command(s.binary, "serve", "--db", s.db, "--listen", addr, "--rate-limit-scale", "1",
 		"--machines", "sandbox", "--machines-dir", s.machinesDir, "--machines-cidr", s.cidr.text)
+	if s.image != "" {
+		s.cmd.Args = append(s.cmd.Args, "--machines-image", s.image)
+	}
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	if err := s.cmd.Start(); err != nil {
 		return fmt.Errorf("start resellerd serve: %w", err)

@@ -57,6 +57,7 @@ func printSummary(o options, r result, tooMany int64) {
 		attempts, refused = attempts+l.attempts, refused+l.refused
 	}
 	fmt.Printf("SSH attempts: %d for %d logins (%d refused passwords); 429 answers waited out: %d\n", attempts, len(r.logins), refused, tooMany)
+	printHangs(r.logins)
 
 	m := summarize(r.memory.perMachine)
 	n := float64(o.n)
@@ -73,6 +74,17 @@ func printSummary(o options, r result, tooMany int64) {
 	machinesPc := cpuPercent(r.cpu.machinesTicks, r.cpu.window)
 	fmt.Printf("idle CPU over %s: the %d machines %.2f %% of one core in all (%d ticks of 10 ms); serve %.2f %%\n",
 		r.cpu.window, o.n, machinesPc, r.cpu.machinesTicks, cpuPercent(r.cpu.serveTicks, r.cpu.window))
+	if len(r.cpu.busy) > 0 {
+		fmt.Printf("  machine processes that used CPU: %d;", len(r.cpu.busy))
+		for _, b := range r.cpu.busy[:min(len(r.cpu.busy), 12)] {
+			born := ""
+			if b.born {
+				born = ", born in the window"
+			}
+			fmt.Printf(" %s[%d] %d%s;", b.comm, b.pid, b.ticks, born)
+		}
+		fmt.Println()
+	}
 
 	fmt.Printf("\ndelete: %d DELETE /instances/{id} answered in %.2f s; then left on the host: %s (looked for %.1f s)\n",
 		len(r.logins), r.deleteTook.Seconds(), r.afterDel, r.afterDel.waited.Seconds())
@@ -85,6 +97,22 @@ func printSummary(o options, r result, tooMany int64) {
 	fmt.Printf("  idle machine < 8 MiB: PSS mean %.2f MiB, max %.2f MiB, %s\n", mib(m.mean.pss), mib(m.max.pss), verdict(m.max.pss < goalIdleKB))
 	fmt.Printf("  no measurable idle CPU: %.2f %% of one core for %d machines, %s\n", machinesPc, o.n, verdict(machinesPc < goalIdleCPUPc))
 	fmt.Printf("  nothing left after delete and stop: %s\n", verdict(r.clean()))
+}
+
+// printHangs lists the attempts that hung (connected, then nothing for attemptTimeout), each
+// with its server, the step it waited at, and when it started from the order's deploy.
+func printHangs(logins []login) {
+	n := 0
+	for _, l := range logins {
+		n += len(l.hung)
+	}
+	fmt.Printf("SSH attempts that hung (connected, then nothing for %s): %d\n", attemptTimeout, n)
+	for _, l := range logins {
+		for _, h := range l.hung {
+			fmt.Printf("  %s (instance %d, %s from %s): waiting for the %s, started %.2f s after deployed, %.2f s after seen\n    %s\n",
+				l.hostname, l.instanceID, l.ipv4, h.local, h.step, h.at.Sub(l.deployed()).Seconds(), h.at.Sub(l.seen).Seconds(), h.seen)
+		}
+	}
 }
 
 func cpuPercent(ticks int64, window time.Duration) float64 {

@@ -87,7 +87,8 @@ func (c *control) read(m *Manager, ref string) {
 	sc := bufio.NewScanner(c.conn)
 	sc.Buffer(make([]byte, 64<<10), agent.MaxLine)
 	defer func() {
-		if err := sc.Err(); err != nil {
+		// net.ErrClosed is the host's own close (kill: a stop or a delete), not a break.
+		if err := sc.Err(); err != nil && !errors.Is(err, net.ErrClosed) {
 			m.log.Error("machine control channel broken; the machine stops", "ref", ref, "error", err)
 			_ = c.conn.Close()
 		}

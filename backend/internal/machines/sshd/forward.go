@@ -2,7 +2,6 @@ package sshd
 
 import (
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"sync"
@@ -67,14 +66,14 @@ func (s *server) forward(nc ssh.NewChannel, gone <-chan struct{}) {
 	wg.Add(2)
 	go func() { // client to target; the client's EOF half-closes the target
 		defer wg.Done()
-		_, _ = io.Copy(target, ch)
+		_, _ = copyStream(target, ch)
 		if tc, ok := target.(*net.TCPConn); ok {
 			_ = tc.CloseWrite()
 		}
 	}()
 	go func() { // target to client
 		defer wg.Done()
-		_, _ = io.Copy(ch, target)
+		_, _ = copyStream(ch, target)
 		_ = ch.CloseWrite()
 	}()
 	wg.Wait()

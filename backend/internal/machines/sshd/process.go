@@ -111,7 +111,7 @@ func startWithPipes(cmd *exec.Cmd, ss *session) (*job, error) {
 	}
 	j := &job{cmd: cmd, outputs: []*os.File{stdoutR, stderrR}, stdin: stdinW, exited: make(chan struct{})}
 	go func() {
-		_, _ = io.Copy(stdinW, ss.ch)
+		_, _ = copyStream(stdinW, ss.ch)
 		_ = stdinW.Close()
 	}()
 	j.copy(ss.ch, stdoutR)
@@ -167,12 +167,13 @@ func pollable(f *os.File) (*os.File, error) {
 	return os.NewFile(uintptr(fd), f.Name()), nil
 }
 
-// copy drains r into w in the background until r ends, fails or is closed.
+// copy drains r into w in the background until r ends, fails or is closed, through a pooled
+// buffer (copybuf.go).
 func (j *job) copy(w io.Writer, r io.Reader) {
 	j.copying.Add(1)
 	go func() {
 		defer j.copying.Done()
-		_, _ = io.Copy(w, r)
+		_, _ = copyStream(w, r)
 	}()
 }
 

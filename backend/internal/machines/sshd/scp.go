@@ -285,7 +285,9 @@ func (p *scpPeer) receiveFile(path string, mode uint32, size int64, times *scpTi
 	defer f.Close()
 	p.ack()
 	w := &stickyWriter{w: f}
-	if _, err := io.CopyN(w, p.in, size); err != nil {
+	// Through a pooled buffer (copybuf.go): a Read of p.in bigger than its own buffer goes
+	// straight to the channel and takes all it holds, and the file gets one write for it.
+	if n, err := copyStream(w, io.LimitReader(p.in, size)); err != nil || n < size {
 		return errSCPFatal // the sender went away mid-file
 	}
 	if w.err == nil {
@@ -409,7 +411,7 @@ func (p *scpPeer) sendFile(path string, fi fs.FileInfo) error {
 		return err
 	}
 	// The size is promised: a file that shrank meanwhile is padded and reported.
-	n, readErr := io.Copy(p.out, io.LimitReader(f, size))
+	n, readErr := copyStream(p.out, io.LimitReader(f, size))
 	if n < size {
 		_, _ = io.CopyN(p.out, zeros{}, size-n)
 		if readErr == nil {
