@@ -3,8 +3,6 @@ package apitest
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -16,16 +14,10 @@ import (
 )
 
 // BenchmarkGetInstanceInProcess measures GET /instances/{id} through the whole handler on SQLite,
-// with no network: the store's read path (key, instance, installs) and the API's encoding; the
-// "logged" run also writes the access lines (text, to io.Discard), as serve does by default.
+// with no network: the store's read path (key, instance, installs) and the API's encoding.
 func BenchmarkGetInstanceInProcess(b *testing.B) {
-	b.Run("quiet", func(b *testing.B) { benchmarkGetInstance(b, nil) })
-	b.Run("logged", func(b *testing.B) { benchmarkGetInstance(b, slog.New(slog.NewTextHandler(io.Discard, nil))) })
-}
-
-func benchmarkGetInstance(b *testing.B, log *slog.Logger) {
 	ctx := context.Background()
-	srv, err := server.New(ctx, server.Config{DB: filepath.Join(b.TempDir(), "b.db"), WorkerInterval: -1, Logger: log})
+	srv, err := server.New(ctx, server.Config{DB: filepath.Join(b.TempDir(), "b.db"), WorkerInterval: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
