@@ -38,6 +38,7 @@ func requireTool(t *testing.T, pkg string, names ...string) string {
 // wordpress apps install the real MariaDB and WordPress, which answer the host and come back
 // after power_off and power_on; a rebuild to another template lands on that template's image.
 func TestMachineOnARealImage(t *testing.T) {
+	t.Parallel() // waiting on the image (built beside the suite) holds nothing else up
 	img := machinestest.DebianImage(t)
 	mysqlClient := requireTool(t, "mariadb-client", "mariadb", "mysql")
 	cfg := sandboxConfig(testDB(t), t.TempDir(), "198.19.42.0/24")

@@ -28,6 +28,7 @@ const debianTemplate = 3
 // playbook fetched back and the user it made are then found.
 func TestAccInstance_ansibleExample(t *testing.T) {
 	acctest.SameOnEveryCLI(t)
+	t.Parallel()
 	for _, tool := range []string{"ansible-playbook", "sshpass"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") != "" {

@@ -22,6 +22,7 @@ import (
 // password, and logging in there with them gives a shell on the server, which answers
 // `hostname` with the server's hostname.
 func TestAccConsole_openOnARealMachine(t *testing.T) {
+	t.Parallel()
 	b := acctest.StartBackend(t, acctest.WithMachines(t))
 	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "ephemeral-resources", "reseller_console", "open.tf"))
 	if err != nil {

@@ -181,6 +181,7 @@ func failureSteps() []failureStep {
 // apply of the same configuration converges without another order (one, to replace a tainted
 // server), leaving exactly that one server, and the plan after it is empty.
 func TestAccInstance_failureMatrix(t *testing.T) {
+	t.Parallel()
 	cli := acctest.NewCLI(t)
 	for _, row := range failureSteps() {
 		for _, writeOnly := range []bool{false, true} {

@@ -232,6 +232,7 @@ func diagnostics(t *testing.T, out, summary string) []planDiagnostic {
 // exactly 2 creates, and with plan_checks = "error" the apply fails at plan time without a
 // single order; a wallet covering 2 of 3 servers warns on the third.
 func TestAccInstance_planChecks(t *testing.T) {
+	t.Parallel()
 	cli := acctest.NewCLI(t)
 	fleet := func(b *acctest.Backend, mode string, n int) string {
 		return acctest.ProviderRequirement() + withPlanChecks(b, mode) + fmt.Sprintf(`

@@ -24,6 +24,7 @@ import (
 // ipv4, port, username and password, and the files they wrote are then found on the machine
 // over SSH, in the test's own session.
 func TestAccInstance_remoteExecOnARealMachine(t *testing.T) {
+	t.Parallel()
 	b := acctest.StartBackend(t, acctest.WithMachines(t))
 	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "guides", "servers-you-can-log-into", "main.tf"))
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 // log line about it is read while Terraform runs: written to a Terraform already gone, it would
 // end the provider with SIGPIPE by chance, and the test would show nothing.
 func TestAccInstance_providerAfterSIGTERM(t *testing.T) {
+	t.Parallel()
 	cli := acctest.NewCLI(t)
 	b := acctest.StartBackend(t, acctest.WithDelays(time.Minute, 100*time.Millisecond))
 	cli.Write("main.tf", acctest.ProviderRequirement()+b.ResourceConfig("reseller_instance",
