@@ -71,6 +71,8 @@ func TestDevConsoleServedAndAnnounced(t *testing.T) {
 // checkpoint saved and restored on the page brings a deleted server back. The page must load
 // nothing but its own listener, throw nothing, and fit a phone's width.
 func TestDevConsoleInBrowser(t *testing.T) {
+	// Not t.Parallel: it runs before the package's parallel tests, so the browser, the dearest
+	// process of the suite, does not share the cores with machines booting.
 	requireChromium(t)
 	d := startDevInProcess(t, "--deploy-delay", "0s", "--credentials-delay", "0s")
 	b := newBrowser(t, d.base)

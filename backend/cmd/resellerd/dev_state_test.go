@@ -20,6 +20,7 @@ import (
 // on FILE starts from it rather than from --seed: the same key printed and working, the server
 // there and online, the clock's offset kept.
 func TestDevStateAcrossRestart(t *testing.T) {
+	t.Parallel()
 	bin := buildResellerd(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "kept", "reseller.state") // its directory is made at start

@@ -114,6 +114,7 @@ func (p *devProcess) terminate(t *testing.T) {
 // TestDevForCI starts `resellerd dev` as a CI job would, applies a server with Terraform given only
 // the two variables it printed, and stops it with SIGTERM, which must leave no file behind.
 func TestDevForCI(t *testing.T) {
+	t.Parallel()
 	tf := requireTerraform(t)
 	bin := buildResellerd(t)
 	plugins := buildProvider(t)

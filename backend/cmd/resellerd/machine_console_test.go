@@ -46,6 +46,8 @@ func openConsole(t *testing.T, d *devAPI, id int64) consoleAnswer {
 // a URL (410). The token is in neither the access log nor dev's journal, which show it
 // redacted.
 func TestMachineConsoleInBrowser(t *testing.T) {
+	// Not t.Parallel: it runs before the package's parallel tests, so the browser, the dearest
+	// process of the suite, does not share the cores with machines booting.
 	requireMachines(t)
 	requireChromium(t)
 	var logs syncBuffer
@@ -114,6 +116,7 @@ func TestMachineConsoleInBrowser(t *testing.T) {
 // TestMachineConsoleExpires: a console's URL answers 410 once --console-ttl has passed, and
 // the terminal open on it is hung up then (close code 4010).
 func TestMachineConsoleExpires(t *testing.T) {
+	t.Parallel()
 	requireMachines(t)
 	d := startDevInProcess(t, "--deploy-delay", "0s", "--credentials-delay", "0s", "--machines", "sandbox",
 		"--machines-cidr", "198.19.62.0/24", "--console-ttl", "5s")

@@ -282,6 +282,7 @@ func wantNoStaging(t *testing.T, dir string) {
 // cgroups, veths, mounts or disks is left on the host; the API is empty, the key stays, and a
 // new order's machine logs in over SSH at once.
 func TestDevMachinesReset(t *testing.T) {
+	t.Parallel()
 	d, dir := startDevMachines(t, "198.19.51.0/24")
 	var addrs []string
 	for range 2 {

@@ -47,6 +47,7 @@ func kitCLIs(t *testing.T) []testCLI {
 // set, and POST /_dev/reset before each run, as a suite that starts every test from a known
 // world does: each run finds no server and the same key and port.
 func TestWebFleetModuleTests(t *testing.T) {
+	t.Parallel()
 	clis := kitCLIs(t)
 	plugins := buildProvider(t)
 	devArgs, testArgs := webFleetMachines(t)
