@@ -169,6 +169,7 @@ func login(t *testing.T, in api.InstanceDetailView) (addr, password string) {
 // --machines sandbox, each asserting what the machine shows over a real SSH client at the
 // address and with the password the API hands out. The steps depend on each other.
 func TestMachineLifeThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	requireMachines(t)
 	dir := t.TempDir()
 	e := openEnv(t, sandboxConfig(testDB(t), dir, "198.19.10.0/24"))

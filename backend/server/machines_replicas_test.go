@@ -14,6 +14,7 @@ import (
 // through replica b reaches it there (through the database and a's reconciler), and so does
 // power_on.
 func TestMachineOnItsReplica(t *testing.T) {
+	t.Parallel()
 	requireMachines(t)
 	db := pg.Database(t)
 	a := openEnv(t, sandboxConfig(db, t.TempDir(), "198.19.20.0/24"))
@@ -74,6 +75,7 @@ func TestWindowsStaysSimulatedUnderSandbox(t *testing.T) {
 // kept); the next backend on the same database and directory boots those the database says
 // are online, from their disks, and leaves the others off.
 func TestMachinesAcrossRestarts(t *testing.T) {
+	t.Parallel()
 	requireMachines(t)
 	db, dir := testDB(t), t.TempDir()
 	cfg := sandboxConfig(db, dir, "198.19.40.0/24")

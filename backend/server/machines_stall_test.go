@@ -98,7 +98,8 @@ func (e stallEnv) installOf(t *testing.T, key string, id int64, app string) api.
 // order on the same resellerd deploys and its install finishes; then the stuck install fails
 // at its bound (InstallTimeout), saying it timed out.
 func TestStuckInstallDelaysOnlyItsMachine(t *testing.T) {
-	e := openStallEnv(t, "198.19.141.0/24", 30*time.Second)
+	t.Parallel()
+	e := openStallEnv(t, "198.19.44.0/24", 30*time.Second)
 	attacker, other := e.account(t), e.account(t)
 	stuck := e.deploy(t, attacker, "stuck")
 	addr, pw := login(t, stuck)
@@ -134,7 +135,8 @@ func TestStuckInstallDelaysOnlyItsMachine(t *testing.T) {
 // to machineWait: a boot on a loaded host is slower). Both are logged and counted in
 // resellerd_machine_restarts_total.
 func TestDeadAgentIsBootedAgain(t *testing.T) {
-	e := openStallEnv(t, "198.19.142.0/24", 0)
+	t.Parallel()
+	e := openStallEnv(t, "198.19.45.0/24", 0)
 	owner, other := e.account(t), e.account(t)
 	in := e.deploy(t, owner, "victim")
 	bystander := e.deploy(t, other, "bystander")

@@ -200,6 +200,7 @@ func trafficLines(t *testing.T, e *env, accountID int64) []store.LedgerEntry {
 // allowed is billed a ledger line per GB, and a new cycle unlocks it. The steps depend on
 // each other.
 func TestMachineTrafficCounted(t *testing.T) {
+	t.Parallel()
 	requireMachines(t)
 	ctx := context.Background()
 	outer := t                     // the restarted backend lives until the test ends, not its step
