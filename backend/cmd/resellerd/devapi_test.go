@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func startDevInProcess(t *testing.T, args ...string) *devAPI {
 	ctx, cancel := context.WithCancel(context.Background())
 	r, w := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- dev(ctx, o, w, slog.New(slog.DiscardHandler)); _ = w.Close() }()
+	go func() { done <- dev(ctx, o, w, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))); _ = w.Close() }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -48,7 +48,9 @@ func waitNoSSH(t *testing.T, addr string) {
 // online; a machine powered off at the save is off again; the disks left on the host are the
 // checkpoint's machines', no more. The checkpoint's size counts its disks.
 func TestDevMachinesCheckpoint(t *testing.T) {
-	t.Parallel()
+	// Not t.Parallel, nor are the other checkpoint tests here: run beside the package's other
+	// machine tests, this one's checkpoint once answered 500 (cause not yet found; dev's errors
+	// now reach the test log, see startDevInProcess).
 	d, dir := startDevMachines(t, "198.19.52.0/24")
 	type server struct {
 		id             int64
@@ -162,7 +164,6 @@ func specDirs(t *testing.T, dir string) []string {
 // orders placed after it (whose machine refs the dropped builds had taken) build machines that
 // log in.
 func TestDevMachinesRestoreUnderLoad(t *testing.T) {
-	t.Parallel()
 	db := filepath.Join(t.TempDir(), "dev.db")
 	// Builds take a second, so the restores find them in flight.
 	d, dir := startDevMachines(t, "198.19.54.0/24", "--db", db, "--deploy-delay", "1s")
@@ -209,7 +210,6 @@ func TestDevMachinesRestoreUnderLoad(t *testing.T) {
 // its address with its password and the file written before the exit, the one powered off
 // still off. Nothing of the machines is left in the first run's TMPDIR.
 func TestDevMachinesStateAcrossRestart(t *testing.T) {
-	t.Parallel()
 	requireMachines(t)
 	bin := buildResellerd(t)
 	state := filepath.Join(t.TempDir(), "reseller.state")
@@ -252,7 +252,6 @@ func TestDevMachinesStateAcrossRestart(t *testing.T) {
 // FILE (FILE.machines/), so dev started again on the file prints the same key and boots the
 // machines its servers are, with their files.
 func TestDevMachinesDBAcrossRestart(t *testing.T) {
-	t.Parallel()
 	requireMachines(t)
 	db := filepath.Join(t.TempDir(), "dev.db")
 	args := []string{"--db", db, "--deploy-delay", "0s", "--credentials-delay", "0s", "--machines", "sandbox",
