@@ -31,7 +31,10 @@ func startDevInProcess(t *testing.T, args ...string) *devAPI {
 	ctx, cancel := context.WithCancel(context.Background())
 	r, w := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- dev(ctx, o, w, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))); _ = w.Close() }()
+	go func() {
+		done <- dev(ctx, o, w, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		_ = w.Close()
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
