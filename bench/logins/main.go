@@ -1,4 +1,4 @@
-// Command machines measures `resellerd serve --machines sandbox` at the real limits: N Linux
+// Command logins measures `resellerd serve --machines sandbox` at the real limits: N Linux
 // servers ordered at once (10 per account, POST /instances' limit per minute), the time from
 // each order deployed to the first SSH login that runs `hostname`, what an idle machine costs
 // in memory and CPU, and that deleting them all leaves nothing on the host; with -transfer, SSH

@@ -1,6 +1,7 @@
 package provider_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -18,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/reseller/terraform-provider-reseller/internal/acctest"
+	"github.com/reseller/terraform-provider-reseller/internal/provider"
 )
 
 // examplesDir is the repository's examples folder, relative to this package.
@@ -161,28 +163,22 @@ func number(v any) float64 {
 	return math.NaN()
 }
 
-// TestAccExamples_resources applies the resource and ephemeral resource examples (the console
-// example uses the instance example's server), so the documentation's examples keep working.
+// TestAccExamples_resources applies the instance example with every registered ephemeral
+// resource's example (they open on the instance example's server), so the documentation's
+// examples keep working.
 func TestAccExamples_resources(t *testing.T) {
-	instance, err := os.ReadFile(filepath.Join(examplesDir, "resources", "reseller_instance", "resource.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	console, err := os.ReadFile(filepath.Join(examplesDir, "ephemeral-resources", "reseller_console", "ephemeral-resource.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	credentials, err := os.ReadFile(filepath.Join(examplesDir, "ephemeral-resources", "reseller_instance_credentials", "ephemeral-resource.tf"))
-	if err != nil {
-		t.Fatal(err)
+	src := exampleSource(t, filepath.Join("resources", "reseller_instance", "resource.tf"))
+	for _, r := range provider.RegisteredTypes(context.Background()) {
+		if r.Kind == provider.KindEphemeralResource {
+			src += exampleSource(t, r.Examples()...)
+		}
 	}
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: b.ProviderConfig() + withoutBlocks(string(instance)) + withoutBlocks(string(console)) +
-				withoutBlocks(string(credentials)),
+			Config: b.ProviderConfig() + src,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("web_address", knownvalue.NotNull()),
 				statecheck.ExpectKnownValue("reseller_instance.web", tfjsonpath.New("password"), knownvalue.Null()),
@@ -191,22 +187,29 @@ func TestAccExamples_resources(t *testing.T) {
 	})
 }
 
-// TestAccExamples_snapshots applies the snapshot, restore and snapshot list examples on the
-// instance example's server. The restore leaves the server off, so the plan after the apply
-// switches it on again: expected.
-func TestAccExamples_snapshots(t *testing.T) {
+// exampleSource reads example files (relative to examplesDir) without their terraform and
+// provider blocks, one after the other.
+func exampleSource(t *testing.T, files ...string) string {
+	t.Helper()
 	var src string
-	for _, file := range []string{
-		filepath.Join("resources", "reseller_instance", "resource.tf"),
-		filepath.Join("resources", "reseller_snapshot", "resource.tf"),
-		filepath.Join("resources", "reseller_snapshot_restore", "resource.tf"),
-	} {
+	for _, file := range files {
 		raw, err := os.ReadFile(filepath.Join(examplesDir, file))
 		if err != nil {
 			t.Fatal(err)
 		}
 		src += withoutBlocks(string(raw)) + "\n"
 	}
+	return src
+}
+
+// TestAccExamples_snapshots applies the snapshot and restore examples on the
+// instance example's server. The restore leaves the server off, so the plan after the apply
+// switches it on again: expected.
+func TestAccExamples_snapshots(t *testing.T) {
+	src := exampleSource(t,
+		filepath.Join("resources", "reseller_instance", "resource.tf"),
+		filepath.Join("resources", "reseller_snapshot", "resource.tf"),
+		filepath.Join("resources", "reseller_snapshot_restore", "resource.tf"))
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },

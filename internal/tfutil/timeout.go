@@ -8,7 +8,7 @@ import (
 )
 
 // TimeoutReader is how a timeouts block gives the timeout of one operation, e.g. the method
-// value plan.Timeouts.Create: the configured duration, or def when none is configured.
+// value model.Timeouts.Create: the configured duration, or def when none is configured.
 type TimeoutReader func(ctx context.Context, def time.Duration) (time.Duration, diag.Diagnostics)
 
 // WithTimeout bounds ctx by the timeout of the running operation (read from its timeouts block,

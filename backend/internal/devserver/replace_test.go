@@ -67,7 +67,7 @@ func topUp(t *testing.T, b *backend) {
 	}
 }
 
-// TestDevFailedResetKeepsTheService: a reset whose new backend fails to start answers an error
+// TestFailedResetKeepsTheService: a reset whose new backend fails to start answers an error
 // and leaves the old service serving, its data as it was.
 func TestFailedResetKeepsTheService(t *testing.T) {
 	t.Parallel()
@@ -100,7 +100,7 @@ func TestFailedResetKeepsTheService(t *testing.T) {
 	}
 }
 
-// TestDevFailedRestoreKeepsTheService: a restore whose backend fails to start answers an error
+// TestFailedRestoreKeepsTheService: a restore whose backend fails to start answers an error
 // and leaves the service as it was before it, serving; once starts work, the same checkpoint
 // restores.
 func TestFailedRestoreKeepsTheService(t *testing.T) {

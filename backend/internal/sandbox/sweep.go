@@ -18,7 +18,7 @@ import (
 // exist now, not every row ever stored) and the order of each.
 
 // abandoned reports whether the order machine ref was built for has timed out, or is no longer
-// stored: only timed-out orders are purged (service.PurgeDue, after OrderRetention), so a host
+// stored: only timed-out orders are purged (service.HousekeepDue, after OrderRetention), so a host
 // down for longer than that finds no order at all. A machine whose order is deployed or still
 // pending is not abandoned.
 func (d *Datacenter) abandoned(ctx context.Context, ref string) (bool, error) {

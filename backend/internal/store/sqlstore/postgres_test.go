@@ -50,7 +50,7 @@ func TestStorePostgres(t *testing.T) {
 	}, uncheckedOrder)
 }
 
-// TestConcurrentMigrators opens one new database from several replicas at once: the advisory
+// TestPostgresConcurrentMigrators opens one new database from several replicas at once: the advisory
 // lock lets one migrate while the others wait and then find every version recorded.
 func TestPostgresConcurrentMigrators(t *testing.T) {
 	t.Parallel()

@@ -347,6 +347,33 @@ func testRenewals(t *testing.T, s store.Store) {
 	}
 }
 
+// testRenewingInstances: the account's active instances with renew on, counted by plan and
+// features, in that order; another account's, a stopped renewal and an inactive server are not.
+func testRenewingInstances(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, "renewing-key")
+	other := newAccount(t, s, "renewing-other")
+	newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+	newInstance(t, s, other.ID, newOrder(t, s, other.ID, base).ID)
+	for _, change := range []func(*store.Instance){
+		func(in *store.Instance) { in.PlanID, in.Features = 102, []int64{1, 2} },
+		func(in *store.Instance) { in.Renew = false },
+		func(in *store.Instance) { in.Active = false },
+	} {
+		in := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
+		change(&in)
+		if err := s.UpdateInstance(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.RenewingInstances(ctx, a.ID)
+	want := []store.RenewingGroup{{PlanID: 101, Features: []int64{1}, Count: 2}, {PlanID: 102, Features: []int64{1, 2}, Count: 1}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("renewing instances: got %+v (%v), want %+v", got, err, want)
+	}
+}
+
 // wantInstanceWithInstalls checks that InstanceWithInstalls reads what Instance and AppInstalls
 // read, and returns the installs.
 func wantInstanceWithInstalls(t *testing.T, s store.Store, accountID, id int64) []store.AppInstall {

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, insert InsertOrder) 
 		{"instances", testInstances},
 		{"instance pages", testInstancePages},
 		{"renewals", testRenewals},
+		{"renewing instances by plan and features", testRenewingInstances},
 		{"active instances", testActiveInstances},
 		{"app installs", testAppInstalls},
 		{"events", testEvents},
