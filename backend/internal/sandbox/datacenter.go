@@ -27,7 +27,7 @@ func (d *Datacenter) Build(ctx context.Context, spec datacenter.BuildSpec) (stri
 	if err != nil || spec.OSType == catalog.OSWindows {
 		return ticket, err
 	}
-	m := store.Machine{Ref: refOf(spec.OrderID), Host: d.host, Password: newPassword(), Hostname: spec.Hostname,
+	m := store.Machine{Ref: datacenter.MachineRef(spec.OrderID), Host: d.host, Password: newPassword(), Hostname: spec.Hostname,
 		Power: datacenter.StatusOnline}
 	if tmpl, ok := d.catalog.Template(spec.TemplateID); ok {
 		m.Template = tmpl.Name.EN

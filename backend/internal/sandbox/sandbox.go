@@ -48,8 +48,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -249,18 +247,6 @@ func (d *Datacenter) Close(ctx context.Context) error {
 		return fmt.Errorf("sandbox: close: %w", err)
 	}
 	return nil
-}
-
-// refOf is the machine ref of an order, as the simulator names it.
-func refOf(orderID int64) string { return "vm-" + strconv.FormatInt(orderID, 10) }
-
-// orderOf is the order id of machine ref "vm-<id>"; 0 when ref is not so formed.
-func orderOf(ref string) int64 {
-	n, err := strconv.ParseInt(strings.TrimPrefix(ref, "vm-"), 10, 64)
-	if err != nil || !strings.HasPrefix(ref, "vm-") {
-		return 0
-	}
-	return n
 }
 
 // machine is the row of machine ref; ok is false for a machine that is only simulated (a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
@@ -22,8 +23,8 @@ import (
 // down for longer than that finds no order at all. A machine whose order is deployed or still
 // pending is not abandoned.
 func (d *Datacenter) abandoned(ctx context.Context, ref string) (bool, error) {
-	id := orderOf(ref)
-	if id == 0 {
+	id, ok := datacenter.OrderOfRef(ref)
+	if !ok {
 		return false, nil
 	}
 	o, err := d.state.OrderByID(ctx, id)
