@@ -276,7 +276,7 @@ func (d *Datacenter) create(ctx context.Context, ref string) error {
 	if err != nil || row.Created {
 		return err
 	}
-	switch gone, err := d.abandoned(ctx, ref); {
+	switch gone, err := d.givenUp(ctx, ref); {
 	case err != nil:
 		return err
 	case gone: // asked before its order timed out, applied after (this host was down)
