@@ -42,7 +42,7 @@ func newEnv(t *testing.T, mutate ...func(*server.Config)) *env {
 	t.Helper()
 	clock := server.NewManualClock(testStart)
 	cfg := server.Config{
-		DB:             testDB(t),
+		DB:             pg.TestDB(t),
 		RateLimitScale: 100, // high enough that only the rate-limit tests meet a limit
 		Clock:          clock,
 		WorkerInterval: -1,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -22,27 +20,7 @@ import (
 // pg is this test binary's throwaway PostgreSQL server, started by the first test that needs it.
 var pg pgtest.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := pg.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop PostgreSQL:", err)
-	}
-	os.Exit(code)
-}
-
-// envStore names the variable that picks the store of newEnv: "postgres" runs the whole suite
-// on the throwaway PostgreSQL server, a fresh database per test; anything else runs it on
-// SQLite files.
-const envStore = "RESELLER_TEST_STORE"
-
-// testDB is the database of a new test backend.
-func testDB(t *testing.T) string {
-	t.Helper()
-	if os.Getenv(envStore) == "postgres" {
-		return pg.Database(t)
-	}
-	return filepath.Join(t.TempDir(), "reseller.db")
-}
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // TestPostgresEndToEnd runs one account's life on PostgreSQL: order, deploy, the first hours of
 // billing, a top-up, and a restart that finds it all again.

@@ -17,7 +17,7 @@ func TestDeployFaultsFireAtTheDeploy(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clock := NewManualClock(testStart)
-	e := openEnv(t, Config{DB: testDB(t), RateLimitScale: 100, Clock: clock, WorkerInterval: -1,
+	e := openEnv(t, Config{DB: pg.TestDB(t), RateLimitScale: 100, Clock: clock, WorkerInterval: -1,
 		DeployDelay: time.Second, CredentialsDelay: time.Second})
 	a, err := e.srv.CreateAccount(ctx, NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 10, OrderLimit: 10})
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 // A). A holds no more connections than its bound.
 func TestHangingReceiverDelaysNoOtherAccount(t *testing.T) {
 	t.Parallel()
-	srv, err := New(context.Background(), Config{DB: testDB(t), WorkerInterval: 20 * time.Millisecond,
+	srv, err := New(context.Background(), Config{DB: pg.TestDB(t), WorkerInterval: 20 * time.Millisecond,
 		AllowHTTPWebhooks: true, RateLimitScale: 100})
 	if err != nil {
 		t.Fatal(err)

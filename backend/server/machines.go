@@ -15,6 +15,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sandbox"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
@@ -192,7 +193,7 @@ func openSandbox(ctx context.Context, cfg Config, st *sqlstore.Store, dc *sim.Si
 	if err != nil {
 		return nil, nil, fmt.Errorf("server: --machines sandbox: %w", err)
 	}
-	sb, err = sandbox.New(sandbox.Options{Sim: dc, State: st, Machines: mgr, Catalog: cat, Host: host, CIDR: opts.CIDR,
+	sb, err = sandbox.New(sandbox.Options{Sim: dc, State: st, GivenUp: service.GivenUpBuilds(st), Machines: mgr, Catalog: cat, Host: host, CIDR: opts.CIDR,
 		Logger: cfg.Logger, Revived: revived, Consoles: consoles})
 	if err != nil {
 		_ = mgr.Close(ctx)

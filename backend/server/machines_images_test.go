@@ -41,7 +41,7 @@ func TestMachineOnARealImage(t *testing.T) {
 	t.Parallel() // waiting on the image (built beside the suite) holds nothing else up
 	img := machinestest.DebianImage(t)
 	mysqlClient := requireTool(t, "mariadb-client", "mariadb", "mysql")
-	cfg := sandboxConfig(testDB(t), t.TempDir(), "198.19.42.0/24")
+	cfg := sandboxConfig(pg.TestDB(t), t.TempDir(), "198.19.42.0/24")
 	cfg.Machines.ImageFor = map[int64]string{3: img}
 	e := openEnv(t, cfg)
 	a, err := e.srv.CreateAccount(context.Background(), NewAccount{BalanceMicros: 100_000_000, ServerLimit: 10, OrderLimit: 10})

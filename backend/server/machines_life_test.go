@@ -172,7 +172,7 @@ func TestMachineLifeThroughTheAPI(t *testing.T) {
 	t.Parallel()
 	requireMachines(t)
 	dir := t.TempDir()
-	e := openEnv(t, sandboxConfig(testDB(t), dir, "198.19.10.0/24"))
+	e := openEnv(t, sandboxConfig(pg.TestDB(t), dir, "198.19.10.0/24"))
 	a, err := e.srv.CreateAccount(context.Background(), NewAccount{BalanceMicros: 100_000_000, ServerLimit: 10, OrderLimit: 10})
 	if err != nil {
 		t.Fatal(err)

@@ -53,7 +53,7 @@ func TestMachineOnItsReplica(t *testing.T) {
 func TestWindowsStaysSimulatedUnderSandbox(t *testing.T) {
 	requireMachines(t)
 	dir := t.TempDir()
-	e := openEnv(t, sandboxConfig(testDB(t), dir, "198.19.30.0/24"))
+	e := openEnv(t, sandboxConfig(pg.TestDB(t), dir, "198.19.30.0/24"))
 	acct, err := e.srv.CreateAccount(context.Background(), NewAccount{BalanceMicros: 100_000_000, ServerLimit: 10, OrderLimit: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestWindowsStaysSimulatedUnderSandbox(t *testing.T) {
 func TestMachinesAcrossRestarts(t *testing.T) {
 	t.Parallel()
 	requireMachines(t)
-	db, dir := testDB(t), t.TempDir()
+	db, dir := pg.TestDB(t), t.TempDir()
 	cfg := sandboxConfig(db, dir, "198.19.40.0/24")
 	first := openEnv(t, cfg)
 	acct, err := first.srv.CreateAccount(context.Background(), NewAccount{BalanceMicros: 100_000_000, ServerLimit: 10, OrderLimit: 10})

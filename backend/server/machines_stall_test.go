@@ -31,7 +31,7 @@ func openStallEnv(t *testing.T, cidr string, installTimeout time.Duration) stall
 	t.Helper()
 	requireMachines(t)
 	dir := t.TempDir()
-	cfg := sandboxConfig(testDB(t), dir, cidr)
+	cfg := sandboxConfig(pg.TestDB(t), dir, cidr)
 	logs := &syncBuffer{}
 	cfg.Clock, cfg.WorkerInterval, cfg.InstallTimeout = nil, 50*time.Millisecond, installTimeout
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))

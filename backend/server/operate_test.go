@@ -19,7 +19,7 @@ func TestBlockedAccountsOrdersWait(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clock := NewManualClock(testStart)
-	e := openEnv(t, Config{DB: testDB(t), RateLimitScale: 100, Clock: clock, WorkerInterval: -1, OrderWindow: 10 * time.Minute})
+	e := openEnv(t, Config{DB: pg.TestDB(t), RateLimitScale: 100, Clock: clock, WorkerInterval: -1, OrderWindow: 10 * time.Minute})
 	a, err := e.srv.CreateAccount(ctx, NewAccount{BalanceMicros: 10_000_000})
 	if err != nil {
 		t.Fatal(err)

@@ -2,10 +2,7 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,26 +18,7 @@ import (
 // pg is this test binary's throwaway PostgreSQL server, started by the first test that needs it.
 var pg pgtest.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := pg.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop PostgreSQL:", err)
-	}
-	os.Exit(code)
-}
-
-// envStore names the variable that picks the store of newEnv: "postgres" runs the tests on the
-// throwaway PostgreSQL server, a fresh database per test; anything else on SQLite files.
-const envStore = "RESELLER_TEST_STORE"
-
-// testDB is the database of a new test backend.
-func testDB(t *testing.T) string {
-	t.Helper()
-	if os.Getenv(envStore) == "postgres" {
-		return pg.Database(t)
-	}
-	return filepath.Join(t.TempDir(), "reseller.db")
-}
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // eventWait bounds a test's wait for something to happen (a worker to start or wake, an order
 // to deploy, a database to come back). It only keeps a broken test from hanging: a loaded CI
@@ -66,7 +44,7 @@ type env struct {
 // newEnv starts a backend on a temporary database with a manual clock and no worker loop.
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	return openEnv(t, Config{DB: testDB(t), RateLimitScale: 100, Clock: NewManualClock(testStart), WorkerInterval: -1})
+	return openEnv(t, Config{DB: pg.TestDB(t), RateLimitScale: 100, Clock: NewManualClock(testStart), WorkerInterval: -1})
 }
 
 // openEnv starts a backend on cfg behind a real HTTP server, closed when the test ends.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/operatorcmd"
+	"github.com/reseller/terraform-provider-reseller/backend/operatorcmd"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/devserver"
 )
 
 // checkpointEntry is one checkpoint as the checkpoint routes answer it.

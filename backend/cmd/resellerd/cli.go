@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 )
 
 // Exit codes.
@@ -66,8 +65,9 @@ their defaults and variables.
 `
 
 // errUsage marks mistakes in the command line, answered with exit code 2 and the usage text.
-// It is devserver's, so the --db and --state files dev refuses are answered the same way.
-var errUsage = devserver.ErrUsage
+// It is cliflag's, which devserver, preflight and operatorcmd wrap too, so the --db and --state
+// files dev refuses are answered the same way.
+var errUsage = cliflag.ErrUsage
 
 // run is the whole program, minus process plumbing, so tests can call it.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, env lookupEnv) int {

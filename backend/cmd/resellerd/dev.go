@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/preflight"
+	"github.com/reseller/terraform-provider-reseller/backend/preflight"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -89,7 +89,7 @@ func withoutDBVariable(env lookupEnv) lookupEnv {
 	}
 }
 
-// dev runs `resellerd dev` (backend/internal/devserver) on serve's listeners.
+// dev runs `resellerd dev` (backend/devserver) on serve's listeners.
 func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logger) error {
 	if err := preflight.KeyFile(logger, o.Config.SecretsKeyFile, o.StrictKeyFile); err != nil {
 		return err

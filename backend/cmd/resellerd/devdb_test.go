@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/devserver"
 )
 
 // fileState is what a refused command must leave as it was: the bytes and modification time of

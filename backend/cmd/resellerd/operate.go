@@ -12,7 +12,7 @@ import (
 // Operating resellerd for customers (backend/docs/operating-for-customers.md): `resellerd
 // account list|show|block|unblock|verify|set` and `resellerd instance lock|unlock|set`. Each runs
 // beside a running serve on the same database; every replica sees a change at its next request.
-// Here are their flags; backend/internal/operatorcmd does the rest.
+// Here are their flags; backend/operatorcmd does the rest.
 
 // accountList runs `resellerd account list [--json]`.
 func accountList(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {

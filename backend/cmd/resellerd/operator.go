@@ -3,13 +3,13 @@ package main
 import (
 	"flag"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/operatorcmd"
+	"github.com/reseller/terraform-provider-reseller/backend/operatorcmd"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
 // The flags every operator command shares (operate.go, audit.go, and account create,
 // rotate-key and topup): --db, --secrets-key-file, and --operator, who runs it for the audit
-// trail. backend/internal/operatorcmd opens the database and names the operator.
+// trail. backend/operatorcmd opens the database and names the operator.
 
 // newOperatorCommand returns the flag set of the operator command name with its common flags,
 // and the command they fill once parsed.

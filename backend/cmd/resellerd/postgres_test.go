@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
@@ -11,13 +9,7 @@ import (
 // pg is this test binary's throwaway PostgreSQL server, started by the first test that needs it.
 var pg pgtest.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := pg.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop PostgreSQL:", err)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // TestAccountCommandsPostgres runs the account commands and serve with --db set to a
 // postgres:// URL.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/operatorcmd"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
+	"github.com/reseller/terraform-provider-reseller/backend/operatorcmd"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/operatorcmd"
+	"github.com/reseller/terraform-provider-reseller/backend/operatorcmd"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 

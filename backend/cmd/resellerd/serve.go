@@ -9,10 +9,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/httpserve"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/preflight"
+	"github.com/reseller/terraform-provider-reseller/backend/preflight"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 

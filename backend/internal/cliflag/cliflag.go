@@ -13,6 +13,12 @@ import (
 	"strings"
 )
 
+// ErrUsage marks a mistake in a command line: a flag Parse refuses, or a value a command refuses
+// once parsed (a --db or --state file dev will not use, a --pprof that is not loopback). resellerd
+// answers it with exit code 2 and the command's usage text. It lives here, below every command's
+// package, so the commands and their checks wrap one error without importing one another.
+var ErrUsage = errors.New("usage")
+
 // LookupEnv is os.LookupEnv; tests pass a map.
 type LookupEnv func(string) (string, bool)
 

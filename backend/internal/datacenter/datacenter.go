@@ -66,6 +66,13 @@ type StoredTraffic interface {
 	LiveStored(ctx context.Context, ref string, cycleStart time.Time) (Live, error)
 }
 
+// GivenUp reports whether the service gave up the build of machine ref (its order timed out):
+// no instance will ever hold that machine and no call will ever reach it. The service answers
+// it (service.GivenUpBuilds); a datacenter that keeps machines of its own past a build's
+// window (package sandbox: a host that was down applies a create late) asks it to remove
+// them, and reads no orders itself.
+type GivenUp func(ctx context.Context, ref string) (bool, error)
+
 // Machine statuses: the words a datacenter reports a machine's state in, which an active
 // instance shows as its status (spec: Instance). A reboot, rebuild, resize or restore shows its
 // word until the Transition settles into online or offline. The service's own words for an
@@ -96,6 +103,11 @@ type BuildSpec struct {
 	OSType       string
 	SnapshotID   int64 // 0: from the template
 	Hostname     string
+	// SnapshotPassword is the root password of snapshot SnapshotID, which a machine built from
+	// it keeps (the image holds its server's disk, password included): the service reads the
+	// snapshot and hands it over, so the datacenter reads no snapshot rows. "" builds with a
+	// new password, as from the template.
+	SnapshotPassword string
 }
 
 // Build is the state of a build; Machine is set once Done.

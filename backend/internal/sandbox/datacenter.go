@@ -21,13 +21,13 @@ import (
 // Build starts a build on the simulator and records the machine to build: on this host, or
 // for a build from a snapshot on the host that holds the snapshot's image. Its password is
 // drawn now, so every poll of the build answers the same one; a build from a snapshot takes
-// the snapshot's, which the service hands out for it.
+// the snapshot's, which the service hands over in the spec and hands out for it.
 func (d *Datacenter) Build(ctx context.Context, spec datacenter.BuildSpec) (string, error) {
 	ticket, err := d.sim.Build(ctx, spec)
 	if err != nil || spec.OSType == catalog.OSWindows {
 		return ticket, err
 	}
-	m := store.Machine{Ref: refOf(spec.OrderID), Host: d.host, Password: newPassword(), Hostname: spec.Hostname,
+	m := store.Machine{Ref: datacenter.MachineRef(spec.OrderID), Host: d.host, Password: newPassword(), Hostname: spec.Hostname,
 		Power: datacenter.StatusOnline}
 	if tmpl, ok := d.catalog.Template(spec.TemplateID); ok {
 		m.Template = tmpl.Name.EN
@@ -35,13 +35,10 @@ func (d *Datacenter) Build(ctx context.Context, spec datacenter.BuildSpec) (stri
 	if plan, ok := d.catalog.Plan(spec.PlanID); ok {
 		m.CPUs, m.MemoryMB, m.DiskGB = plan.CPU, plan.MemoryGB*1024, plan.DiskGB
 	}
+	if spec.SnapshotPassword != "" {
+		m.Password = spec.SnapshotPassword
+	}
 	if spec.SnapshotID != 0 {
-		switch snap, err := d.state.SnapshotByID(ctx, spec.SnapshotID); {
-		case err == nil:
-			m.Password = snap.Password
-		case !errors.Is(err, store.ErrNotFound): // an order names a snapshot that exists
-			return "", fmt.Errorf("sandbox: build from snapshot %d: %w", spec.SnapshotID, err)
-		}
 		img, err := d.state.SnapshotMachineImage(ctx, spec.SnapshotID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return "", fmt.Errorf("sandbox: build: %w", err)

@@ -276,7 +276,7 @@ func (d *Datacenter) create(ctx context.Context, ref string) error {
 	if err != nil || row.Created {
 		return err
 	}
-	switch gone, err := d.abandoned(ctx, ref); {
+	switch gone, err := d.givenUp(ctx, ref); {
 	case err != nil:
 		return err
 	case gone: // asked before its order timed out, applied after (this host was down)
@@ -285,7 +285,8 @@ func (d *Datacenter) create(ctx context.Context, ref string) error {
 		}
 		return fmt.Errorf("its order timed out: the machine is not built")
 	}
-	ip := buildAddress(d.cidr, orderOf(ref))
+	orderID, _ := datacenter.OrderOfRef(ref) // a ref of another form (0) still gets an address of the range
+	ip := buildAddress(d.cidr, orderID)
 	spec := machines.Spec{Ref: ref, Hostname: row.Hostname, Template: row.Template, IPv4: ip, Username: "root",
 		Password: row.Password, Limits: machines.Limits{CPUs: row.CPUs, MemoryMB: row.MemoryMB, DiskGB: row.DiskGB}}
 	if err := d.booted(ctx, ref, d.machines.Create(ctx, spec, row.FromImage)); err != nil {

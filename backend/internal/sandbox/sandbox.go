@@ -48,8 +48,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -90,17 +88,15 @@ type State interface {
 	// ChangeVersion moves when another process may have added an op (PostgreSQL's
 	// notifications); ok is false when it cannot tell.
 	ChangeVersion(ctx context.Context) (version uint64, ok bool)
-	// SnapshotByID is a snapshot, whose password a build from it takes.
-	SnapshotByID(ctx context.Context, id int64) (store.Snapshot, error)
-	// OrderByID is the order a machine was built for (its ref names it): once the order has
-	// timed out no instance will ever hold the machine, and the sweep removes it.
-	OrderByID(ctx context.Context, id int64) (store.Order, error)
 }
 
 // Options shape a sandbox datacenter.
 type Options struct {
-	Sim      *sim.Sim // timing, faults, tickets and the simulator's State
-	State    State
+	Sim   *sim.Sim // timing, faults, tickets and the simulator's State
+	State State
+	// GivenUp tells the machines of builds the service gave up (service.GivenUpBuilds): the
+	// sweep removes them (sweep.go). Required.
+	GivenUp  datacenter.GivenUp
 	Machines Machines
 	Catalog  *catalog.Catalog // templates' names and plans' limits
 	Host     string           // this replica's host id (HostID)
@@ -123,6 +119,7 @@ type Options struct {
 type Datacenter struct {
 	sim      *sim.Sim
 	state    State
+	givenUp  datacenter.GivenUp
 	machines Machines
 	catalog  *catalog.Catalog
 	host     string
@@ -177,6 +174,9 @@ func New(o Options) (*Datacenter, error) {
 	if o.Host == "" {
 		return nil, errors.New("sandbox: no host id")
 	}
+	if o.GivenUp == nil {
+		return nil, errors.New("sandbox: no GivenUp: the machines of given-up builds would stay for ever")
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -186,7 +186,7 @@ func New(o Options) (*Datacenter, error) {
 	if o.SweepEvery == 0 {
 		o.SweepEvery = sweepEvery
 	}
-	d := &Datacenter{sim: o.Sim, state: o.State, machines: o.Machines, catalog: o.Catalog, host: o.Host,
+	d := &Datacenter{sim: o.Sim, state: o.State, givenUp: o.GivenUp, machines: o.Machines, catalog: o.Catalog, host: o.Host,
 		cidr: o.CIDR, log: o.Logger, look: o.LookEvery, sweep: o.SweepEvery, revived: o.Revived, consoles: o.Consoles, wake: make(chan struct{}, 1),
 		slots: make(chan struct{}, machineWorkers), locks: map[string]chan struct{}{}, busy: map[string]bool{}, again: map[string]bool{},
 		runs: map[string]bool{}}
@@ -249,18 +249,6 @@ func (d *Datacenter) Close(ctx context.Context) error {
 		return fmt.Errorf("sandbox: close: %w", err)
 	}
 	return nil
-}
-
-// refOf is the machine ref of an order, as the simulator names it.
-func refOf(orderID int64) string { return "vm-" + strconv.FormatInt(orderID, 10) }
-
-// orderOf is the order id of machine ref "vm-<id>"; 0 when ref is not so formed.
-func orderOf(ref string) int64 {
-	n, err := strconv.ParseInt(strings.TrimPrefix(ref, "vm-"), 10, 64)
-	if err != nil || !strings.HasPrefix(ref, "vm-") {
-		return 0
-	}
-	return n
 }
 
 // machine is the row of machine ref; ok is false for a machine that is only simulated (a

@@ -15,7 +15,6 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
 
@@ -224,7 +223,7 @@ func replicas(t *testing.T) (a, b *Datacenter, fa, fb *fakeMachines) {
 	s := sim.New(sim.Options{Clock: fixedClock{time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}, State: st})
 	open := func(host, cidr string) (*Datacenter, *fakeMachines) {
 		f := newFake()
-		d, err := New(Options{Sim: s, State: ordersDeployed{st}, Machines: f, Catalog: catalog.New(), Host: host,
+		d, err := New(Options{Sim: s, State: st, GivenUp: neverGivenUp, Machines: f, Catalog: catalog.New(), Host: host,
 			CIDR: netip.MustParsePrefix(cidr), LookEvery: 10 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
@@ -262,13 +261,8 @@ func pollDone(t *testing.T, d *Datacenter, ticket string) datacenter.Build {
 	return datacenter.Build{}
 }
 
-// ordersDeployed is the store with every order deployed: these tests make no orders, and a
-// machine whose order is not stored counts as abandoned (see sweep.go).
-type ordersDeployed struct{ State }
-
-func (ordersDeployed) OrderByID(_ context.Context, id int64) (store.Order, error) {
-	return store.Order{ID: id, Status: store.OrderDeployed}, nil
-}
+// neverGivenUp is Options.GivenUp for tests that give up no build: their machines stay.
+func neverGivenUp(context.Context, string) (bool, error) { return false, nil }
 
 // eventually fails t unless cond holds within eventWait.
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -450,13 +444,17 @@ func TestSnapshotOnItsHost(t *testing.T) {
 	if img.Failed || img.SizeGB != 4 {
 		t.Fatalf("image %+v; want 4 GB (3 GiB and a byte, rounded up)", img)
 	}
-	clone, err := b.Build(ctx, datacenter.BuildSpec{OrderID: 4, PlanID: 101, TemplateID: 1, OSType: "linux", SnapshotID: 11})
+	clone, err := b.Build(ctx, datacenter.BuildSpec{OrderID: 4, PlanID: 101, TemplateID: 1, OSType: "linux", SnapshotID: 11,
+		SnapshotPassword: "snapshot-pw"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pollDone(t, b, clone)
+	built := pollDone(t, b, clone)
 	if m, ok := fa.get("vm-4"); !ok || m.from != image {
 		t.Fatalf("clone on a = %+v, %v; want it built from %s on a, the image's host", m, ok, image)
+	}
+	if m, _ := fa.get("vm-4"); m.spec.Password != "snapshot-pw" || built.Machine.Password != "snapshot-pw" {
+		t.Fatalf("clone's password %q, handed out %q; want the spec's snapshot password", m.spec.Password, built.Machine.Password)
 	}
 	if _, ok := fb.get("vm-4"); ok {
 		t.Fatal("the clone is on b, which has no copy of the image")

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -15,29 +14,11 @@ import (
 // deployed. Nobody would pay for such a machine and no call would ever reach it, so each host
 // removes its own: create refuses an abandoned build, Boot sweeps before starting anything,
 // and the reconciler sweeps every SweepEvery. The sweep reads this host's machines (rows that
-// exist now, not every row ever stored) and the order of each.
+// exist now, not every row ever stored) and asks the service of each (Options.GivenUp): the
+// datacenter reads no orders.
 
-// abandoned reports whether the order machine ref was built for has timed out, or is no longer
-// stored: only timed-out orders are purged (service.HousekeepDue, after OrderRetention), so a host
-// down for longer than that finds no order at all. A machine whose order is deployed or still
-// pending is not abandoned.
-func (d *Datacenter) abandoned(ctx context.Context, ref string) (bool, error) {
-	id := orderOf(ref)
-	if id == 0 {
-		return false, nil
-	}
-	o, err := d.state.OrderByID(ctx, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return true, nil
-	case err != nil:
-		return false, err
-	}
-	return o.Status == store.OrderTimedOut, nil
-}
-
-// sweepAbandoned removes every machine of this host whose order has timed out: the machine,
-// if it exists, and its row. A failure is logged and tried again at the next sweep.
+// sweepAbandoned removes every machine of this host whose build the service gave up: the
+// machine, if it exists, and its row. A failure is logged and tried again at the next sweep.
 func (d *Datacenter) sweepAbandoned(ctx context.Context) {
 	list, err := d.state.HostMachines(ctx, d.host)
 	if err != nil {
@@ -47,7 +28,7 @@ func (d *Datacenter) sweepAbandoned(ctx context.Context) {
 		return
 	}
 	for _, m := range list {
-		gone, err := d.abandoned(ctx, m.Ref)
+		gone, err := d.givenUp(ctx, m.Ref)
 		if err != nil {
 			d.log.ErrorContext(ctx, "sweep machines", slog.String("machine", m.Ref), slog.Any("error", err))
 			continue

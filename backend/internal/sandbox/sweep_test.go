@@ -10,15 +10,15 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/sim"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
 
-// orderStatuses is the store with the orders' statuses set by the test: the sandbox reads
-// nothing else of an order.
+// orderStatuses are the orders' statuses, set by the test, which the service's answer to
+// Options.GivenUp (service.GivenUpBuilds) reads: it reads nothing else of an order.
 type orderStatuses struct {
-	State
 	mu     sync.Mutex
 	status map[int64]string
 }
@@ -52,11 +52,11 @@ func TestMachinesOfTimedOutOrdersAreRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	orders := &orderStatuses{State: st, status: map[int64]string{}}
+	orders := &orderStatuses{status: map[int64]string{}}
 	s := sim.New(sim.Options{Clock: fixedClock{time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}, State: st})
 	open := func(host, cidr string, every time.Duration) (*Datacenter, *fakeMachines) {
 		f := newFake()
-		d, err := New(Options{Sim: s, State: orders, Machines: f, Catalog: catalog.New(), Host: host,
+		d, err := New(Options{Sim: s, State: st, GivenUp: service.GivenUpBuilds(orders), Machines: f, Catalog: catalog.New(), Host: host,
 			CIDR: netip.MustParsePrefix(cidr), LookEvery: 10 * time.Millisecond, SweepEvery: every})
 		if err != nil {
 			t.Fatal(err)

@@ -26,10 +26,32 @@ func (s *Service) build(ctx context.Context, o store.Order) (string, error) {
 		return "", fmt.Errorf("service: order %d: unknown plan %d", o.ID, o.PlanID)
 	}
 	tmpl, _ := s.catalog.Template(o.TemplateID)
+	password, err := s.snapshotPassword(ctx, o.SnapshotID)
+	if err != nil {
+		return "", fmt.Errorf("service: order %d: %w", o.ID, err)
+	}
 	return s.dc.Build(ctx, datacenter.BuildSpec{
 		OrderID: o.ID, DatacenterID: plan.DatacenterID, LocationID: plan.LocationID, PlanID: plan.ID,
 		TemplateID: o.TemplateID, OSType: tmpl.OSType, SnapshotID: o.SnapshotID, Hostname: o.Hostname,
+		SnapshotPassword: password,
 	})
+}
+
+// snapshotPassword is the root password a build from snapshot id keeps (BuildSpec's
+// SnapshotPassword): "" for a build from a template (id 0) and for a snapshot no longer
+// stored, whose machine then gets a new one.
+func (s *Service) snapshotPassword(ctx context.Context, id int64) (string, error) {
+	if id == 0 {
+		return "", nil
+	}
+	snap, err := s.store.SnapshotByID(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("read snapshot %d: %w", id, err)
+	}
+	return snap.Password, nil
 }
 
 // newInstance is the instance a finished build m of o becomes, deployed at now. The price was

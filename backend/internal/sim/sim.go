@@ -213,7 +213,7 @@ func (s *Sim) Poll(_ context.Context, raw string) (datacenter.Build, error) {
 		return datacenter.Build{}, nil
 	}
 	m := datacenter.Machine{
-		Ref:           "vm-" + strconv.FormatInt(t.orderID, 10),
+		Ref:           datacenter.MachineRef(t.orderID),
 		IPv4:          fmt.Sprintf("185.%d.%d.%d", 100+t.datacenterID, (t.orderID>>8)&0xff, t.orderID&0xff),
 		IPv6:          fmt.Sprintf("2a0e:%x:%x::%x", 0x100+t.datacenterID, t.orderID>>16, t.orderID&0xffff),
 		Username:      "root",

@@ -3,8 +3,10 @@
 //
 // One server serves a whole test binary: initdb and the start take a few seconds, while a new
 // database takes milliseconds. A test package keeps one Shared in a package variable, calls
-// Database in each test and Shared.Stop from TestMain. When no server can be had (the binaries
-// are missing, or the server does not start) Database skips the test with the reason.
+// Database (or TestDB, which RESELLER_TEST_STORE points at SQLite or PostgreSQL) in each test,
+// and its TestMain is Shared.Main, which stops the server after the tests. When no server can
+// be had (the binaries are missing, or the server does not start) Database skips the test with
+// the reason.
 //
 // RESELLER_TEST_POSTGRES_URL points the tests at a running server instead (a URL of a role
 // allowed to CREATE DATABASE); each test's database is then dropped when the test ends.
@@ -85,7 +87,7 @@ func (s *Shared) Database(t testing.TB) string {
 	return dsn
 }
 
-// Stop stops the server if one was started. TestMain calls it after m.Run.
+// Stop stops the server if one was started. Main calls it after m.Run.
 func (s *Shared) Stop() error {
 	if s.srv == nil {
 		return nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -21,13 +20,7 @@ import (
 // pg is this test binary's throwaway server, started by the first test that needs it.
 var pg pgtest.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := pg.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop PostgreSQL:", err)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { pg.Main(m) }
 
 // openFresh opens a store on a new database, closed when the test ends.
 func openFresh(t *testing.T) (*Store, string) {

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/preflight"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/seedfile"
+	"github.com/reseller/terraform-provider-reseller/backend/preflight"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -27,7 +27,7 @@ import (
 // rate stays as serve set it.
 func openKeyed(ctx context.Context, db, keyFile string) (*server.Server, error) {
 	if _, _, err := server.ParseDB(db); err != nil {
-		return nil, fmt.Errorf("%w: %w", devserver.ErrUsage, err)
+		return nil, fmt.Errorf("%w: %w", cliflag.ErrUsage, err)
 	}
 	cfg := server.Config{DB: db, WorkerInterval: -1, KeepFailRate: true, SecretsKeyFile: keyFile, NoSecrets: keyFile == ""}
 	preflight.DevKeyOnDevDB(&cfg)

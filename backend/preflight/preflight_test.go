@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -99,7 +100,7 @@ func TestPprof(t *testing.T) {
 		"6060":           "serve: --pprof: ",
 	} {
 		err := Pprof(addr)
-		if !errors.Is(err, devserver.ErrUsage) || !strings.Contains(err.Error(), want) {
+		if !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(err.Error(), want) {
 			t.Errorf("Pprof(%q) = %v, want a usage error containing %q", addr, err, want)
 		}
 	}
@@ -111,7 +112,7 @@ func TestMachines(t *testing.T) {
 	}
 	v6 := netip.MustParsePrefix("fd00::/64") // machines' addresses are IPv4
 	err := Machines("dev", server.Config{Machines: server.MachinesConfig{Mode: server.MachinesSandbox, CIDR: v6}})
-	if !errors.Is(err, devserver.ErrUsage) || !strings.Contains(err.Error(), "dev: --machines sandbox: --machines-cidr: ") {
+	if !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(err.Error(), "dev: --machines sandbox: --machines-cidr: ") {
 		t.Errorf("sandbox on an IPv6 range: err = %v, want a usage error of dev naming --machines sandbox and the range", err)
 	}
 }

@@ -5,7 +5,8 @@
 // and restore the whole service, under --machines sandbox its machines' disks included
 // (machines.go). A --db file keeps the accounts' keys (devdb.go), so dev started again on it
 // serves the same accounts. The command (backend/cmd/resellerd) parses the flags and serves what
-// Run builds.
+// Run builds. It sits beside backend/server, not under backend/internal, because it builds a
+// server (server.New): nothing under backend/internal imports backend/server (imports_test.go).
 package devserver
 
 import (
@@ -31,10 +32,6 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
-
-// ErrUsage marks a command-line mistake (a --db or --state file dev refuses); the command
-// answers it with exit code 2 and its usage text.
-var ErrUsage = errors.New("usage")
 
 // DefaultAccount is the account dev creates when no seed file is given.
 var DefaultAccount = service.NewAccount{Balance: money.USD(1000), ServerLimit: 50, OrderLimit: 10, Language: "en"}

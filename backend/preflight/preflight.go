@@ -2,7 +2,8 @@
 // listener: whether --secrets-key-file is exposed to other users, whether --pprof is loopback,
 // whether the host can run --machines sandbox, which key a dev database's secrets are under,
 // and the one warning serve gives when it keeps secrets in plain text. A refusal here changes
-// nothing. cmd/resellerd parses the flags and calls these in order.
+// nothing. cmd/resellerd parses the flags and calls these in order. It sits beside
+// backend/server, not under backend/internal, because it checks a server.Config.
 package preflight
 
 import (
@@ -10,7 +11,8 @@ import (
 	"log/slog"
 	"net"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
@@ -64,7 +66,7 @@ func DevKeyOnDevDB(c *server.Config) {
 	}
 }
 
-// Pprof refuses a --pprof that is not a loopback address (a usage error, devserver.ErrUsage):
+// Pprof refuses a --pprof that is not a loopback address (a usage error, cliflag.ErrUsage):
 // profiles show the process's internals. Empty is no pprof listener.
 func Pprof(addr string) error {
 	if addr == "" {
@@ -72,10 +74,10 @@ func Pprof(addr string) error {
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("%w: serve: --pprof: %w", devserver.ErrUsage, err)
+		return fmt.Errorf("%w: serve: --pprof: %w", cliflag.ErrUsage, err)
 	}
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("%w: serve: --pprof must be a loopback address, not %q", devserver.ErrUsage, addr)
+		return fmt.Errorf("%w: serve: --pprof must be a loopback address, not %q", cliflag.ErrUsage, addr)
 	}
 	return nil
 }
@@ -84,7 +86,7 @@ func Pprof(addr string) error {
 // message (a usage error of command), before anything is opened.
 func Machines(command string, c server.Config) error {
 	if err := server.CheckMachines(c); err != nil {
-		return fmt.Errorf("%w: %s: --machines %s: %w", devserver.ErrUsage, command, server.MachinesSandbox, err)
+		return fmt.Errorf("%w: %s: --machines %s: %w", cliflag.ErrUsage, command, server.MachinesSandbox, err)
 	}
 	return nil
 }

@@ -2,7 +2,8 @@
 // operating-for-customers.md): accounts, an account's pending orders and locked servers, and
 // the audit trail, as aligned tables for people or as JSON documents for scripts. The JSON
 // field names are a contract (DESIGN.md, "Operating it for customers"). It only renders: the
-// commands in cmd/resellerd parse the flags and ask the server.
+// commands in cmd/resellerd parse the flags and ask the server. It sits beside backend/server,
+// not under backend/internal, because what it renders are the server's operator types.
 package operatorview
 
 import (

@@ -1,7 +1,8 @@
 // Package operatorcmd is what resellerd's operator commands do once cmd/resellerd has parsed
 // their flags (backend/docs/operating-for-customers.md): who the operator is, for the audit
 // trail; opening the database beside a running serve; and each command's call to the server
-// and its output, rendered by operatorview.
+// and its output, rendered by operatorview. It sits beside backend/server, not under
+// backend/internal, because it opens a server (server.New) and calls its operator hooks.
 package operatorcmd
 
 import (
@@ -12,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/operatorview"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
+	"github.com/reseller/terraform-provider-reseller/backend/operatorview"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
 
@@ -59,10 +60,10 @@ func (c Command) As(reason string) server.Operator {
 // database; one that touches rows holding secrets (TouchesSecrets) opens a database whose
 // secrets are stored plain, as serve without a key file keeps them, and is refused, naming
 // --secrets-key-file, on one whose secrets are encrypted. A --db that is no database is a
-// usage error (devserver.ErrUsage).
+// usage error (cliflag.ErrUsage).
 func (c Command) Open(ctx context.Context) (*server.Server, error) {
 	if _, _, err := server.ParseDB(c.Config.DB); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", devserver.ErrUsage, c.Name, err)
+		return nil, fmt.Errorf("%w: %s: %w", cliflag.ErrUsage, c.Name, err)
 	}
 	cfg := c.Config
 	cfg.WorkerInterval, cfg.KeepFailRate = -1, true

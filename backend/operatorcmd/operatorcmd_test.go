@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/server"
 )
@@ -35,11 +35,11 @@ func TestOperator(t *testing.T) {
 
 func TestOpen_badDBIsAUsageErrorNamingTheCommand(t *testing.T) {
 	_, err := Command{Name: "account list", Config: server.Config{DB: "mysql://x"}, Env: noEnv}.Open(context.Background())
-	if !errors.Is(err, devserver.ErrUsage) || !strings.HasPrefix(strings.TrimPrefix(err.Error(), devserver.ErrUsage.Error()), ": account list: ") {
+	if !errors.Is(err, cliflag.ErrUsage) || !strings.HasPrefix(strings.TrimPrefix(err.Error(), cliflag.ErrUsage.Error()), ": account list: ") {
 		t.Errorf("err = %v, want a usage error of account list", err)
 	}
 	err = CreateAccount(context.Background(), &bytes.Buffer{}, "mysql://x", "", Operator("ops", "account create", "", noEnv), server.NewAccount{})
-	if !errors.Is(err, devserver.ErrUsage) {
+	if !errors.Is(err, cliflag.ErrUsage) {
 		t.Errorf("account create: err = %v, want a usage error", err)
 	}
 }

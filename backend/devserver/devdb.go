@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 )
@@ -75,7 +76,7 @@ func checkDevDB(path string) error {
 	if kind == dbOther {
 		return fmt.Errorf("%w: dev: --db %s is not a database resellerd dev created (it has no dev marker, "+
 			"PRAGMA application_id %#x); dev opens only its own databases, as POST /_dev/reset deletes them: "+
-			"give a new path, or run serve on this one", ErrUsage, path, ApplicationID)
+			"give a new path, or run serve on this one", cliflag.ErrUsage, path, ApplicationID)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	seedpkg "github.com/reseller/terraform-provider-reseller/backend/internal/seed"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore" // registers the "sqlite" driver too
 	"github.com/reseller/terraform-provider-reseller/backend/server"
@@ -384,14 +385,14 @@ func stateAtStart(ctx context.Context, path string) (*savedState, error) {
 	switch kind {
 	case dbOther:
 		return nil, fmt.Errorf("%w: dev: --state %s is not a state file resellerd dev wrote (it has no dev marker, "+
-			"PRAGMA application_id %#x); dev loads and overwrites only its own: give a new path", ErrUsage, path, ApplicationID)
+			"PRAGMA application_id %#x); dev loads and overwrites only its own: give a new path", cliflag.ErrUsage, path, ApplicationID)
 	case dbNew:
 		return nil, checkStateDir(path)
 	}
 	st, err := readDevState(ctx, path)
 	if errors.Is(err, errNoDevState) {
 		return nil, fmt.Errorf("%w: dev: --state %s is a dev database but no state file (it has no %s table, "+
-			"so no keys to print); use it with --db, or give a new path", ErrUsage, path, devStateTable)
+			"so no keys to print); use it with --db, or give a new path", cliflag.ErrUsage, path, devStateTable)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("dev: --state %s: %w", path, err)
