@@ -1,5 +1,7 @@
 package client
 
+import "github.com/reseller/terraform-provider-reseller/wire"
+
 // Types in this file mirror the JSON bodies of the Reseller API (spec/reseller-api.md).
 // Money is float64 here: the provider only displays and compares prices, it never books them.
 
@@ -22,13 +24,6 @@ type Price struct {
 	Term     string  `json:"term"`
 	Price    float64 `json:"price"`
 	Currency string  `json:"currency"`
-}
-
-// Template is an OS image a plan can be built from.
-type Template struct {
-	ID     int64  `json:"id"`
-	Name   string `json:"name"`
-	OSType string `json:"os_type"`
 }
 
 // Feature is an optional, priced extra of a plan; some are forced on for certain OS types.
@@ -78,38 +73,13 @@ func (p Plan) HourlyPrice() (float64, bool) {
 	return 0, false
 }
 
-// DatacenterTerm is one billing term a datacenter sells.
-type DatacenterTerm struct {
-	Term    string `json:"term"`
-	Enabled bool   `json:"enabled"`
-}
-
-// Datacenter is an entry of GET /datacenters.
-type Datacenter struct {
-	ID          int64            `json:"id"`
-	Name        string           `json:"name"`
-	Description *string          `json:"description"`
-	Status      *string          `json:"status"`
-	Enabled     bool             `json:"enabled"`
-	Terms       []DatacenterTerm `json:"terms"`
-	RequireKYC  bool             `json:"require_kyc"`
-	// LocalSnapshots is an extension (backend OpenAPI document): true where the datacenter keeps
-	// snapshots on the server's own disk, so they end with the server. Nil when not sent: the
-	// spec names it only on a snapshot (`local`), after a server exists.
-	LocalSnapshots *bool `json:"local_snapshots"`
-}
-
-// Location is an entry of GET /locations.
-type Location struct {
-	ID           int64   `json:"id"`
-	DatacenterID int64   `json:"datacenter_id"`
-	Name         string  `json:"name"`
-	Country      string  `json:"country"`
-	CountryCode  string  `json:"country_code"`
-	Flag         *string `json:"flag"`
-	Active       bool    `json:"active"`
-	Status       *string `json:"status"`
-}
+// The catalogue shapes an instance's detail carries are the wire package's.
+type (
+	DatacenterTerm = wire.DatacenterTerm
+	Datacenter     = wire.Datacenter
+	Location       = wire.Location
+	Template       = wire.Template
+)
 
 // AppInput is one setting a one-click app accepts at install time.
 type AppInput struct {

@@ -7,6 +7,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
 // The types in this file are the JSON bodies of the spec; nothing else decides the wire shape.
@@ -107,46 +108,20 @@ func newPaymentJSON(p store.Payment) PaymentView {
 	return PaymentView{ID: p.ID, Amount: p.Amount, PaymentType: optional(p.Type), PaidAt: &paid}
 }
 
-// DatacenterTermView is one billing term a datacenter sells.
-type DatacenterTermView struct {
-	Term    string `json:"term"`
-	Enabled bool   `json:"enabled"`
-}
-
-// DatacenterView is an entry of GET /datacenters (schema Datacenter).
-type DatacenterView struct {
-	ID          int64                `json:"id"`
-	Name        string               `json:"name"`
-	Description *string              `json:"description"`
-	Status      *string              `json:"status"`
-	Enabled     bool                 `json:"enabled"`
-	Terms       []DatacenterTermView `json:"terms"`
-	RequireKYC  bool                 `json:"require_kyc"`
-	// LocalSnapshots is an extension of the spec's fields: true where the datacenter keeps
-	// snapshots on the server's own disk, so they end with it (the snapshot's `local`). The spec
-	// shows this only on a snapshot, or in the settings of a server's snapshot list, both after a
-	// server exists; here it can be read before ordering one.
-	LocalSnapshots bool `json:"local_snapshots"`
-}
+// The catalogue shapes an instance's detail carries too live in the wire package.
+type (
+	DatacenterTermView = wire.DatacenterTerm
+	DatacenterView     = wire.Datacenter
+	LocationView       = wire.Location
+	TemplateView       = wire.Template
+)
 
 func newDatacenterJSON(d catalog.Datacenter, lang catalog.Lang) DatacenterView {
 	return DatacenterView{
 		ID: d.ID, Name: d.Name.In(lang), Description: optional(d.Description.In(lang)), Status: optional(d.Status),
 		Enabled: d.Enabled, Terms: []DatacenterTermView{{Term: catalog.TermHourly, Enabled: true}}, RequireKYC: d.RequireKYC,
-		LocalSnapshots: d.Snapshots.Local,
+		LocalSnapshots: &d.Snapshots.Local,
 	}
-}
-
-// LocationView is an entry of GET /locations (schema Location).
-type LocationView struct {
-	ID           int64   `json:"id"`
-	DatacenterID int64   `json:"datacenter_id"`
-	Name         string  `json:"name"`
-	Country      string  `json:"country"`
-	CountryCode  string  `json:"country_code"`
-	Flag         *string `json:"flag"`
-	Active       bool    `json:"active"`
-	Status       *string `json:"status"`
 }
 
 func newLocationJSON(l catalog.Location, lang catalog.Lang) LocationView {
@@ -159,13 +134,6 @@ type PriceView struct {
 	Term     string       `json:"term"`
 	Price    money.Micros `json:"price"`
 	Currency string       `json:"currency"`
-}
-
-// TemplateView is an OS image a plan can be built from.
-type TemplateView struct {
-	ID     int64  `json:"id"`
-	Name   string `json:"name"`
-	OSType string `json:"os_type"`
 }
 
 // FeatureView is an optional, priced extra of a plan; some are forced on for certain OS types.
