@@ -32,6 +32,10 @@ var shapes = []struct {
 	{reflect.TypeFor[wire.InstanceApps](), "InstanceApps", openapicheck.Response},
 	{reflect.TypeFor[wire.InstallAppsRequest](), "InstallAppsRequest", openapicheck.Request},
 	{reflect.TypeFor[wire.InstalledApps](), "InstallAppsResult", openapicheck.Response},
+	{reflect.TypeFor[wire.Snapshot[float64]](), "Snapshot", openapicheck.Response},
+	{reflect.TypeFor[wire.CreateSnapshotRequest](), "CreateSnapshotRequest", openapicheck.Request},
+	{reflect.TypeFor[wire.UpdateSnapshotRequest](), "UpdateSnapshotRequest", openapicheck.Request},
+	{reflect.TypeFor[wire.SnapshotSettings[float64]](), "SnapshotSettings", openapicheck.Response},
 }
 
 // TestShapesMatchOpenAPI holds every shape to its schema both ways (a field without a

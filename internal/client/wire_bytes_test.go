@@ -21,6 +21,9 @@ func TestRequestBytes(t *testing.T) {
 		{"install, inputs", InstallAppsRequest{Apps: []string{"wordpress"},
 			AppInputs: map[string]map[string]string{"wordpress": {"title": "Blog"}}},
 			`{"apps":["wordpress"],"app_inputs":{"wordpress":{"title":"Blog"}}}`},
+		{"create snapshot, default name", CreateSnapshotRequest{}, `{}`},
+		{"create snapshot, named", CreateSnapshotRequest{Name: &name}, `{"name":"web"}`},
+		{"update snapshot, clear note", UpdateSnapshotRequest{Note: &note}, `{"note":""}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := json.Marshal(tt.body)

@@ -64,15 +64,12 @@ func TestViewsMatchOpenAPI(t *testing.T) {
 var requestBodies = map[string]string{
 	"actionRequestJSON":         "request body, read by the server",
 	"createInstanceRequestJSON": "request body, read by the server",
-	"createSnapshotRequestJSON": "request body, read by the server",
 	"quoteRequestJSON":          "request body, read by the server",
-	"updateSnapshotRequestJSON": "request body, read by the server",
 	"webhookRequestJSON":        "request body, read by the server",
 	"successBody":               "the envelope; apicall decodes it and the contract tests hold exchanges to it",
 	"errorBody":                 "the envelope; apicall decodes it and the contract tests hold exchanges to it",
 	"errorDetail":               "the envelope's error; apicall decodes it",
 	"instanceSnapshotsMeta":     "meta of GET /instances/{id}/snapshots, not the Meta schema",
-	"snapshotSettingsJSON":      "meta.settings of GET /instances/{id}/snapshots, not read by the tests",
 	"probeJSON":                 "the health probes' body, outside /api/v1",
 }
 
