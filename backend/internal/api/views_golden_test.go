@@ -131,6 +131,49 @@ func goldenViews(t *testing.T) []struct {
 		t.Fatal(err)
 	}
 
+	var plan api.PlanView
+	plan.ID, plan.Name, plan.Type, plan.CPU, plan.Memory, plan.Disk, plan.TermFilter = 102, "Standard 2", "standard", 2, 4, 50, "hourly"
+	plan.Prices = []api.PriceView{{Term: "hourly", Price: money.Micros(10_000), Currency: "USD"}}
+	plan.CreationFee = money.Micros(500_000)
+	plan.Templates = []api.TemplateView{{ID: 4, Name: "Debian 12", OSType: "linux"}}
+	plan.Features = []api.FeatureView{{ID: 3, Name: "IPv4", Price: money.Micros(2_000), RequiredForOSTypes: []string{"windows"}}}
+	plan.Actions, plan.Datacenter, plan.Location = []string{"reboot"}, &dc, &loc
+	plan.Traffic = &api.PlanTrafficView{Included: 1000, AllowOverage: true, OveragePrice: money.Micros(10_001)}
+	if err := json.Unmarshal([]byte(`{"architecture": "arm64"}`), &plan); err != nil {
+		t.Fatal(err)
+	}
+	var noPlan api.PlanView
+	if err := json.Unmarshal([]byte(`{"architecture": "x86_64"}`), &noPlan); err != nil {
+		t.Fatal(err)
+	}
+	var app api.AppView
+	app.ID, app.Name, app.Category, app.MinMemoryMB, app.MinDiskGB = "wordpress", "WordPress", "cms", 1024, 10
+	set(&app.Description, "a blog")
+	app.Requires, app.Conflicts, app.Ports, app.OSFamilies = []string{"mysql"}, []string{"ghost"}, []string{"80/tcp"}, []string{"debian"}
+	app.Inputs = []api.AppInputView{{Key: "title", Label: "Title", Kind: "text", Required: true}, {Key: "k"}}
+	set(&app.Inputs[1].Default, "d")
+	set(&app.Inputs[1].Help, "h")
+	var account api.AccountView
+	account.ID, account.WebhookConfigured, account.ServerLimit, account.APIOrderLimit, account.Language = 1, true, 10, 5, "fa"
+	set(&account.APIKeyHint, "…abcd")
+	set(&account.APIKeyCreatedAt, "2025-06-01T10:00:00Z")
+	hours := 82.33
+	balance := api.BalanceView{Balance: money.USD(10) + 417, Debt: money.Micros(-1), Reserved: 1, Available: money.Max,
+		HoursUntilBalanceZero: &hours, ActiveInstances: 2, PendingOrders: 1}
+	var payment api.PaymentView
+	payment.ID, payment.Amount = 9, money.USD(25)
+	set(&payment.PaymentType, "card")
+	set(&payment.PaidAt, "2025-06-01T10:00:00Z")
+	var ping api.WebhookTestView
+	ping.Delivered = true
+	set(&ping.Status, 204)
+	var hook api.WebhookView
+	hook.Configured, hook.Events = true, []string{"order.deployed"}
+	set(&hook.URL, "https://hooks.example.com/r")
+	quote := api.QuoteView{ServerID: 102, Term: "hourly", ActiveFeatures: []string{"3"}, Cost: money.Micros(512_000),
+		CreationFee: money.Micros(500_000), Recurring: money.Micros(12_000), Balance: money.USD(10), Reserved: 3,
+		SufficientBalance: true, Difference: money.Micros(-9_487_997)}
+
 	return []struct {
 		name string
 		v    any
@@ -151,6 +194,23 @@ func goldenViews(t *testing.T) []struct {
 		{"location empty", api.LocationView{}},
 		{"snapshot", snap},
 		{"snapshot empty", noArch},
+		{"plan", plan},
+		{"plan empty", noPlan},
+		{"app", app},
+		{"app empty", api.AppView{}},
+		{"account", account},
+		{"account empty", api.AccountView{}},
+		{"balance", balance},
+		{"balance empty", api.BalanceView{}},
+		{"payment", payment},
+		{"webhook test", ping},
+		{"webhook test empty", api.WebhookTestView{}},
+		{"webhook", hook},
+		{"webhook empty", api.WebhookView{}},
+		{"quote", quote},
+		{"quote empty", api.QuoteView{}},
+		{"health", api.HealthView{Status: "ok", API: "v1"}},
+		{"dollar", api.DollarView{Base: "USD", Currency: "IRR", Price: 1_234_567.5, UpdatedAt: "2026-01-01T00:00:00Z"}},
 	}
 }
 
