@@ -18,6 +18,16 @@ var shapes = []struct {
 	schema string
 	dir    openapicheck.Direction
 }{
+	{reflect.TypeFor[wire.Health](), "Health", openapicheck.Response},
+	{reflect.TypeFor[wire.Dollar](), "Dollar", openapicheck.Response},
+	{reflect.TypeFor[wire.Account](), "Account", openapicheck.Response},
+	{reflect.TypeFor[wire.Balance[float64]](), "Balance", openapicheck.Response},
+	{reflect.TypeFor[wire.Payment[float64]](), "Payment", openapicheck.Response},
+	{reflect.TypeFor[wire.WebhookSettings](), "WebhookSettings", openapicheck.Response},
+	{reflect.TypeFor[wire.WebhookTestResult](), "WebhookTestResult", openapicheck.Response},
+	{reflect.TypeFor[wire.Quote[float64]](), "Quote", openapicheck.Response},
+	{reflect.TypeFor[wire.Plan[float64]](), "Plan", openapicheck.Response},
+	{reflect.TypeFor[wire.App](), "App", openapicheck.Response},
 	{reflect.TypeFor[wire.Datacenter](), "Datacenter", openapicheck.Response},
 	{reflect.TypeFor[wire.Location](), "Location", openapicheck.Response},
 	{reflect.TypeFor[wire.Order[float64]](), "Order", openapicheck.Response},

@@ -5,6 +5,12 @@
 // lives; this package's tests hold every type and limit here to it both ways, through
 // backend/openapicheck.
 //
+// Four request bodies stay two types, one per end: CreateInstanceRequest, ActionRequest,
+// QuoteRequest and WebhookRequest. The server reads them with pointers to tell a missing
+// required field from a zero one (and accept_cost exactly, as a decimal), while the client
+// always sends the required fields; both copies are still held to the document. So does the
+// envelope's meta, which the server writes with omitempty and the client reads whole.
+//
 // Money is a type parameter: the backend counts integer micro-USD (money.Micros, which encodes
 // itself as exact decimal dollars) and the provider, which only displays and compares prices,
 // float64 dollars. Both write and read the same JSON number.

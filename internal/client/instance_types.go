@@ -50,7 +50,7 @@ const (
 )
 
 // TermHourly is the only billing term the API sells.
-const TermHourly = "hourly"
+const TermHourly = wire.TermHourly
 
 // The order, instance, action and app-install bodies are the wire package's, with money as
 // float64 dollars. Their methods (Instance.Gone, Settled, CredentialsPending, StatusValue,
