@@ -222,8 +222,8 @@ func TestDatacenters(t *testing.T) {
 	}
 	// The local_snapshots extension: datacenters 2 and 3 keep snapshots on the server's disk.
 	for i, want := range []bool{false, true, true} {
-		if _, sent := present[i]["local_snapshots"]; !sent || got[i].LocalSnapshots != want {
-			t.Errorf("datacenter %d: local_snapshots %v (sent: %v), want %v", got[i].ID, got[i].LocalSnapshots, sent, want)
+		if _, sent := present[i]["local_snapshots"]; !sent || got[i].LocalSnapshots == nil || *got[i].LocalSnapshots != want {
+			t.Errorf("datacenter %d: local_snapshots %v (sent: %v), want %v", got[i].ID, present[i]["local_snapshots"], sent, want)
 		}
 	}
 	if err := e.srv.SetKYCVerified(context.Background(), a.ID, true); err != nil {

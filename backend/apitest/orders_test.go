@@ -133,7 +133,7 @@ func TestCreateInstanceAccepted(t *testing.T) {
 	}
 	var b api.BalanceView
 	e.do(t, request{Path: "/account/balance", Key: a.APIKey}).Data(t, &b)
-	if b.PendingOrders != len(tests) || dollars(b.Reserved) != 0.5484 || dollars(b.Available) != 9.4516 {
+	if b.PendingOrders != int64(len(tests)) || dollars(b.Reserved) != 0.5484 || dollars(b.Available) != 9.4516 {
 		t.Fatalf("balance = %+v, want %d pending reserving 0.5484 (available 9.4516)", b, len(tests))
 	}
 	t.Run("generated and given hostnames", func(t *testing.T) {

@@ -4,10 +4,11 @@
 // type that differs, a null the type cannot hold or a required property it may leave out each
 // fail the test that names the type.
 //
-// The provider's client (internal/client) keeps hand-written wire types, and the backend's
-// tests decode answers into the server's own views (backend/internal/api); both are held to
-// the document with this package. It sits outside backend/internal so the provider's tests can
-// import it; nothing but tests does.
+// The bodies both ends share live in the wire package at the module's top level; the views
+// left in backend/internal/api and the types left in the provider's client (internal/client)
+// are written by hand. All are held to the document with this package, and Limits holds the
+// document's lengths and bounds to the Go constants they come from. It sits outside
+// backend/internal so the provider's tests (and wire's) can import it; nothing but tests does.
 package openapicheck
 
 import (
@@ -96,15 +97,18 @@ func (c *Checker) Struct(t reflect.Type, schema string, dir Direction) error {
 }
 
 // Checked returns the names of the struct types checked so far whose package path is pkgPath.
+// An instance of a generic type counts for the type as declared (wire.Order[float64] is
+// "Order"), since that is what TaggedStructs finds in the source.
 func (c *Checker) Checked(pkgPath string) []string {
 	var out []string
 	for t := range c.checked {
 		if t.PkgPath() == pkgPath {
-			out = append(out, t.Name())
+			name, _, _ := strings.Cut(t.Name(), "[")
+			out = append(out, name)
 		}
 	}
 	sort.Strings(out)
-	return out
+	return slices.Compact(out)
 }
 
 // schemaView is a schema with its allOf members merged in: what a value must look like,

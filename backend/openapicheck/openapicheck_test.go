@@ -138,6 +138,11 @@ type (
 		API    string `json:"api"`
 	}
 	text string
+	// boxed is generic like the wire package's money-carrying shapes.
+	boxed[M any] struct {
+		Status M      `json:"status"`
+		API    string `json:"api"`
+	}
 )
 
 func (t text) MarshalJSON() ([]byte, error) { return []byte(`"` + string(t) + `"`), nil }
@@ -280,5 +285,56 @@ func TestEncodes(t *testing.T) {
 	err = c.Struct(reflect.TypeFor[selfEncoded](), "Health", Response)
 	if err == nil || !strings.Contains(err.Error(), `is JSON number, the schema says "string"`) {
 		t.Fatalf("declared number against a string schema: want a difference, got %v", err)
+	}
+}
+
+// TestCheckedNamesGenericTypes: every instance of a generic type counts as the type declared,
+// once, so Covered matches it with the name in the source.
+func TestCheckedNamesGenericTypes(t *testing.T) {
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Encodes(reflect.TypeFor[text](), "string")
+	for _, typ := range []reflect.Type{reflect.TypeFor[boxed[string]](), reflect.TypeFor[boxed[text]]()} {
+		if err := c.Struct(typ, "Health", Response); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Join(c.Checked(reflect.TypeFor[health]().PkgPath()), ","); got != "boxed" {
+		t.Fatalf("Checked = %s, want boxed", got)
+	}
+}
+
+// TestLimits: a limit the document states with the Go value passes; one it states otherwise,
+// leaves out, or places on a property it lacks is a difference naming it.
+func TestLimits(t *testing.T) {
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := func(keyword string, want float64) Limit {
+		return Limit{Schema: "WebhookRequest", Property: "secret", Keyword: keyword, Want: want}
+	}
+	if err := c.Limits([]Limit{secret("minLength", 16), secret("maxLength", 256)}); err != nil {
+		t.Fatalf("limits as the document states them: %v", err)
+	}
+	for _, tt := range []struct {
+		name  string
+		limit Limit
+		want  string
+	}{
+		{"another value", secret("maxLength", 255), "WebhookRequest.secret maxLength: the document says 256, Go says 255"},
+		{"not stated", secret("maxItems", 3), "WebhookRequest.secret maxItems: the document states none, Go says 3"},
+		{"no property", Limit{Schema: "WebhookRequest", Property: "token", Keyword: "maxLength", Want: 1}, `has no property "token"`},
+		{"no schema", Limit{Schema: "Nothing", Property: "x", Keyword: "maxLength", Want: 1}, `no schema "Nothing"`},
+		{"unknown keyword", secret("pattern", 1), `unknown keyword "pattern"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := c.Limits([]Limit{secret("minLength", 16), tt.limit})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
 // listPageSize is the largest page GET /instances serves (spec: Pagination).
-const listPageSize = 500
+const listPageSize = wire.MaxPageSize
 
 // defaultViewTTL is how long one copy of the account's lists answers reads. A Terraform
 // operation refreshes every resource within seconds, so one copy serves a whole refresh, and a

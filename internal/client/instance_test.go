@@ -125,7 +125,7 @@ func TestInstanceEndpointsDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !in.CredentialsPending() || in.Credentials.Password != nil || in.Gone() || in.OrderID == nil || *in.OrderID != 3 ||
+	if !in.CredentialsPending() || in.Credentials.Password != nil || in.Gone() || in.OrderID != 3 ||
 		in.Note == nil || *in.Note != "hi" || in.ActiveFeatures[0] != "1" || in.IPChangeCost != 0.5 {
 		t.Errorf("instance: got %+v", in)
 	}

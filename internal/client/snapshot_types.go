@@ -1,95 +1,28 @@
 package client
 
-// Types of the snapshot bodies (spec: Snapshot). Optional request fields are pointers so "not
-// sent" and "empty" stay distinct on the wire: an empty note clears the note, an absent one
-// leaves it.
+import "github.com/reseller/terraform-provider-reseller/wire"
+
+// Types of the snapshot bodies (spec: Snapshot).
 
 // Snapshot statuses (spec: Snapshot; backend README: snapshot states). creating, available and
 // restoring are active; deleted, expired and failed are final.
 const (
-	SnapshotCreating  = "creating"
-	SnapshotAvailable = "available"
-	SnapshotRestoring = "restoring"
-	SnapshotFailed    = "failed"
-	SnapshotExpired   = "expired"
-	SnapshotDeleted   = "deleted"
+	SnapshotCreating  = wire.SnapshotCreating
+	SnapshotAvailable = wire.SnapshotAvailable
+	SnapshotRestoring = wire.SnapshotRestoring
+	SnapshotFailed    = wire.SnapshotFailed
+	SnapshotExpired   = wire.SnapshotExpired
+	SnapshotDeleted   = wire.SnapshotDeleted
 )
 
-// Snapshot is a snapshot as GET /snapshots/{id} returns it.
-type Snapshot struct {
-	ID              int64    `json:"id"`
-	Name            string   `json:"name"`
-	Status          string   `json:"status"`
-	Note            *string  `json:"note"`
-	Locked          bool     `json:"locked"`
-	LockReason      *string  `json:"lock_reason"`
-	SizeGB          *float64 `json:"size_gb"`
-	Price           *float64 `json:"price"`
-	PriceMonthly    *float64 `json:"price_monthly"`
-	Term            string   `json:"term"`
-	Accrued         *float64 `json:"accrued"`
-	RenewalDue      *string  `json:"renewal_due"`
-	CreatedAt       *string  `json:"created_at"`
-	AvailableAt     *string  `json:"available_at"`
-	ExpiredAt       *string  `json:"expired_at"`
-	InstanceID      *int64   `json:"instance_id"`
-	DatacenterID    *int64   `json:"datacenter_id"`
-	LocationID      *int64   `json:"location_id"`
-	TemplateID      *int64   `json:"template_id"`
-	ServerProductID *int64   `json:"server_product_id"`
-	OSType          *string  `json:"os_type"`
-	SourceName      *string  `json:"source_name"`
-	// Features are the names (in the request's language) of the features the instance had.
-	Features   []string `json:"features"`
-	Local      bool     `json:"local"`
-	Restore    bool     `json:"restore"`
-	PaidAmount *float64 `json:"paid_amount"`
-	// Architecture is an extension (backend OpenAPI document): x86_64 or arm64; nil when not sent.
-	Architecture *string `json:"architecture"`
-}
-
-// Ended reports whether the snapshot is final: deleted, expired or failed. An ended snapshot
-// is not billed, cannot be used and is listed only with include_inactive.
-func (s Snapshot) Ended() bool {
-	switch s.Status {
-	case SnapshotDeleted, SnapshotExpired, SnapshotFailed:
-		return true
-	}
-	return false
-}
-
-// Busy reports whether the snapshot is being created or restored right now. A snapshot_unavailable
-// refusal of a busy snapshot passes by itself, so the caller may wait and ask again; an ended
-// snapshot is not busy, and its refusal is final.
-func (s Snapshot) Busy() bool {
-	return s.Status == SnapshotCreating || s.Status == SnapshotRestoring
-}
-
-// CreateSnapshotRequest is the body of POST /instances/{id}/snapshots.
-type CreateSnapshotRequest struct {
-	// Name defaults to the instance name and the time when nil.
-	Name *string `json:"name,omitempty"`
-}
-
-// UpdateSnapshotRequest is the body of PATCH /snapshots/{id}; nil fields are left unchanged and
-// an empty Note clears the note.
-type UpdateSnapshotRequest struct {
-	Name *string `json:"name,omitempty"`
-	Note *string `json:"note,omitempty"`
-}
-
-// SnapshotSettings is meta.settings of GET /instances/{id}/snapshots: the snapshot
-// configuration of the instance's datacenter (backend README: choices).
-type SnapshotSettings struct {
-	PricePerGBMonth float64 `json:"price_per_gb_month"`
-	Term            string  `json:"term"`
-	TermHours       int64   `json:"term_hours"`
-	MaxPerInstance  int64   `json:"max_per_instance"`
-	CrossLocation   bool    `json:"cross_location"`
-	Restore         bool    `json:"restore"`
-	Local           bool    `json:"local"`
-	HoursPerMonth   int64   `json:"hours_per_month"`
-}
+// The snapshot bodies are the wire package's, with money as float64 dollars; their methods
+// (Snapshot.Ended, Busy) live there too.
+type (
+	Snapshot              = wire.Snapshot[float64]
+	CreateSnapshotRequest = wire.CreateSnapshotRequest
+	UpdateSnapshotRequest = wire.UpdateSnapshotRequest
+	SnapshotSettings      = wire.SnapshotSettings[float64]
+)
 
 // InstanceSnapshots is the answer of GET /instances/{id}/snapshots. Settings is nil where the
 // datacenter offers no snapshots (or the API did not send them).

@@ -13,16 +13,16 @@ func TestInstanceSettled(t *testing.T) {
 		in   client.Instance
 		want bool
 	}{
-		{"online", client.Instance{Status: status(client.StatusOnline)}, true},
-		{"offline", client.Instance{Status: status(client.StatusOffline)}, true},
-		{"credentials delivered", client.Instance{Status: status(client.StatusOnline),
+		{"online", client.Instance{InstanceSummary: client.InstanceSummary{Status: status(client.StatusOnline)}}, true},
+		{"offline", client.Instance{InstanceSummary: client.InstanceSummary{Status: status(client.StatusOffline)}}, true},
+		{"credentials delivered", client.Instance{InstanceSummary: client.InstanceSummary{Status: status(client.StatusOnline)},
 			Credentials: &client.Credentials{Pending: false}}, true},
-		{"credentials pending", client.Instance{Status: status(client.StatusOnline),
+		{"credentials pending", client.Instance{InstanceSummary: client.InstanceSummary{Status: status(client.StatusOnline)},
 			Credentials: &client.Credentials{Pending: true}}, false},
-		{"building", client.Instance{Status: status("building")}, false},
-		{"restoring", client.Instance{Status: status("restoring")}, false},
+		{"building", client.Instance{InstanceSummary: client.InstanceSummary{Status: status("building")}}, false},
+		{"restoring", client.Instance{InstanceSummary: client.InstanceSummary{Status: status("restoring")}}, false},
 		{"no status yet", client.Instance{}, false},
-		{"canceled", client.Instance{Status: status(client.StatusCanceled)}, false},
+		{"canceled", client.Instance{InstanceSummary: client.InstanceSummary{Status: status(client.StatusCanceled)}}, false},
 	}
 	for _, tc := range cases {
 		if got := tc.in.Settled(); got != tc.want {

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -37,18 +36,4 @@ func (c *Client) DeleteWebhook(ctx context.Context) (*WebhookSettings, error) {
 func (c *Client) TestWebhook(ctx context.Context) (*WebhookTestResult, error) {
 	var out WebhookTestResult
 	return &out, c.do(ctx, request{method: http.MethodPost, path: "/account/webhook/test"}, &out)
-}
-
-// String describes the result for a diagnostic: "delivered (HTTP 204)", "HTTP 401", or "no
-// answer".
-func (r WebhookTestResult) String() string {
-	switch {
-	case r.Status == nil && r.Delivered:
-		return "delivered"
-	case r.Status == nil:
-		return "no answer (connection refused or timed out)"
-	case r.Delivered:
-		return fmt.Sprintf("delivered (HTTP %d)", *r.Status)
-	}
-	return fmt.Sprintf("HTTP %d %s", *r.Status, http.StatusText(int(*r.Status)))
 }

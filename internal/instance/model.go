@@ -297,8 +297,8 @@ func (m *Model) setDetail(ctx context.Context, in *client.Instance) diag.Diagnos
 		m.ActiveFeatures, d = tfutil.StringSet(ctx, in.ActiveFeatures)
 		diags.Append(d...)
 	}
-	if in.OrderID != nil && *in.OrderID != 0 && !tfutil.IsSet(m.OrderID) {
-		m.OrderID = types.Int64Value(*in.OrderID) // imported: the API knows its order
+	if in.OrderID != 0 && !tfutil.IsSet(m.OrderID) {
+		m.OrderID = types.Int64Value(in.OrderID) // imported: the API knows its order
 	}
 	if m.OrderID.IsUnknown() {
 		m.OrderID = types.Int64Null()
@@ -389,9 +389,9 @@ func trafficValue(t *client.Traffic) (types.Object, diag.Diagnostics) {
 	}
 	return types.ObjectValue(trafficAttrTypes, map[string]attr.Value{
 		"enabled":          types.BoolValue(t.Enabled),
-		"included":         types.Int64Value(t.Included),
-		"used":             types.Int64Value(t.Used),
-		"overage":          types.Int64Value(t.Overage),
+		"included":         types.Int64Value(int64(t.Included)),
+		"used":             types.Int64Value(int64(t.Used)),
+		"overage":          types.Int64Value(int64(t.Overage)),
 		"allow_overage":    types.BoolValue(t.AllowOverage),
 		"cycle_start_date": types.StringPointerValue(t.CycleStartDate),
 	})

@@ -17,12 +17,15 @@ import (
 // sampleInstance is an instance detail as the API returns it.
 func sampleInstance() *client.Instance {
 	return &client.Instance{
-		ID: 7, Name: "web", Status: new("online"), Active: true, Hostname: new("web.example"),
-		ServerProductID: 101, IPv4: new("10.0.0.7"), IPv6: new("2001:db8::7"), RenewalDue: new("2025-06-01T11:00:00Z"),
-		Renew: true, CreatedAt: new("2025-06-01T10:00:00Z"), DatacenterID: new(int64(1)), LocationID: new(int64(11)),
-		TemplateID: new(int64(1)), Actions: []string{"power_on", "power_off"}, IPChangeCost: 0.5,
-		Template: &client.Template{ID: 1, Name: "Ubuntu", OSType: "linux"},
-		Traffic:  &client.Traffic{Enabled: true, Included: 1000, Used: 3, CycleStartDate: new("2025-06-01T10:00:00Z")},
+		InstanceSummary: client.InstanceSummary{
+			ID: 7, Name: "web", Status: new("online"), Active: true, Hostname: new("web.example"),
+			ServerProductID: 101, IPv4: new("10.0.0.7"), IPv6: new("2001:db8::7"), RenewalDue: new("2025-06-01T11:00:00Z"),
+			Renew: true, CreatedAt: new("2025-06-01T10:00:00Z"), DatacenterID: new(int64(1)), LocationID: new(int64(11)),
+			TemplateID: new(int64(1)), Actions: []string{"power_on", "power_off"},
+		},
+		IPChangeCost: 0.5,
+		Template:     &client.Template{ID: 1, Name: "Ubuntu", OSType: "linux"},
+		Traffic:      &client.Traffic{Enabled: true, Included: 1000, Used: 3, CycleStartDate: new("2025-06-01T10:00:00Z")},
 		Credentials: &client.Credentials{Username: new("root"), Password: new("s3cret"), Port: new(int64(22)),
 			IPv4: new("10.0.0.7")},
 	}
@@ -53,7 +56,7 @@ func TestModelsMatchSchemas(t *testing.T) {
 	schemacheck.Resource(t, TypeName, Schema(ctx), m)
 
 	ds := InstancesSchema()
-	schemacheck.DataSource(t, InstancesTypeName, ds, InstancesModel{OnlyActive: types.BoolNull(), Instances: newInstanceItems([]client.Instance{*sampleInstance(), {ID: 8}})})
+	schemacheck.DataSource(t, InstancesTypeName, ds, InstancesModel{OnlyActive: types.BoolNull(), Instances: newInstanceItems([]client.Instance{*sampleInstance(), {InstanceSummary: client.InstanceSummary{ID: 8}}})})
 	schemacheck.Fields(t, InstancesTypeName+".instances", ItemModel{}, schemacheck.Nested(t, ds.Attributes, "instances"))
 
 	cm := ConsoleModel{InstanceID: types.Int64Value(7)}

@@ -29,12 +29,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
+	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
-// Limits of the API (spec: Limits) checked at plan time.
+// Limits of the API (spec: Limits) checked at plan time; the backend refuses the same.
 const (
-	maxNameLength = 64
-	maxNoteLength = 512
+	maxNameLength = wire.MaxNameLength
+	maxNoteLength = wire.MaxNoteLength
 )
 
 // Power values of the power attribute.

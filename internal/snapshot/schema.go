@@ -16,12 +16,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
-// Limits of the API (spec: Limits) checked at plan time.
+// Limits of the API (spec: Limits) checked at plan time; the backend refuses the same.
 const (
-	maxNameLength = 64
-	maxNoteLength = 512
+	maxNameLength = wire.MaxNameLength
+	maxNoteLength = wire.MaxNoteLength
 )
 
 // SchemaVersion is the version of reseller_snapshot's schema, stored with every state. Move it (and add an

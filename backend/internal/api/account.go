@@ -56,7 +56,8 @@ func (h *handler) testWebhook(w http.ResponseWriter, r *http.Request, acct store
 	}
 	out := WebhookTestView{Delivered: res.Delivered}
 	if res.Status != 0 {
-		out.Status = &res.Status
+		status := int64(res.Status)
+		out.Status = &status
 	}
 	h.ok(w, r, http.StatusOK, out, nil)
 }

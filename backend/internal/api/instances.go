@@ -5,6 +5,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
 // orders streams the list chunk by chunk (see listStream): its size is bounded by the 24 hours
@@ -111,7 +112,7 @@ func (h *handler) updateInstance(w http.ResponseWriter, r *http.Request, acct st
 		h.fail(w, r, err)
 		return
 	}
-	var req updateInstanceRequestJSON
+	var req wire.UpdateInstanceRequest
 	if err := decodeJSON(r, &req); err != nil {
 		h.fail(w, r, err)
 		return
@@ -215,7 +216,7 @@ func (h *handler) installApps(w http.ResponseWriter, r *http.Request, acct store
 		h.fail(w, r, err)
 		return
 	}
-	var req installAppsRequestJSON
+	var req wire.InstallAppsRequest
 	if err := decodeJSON(r, &req); err != nil {
 		h.fail(w, r, err)
 		return

@@ -13,12 +13,13 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
 // Page sizes a client may ask for.
 const (
 	minLimit = 1
-	maxLimit = 500
+	maxLimit = wire.MaxPageSize
 )
 
 // decodeJSON reads exactly one JSON object into dst, rejecting unknown fields. Every failure is

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
 func (h *handler) snapshots(w http.ResponseWriter, r *http.Request, acct store.Account) {
@@ -43,7 +44,7 @@ func (h *handler) updateSnapshot(w http.ResponseWriter, r *http.Request, acct st
 		h.fail(w, r, err)
 		return
 	}
-	var req updateSnapshotRequestJSON
+	var req wire.UpdateSnapshotRequest
 	if err := decodeJSON(r, &req); err != nil {
 		h.fail(w, r, err)
 		return
@@ -107,7 +108,7 @@ func (h *handler) createSnapshot(w http.ResponseWriter, r *http.Request, acct st
 		h.fail(w, r, err)
 		return
 	}
-	var req createSnapshotRequestJSON
+	var req wire.CreateSnapshotRequest
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err := decodeBytes(body, &req); err != nil {
 			h.fail(w, r, err)

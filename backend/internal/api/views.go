@@ -7,9 +7,10 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
-// The types in this file are the JSON bodies of the spec; nothing else decides the wire shape.
+// The JSON bodies of the spec: the wire package's, and the requests only the server reads.
 
 // timestamp renders a time as RFC 3339 in UTC.
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -22,36 +23,34 @@ func optional(s string) *string {
 	return &s
 }
 
-// HealthView is the body of GET /health (schema Health).
-type HealthView struct {
-	Status string `json:"status"`
-	API    string `json:"api"`
-}
-
-// DollarView is the body of GET /api/dollar: what one US dollar costs in the local currency (schema Dollar).
-type DollarView struct {
-	Base      string  `json:"base"`
-	Currency  string  `json:"currency"`
-	Price     float64 `json:"price"` // a number in the schema, though the seeded rate is whole
-	UpdatedAt string  `json:"updated_at"`
-}
-
-// AccountView is the body of GET /account (schema Account).
-type AccountView struct {
-	ID                int64   `json:"id"`
-	APIKeyHint        *string `json:"api_key_hint"`
-	APIKeyCreatedAt   *string `json:"api_key_created_at"`
-	WebhookConfigured bool    `json:"webhook_configured"`
-	ServerLimit       int     `json:"server_limit"`
-	APIOrderLimit     int     `json:"api_order_limit"`
-	Language          string  `json:"language"`
-}
+// The bodies of the catalogue, the account and quotes live in the wire package, shared with
+// the provider's client; the views are their money.Micros instances, converted into here.
+type (
+	HealthView         = wire.Health
+	DollarView         = wire.Dollar
+	AccountView        = wire.Account
+	WebhookView        = wire.WebhookSettings
+	WebhookTestView    = wire.WebhookTestResult
+	BalanceView        = wire.Balance[money.Micros]
+	PaymentView        = wire.Payment[money.Micros]
+	DatacenterTermView = wire.DatacenterTerm
+	DatacenterView     = wire.Datacenter
+	LocationView       = wire.Location
+	TemplateView       = wire.Template
+	PriceView          = wire.Price[money.Micros]
+	FeatureView        = wire.Feature[money.Micros]
+	PlanTrafficView    = wire.PlanTraffic[money.Micros]
+	PlanView           = wire.Plan[money.Micros]
+	AppInputView       = wire.AppInput
+	AppView            = wire.App
+	QuoteView          = wire.Quote[money.Micros]
+)
 
 func newAccountJSON(a store.Account, webhookConfigured bool) AccountView {
 	created := timestamp(a.KeyCreatedAt)
 	return AccountView{
 		ID: a.ID, APIKeyHint: optional(a.KeyHint), APIKeyCreatedAt: &created, WebhookConfigured: webhookConfigured,
-		ServerLimit: a.ServerLimit, APIOrderLimit: a.OrderLimit, Language: a.Language,
+		ServerLimit: int64(a.ServerLimit), APIOrderLimit: int64(a.OrderLimit), Language: a.Language,
 	}
 }
 
@@ -61,45 +60,14 @@ type webhookRequestJSON struct {
 	Secret *string `json:"secret"`
 }
 
-// WebhookView is the webhook settings; it has no field for the secret, so none can leak.
-type WebhookView struct {
-	URL        *string  `json:"url"`
-	Configured bool     `json:"configured"`
-	Events     []string `json:"events"`
-}
-
 func newWebhookJSON(s service.WebhookSettings) WebhookView {
 	return WebhookView{URL: optional(s.URL), Configured: s.Configured, Events: append([]string{}, s.Events...)}
 }
 
-// WebhookTestView is the answer of POST /account/webhook/test: whether the ping was delivered and the status the endpoint answered, nil when it did not (schema WebhookTestResult).
-type WebhookTestView struct {
-	Delivered bool `json:"delivered"`
-	Status    *int `json:"status"`
-}
-
-// BalanceView is the body of GET /account/balance (schema Balance).
-type BalanceView struct {
-	Balance               money.Micros `json:"balance"`
-	Debt                  money.Micros `json:"debt"`
-	Reserved              money.Micros `json:"reserved"`
-	Available             money.Micros `json:"available"`
-	HoursUntilBalanceZero *float64     `json:"hours_until_balance_zero"`
-	ActiveInstances       int          `json:"active_instances"`
-	PendingOrders         int          `json:"pending_orders"`
-}
-
 func newBalanceJSON(b service.Balance) BalanceView {
 	return BalanceView{Balance: b.Balance, Debt: b.Debt, Reserved: b.Reserved, Available: b.Available,
-		HoursUntilBalanceZero: b.HoursUntilBalanceZero, ActiveInstances: b.ActiveInstances, PendingOrders: b.PendingOrders}
-}
-
-// PaymentView is a wallet top-up of GET /account/payments (schema Payment).
-type PaymentView struct {
-	ID          int64        `json:"id"`
-	Amount      money.Micros `json:"amount"`
-	PaymentType *string      `json:"payment_type"`
-	PaidAt      *string      `json:"paid_at"`
+		HoursUntilBalanceZero: b.HoursUntilBalanceZero, ActiveInstances: int64(b.ActiveInstances),
+		PendingOrders: int64(b.PendingOrders)}
 }
 
 func newPaymentJSON(p store.Payment) PaymentView {
@@ -107,46 +75,12 @@ func newPaymentJSON(p store.Payment) PaymentView {
 	return PaymentView{ID: p.ID, Amount: p.Amount, PaymentType: optional(p.Type), PaidAt: &paid}
 }
 
-// DatacenterTermView is one billing term a datacenter sells.
-type DatacenterTermView struct {
-	Term    string `json:"term"`
-	Enabled bool   `json:"enabled"`
-}
-
-// DatacenterView is an entry of GET /datacenters (schema Datacenter).
-type DatacenterView struct {
-	ID          int64                `json:"id"`
-	Name        string               `json:"name"`
-	Description *string              `json:"description"`
-	Status      *string              `json:"status"`
-	Enabled     bool                 `json:"enabled"`
-	Terms       []DatacenterTermView `json:"terms"`
-	RequireKYC  bool                 `json:"require_kyc"`
-	// LocalSnapshots is an extension of the spec's fields: true where the datacenter keeps
-	// snapshots on the server's own disk, so they end with it (the snapshot's `local`). The spec
-	// shows this only on a snapshot, or in the settings of a server's snapshot list, both after a
-	// server exists; here it can be read before ordering one.
-	LocalSnapshots bool `json:"local_snapshots"`
-}
-
 func newDatacenterJSON(d catalog.Datacenter, lang catalog.Lang) DatacenterView {
 	return DatacenterView{
 		ID: d.ID, Name: d.Name.In(lang), Description: optional(d.Description.In(lang)), Status: optional(d.Status),
 		Enabled: d.Enabled, Terms: []DatacenterTermView{{Term: catalog.TermHourly, Enabled: true}}, RequireKYC: d.RequireKYC,
-		LocalSnapshots: d.Snapshots.Local,
+		LocalSnapshots: &d.Snapshots.Local,
 	}
-}
-
-// LocationView is an entry of GET /locations (schema Location).
-type LocationView struct {
-	ID           int64   `json:"id"`
-	DatacenterID int64   `json:"datacenter_id"`
-	Name         string  `json:"name"`
-	Country      string  `json:"country"`
-	CountryCode  string  `json:"country_code"`
-	Flag         *string `json:"flag"`
-	Active       bool    `json:"active"`
-	Status       *string `json:"status"`
 }
 
 func newLocationJSON(l catalog.Location, lang catalog.Lang) LocationView {
@@ -154,61 +88,12 @@ func newLocationJSON(l catalog.Location, lang catalog.Lang) LocationView {
 		CountryCode: l.CountryCode, Flag: optional(l.Flag), Active: l.Active, Status: optional(l.Status)}
 }
 
-// PriceView is one entry of a plan's prices.
-type PriceView struct {
-	Term     string       `json:"term"`
-	Price    money.Micros `json:"price"`
-	Currency string       `json:"currency"`
-}
-
-// TemplateView is an OS image a plan can be built from.
-type TemplateView struct {
-	ID     int64  `json:"id"`
-	Name   string `json:"name"`
-	OSType string `json:"os_type"`
-}
-
-// FeatureView is an optional, priced extra of a plan; some are forced on for certain OS types.
-type FeatureView struct {
-	ID                 int64        `json:"id"`
-	Name               string       `json:"name"`
-	Price              money.Micros `json:"price"`
-	RequiredForOSTypes []string     `json:"required_for_os_types"`
-}
-
-// PlanTrafficView is the traffic allowance of a plan.
-type PlanTrafficView struct {
-	Included     int          `json:"included"`
-	AllowOverage bool         `json:"allow_overage"`
-	OveragePrice money.Micros `json:"overage_price"`
-}
-
-// PlanView is a catalogue server of GET /catalog/servers (schema Plan).
-type PlanView struct {
-	ID          int64            `json:"id"`
-	Name        string           `json:"name"`
-	Type        string           `json:"type"`
-	CPU         int              `json:"cpu"`
-	Memory      int              `json:"memory"`
-	Disk        int              `json:"disk"`
-	TermFilter  string           `json:"term_filter"`
-	Prices      []PriceView      `json:"prices"`
-	CreationFee money.Micros     `json:"creation_fee"`
-	Templates   []TemplateView   `json:"templates"`
-	Features    []FeatureView    `json:"features"`
-	Actions     []string         `json:"actions"`
-	Datacenter  *DatacenterView  `json:"datacenter"`
-	Location    *LocationView    `json:"location"`
-	Traffic     *PlanTrafficView `json:"traffic"`
-	// Architecture is the CPU architecture; a snapshot only builds a server of its own.
-	Architecture string `json:"architecture"`
-}
-
 func newPlanJSON(p service.PlanDetail, lang catalog.Lang) PlanView {
 	dc := newDatacenterJSON(p.Datacenter, lang)
 	loc := newLocationJSON(p.Location, lang)
+	arch := p.Architecture
 	out := PlanView{
-		ID: p.ID, Name: p.Name.In(lang), Type: p.Type, CPU: p.CPU, Memory: p.MemoryGB, Disk: p.DiskGB,
+		ID: p.ID, Name: p.Name.In(lang), Type: p.Type, CPU: int64(p.CPU), Memory: int64(p.MemoryGB), Disk: int64(p.DiskGB),
 		TermFilter:  catalog.TermHourly,
 		Prices:      []PriceView{{Term: catalog.TermHourly, Price: p.Price, Currency: "USD"}},
 		CreationFee: p.CreationFee,
@@ -216,9 +101,9 @@ func newPlanJSON(p service.PlanDetail, lang catalog.Lang) PlanView {
 		Features:    make([]FeatureView, 0, len(p.Features)),
 		Actions:     append([]string{}, p.Actions...),
 		Datacenter:  &dc, Location: &loc,
-		Traffic: &PlanTrafficView{Included: p.Traffic.IncludedGB, AllowOverage: p.Traffic.AllowOverage,
+		Traffic: &PlanTrafficView{Included: int64(p.Traffic.IncludedGB), AllowOverage: p.Traffic.AllowOverage,
 			OveragePrice: p.Traffic.OveragePrice},
-		Architecture: p.Architecture,
+		Architecture: &arch,
 	}
 	for _, t := range p.Templates {
 		out.Templates = append(out.Templates, TemplateView{ID: t.ID, Name: t.Name.In(lang), OSType: t.OSType})
@@ -230,36 +115,11 @@ func newPlanJSON(p service.PlanDetail, lang catalog.Lang) PlanView {
 	return out
 }
 
-// AppInputView is one setting a one-click app accepts at install time.
-type AppInputView struct {
-	Key      string  `json:"key"`
-	Label    string  `json:"label"`
-	Kind     string  `json:"kind"`
-	Required bool    `json:"required"`
-	Default  *string `json:"default"`
-	Help     *string `json:"help"`
-}
-
-// AppView is a one-click app of GET /catalog/apps (schema App).
-type AppView struct {
-	ID          string         `json:"id"`
-	Name        string         `json:"name"`
-	Category    string         `json:"category"`
-	Description *string        `json:"description"`
-	Requires    []string       `json:"requires"`
-	Conflicts   []string       `json:"conflicts"`
-	Ports       []string       `json:"ports"`
-	MinMemoryMB int            `json:"min_memory_mb"`
-	MinDiskGB   int            `json:"min_disk_gb"`
-	OSFamilies  []string       `json:"os_families"`
-	Inputs      []AppInputView `json:"inputs"`
-}
-
 func newAppJSON(a catalog.App, lang catalog.Lang) AppView {
 	out := AppView{
 		ID: a.ID, Name: a.Name.In(lang), Category: a.Category, Description: optional(a.Description.In(lang)),
 		Requires: append([]string{}, a.Requires...), Conflicts: append([]string{}, a.Conflicts...),
-		Ports: append([]string{}, a.Ports...), MinMemoryMB: a.MinMemoryMB, MinDiskGB: a.MinDiskGB,
+		Ports: append([]string{}, a.Ports...), MinMemoryMB: int64(a.MinMemoryMB), MinDiskGB: int64(a.MinDiskGB),
 		OSFamilies: append([]string{}, a.OSFamilies...), Inputs: make([]AppInputView, 0, len(a.Inputs)),
 	}
 	for _, in := range a.Inputs {
@@ -274,20 +134,6 @@ type quoteRequestJSON struct {
 	Term           *string  `json:"term"`
 	TemplateID     *int64   `json:"template_id"`
 	ActiveFeatures []string `json:"active_features"`
-}
-
-// QuoteView is the answer of POST /quote (schema Quote).
-type QuoteView struct {
-	ServerID          int64        `json:"server_id"`
-	Term              string       `json:"term"`
-	ActiveFeatures    []string     `json:"active_features"`
-	Cost              money.Micros `json:"cost"`
-	CreationFee       money.Micros `json:"creation_fee"`
-	Recurring         money.Micros `json:"recurring"`
-	Balance           money.Micros `json:"balance"`
-	Reserved          money.Micros `json:"reserved"`
-	SufficientBalance bool         `json:"sufficient_balance"`
-	Difference        money.Micros `json:"difference"`
 }
 
 func newQuoteJSON(q service.Quote) QuoteView {

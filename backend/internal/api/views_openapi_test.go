@@ -54,7 +54,7 @@ func TestViewsMatchOpenAPI(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if err := c.Covered(".", reflect.TypeFor[api.PlanView]().PkgPath(), requestBodies); err != nil {
+	if err := c.Covered(".", reflect.TypeFor[api.MetaView]().PkgPath(), requestBodies); err != nil {
 		t.Errorf("views left out of the check:\n%v", err)
 	}
 }
@@ -64,16 +64,26 @@ func TestViewsMatchOpenAPI(t *testing.T) {
 var requestBodies = map[string]string{
 	"actionRequestJSON":         "request body, read by the server",
 	"createInstanceRequestJSON": "request body, read by the server",
-	"createSnapshotRequestJSON": "request body, read by the server",
-	"installAppsRequestJSON":    "request body, read by the server",
 	"quoteRequestJSON":          "request body, read by the server",
-	"updateInstanceRequestJSON": "request body, read by the server",
-	"updateSnapshotRequestJSON": "request body, read by the server",
 	"webhookRequestJSON":        "request body, read by the server",
 	"successBody":               "the envelope; apicall decodes it and the contract tests hold exchanges to it",
 	"errorBody":                 "the envelope; apicall decodes it and the contract tests hold exchanges to it",
 	"errorDetail":               "the envelope's error; apicall decodes it",
 	"instanceSnapshotsMeta":     "meta of GET /instances/{id}/snapshots, not the Meta schema",
-	"snapshotSettingsJSON":      "meta.settings of GET /instances/{id}/snapshots, not read by the tests",
 	"probeJSON":                 "the health probes' body, outside /api/v1",
+}
+
+// TestMoneyLimitsMatchOpenAPI: the largest accept_cost the document states is money.Max, the
+// largest amount resellerd takes in (wire's TestLimitsMatchOpenAPI holds the other limits).
+func TestMoneyLimitsMatchOpenAPI(t *testing.T) {
+	c, err := openapicheck.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Limits([]openapicheck.Limit{
+		{Schema: "ActionRequest", Property: "accept_cost", Keyword: "maximum", Want: float64(money.Max / money.PerUSD)},
+	})
+	if err != nil {
+		t.Error(err)
+	}
 }

@@ -13,12 +13,13 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
-// Limits of the instance texts (spec: Limits).
+// Limits of the instance and snapshot texts (spec: Limits), shared with the provider.
 const (
-	maxName = 64
-	maxNote = 512
+	maxName = wire.MaxNameLength
+	maxNote = wire.MaxNoteLength
 )
 
 // trafficCycle is the length of a traffic allowance period (spec: GB per 30 days).

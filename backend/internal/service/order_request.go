@@ -10,6 +10,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
 // OrderRequest is the body of POST /instances; nil pointers were not sent (or were null).
@@ -180,7 +181,7 @@ func (s *Service) orderFeatures(plan PlanDetail, tmpl catalog.Template, src snap
 }
 
 // maxHostname is the longest hostname accepted (spec: RFC 1123 labels, max 63 characters).
-const maxHostname = 63
+const maxHostname = wire.MaxHostnameLength
 
 // hostname checks the requested hostname, or generates one when none was sent.
 func (s *Service) hostname(h *string) (string, error) {
