@@ -31,10 +31,10 @@ resource "reseller_instance" "kept" {
 `, n, planSmall, tmplUbuntu)
 }
 
-// TestAccInstance_destroyFalse: with lifecycle { destroy = false } (Terraform 1.16) a server that
+// TestAccInstance_destroyFalse_terraform116: with lifecycle { destroy = false } (Terraform 1.16) a server that
 // leaves the configuration stays active and billed at the API while Terraform forgets it; an
 // import block naming its identity brings the same server back, with no second order.
-func TestAccInstance_destroyFalse(t *testing.T) {
+func TestAccInstance_destroyFalse_terraform116(t *testing.T) {
 	b := acctest.StartBackend(t)
 	var id int64
 	// The server's id is found by name at plan time (the data source), as a user would after
@@ -95,6 +95,6 @@ resource "reseller_instance" "back" {
 			},
 		},
 	)
-	tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{acctest.SkipBelow1_16()}
+	tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{acctest.SkipBelow1_16(t)}
 	resource.ParallelTest(t, tc)
 }

@@ -52,6 +52,6 @@ func TestAccInstance_planChecksReplacementAtLimit_terraform116(t *testing.T) {
 			},
 		},
 	)
-	tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{acctest.SkipBelow1_16()}
+	tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{acctest.SkipBelow1_16(t)}
 	resource.ParallelTest(t, tc)
 }

@@ -68,7 +68,7 @@ func destroyActionCase(t *testing.T, check func(*terraform.State) error, s ...re
 	return resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{acctest.SkipBelow1_16()},
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{acctest.SkipBelow1_16(t)},
 		CheckDestroy:             check,
 		Steps:                    s,
 	}
@@ -90,10 +90,10 @@ func snapshotsOf(t *testing.T, b *acctest.Backend) (map[string][]client.Snapshot
 	return out, nil
 }
 
-// TestAccSnapshotAction_beforeDestroy: `terraform destroy` of servers (count) on a plan whose
+// TestAccSnapshotAction_beforeDestroy_terraform116: `terraform destroy` of servers (count) on a plan whose
 // snapshots outlive the server takes one snapshot of each before deleting it, and each is left
 // `available`, named after its server (source_name), no longer tied to an instance.
-func TestAccSnapshotAction_beforeDestroy(t *testing.T) {
+func TestAccSnapshotAction_beforeDestroy_terraform116(t *testing.T) {
 	b := acctest.StartBackend(t)
 	names := []string{"web-a", "web-b"}
 	check := func(*terraform.State) error {
@@ -130,11 +130,11 @@ func TestAccSnapshotAction_beforeDestroy(t *testing.T) {
 	))
 }
 
-// TestAccSnapshotAction_beforeDestroyLocal: on a plan whose snapshots are local the action still
+// TestAccSnapshotAction_beforeDestroyLocal_terraform116: on a plan whose snapshots are local the action still
 // takes its snapshot before the destroy, and its result warns that the snapshot is deleted with
 // the server; after the destroy the snapshot is indeed `expired`. The warning is in the CLI's
 // output, so the CLI is driven directly.
-func TestAccSnapshotAction_beforeDestroyLocal(t *testing.T) {
+func TestAccSnapshotAction_beforeDestroyLocal_terraform116(t *testing.T) {
 	cli := acctest.NewCLI1_16(t)
 	b := acctest.StartBackend(t)
 	cli.Write("main.tf", acctest.ProviderRequirement()+guardedFleet(b, planLocal, "", "frankfurt"))
@@ -196,10 +196,10 @@ func expectActive(t *testing.T, b *acctest.Backend, want ...string) func(*terraf
 	}
 }
 
-// TestAccSnapshotAction_onFailureContinue: with on_failure = continue a snapshot that fails does
+// TestAccSnapshotAction_onFailureContinue_terraform116: with on_failure = continue a snapshot that fails does
 // not stop the apply: the server leaving the configuration (the fleet's count) is destroyed all
 // the same.
-func TestAccSnapshotAction_onFailureContinue(t *testing.T) {
+func TestAccSnapshotAction_onFailureContinue_terraform116(t *testing.T) {
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, destroyActionCase(t, b.CheckNoActiveInstances(t),
 		resource.TestStep{Config: guardedFleet(b, planSmall, "continue", "keep", "drop")},
@@ -220,10 +220,10 @@ func TestAccSnapshotAction_onFailureContinue(t *testing.T) {
 	))
 }
 
-// TestAccSnapshotAction_onFailureHalt: with on_failure = halt (Terraform's default, written out
+// TestAccSnapshotAction_onFailureHalt_terraform116: with on_failure = halt (Terraform's default, written out
 // here) a snapshot that fails stops the apply with the action's diagnostic, and the server
 // whose snapshot failed is not destroyed; once snapshots work again the same apply goes through.
-func TestAccSnapshotAction_onFailureHalt(t *testing.T) {
+func TestAccSnapshotAction_onFailureHalt_terraform116(t *testing.T) {
 	b := acctest.StartBackend(t)
 	resource.ParallelTest(t, destroyActionCase(t, b.CheckNoActiveInstances(t),
 		resource.TestStep{Config: guardedFleet(b, planSmall, "halt", "keep", "drop")},
