@@ -6,7 +6,7 @@
 // (machines.go). A --db file keeps the accounts' keys (devdb.go), so dev started again on it
 // serves the same accounts. The command (backend/cmd/resellerd) parses the flags and serves what
 // Run builds. It sits beside backend/server, not under backend/internal, because it builds a
-// server (server.New): nothing under backend/internal imports backend/server (imports_test.go).
+// server (server.New): nothing under backend/internal imports backend/server (backend/layering/imports_test.go).
 package devserver
 
 import (

@@ -1,5 +1,5 @@
-// Package backend holds the backend's checks of its own layout: tests only, no code.
-package backend
+// Package layering holds the backend's checks of its own layout: tests only, no code.
+package layering
 
 import (
 	"bytes"
@@ -49,7 +49,7 @@ type listedPackage struct {
 // test files, imports the composition root, the command or a package beside them, directly or
 // (for its own files) through another package.
 func TestInternalImportsNothingAbove(t *testing.T) {
-	pkgs := listPackages(t, "./internal/...")
+	pkgs := listPackages(t, "../internal/...")
 	if len(pkgs) < 10 {
 		t.Fatalf("go list found %d packages under backend/internal; want the whole tree", len(pkgs))
 	}
