@@ -205,7 +205,7 @@ func TestMachineTrafficCounted(t *testing.T) {
 	ctx := context.Background()
 	outer := t                     // the restarted backend lives until the test ends, not its step
 	clock := &devapi.OffsetClock{} // dev's: POST /_dev/clock moves it
-	cfg := sandboxConfig(pg.TestDB(t), t.TempDir(), "198.19.43.0/24")
+	cfg := sandboxConfig(pg.TestDB(t), t.TempDir(), "198.19.46.0/24")
 	cfg.Clock = clock
 	e, closeFirst := openRestartable(t, cfg)
 	devClock := devClockOf(t, func() *Server { return e.srv }, clock)
