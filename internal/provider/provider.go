@@ -26,9 +26,9 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/datacenters"
 	"github.com/reseller/terraform-provider-reseller/internal/instance"
 	"github.com/reseller/terraform-provider-reseller/internal/location"
-	"github.com/reseller/terraform-provider-reseller/internal/plan"
 	"github.com/reseller/terraform-provider-reseller/internal/planbudget"
 	"github.com/reseller/terraform-provider-reseller/internal/quote"
+	"github.com/reseller/terraform-provider-reseller/internal/serverplan"
 	"github.com/reseller/terraform-provider-reseller/internal/snapshot"
 	"github.com/reseller/terraform-provider-reseller/internal/template"
 	"github.com/reseller/terraform-provider-reseller/internal/tfutil"
@@ -279,8 +279,8 @@ func (p *Provider) DataSources(_ context.Context) []func() datasource.DataSource
 		datacenters.NewDataSource,
 		instance.NewInstancesDataSource,
 		location.NewDataSource,
-		plan.NewDataSource,
-		plan.NewPlansDataSource,
+		serverplan.NewDataSource,
+		serverplan.NewPlansDataSource,
 		quote.NewDataSource,
 		snapshot.NewSnapshotsDataSource,
 		template.NewDataSource,

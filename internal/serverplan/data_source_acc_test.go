@@ -1,4 +1,4 @@
-package plan_test
+package serverplan_test
 
 import (
 	"context"

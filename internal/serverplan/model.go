@@ -1,4 +1,4 @@
-package plan
+package serverplan
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/types"

@@ -1,6 +1,6 @@
 // Package plan implements the reseller_plans and reseller_plan data sources: the orderable
 // server plans of the catalogue, filtered and sorted by hourly price.
-package plan
+package serverplan
 
 import (
 	"context"
