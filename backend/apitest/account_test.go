@@ -9,7 +9,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 func TestAuthentication(t *testing.T) {
@@ -58,7 +58,7 @@ func TestAuthentication(t *testing.T) {
 func TestAccount(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	created, err := e.srv.CreateAccount(context.Background(), server.NewAccount{ServerLimit: 3, OrderLimit: 2, Language: "en"})
+	created, err := e.srv.CreateAccount(context.Background(), resellerd.NewAccount{ServerLimit: 3, OrderLimit: 2, Language: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,9 +114,9 @@ func TestAccountAdminErrors(t *testing.T) {
 		name string
 		err  error
 	}{
-		{"negative balance", func() error { _, err := e.srv.CreateAccount(ctx, server.NewAccount{BalanceMicros: -1}); return err }()},
-		{"unknown language", func() error { _, err := e.srv.CreateAccount(ctx, server.NewAccount{Language: "de"}); return err }()},
-		{"negative limit", func() error { _, err := e.srv.CreateAccount(ctx, server.NewAccount{ServerLimit: -1}); return err }()},
+		{"negative balance", func() error { _, err := e.srv.CreateAccount(ctx, resellerd.NewAccount{BalanceMicros: -1}); return err }()},
+		{"unknown language", func() error { _, err := e.srv.CreateAccount(ctx, resellerd.NewAccount{Language: "de"}); return err }()},
+		{"negative limit", func() error { _, err := e.srv.CreateAccount(ctx, resellerd.NewAccount{ServerLimit: -1}); return err }()},
 		{"zero top-up", e.srv.TopUp(ctx, a.ID, 0, "card")},
 		{"unknown payment type", e.srv.TopUp(ctx, a.ID, 1, "cash")},
 		{"top-up of unknown account", e.srv.TopUp(ctx, 999, 1, "card")},

@@ -12,7 +12,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // act runs an action that must succeed and returns its result.
@@ -30,7 +30,7 @@ func (e *env) act(t *testing.T, key string, id int64, body string) api.ActionRes
 
 func TestPowerActions(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.CredentialsDelay = 30 * time.Second })
+	e := newEnv(t, func(c *resellerd.Config) { c.CredentialsDelay = 30 * time.Second })
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, ubuntuOn101)
 	e.clock.Advance(30 * time.Second)
@@ -155,7 +155,7 @@ func TestResetPassword(t *testing.T) {
 
 func TestRebuild(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.CredentialsDelay = time.Minute })
+	e := newEnv(t, func(c *resellerd.Config) { c.CredentialsDelay = time.Minute })
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 102, "template_id": 1, "term": "hourly", "apps": ["docker"]}`)
 	e.clock.Advance(time.Minute)

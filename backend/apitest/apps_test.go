@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 func (e *env) installs(t *testing.T, key string, id int64) api.InstanceAppsView {
@@ -41,7 +41,7 @@ func stages(v api.InstanceAppsView) []string {
 func TestAppInstallStateMachine(t *testing.T) {
 	t.Parallel()
 	step := time.Minute
-	e := newEnv(t, func(c *server.Config) { c.CredentialsDelay = step }) // each install stage takes a minute too
+	e := newEnv(t, func(c *resellerd.Config) { c.CredentialsDelay = step }) // each install stage takes a minute too
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 102, "template_id": 1, "term": "hourly", "apps": ["wordpress"],
 		"app_inputs": {"wordpress": {"DOMAIN": "blog.example.org"}}}`)

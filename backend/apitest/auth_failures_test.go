@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // TestFailedAuthenticationIsLimited: after 20 wrong keys in a minute from one address, every
@@ -14,7 +14,7 @@ import (
 // Routes without a key are not affected.
 func TestFailedAuthenticationIsLimited(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 1 })
+	e := newEnv(t, func(c *resellerd.Config) { c.RateLimitScale = 1 })
 	good := e.account(t, 0).APIKey
 	for i := range 20 {
 		e.do(t, request{Path: "/account", Key: "wrong-key-" + string(rune('a'+i))}).WantStatus(t, http.StatusUnauthorized, "unauthorized")

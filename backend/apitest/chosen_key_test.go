@@ -11,7 +11,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/seed"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // TestChosenAPIKey: an operator (a seed file, resellerd dev) may fix an account's key, of at
@@ -21,17 +21,17 @@ func TestChosenAPIKey(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	for _, bad := range []string{"too-short-0123456789", strings.Repeat("x", 31), strings.Repeat("x", 31) + " y"} {
-		if _, err := e.srv.CreateAccount(ctx, server.NewAccount{APIKey: bad}); err == nil || !strings.Contains(err.Error(), "api_key") {
+		if _, err := e.srv.CreateAccount(ctx, resellerd.NewAccount{APIKey: bad}); err == nil || !strings.Contains(err.Error(), "api_key") {
 			t.Errorf("key %q: error %v, want one naming api_key", bad, err)
 		}
 	}
 	key := "chosen-0123456789abcdef0123456789abcdef"
-	a, err := e.srv.CreateAccount(ctx, server.NewAccount{APIKey: key})
+	a, err := e.srv.CreateAccount(ctx, resellerd.NewAccount{APIKey: key})
 	if err != nil || a.APIKey != key {
 		t.Fatalf("CreateAccount = %+v, %v", a, err)
 	}
 	e.do(t, request{Path: "/account", Key: key}).WantStatus(t, http.StatusOK, "")
-	if _, err := e.srv.CreateAccount(ctx, server.NewAccount{APIKey: key}); err == nil {
+	if _, err := e.srv.CreateAccount(ctx, resellerd.NewAccount{APIKey: key}); err == nil {
 		t.Error("a second account took the same key")
 	}
 }
@@ -41,14 +41,14 @@ func TestChosenAPIKey(t *testing.T) {
 func TestSeedRefusesARepeatedKeyBeforeWriting(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg := server.Config{DB: filepath.Join(t.TempDir(), "seed.db")}
+	cfg := resellerd.Config{DB: filepath.Join(t.TempDir(), "seed.db")}
 	key := "twice-0123456789abcdef0123456789abcdef"
-	err := server.Seed(ctx, cfg, []seed.Account{{NewAccount: service.NewAccount{APIKey: key}}, {NewAccount: service.NewAccount{APIKey: key}}})
+	err := resellerd.Seed(ctx, cfg, []seed.Account{{NewAccount: service.NewAccount{APIKey: key}}, {NewAccount: service.NewAccount{APIKey: key}}})
 	var se *seed.Error
 	if !errors.As(err, &se) || se.Account != 1 || !strings.Contains(err.Error(), "api_key") {
-		t.Fatalf("server.Seed = %v, want a seed.Error of account 1 naming api_key", err)
+		t.Fatalf("resellerd.Seed = %v, want a seed.Error of account 1 naming api_key", err)
 	}
-	srv, err := server.New(ctx, cfg)
+	srv, err := resellerd.New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // TestCloneFromSnapshot builds a server from a snapshot: its OS and credentials are the
@@ -66,7 +66,7 @@ func TestCloneFromSnapshot(t *testing.T) {
 // TestCloneCompatibility gives every rule of a build from a snapshot its own failing case.
 func TestCloneCompatibility(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.SnapshotDelay = time.Hour })
+	e := newEnv(t, func(c *resellerd.Config) { c.SnapshotDelay = time.Hour })
 	a := e.funded(t, 10_000_000)
 	other := e.funded(t, 10_000_000)
 	ready := func(instance int64) api.SnapshotView {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // TestConcurrentOrdersOnOneSQLiteFile sends 100 POST /instances at once to one SQLite file,
@@ -16,8 +16,8 @@ import (
 func TestConcurrentOrdersOnOneSQLiteFile(t *testing.T) {
 	t.Parallel()
 	const accounts, perAccount = 20, 5
-	e := openEnv(t, server.Config{
-		DB: filepath.Join(t.TempDir(), "contention.db"), Clock: server.NewManualClock(testStart),
+	e := openEnv(t, resellerd.Config{
+		DB: filepath.Join(t.TempDir(), "contention.db"), Clock: resellerd.NewManualClock(testStart),
 		WorkerInterval: time.Millisecond, // the workers write beside the requests
 	})
 	keys := make([]string, accounts)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // TestWorkerEventsAreDeliveredAtOnce: with an idle interval of an hour, the order.deployed event
@@ -14,7 +14,7 @@ import (
 // delivery loop (no request wakes it after the deploy).
 func TestWorkerEventsAreDeliveredAtOnce(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) {
+	e := newEnv(t, func(c *resellerd.Config) {
 		c.AllowHTTPWebhooks = true
 		c.WorkerInterval, c.IdleInterval = 5*time.Millisecond, time.Hour
 	})

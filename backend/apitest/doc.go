@@ -1,5 +1,5 @@
 // Package apitest is the HTTP conformance suite of resellerd's API: its tests start whole
-// backends through server.New and drive /api/v1 over real HTTP, check every exchange against
+// backends through resellerd.New and drive /api/v1 over real HTTP, check every exchange against
 // the OpenAPI document and decode the answers into the server's own views (backend/internal/api).
 // They reach the backend only through server's exported API (Config, the operator hooks, RunDue with a ManualClock) and read
 // or seed the rows no client sees through a second store on the backend's database, as

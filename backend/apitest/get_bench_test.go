@@ -10,19 +10,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // BenchmarkGetInstanceInProcess measures GET /instances/{id} through the whole handler on SQLite,
 // with no network: the store's read path (key, instance, installs) and the API's encoding.
 func BenchmarkGetInstanceInProcess(b *testing.B) {
 	ctx := context.Background()
-	srv, err := server.New(ctx, server.Config{DB: filepath.Join(b.TempDir(), "b.db"), WorkerInterval: -1})
+	srv, err := resellerd.New(ctx, resellerd.Config{DB: filepath.Join(b.TempDir(), "b.db"), WorkerInterval: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	acct, err := srv.CreateAccount(ctx, server.NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 100, OrderLimit: 100, Language: "en"})
+	acct, err := srv.CreateAccount(ctx, resellerd.NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 100, OrderLimit: 100, Language: "en"})
 	if err != nil {
 		b.Fatal(err)
 	}

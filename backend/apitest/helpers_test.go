@@ -11,7 +11,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/openapi"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // eventWait bounds the few waits on the real clock for something to happen (a background loop
@@ -27,8 +27,8 @@ var testStart = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 // workers do not run by themselves: tests move the clock and call runDue, so every step is
 // deterministic.
 type env struct {
-	srv       *server.Server
-	clock     *server.ManualClock
+	srv       *resellerd.Server
+	clock     *resellerd.ManualClock
 	http      *httptest.Server
 	validator *openapi.Validator
 	dsn       string      // the backend's Config.DB
@@ -38,10 +38,10 @@ type env struct {
 // validators are expensive to build; one per test binary is shared (it is safe for concurrent use).
 var sharedValidator = sync.OnceValues(openapi.NewValidator)
 
-func newEnv(t *testing.T, mutate ...func(*server.Config)) *env {
+func newEnv(t *testing.T, mutate ...func(*resellerd.Config)) *env {
 	t.Helper()
-	clock := server.NewManualClock(testStart)
-	cfg := server.Config{
+	clock := resellerd.NewManualClock(testStart)
+	cfg := resellerd.Config{
 		DB:             pg.TestDB(t),
 		RateLimitScale: 100, // high enough that only the rate-limit tests meet a limit
 		Clock:          clock,
@@ -55,12 +55,12 @@ func newEnv(t *testing.T, mutate ...func(*server.Config)) *env {
 
 // openEnv starts a backend on cfg (whose Clock must be a *ManualClock) behind a real HTTP
 // server, closed when the test ends.
-func openEnv(t *testing.T, cfg server.Config) *env {
+func openEnv(t *testing.T, cfg resellerd.Config) *env {
 	t.Helper()
-	clock := cfg.Clock.(*server.ManualClock)
-	srv, err := server.New(context.Background(), cfg)
+	clock := cfg.Clock.(*resellerd.ManualClock)
+	srv, err := resellerd.New(context.Background(), cfg)
 	if err != nil {
-		t.Fatalf("server.New: %v", err)
+		t.Fatalf("resellerd.New: %v", err)
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
@@ -86,12 +86,12 @@ func (e *env) database(t *testing.T) store.Store {
 	if e.db != nil {
 		return e.db
 	}
-	kind, target, err := server.ParseDB(e.dsn)
+	kind, target, err := resellerd.ParseDB(e.dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var st *sqlstore.Store
-	if kind == server.DBPostgres {
+	if kind == resellerd.DBPostgres {
 		st, err = sqlstore.OpenPostgres(context.Background(), target)
 	} else {
 		st, err = sqlstore.OpenSQLite(context.Background(), target)
@@ -105,9 +105,9 @@ func (e *env) database(t *testing.T) store.Store {
 }
 
 // account creates an account with the given balance in micro-USD.
-func (e *env) account(t *testing.T, balanceMicros int64) server.CreatedAccount {
+func (e *env) account(t *testing.T, balanceMicros int64) resellerd.CreatedAccount {
 	t.Helper()
-	a, err := e.srv.CreateAccount(context.Background(), server.NewAccount{BalanceMicros: balanceMicros})
+	a, err := e.srv.CreateAccount(context.Background(), resellerd.NewAccount{BalanceMicros: balanceMicros})
 	if err != nil {
 		t.Fatalf("CreateAccount: %v", err)
 	}

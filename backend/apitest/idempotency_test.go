@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 func TestIdempotencyRules(t *testing.T) {
@@ -56,7 +56,7 @@ func TestIdempotencyRules(t *testing.T) {
 		}
 	})
 	t.Run("a replay answers even when the body would be refused now", func(t *testing.T) {
-		one, err := e.srv.CreateAccount(context.Background(), server.NewAccount{BalanceMicros: 10_000_000, ServerLimit: 100, OrderLimit: 1})
+		one, err := e.srv.CreateAccount(context.Background(), resellerd.NewAccount{BalanceMicros: 10_000_000, ServerLimit: 100, OrderLimit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,13 +9,13 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // funded creates an account with limits high enough that only limit tests meet them.
-func (e *env) funded(t *testing.T, balanceMicros int64) server.CreatedAccount {
+func (e *env) funded(t *testing.T, balanceMicros int64) resellerd.CreatedAccount {
 	t.Helper()
-	a, err := e.srv.CreateAccount(context.Background(), server.NewAccount{BalanceMicros: balanceMicros, ServerLimit: 100, OrderLimit: 100})
+	a, err := e.srv.CreateAccount(context.Background(), resellerd.NewAccount{BalanceMicros: balanceMicros, ServerLimit: 100, OrderLimit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

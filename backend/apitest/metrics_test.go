@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // scrape reads the backend's /metrics with Prometheus's own text parser.
@@ -68,7 +68,7 @@ next:
 // collectors are there.
 func TestMetricsMove(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true; c.RateLimitScale = 0.2 }) // POST /instances: 2 a minute
+	e := newEnv(t, func(c *resellerd.Config) { c.AllowHTTPWebhooks = true; c.RateLimitScale = 0.2 }) // POST /instances: 2 a minute
 	hook := newReceiver(t, http.StatusOK)
 	a := e.funded(t, 100_000_000)
 	e.register(t, a.APIKey, hook.url())

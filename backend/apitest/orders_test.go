@@ -16,7 +16,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 var referencePattern = regexp.MustCompile(`^[A-Za-z0-9]+$`)
@@ -157,7 +157,7 @@ func TestCreateInstanceAccepted(t *testing.T) {
 
 func TestOrderLifecycleToDeployed(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.DeployDelay = 3 * time.Second; c.CredentialsDelay = time.Second })
+	e := newEnv(t, func(c *resellerd.Config) { c.DeployDelay = 3 * time.Second; c.CredentialsDelay = time.Second })
 	a := e.funded(t, 10_000_000)
 	c := e.placed(t, a.APIKey, `{"server_id": 101, "template_id": 1, "term": "hourly", "active_features": ["1"], "apps": ["docker"]}`)
 	if dollars(c.Price) != 0.0054 {
@@ -227,7 +227,7 @@ func TestOrderLifecycleToDeployed(t *testing.T) {
 
 func TestOrderTimesOut(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.FailRate = 1; c.OrderWindow = 10 * time.Minute })
+	e := newEnv(t, func(c *resellerd.Config) { c.FailRate = 1; c.OrderWindow = 10 * time.Minute })
 	a := e.funded(t, 10_000_000)
 	c := e.placed(t, a.APIKey, ubuntuOn101)
 	e.runDue(t)
@@ -298,7 +298,7 @@ func TestOrdersReadableFor24Hours(t *testing.T) {
 
 func TestTimeOutOrderHook(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.DeployDelay = time.Hour })
+	e := newEnv(t, func(c *resellerd.Config) { c.DeployDelay = time.Hour })
 	a := e.funded(t, 10_000_000)
 	c := e.placed(t, a.APIKey, ubuntuOn101)
 	ctx := context.Background()
@@ -320,7 +320,7 @@ func TestTimeOutOrderHook(t *testing.T) {
 
 func TestOrderSetFailRateHook(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.OrderWindow = time.Minute })
+	e := newEnv(t, func(c *resellerd.Config) { c.OrderWindow = time.Minute })
 	a := e.funded(t, 10_000_000)
 	if err := e.srv.SetFailRate(context.Background(), 1); err != nil {
 		t.Fatal(err)
@@ -348,8 +348,8 @@ func TestOrderSetFailRateHook(t *testing.T) {
 func TestRestartResumesPendingOrders(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "restart.db")
-	clock := server.NewManualClock(testStart)
-	cfg := server.Config{DB: db, Clock: clock, WorkerInterval: -1, DeployDelay: time.Minute, RateLimitScale: 0}
+	clock := resellerd.NewManualClock(testStart)
+	cfg := resellerd.Config{DB: db, Clock: clock, WorkerInterval: -1, DeployDelay: time.Minute, RateLimitScale: 0}
 
 	first := openEnv(t, cfg)
 	a := first.funded(t, 10_000_000)
@@ -382,11 +382,11 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "bg.db")
 	ctx := context.Background()
 	// The first backend runs no workers: the order is left pending in the store.
-	first, err := server.New(ctx, server.Config{DB: db, WorkerInterval: -1})
+	first, err := resellerd.New(ctx, resellerd.Config{DB: db, WorkerInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	acct, err := first.CreateAccount(ctx, server.NewAccount{BalanceMicros: 1_000_000})
+	acct, err := first.CreateAccount(ctx, resellerd.NewAccount{BalanceMicros: 1_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The second backend's own loop (real clock, 10 ms ticks) finishes the order.
-	second, err := server.New(ctx, server.Config{DB: db, WorkerInterval: 10 * time.Millisecond})
+	second, err := resellerd.New(ctx, resellerd.Config{DB: db, WorkerInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +430,7 @@ func TestRestartWithBackgroundWorkers(t *testing.T) {
 func TestOrderLimits(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	a, err := e.srv.CreateAccount(context.Background(), server.NewAccount{BalanceMicros: 10_000_000, ServerLimit: 2, OrderLimit: 1})
+	a, err := e.srv.CreateAccount(context.Background(), resellerd.NewAccount{BalanceMicros: 10_000_000, ServerLimit: 2, OrderLimit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/pgtest"
@@ -27,7 +27,7 @@ func TestMain(m *testing.M) { pg.Main(m) }
 func TestPostgresEndToEnd(t *testing.T) {
 	t.Parallel()
 	url := pg.Database(t)
-	e := openEnv(t, server.Config{DB: url, Clock: server.NewManualClock(testStart), WorkerInterval: -1, RateLimitScale: 100})
+	e := openEnv(t, resellerd.Config{DB: url, Clock: resellerd.NewManualClock(testStart), WorkerInterval: -1, RateLimitScale: 100})
 	a := e.funded(t, 10_000_000)
 	c := e.placed(t, a.APIKey, ubuntuOn101)
 	if b := e.balance(t, a.APIKey); b.PendingOrders != 1 || dollars(b.Reserved) != dollars(c.Price) {
@@ -52,7 +52,7 @@ func TestPostgresEndToEnd(t *testing.T) {
 	}
 	e.wantReconciled(t, a.ID)
 
-	restarted := openEnv(t, server.Config{DB: url, Clock: e.clock, WorkerInterval: -1, RateLimitScale: 100})
+	restarted := openEnv(t, resellerd.Config{DB: url, Clock: e.clock, WorkerInterval: -1, RateLimitScale: 100})
 	if b := restarted.balance(t, a.APIKey); !near(dollars(b.Balance), want+5) {
 		t.Fatalf("balance after restart = %v, want %.6f", dollars(b.Balance), want+5)
 	}
@@ -70,8 +70,8 @@ func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 func TestPostgresTwoReplicas(t *testing.T) {
 	t.Parallel()
 	url := pg.Database(t)
-	clock := server.NewManualClock(testStart)
-	cfg := server.Config{DB: url, Clock: clock, WorkerInterval: -1, RateLimitScale: 100, AllowHTTPWebhooks: true}
+	clock := resellerd.NewManualClock(testStart)
+	cfg := resellerd.Config{DB: url, Clock: clock, WorkerInterval: -1, RateLimitScale: 100, AllowHTTPWebhooks: true}
 	replicas := []*env{openEnv(t, cfg), openEnv(t, cfg)}
 	a := replicas[0].funded(t, 100_000_000)
 	hook := newReceiver(t, http.StatusOK)
@@ -224,8 +224,8 @@ func wantDeliveredOnce(t *testing.T, hook *receiver, events []store.Event) {
 // both at once. Scale 0.025: account routes allow 2 a minute, /health 3.
 func TestPostgresReplicasShareRateLimits(t *testing.T) {
 	t.Parallel()
-	clock := server.NewManualClock(testStart)
-	cfg := server.Config{DB: pg.Database(t), Clock: clock, WorkerInterval: -1, RateLimitScale: 0.025}
+	clock := resellerd.NewManualClock(testStart)
+	cfg := resellerd.Config{DB: pg.Database(t), Clock: clock, WorkerInterval: -1, RateLimitScale: 0.025}
 	replicas := []*env{openEnv(t, cfg), openEnv(t, cfg)}
 	key := replicas[0].account(t, 0).APIKey
 
@@ -255,7 +255,7 @@ func TestPostgresReplicasShareRateLimits(t *testing.T) {
 func TestPostgresReplicasShareTheSimulator(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg := server.Config{DB: pg.Database(t), Clock: server.NewManualClock(testStart), WorkerInterval: -1, RateLimitScale: 100}
+	cfg := resellerd.Config{DB: pg.Database(t), Clock: resellerd.NewManualClock(testStart), WorkerInterval: -1, RateLimitScale: 100}
 	a, b := openEnv(t, cfg), openEnv(t, cfg)
 	acct := a.funded(t, 10_000_000)
 	id := b.deployed(t, acct.APIKey, `{"server_id": 201, "template_id": 1, "term": "hourly"}`) // datacenter 2: paid change_ip

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // TestPostgresLanesDeployOnce has two replicas on one PostgreSQL database, each running the
@@ -18,14 +18,14 @@ import (
 func TestPostgresLanesDeployOnce(t *testing.T) {
 	t.Parallel()
 	url := pg.Database(t)
-	clock := server.NewManualClock(testStart)
-	cfg := server.Config{DB: url, Clock: clock, WorkerInterval: -1}
+	clock := resellerd.NewManualClock(testStart)
+	cfg := resellerd.Config{DB: url, Clock: clock, WorkerInterval: -1}
 	replicas := []*env{openEnv(t, cfg), openEnv(t, cfg)}
 	ctx := context.Background()
 	st := replicas[0].database(t)
 	var accounts []int64
 	for range 12 {
-		a, err := replicas[0].srv.CreateAccount(ctx, server.NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 1000, OrderLimit: 1000})
+		a, err := replicas[0].srv.CreateAccount(ctx, resellerd.NewAccount{BalanceMicros: 1_000_000_000, ServerLimit: 1000, OrderLimit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestPostgresLanesDeployOnce(t *testing.T) {
 	}
 	// The poor account's orders were placed while it could pay for them all; a charge since
 	// left it 6,000 of their 12,000.
-	poor, err := replicas[0].srv.CreateAccount(ctx, server.NewAccount{BalanceMicros: 12_000, ServerLimit: 10, OrderLimit: 10})
+	poor, err := replicas[0].srv.CreateAccount(ctx, resellerd.NewAccount{BalanceMicros: 12_000, ServerLimit: 10, OrderLimit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
 	// Scale 0.025: catalogue routes and /health allow 3 a minute, account routes 2.
-	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0.025 })
+	e := newEnv(t, func(c *resellerd.Config) { c.RateLimitScale = 0.025 })
 	a := e.account(t, 0).APIKey
 	b := e.account(t, 0).APIKey
 
@@ -52,7 +52,7 @@ func TestRateLimit(t *testing.T) {
 
 func TestRateLimitDisabled(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0 })
+	e := newEnv(t, func(c *resellerd.Config) { c.RateLimitScale = 0 })
 	for i := 0; i < 130; i++ {
 		e.do(t, request{Path: "/health"}).WantStatus(t, http.StatusOK, "")
 	}
@@ -62,7 +62,7 @@ func TestRateLimitDisabled(t *testing.T) {
 // instance reads 60, each per key. Scale 0.1 makes them 1, 3 and 6.
 func TestServerRouteRateLimits(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0.1 })
+	e := newEnv(t, func(c *resellerd.Config) { c.RateLimitScale = 0.1 })
 	a := e.funded(t, 10_000_000)
 	id := e.deployed(t, a.APIKey, ubuntuOn101)
 	e.order(t, a.APIKey, "", ubuntuOn101).WantStatus(t, http.StatusTooManyRequests, "rate_limited")

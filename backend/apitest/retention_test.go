@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // TestRetentionBoundsTheTables: under a steady churn (an order an hour that times out, its
@@ -16,7 +16,7 @@ import (
 func TestRetentionBoundsTheTables(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "reseller.db")
-	e := newEnv(t, func(c *server.Config) {
+	e := newEnv(t, func(c *resellerd.Config) {
 		c.DB, c.FailRate, c.OrderWindow, c.RetainEvents, c.AllowHTTPWebhooks = path, 1, 30*time.Minute, 24*time.Hour, true
 	})
 	a := e.funded(t, 1_000_000_000)

@@ -11,14 +11,14 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // TestSnapshotLifecycle follows one snapshot from creating to available: the server stays
 // online, the size and price come from the image, and the first hour is accrued.
 func TestSnapshotLifecycle(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.SnapshotDelay = 10 * time.Minute })
+	e := newEnv(t, func(c *resellerd.Config) { c.SnapshotDelay = 10 * time.Minute })
 	a := e.funded(t, 1_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 101, "template_id": 3, "term": "hourly", "active_features": ["2", "3"]}`)
 
@@ -323,7 +323,7 @@ func TestInstanceSnapshotsSettings(t *testing.T) {
 // the snapshot's disk and credentials; the snapshot is restoring and then available again.
 func TestRestore(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.CredentialsDelay = time.Minute })
+	e := newEnv(t, func(c *resellerd.Config) { c.CredentialsDelay = time.Minute })
 	a := e.funded(t, 1_000_000)
 	id := e.deployed(t, a.APIKey, `{"server_id": 101, "template_id": 1, "term": "hourly", "apps": ["docker"]}`)
 	e.clock.Advance(time.Minute) // credentials delivered
@@ -374,7 +374,7 @@ func TestRestore(t *testing.T) {
 
 func TestRestoreRefusals(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.SnapshotDelay = time.Hour })
+	e := newEnv(t, func(c *resellerd.Config) { c.SnapshotDelay = time.Hour })
 	ctx := context.Background()
 	a := e.funded(t, 10_000_000)
 	if err := e.srv.SetKYCVerified(ctx, a.ID, true); err != nil {

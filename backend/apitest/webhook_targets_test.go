@@ -10,7 +10,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/apicall"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/delivery/webhooktest"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // TestWebhookRegistrationRefusesInternalTargets: a webhook whose host is a literal internal
@@ -21,7 +21,7 @@ import (
 func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 	t.Parallel()
 	strict := newEnv(t)
-	admitting := newEnv(t, func(c *server.Config) { c.WebhookAllowCIDRs = []netip.Prefix{netip.MustParsePrefix("10.20.0.0/16")} })
+	admitting := newEnv(t, func(c *resellerd.Config) { c.WebhookAllowCIDRs = []netip.Prefix{netip.MustParsePrefix("10.20.0.0/16")} })
 	refused := []string{
 		"https://127.0.0.1/x", "https://127.9.9.9:8443/x", "https://[::1]/x", "https://localhost/x",
 		"https://LOCALHOST.:8443/x", "https://api.localhost/x", "https://10.0.0.1/x", "https://172.16.5.4/x",
@@ -56,7 +56,7 @@ func TestWebhookRegistrationRefusesInternalTargets(t *testing.T) {
 func TestPingToANameResolvingInside(t *testing.T) {
 	t.Parallel()
 	var logs apicall.LockedBuffer
-	e := newEnv(t, func(c *server.Config) {
+	e := newEnv(t, func(c *resellerd.Config) {
 		c.WebhookResolver = webhooktest.Resolver(netip.MustParseAddr("127.0.0.1"))
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})

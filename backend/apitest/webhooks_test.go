@@ -15,7 +15,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 var allEvents = []string{"ping", "order.deployed", "order.timed_out", "instance.canceled", "instance.password_reset",
@@ -85,7 +85,7 @@ func TestWebhookRegistration(t *testing.T) {
 func TestWebhookURLAndSecretRules(t *testing.T) {
 	t.Parallel()
 	strict := newEnv(t)
-	loose := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
+	loose := newEnv(t, func(c *resellerd.Config) { c.AllowHTTPWebhooks = true })
 	good := hookSecret
 	tests := []struct {
 		name        string
@@ -134,7 +134,7 @@ func TestWebhookURLAndSecretRules(t *testing.T) {
 
 func TestWebhookChangesRateLimit(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.RateLimitScale = 0.3 }) // 10 changes a minute become 3
+	e := newEnv(t, func(c *resellerd.Config) { c.RateLimitScale = 0.3 }) // 10 changes a minute become 3
 	a := e.account(t, 0)
 	body := fmt.Sprintf(`{"url": "https://hooks.example.com/x", "secret": %q}`, hookSecret)
 	e.do(t, request{Method: http.MethodPut, Path: "/account/webhook", Key: a.APIKey, Body: body}).WantStatus(t, http.StatusOK, "")
@@ -159,7 +159,7 @@ func (e *env) ping(t *testing.T, key string) api.WebhookTestView {
 
 func TestWebhookTestPing(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *resellerd.Config) { c.AllowHTTPWebhooks = true })
 	a := e.account(t, 0)
 	r := e.do(t, request{Method: http.MethodPost, Path: "/account/webhook/test", Key: a.APIKey})
 	r.WantStatus(t, http.StatusBadRequest, "validation_error")
@@ -214,7 +214,7 @@ func TestWebhookTestPing(t *testing.T) {
 // body and a signature an independent verifier accepts.
 func TestEventDelivery(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *resellerd.Config) { c.AllowHTTPWebhooks = true })
 	a := e.funded(t, 1_000_000)
 	hook := newReceiver(t, http.StatusOK)
 	e.register(t, a.APIKey, hook.url())
@@ -269,7 +269,7 @@ func TestEventDelivery(t *testing.T) {
 // and body under a fresh signature time.
 func TestDeliveryRetries(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *resellerd.Config) { c.AllowHTTPWebhooks = true })
 	a := e.funded(t, 1_000_000)
 	hook := newReceiver(t, http.StatusServiceUnavailable)
 	e.register(t, a.APIKey, hook.url())
@@ -310,7 +310,7 @@ func TestDeliveryRetries(t *testing.T) {
 
 func TestDeliverySucceedsOnRetry(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *resellerd.Config) { c.AllowHTTPWebhooks = true })
 	a := e.funded(t, 1_000_000)
 	hook := newReceiver(t, http.StatusBadGateway)
 	e.register(t, a.APIKey, hook.url())
@@ -334,7 +334,7 @@ func TestDeliverySucceedsOnRetry(t *testing.T) {
 // removed are skipped.
 func TestEventsWithoutWebhook(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *resellerd.Config) { c.AllowHTTPWebhooks = true })
 	a := e.funded(t, 1_000_000)
 	id := e.deployed(t, a.APIKey, ubuntuOn101)
 	hook := newReceiver(t, http.StatusOK)
@@ -359,7 +359,7 @@ func TestEventsWithoutWebhook(t *testing.T) {
 // on the same database.
 func TestDeliveryAfterRestart(t *testing.T) {
 	t.Parallel()
-	cfg := server.Config{DB: filepath.Join(t.TempDir(), "restart.db"), Clock: server.NewManualClock(testStart), WorkerInterval: -1,
+	cfg := resellerd.Config{DB: filepath.Join(t.TempDir(), "restart.db"), Clock: resellerd.NewManualClock(testStart), WorkerInterval: -1,
 		RateLimitScale: 100, AllowHTTPWebhooks: true}
 	first := openEnv(t, cfg)
 	a := first.funded(t, 1_000_000)
@@ -406,7 +406,7 @@ func gatedReceiver(t *testing.T) (url string, arrived <-chan struct{}, release f
 // TestPingRelayBusy: with as many test pings in flight as the relay takes, another is 503.
 func TestPingRelayBusy(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *resellerd.Config) { c.AllowHTTPWebhooks = true })
 	a := e.account(t, 0)
 	url, arrived, release := gatedReceiver(t)
 	e.register(t, a.APIKey, url)
@@ -438,7 +438,7 @@ func TestPingRelayBusy(t *testing.T) {
 // delivery stays pending and the next run makes it.
 func TestDeliveryCanceled(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *server.Config) { c.AllowHTTPWebhooks = true })
+	e := newEnv(t, func(c *resellerd.Config) { c.AllowHTTPWebhooks = true })
 	a := e.funded(t, 1_000_000)
 	url, arrived, release := gatedReceiver(t)
 	e.register(t, a.APIKey, url)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // devControls are the request journal and the fault rules of dev's test-control API, which
@@ -21,7 +21,7 @@ type devControls struct {
 
 // newDevControls makes the journal (of journalSize entries) and the fault rules, and gives the
 // journal the webhook deliveries of every backend cfg starts.
-func newDevControls(journalSize int, cfg *server.Config, b *backend) devControls {
+func newDevControls(journalSize int, cfg *resellerd.Config, b *backend) devControls {
 	c := devControls{
 		journal: devapi.NewJournal(devapi.JournalConfig{Size: journalSize, Clock: cfg.Clock, Catalog: catalog.New()}),
 		faults:  devapi.NewFaults(devapi.FaultsConfig{AccountOf: b.accountOf}),

@@ -5,8 +5,8 @@
 // and restore the whole service, under --machines sandbox its machines' disks included
 // (machines.go). A --db file keeps the accounts' keys (devdb.go), so dev started again on it
 // serves the same accounts. The command (backend/cmd/resellerd) parses the flags and serves what
-// Run builds. It sits beside backend/server, not under backend/internal, because it builds a
-// server (server.New): nothing under backend/internal imports backend/server (backend/layering/imports_test.go).
+// Run builds. It sits beside backend/resellerd, not under backend/internal, because it builds a
+// server (resellerd.New): nothing under backend/internal imports backend/resellerd (backend/layering/imports_test.go).
 package devserver
 
 import (
@@ -30,7 +30,7 @@ import (
 	seedpkg "github.com/reseller/terraform-provider-reseller/backend/internal/seed"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/seedfile"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // DefaultAccount is the account dev creates when no seed file is given.
@@ -41,10 +41,10 @@ const TemporaryDB = "-"
 
 // Options is what `resellerd dev` runs.
 type Options struct {
-	Config  server.Config // serve's configuration; DB a SQLite path or TemporaryDB
-	EnvFile string        // written with the two export lines once the API listens
-	Seed    string        // YAML seed file; empty: one fresh account (DefaultAccount)
-	State   string        // file the service is loaded from at start when it exists and written back to at exit
+	Config  resellerd.Config // serve's configuration; DB a SQLite path or TemporaryDB
+	EnvFile string           // written with the two export lines once the API listens
+	Seed    string           // YAML seed file; empty: one fresh account (DefaultAccount)
+	State   string           // file the service is loaded from at start when it exists and written back to at exit
 	// JournalSize is how many requests and webhook deliveries the journal keeps (0: off).
 	JournalSize int
 	// MaxCheckpoints and MaxCheckpointBytes bound the checkpoints kept at once, in number and
@@ -53,7 +53,7 @@ type Options struct {
 	MaxCheckpointBytes int64
 	// CheckMachines refuses what the host lacks for Config.Machines, once Run has given it its
 	// directory (dev's temporary one unless --machines-dir); nil checks nothing.
-	CheckMachines func(server.Config) error
+	CheckMachines func(resellerd.Config) error
 	// Guard is what /_dev/ accepts (its Logger is set to Run's when nil).
 	Guard devapi.GuardConfig
 	// Scheme is how clients reach the listeners: "http", or "https" with TLS.
@@ -185,27 +185,27 @@ func devAccounts(path string) ([]seedpkg.Account, *seedfile.File, error) {
 
 // backend is the backend dev serves; POST /_dev/reset replaces it with a fresh one.
 type backend struct {
-	cfg      server.Config
+	cfg      resellerd.Config
 	accounts []seedpkg.Account
 	clock    *devapi.OffsetClock // the service's clock, saved and put back with the database
 	mu       sync.RWMutex        // held for reading while a request uses srv, for writing by reset, save and restore
 	// srv is the backend now serving. It is never a closed one: nil only when a replacement
 	// failed and so did starting the old database again (down says why), which every request
 	// answers 503 until a reset succeeds.
-	srv     *server.Server
+	srv     *resellerd.Server
 	down    error
 	version string // resellerd's, recorded in what save writes
-	// newServer starts a backend on a configuration: server.New, which tests replace to make
+	// newServer starts a backend on a configuration: resellerd.New, which tests replace to make
 	// a start fail.
-	newServer func(ctx context.Context, cfg server.Config) (*server.Server, error)
+	newServer func(ctx context.Context, cfg resellerd.Config) (*resellerd.Server, error)
 }
 
-// start starts a backend on cfg (newServer, server.New when unset).
-func (b *backend) start(ctx context.Context, cfg server.Config) (*server.Server, error) {
+// start starts a backend on cfg (newServer, resellerd.New when unset).
+func (b *backend) start(ctx context.Context, cfg resellerd.Config) (*resellerd.Server, error) {
 	if b.newServer != nil {
 		return b.newServer(ctx, cfg)
 	}
-	return server.New(ctx, cfg)
+	return resellerd.New(ctx, cfg)
 }
 
 // open creates the database, marked as dev's, unless it is there already, seeds it and starts
@@ -221,7 +221,7 @@ func (b *backend) open(ctx context.Context) error {
 
 // openFresh creates the database, marked as dev's, unless it is there already, seeds it and
 // returns a backend started on it.
-func (b *backend) openFresh(ctx context.Context) (*server.Server, error) {
+func (b *backend) openFresh(ctx context.Context) (*resellerd.Server, error) {
 	if path, ok := SQLitePath(b.cfg.DB); ok {
 		if err := CreateDevDB(ctx, path); err != nil {
 			return nil, err
@@ -229,7 +229,7 @@ func (b *backend) openFresh(ctx context.Context) (*server.Server, error) {
 	}
 	cfg := b.cfg
 	cfg.KeepFailRate, cfg.FailRate = false, 0 // seeded builds must all finish; New then sets --fail-rate
-	if err := server.Seed(ctx, cfg, b.accounts); err != nil {
+	if err := resellerd.Seed(ctx, cfg, b.accounts); err != nil {
 		return nil, fmt.Errorf("dev: seed: %w", err)
 	}
 	if path, ok := SQLitePath(b.cfg.DB); ok {
@@ -321,7 +321,7 @@ func (b *backend) reset(ctx context.Context) error {
 // again, with the clock as it was: a failed reset or restore answers 5xx and leaves the
 // old service serving, never a closed backend. Should that start fail too, the backend is down
 // (every request answers 503) until a reset succeeds. Called with mu held for writing.
-func (b *backend) replace(ctx context.Context, op string, install func(ctx context.Context) (*server.Server, error)) error {
+func (b *backend) replace(ctx context.Context, op string, install func(ctx context.Context) (*resellerd.Server, error)) error {
 	live, _ := SQLitePath(b.cfg.DB)
 	aside := live + ".before-" + op
 	offset := b.clock.Offset()
@@ -334,7 +334,7 @@ func (b *backend) replace(ctx context.Context, op string, install func(ctx conte
 		err = b.moveDisks(b.machinesDir(), b.disksAside(op))
 	}
 	if err == nil {
-		var srv *server.Server
+		var srv *resellerd.Server
 		if srv, err = install(ctx); err == nil {
 			b.srv, b.down = srv, nil
 			_ = removeDB(aside)
@@ -394,11 +394,11 @@ func removeDB(path string) error {
 	return nil
 }
 
-// SQLitePath is the file of a SQLite --db (a path or sqlite:PATH), read as server.ParseDB
+// SQLitePath is the file of a SQLite --db (a path or sqlite:PATH), read as resellerd.ParseDB
 // reads every --db.
 func SQLitePath(db string) (string, bool) {
-	kind, path, err := server.ParseDB(db)
-	return path, err == nil && kind == server.DBSQLite
+	kind, path, err := resellerd.ParseDB(db)
+	return path, err == nil && kind == resellerd.DBSQLite
 }
 
 // announce prints the two export lines first on stdout and writes them to envFile, once the API

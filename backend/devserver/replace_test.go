@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // testDevBackend starts dev's backend on a new database, as dev does, with newServer failing
@@ -25,14 +25,14 @@ func testDevBackend(t *testing.T, fail *atomic.Bool) *backend {
 		t.Fatal(err)
 	}
 	clock := &devapi.OffsetClock{}
-	cfg := server.Config{DB: filepath.Join(t.TempDir(), "dev.db"), OrderWindow: 10 * time.Minute, RateLimitScale: 1,
+	cfg := resellerd.Config{DB: filepath.Join(t.TempDir(), "dev.db"), OrderWindow: 10 * time.Minute, RateLimitScale: 1,
 		Clock: clock, Logger: slog.New(slog.DiscardHandler), DevSecrets: true}
 	b := &backend{cfg: cfg, accounts: accounts, clock: clock,
-		newServer: func(ctx context.Context, cfg server.Config) (*server.Server, error) {
+		newServer: func(ctx context.Context, cfg resellerd.Config) (*resellerd.Server, error) {
 			if fail.Load() {
 				return nil, errors.New("a start that fails")
 			}
-			return server.New(ctx, cfg)
+			return resellerd.New(ctx, cfg)
 		}}
 	if err := b.open(context.Background()); err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestFailedResetKeepsTheService(t *testing.T) {
 	b := testDevBackend(t, &fail)
 	topUp(t, b)
 	fail.Store(true)
-	if err := b.replace(context.Background(), "reset", func(ctx context.Context) (*server.Server, error) {
+	if err := b.replace(context.Background(), "reset", func(ctx context.Context) (*resellerd.Server, error) {
 		fail.Store(false) // only the new backend fails: the old one starts again
 		return nil, errors.New("a start that fails")
 	}); err == nil {
@@ -113,11 +113,11 @@ func TestFailedRestoreKeepsTheService(t *testing.T) {
 	}
 	topUp(t, b)
 	calls := 0
-	b.newServer = func(ctx context.Context, cfg server.Config) (*server.Server, error) {
+	b.newServer = func(ctx context.Context, cfg resellerd.Config) (*resellerd.Server, error) {
 		if calls++; calls == 1 {
 			return nil, errors.New("a start that fails")
 		}
-		return server.New(ctx, cfg)
+		return resellerd.New(ctx, cfg)
 	}
 	if err := b.restore(context.Background(), checkpoint); err == nil {
 		t.Fatal("the restore answered no error")

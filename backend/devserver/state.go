@@ -15,7 +15,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	seedpkg "github.com/reseller/terraform-provider-reseller/backend/internal/seed"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore" // registers the "sqlite" driver too
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // A saved copy of dev's whole service (a checkpoint, the --state file) is one SQLite file: the
@@ -297,7 +297,7 @@ func (b *backend) restore(ctx context.Context, path string) error {
 		return fmt.Errorf("dev: restore the machines' disks: %w", err)
 	}
 	defer dropStaged(disks) // moved to --machines-dir unless something failed first
-	return b.replace(ctx, "restore", func(ctx context.Context) (*server.Server, error) {
+	return b.replace(ctx, "restore", func(ctx context.Context) (*resellerd.Server, error) {
 		if err := os.Rename(staged, live); err != nil {
 			return nil, err
 		}

@@ -18,13 +18,13 @@ import (
 const module = "github.com/reseller/terraform-provider-reseller"
 
 // upper are the backend's packages that stand above backend/internal: the composition root
-// (backend/server), the command, and the packages beside them that build on the root (dev's
+// (backend/resellerd), the command, and the packages beside them that build on the root (dev's
 // server, the operator commands, their output, the start checks). Arrows point inward
 // (ARCHITECTURE.md, "A backend entity, to copy"): a package under backend/internal that
 // imported one of these would tie the rules to the wiring above them, and import cycles wait
 // one edit away. A prefix covers the packages under it.
 var upper = []string{
-	module + "/backend/server",
+	module + "/backend/resellerd",
 	module + "/backend/cmd/",
 	module + "/backend/devserver",
 	module + "/backend/operatorcmd",
@@ -57,7 +57,7 @@ func TestInternalImportsNothingAbove(t *testing.T) {
 		for _, imp := range directImports(p) {
 			if isUpper(imp) {
 				t.Errorf("%s imports %s: nothing under backend/internal imports the packages above it; "+
-					"move what it needs down, or move the package up beside backend/server", p.ImportPath, imp)
+					"move what it needs down, or move the package up beside backend/resellerd", p.ImportPath, imp)
 			}
 		}
 		for _, dep := range p.Deps {
@@ -72,7 +72,7 @@ func TestInternalImportsNothingAbove(t *testing.T) {
 // not pass by saying nothing.
 func TestIsUpper(t *testing.T) {
 	for path, want := range map[string]bool{
-		module + "/backend/server":                  true,
+		module + "/backend/resellerd":               true,
 		module + "/backend/cmd/resellerd":           true,
 		module + "/backend/devserver":               true,
 		module + "/backend/preflight":               true,

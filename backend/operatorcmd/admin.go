@@ -13,7 +13,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/seedfile"
 	"github.com/reseller/terraform-provider-reseller/backend/preflight"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // The administrative commands that came before the operator commands: account create,
@@ -25,17 +25,17 @@ import (
 // command reads and writes no secret (NoSecrets), or uses dev's built-in key on a dev database.
 // No workers: the command only writes the account; a running serve does the rest. The fail
 // rate stays as serve set it.
-func openKeyed(ctx context.Context, db, keyFile string) (*server.Server, error) {
-	if _, _, err := server.ParseDB(db); err != nil {
+func openKeyed(ctx context.Context, db, keyFile string) (*resellerd.Server, error) {
+	if _, _, err := resellerd.ParseDB(db); err != nil {
 		return nil, fmt.Errorf("%w: %w", cliflag.ErrUsage, err)
 	}
-	cfg := server.Config{DB: db, WorkerInterval: -1, KeepFailRate: true, SecretsKeyFile: keyFile, NoSecrets: keyFile == ""}
+	cfg := resellerd.Config{DB: db, WorkerInterval: -1, KeepFailRate: true, SecretsKeyFile: keyFile, NoSecrets: keyFile == ""}
 	preflight.DevKeyOnDevDB(&cfg)
-	return server.New(ctx, cfg)
+	return resellerd.New(ctx, cfg)
 }
 
 // withKeyed opens db with keyFile, runs do on it and closes it.
-func withKeyed(ctx context.Context, db, keyFile string, do func(*server.Server) error) error {
+func withKeyed(ctx context.Context, db, keyFile string, do func(*resellerd.Server) error) error {
 	srv, err := openKeyed(ctx, db, keyFile)
 	if err != nil {
 		return err
@@ -46,8 +46,8 @@ func withKeyed(ctx context.Context, db, keyFile string, do func(*server.Server) 
 
 // CreateAccount runs `account create` on db: account a, by op. Its API key is printed this
 // once, as {"account_id": N, "api_key": "..."}; only its hash is stored.
-func CreateAccount(ctx context.Context, w io.Writer, db, keyFile string, op server.Operator, a server.NewAccount) error {
-	return withKeyed(ctx, db, keyFile, func(srv *server.Server) error {
+func CreateAccount(ctx context.Context, w io.Writer, db, keyFile string, op resellerd.Operator, a resellerd.NewAccount) error {
+	return withKeyed(ctx, db, keyFile, func(srv *resellerd.Server) error {
 		created, err := srv.CreateAccountBy(ctx, op, a)
 		if err != nil {
 			return err
@@ -62,8 +62,8 @@ func CreateAccount(ctx context.Context, w io.Writer, db, keyFile string, op serv
 }
 
 // RotateKey runs `account rotate-key` on db: account id's new API key, printed this once.
-func RotateKey(ctx context.Context, w io.Writer, db, keyFile string, op server.Operator, id int64) error {
-	return withKeyed(ctx, db, keyFile, func(srv *server.Server) error {
+func RotateKey(ctx context.Context, w io.Writer, db, keyFile string, op resellerd.Operator, id int64) error {
+	return withKeyed(ctx, db, keyFile, func(srv *resellerd.Server) error {
 		key, err := srv.RotateKeyBy(ctx, op, id)
 		if err != nil {
 			return err
@@ -74,8 +74,8 @@ func RotateKey(ctx context.Context, w io.Writer, db, keyFile string, op server.O
 }
 
 // TopUp runs `account topup` on db: amount credited to account id as a payment of paymentType.
-func TopUp(ctx context.Context, w io.Writer, db string, op server.Operator, id int64, amount money.Micros, paymentType string) error {
-	return withKeyed(ctx, db, "", func(srv *server.Server) error {
+func TopUp(ctx context.Context, w io.Writer, db string, op resellerd.Operator, id int64, amount money.Micros, paymentType string) error {
+	return withKeyed(ctx, db, "", func(srv *resellerd.Server) error {
 		if err := srv.TopUpBy(ctx, op, id, int64(amount), paymentType); err != nil {
 			return err
 		}
@@ -88,12 +88,12 @@ func TopUp(ctx context.Context, w io.Writer, db string, op server.Operator, id i
 const RotateReportEvery = 5 * time.Second
 
 // RotateSecrets runs `secrets rotate`: every secret of cfg's database not under the key file's
-// first key is encrypted again under it (server.RotateSecretsBy), batch values a transaction,
+// first key is encrypted again under it (resellerd.RotateSecretsBy), batch values a transaction,
 // while serve keeps running. It reports each column as it finishes, and a long one every
 // RotateReportEvery, then the total.
-func RotateSecrets(ctx context.Context, w io.Writer, op server.Operator, cfg server.Config, batch int) error {
+func RotateSecrets(ctx context.Context, w io.Writer, op resellerd.Operator, cfg resellerd.Config, batch int) error {
 	last := time.Now()
-	res, err := server.RotateSecretsBy(ctx, op, cfg, batch, func(p server.RotateProgress) {
+	res, err := resellerd.RotateSecretsBy(ctx, op, cfg, batch, func(p resellerd.RotateProgress) {
 		if p.Done || time.Since(last) >= RotateReportEvery {
 			last = time.Now()
 			state := "so far"
@@ -113,11 +113,11 @@ func RotateSecrets(ctx context.Context, w io.Writer, op server.Operator, cfg ser
 
 // Seed runs `resellerd seed`: the seed file's accounts, servers, snapshots and webhooks into
 // cfg's database, no backend serving it, doing only the work of what it creates (see
-// server.Seed). The seed is first applied to a scratch SQLite database under the same webhook
+// resellerd.Seed). The seed is first applied to a scratch SQLite database under the same webhook
 // policy, so a seed the service refuses (a plan that does not exist, a balance too small for
 // its servers, a webhook the policy refuses) fails naming its line before the real database is
 // touched.
-func Seed(ctx context.Context, w io.Writer, cfg server.Config, file string) error {
+func Seed(ctx context.Context, w io.Writer, cfg resellerd.Config, file string) error {
 	preflight.DevKeyOnDevDB(&cfg) // a dev database's secrets are under dev's key, as serve finds them
 	f, err := seedfile.Read(file)
 	if err != nil {
@@ -130,12 +130,12 @@ func Seed(ctx context.Context, w io.Writer, cfg server.Config, file string) erro
 	defer os.RemoveAll(scratch)
 	check := cfg
 	check.DB = filepath.Join(scratch, "check.db")
-	if err := server.Seed(ctx, check, f.Accounts); err != nil {
+	if err := resellerd.Seed(ctx, check, f.Accounts); err != nil {
 		return f.Explain(err)
 	}
 	live := cfg
 	live.KeepFailRate = true // the fail rate stays as the database's serve set it
-	if err := server.Seed(ctx, live, f.Accounts); err != nil {
+	if err := resellerd.Seed(ctx, live, f.Accounts); err != nil {
 		return f.Explain(err)
 	}
 	_, err = fmt.Fprintf(w, "seeded %d accounts from %s\n", len(f.Accounts), file)

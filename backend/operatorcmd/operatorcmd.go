@@ -1,8 +1,8 @@
 // Package operatorcmd is what resellerd's operator commands do once cmd/resellerd has parsed
 // their flags (backend/docs/operating-for-customers.md): who the operator is, for the audit
 // trail; opening the database beside a running serve; and each command's call to the server
-// and its output, rendered by operatorview. It sits beside backend/server, not under
-// backend/internal, because it opens a server (server.New) and calls its operator hooks.
+// and its output, rendered by operatorview. It sits beside backend/resellerd, not under
+// backend/internal, because it opens a server (resellerd.New) and calls its operator hooks.
 package operatorcmd
 
 import (
@@ -15,7 +15,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/operatorview"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // LookupEnv is os.LookupEnv; tests pass a map.
@@ -23,7 +23,7 @@ type LookupEnv func(string) (string, bool)
 
 // Operator is who runs command for reason: given (--operator, or RESELLER_OPERATOR), else the
 // OS user, else $USER, else "unknown".
-func Operator(given, command, reason string, env LookupEnv) server.Operator {
+func Operator(given, command, reason string, env LookupEnv) resellerd.Operator {
 	name := strings.TrimSpace(given)
 	if name == "" {
 		if u, err := user.Current(); err == nil {
@@ -36,14 +36,14 @@ func Operator(given, command, reason string, env LookupEnv) server.Operator {
 	if name == "" {
 		name = "unknown"
 	}
-	return server.Operator{Name: name, Command: command, Reason: reason}
+	return resellerd.Operator{Name: name, Command: command, Reason: reason}
 }
 
 // Command is one operator command with its common flags parsed.
 type Command struct {
-	Name   string        // "account block", as the audit trail names it
-	Config server.Config // --db and --secrets-key-file
-	Who    string        // --operator
+	Name   string           // "account block", as the audit trail names it
+	Config resellerd.Config // --db and --secrets-key-file
+	Who    string           // --operator
 	Env    LookupEnv
 	// TouchesSecrets marks a command that reads or rewrites rows holding secrets (instance
 	// lock and unlock rewrite the server's row; account show reads orders and servers).
@@ -51,7 +51,7 @@ type Command struct {
 }
 
 // As is who runs c, for reason.
-func (c Command) As(reason string) server.Operator {
+func (c Command) As(reason string) resellerd.Operator {
 	return Operator(c.Who, c.Name, reason, c.Env)
 }
 
@@ -61,18 +61,18 @@ func (c Command) As(reason string) server.Operator {
 // secrets are stored plain, as serve without a key file keeps them, and is refused, naming
 // --secrets-key-file, on one whose secrets are encrypted. A --db that is no database is a
 // usage error (cliflag.ErrUsage).
-func (c Command) Open(ctx context.Context) (*server.Server, error) {
-	if _, _, err := server.ParseDB(c.Config.DB); err != nil {
+func (c Command) Open(ctx context.Context) (*resellerd.Server, error) {
+	if _, _, err := resellerd.ParseDB(c.Config.DB); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", cliflag.ErrUsage, c.Name, err)
 	}
 	cfg := c.Config
 	cfg.WorkerInterval, cfg.KeepFailRate = -1, true
 	cfg.NoSecrets = cfg.SecretsKeyFile == "" && !c.TouchesSecrets
-	return server.New(ctx, cfg)
+	return resellerd.New(ctx, cfg)
 }
 
 // with opens the database, runs do on it and closes it.
-func (c Command) with(ctx context.Context, do func(*server.Server) error) error {
+func (c Command) with(ctx context.Context, do func(*resellerd.Server) error) error {
 	srv, err := c.Open(ctx)
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (c Command) with(ctx context.Context, do func(*server.Server) error) error 
 
 // ListAccounts runs `account list`: every account, as a table or one JSON array.
 func (c Command) ListAccounts(ctx context.Context, w io.Writer, asJSON bool) error {
-	return c.with(ctx, func(srv *server.Server) error {
+	return c.with(ctx, func(srv *resellerd.Server) error {
 		accts, err := srv.Accounts(ctx)
 		if err != nil {
 			return err
@@ -94,7 +94,7 @@ func (c Command) ListAccounts(ctx context.Context, w io.Writer, asJSON bool) err
 
 // ShowAccount runs `account show`: account id with its pending orders and locked servers.
 func (c Command) ShowAccount(ctx context.Context, w io.Writer, id int64, asJSON bool) error {
-	return c.with(ctx, func(srv *server.Server) error {
+	return c.with(ctx, func(srv *resellerd.Server) error {
 		d, err := srv.Account(ctx, id)
 		if err != nil {
 			return err
@@ -104,8 +104,8 @@ func (c Command) ShowAccount(ctx context.Context, w io.Writer, id int64, asJSON 
 }
 
 // ChangeAccount makes ch on account id, for reason, and says what it did in one line.
-func (c Command) ChangeAccount(ctx context.Context, w io.Writer, id int64, ch server.AccountChange, reason string) error {
-	return c.with(ctx, func(srv *server.Server) error {
+func (c Command) ChangeAccount(ctx context.Context, w io.Writer, id int64, ch resellerd.AccountChange, reason string) error {
+	return c.with(ctx, func(srv *resellerd.Server) error {
 		if err := srv.UpdateAccount(ctx, c.As(reason), id, ch); err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func (c Command) ChangeAccount(ctx context.Context, w io.Writer, id int64, ch se
 // LockInstance runs `instance lock` (lock true, for reason) or `instance unlock` on instance id
 // and says what it left in one line.
 func (c Command) LockInstance(ctx context.Context, w io.Writer, id int64, lock bool, reason string) error {
-	return c.with(ctx, func(srv *server.Server) error {
+	return c.with(ctx, func(srv *resellerd.Server) error {
 		var err error
 		if lock {
 			err = srv.LockInstanceBy(ctx, c.As(reason), id)
@@ -135,8 +135,8 @@ func (c Command) LockInstance(ctx context.Context, w io.Writer, id int64, lock b
 // Audit runs `resellerd audit`: the entries about account (0: all) of the last since (0: all
 // of them), oldest first, as a table or one JSON array.
 func (c Command) Audit(ctx context.Context, w io.Writer, account int64, since time.Duration, asJSON bool) error {
-	return c.with(ctx, func(srv *server.Server) error {
-		f := server.AuditFilter{AccountID: account}
+	return c.with(ctx, func(srv *resellerd.Server) error {
+		f := resellerd.AuditFilter{AccountID: account}
 		if since > 0 {
 			f.Since = time.Now().Add(-since)
 		}
@@ -150,8 +150,8 @@ func (c Command) Audit(ctx context.Context, w io.Writer, account int64, since ti
 
 // SetInstanceTraffic runs `instance set`: instance id's traffic allowance, for reason, and
 // prints its traffic as it then stands.
-func (c Command) SetInstanceTraffic(ctx context.Context, w io.Writer, id int64, ch server.TrafficChange, reason string, asJSON bool) error {
-	return c.with(ctx, func(srv *server.Server) error {
+func (c Command) SetInstanceTraffic(ctx context.Context, w io.Writer, id int64, ch resellerd.TrafficChange, reason string, asJSON bool) error {
+	return c.with(ctx, func(srv *resellerd.Server) error {
 		t, err := srv.SetInstanceTrafficBy(ctx, c.As(reason), id, ch)
 		if err != nil {
 			return err

@@ -14,14 +14,14 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 func noEnv(string) (string, bool) { return "", false }
 
 func TestOperator(t *testing.T) {
 	op := Operator("  alice ", "account block", "debt", noEnv)
-	if op != (server.Operator{Name: "alice", Command: "account block", Reason: "debt"}) {
+	if op != (resellerd.Operator{Name: "alice", Command: "account block", Reason: "debt"}) {
 		t.Errorf("given: %+v", op)
 	}
 	u, err := user.Current()
@@ -34,11 +34,11 @@ func TestOperator(t *testing.T) {
 }
 
 func TestOpen_badDBIsAUsageErrorNamingTheCommand(t *testing.T) {
-	_, err := Command{Name: "account list", Config: server.Config{DB: "mysql://x"}, Env: noEnv}.Open(context.Background())
+	_, err := Command{Name: "account list", Config: resellerd.Config{DB: "mysql://x"}, Env: noEnv}.Open(context.Background())
 	if !errors.Is(err, cliflag.ErrUsage) || !strings.HasPrefix(strings.TrimPrefix(err.Error(), cliflag.ErrUsage.Error()), ": account list: ") {
 		t.Errorf("err = %v, want a usage error of account list", err)
 	}
-	err = CreateAccount(context.Background(), &bytes.Buffer{}, "mysql://x", "", Operator("ops", "account create", "", noEnv), server.NewAccount{})
+	err = CreateAccount(context.Background(), &bytes.Buffer{}, "mysql://x", "", Operator("ops", "account create", "", noEnv), resellerd.NewAccount{})
 	if !errors.Is(err, cliflag.ErrUsage) {
 		t.Errorf("account create: err = %v, want a usage error", err)
 	}
@@ -49,10 +49,10 @@ func TestOpen_badDBIsAUsageErrorNamingTheCommand(t *testing.T) {
 func TestCommandsOnADatabase(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "reseller.db")
-	op := func(cmd string) server.Operator { return Operator("ops", cmd, "", noEnv) }
+	op := func(cmd string) resellerd.Operator { return Operator("ops", cmd, "", noEnv) }
 	var out bytes.Buffer
 
-	a := server.NewAccount{BalanceMicros: int64(money.USD(20)), ServerLimit: 3, OrderLimit: 2, Language: "en"}
+	a := resellerd.NewAccount{BalanceMicros: int64(money.USD(20)), ServerLimit: 3, OrderLimit: 2, Language: "en"}
 	if err := CreateAccount(ctx, &out, db, "", op("account create"), a); err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +81,10 @@ func TestCommandsOnADatabase(t *testing.T) {
 		t.Errorf("topup printed %q, want %q", out.String(), want)
 	}
 
-	c := Command{Name: "account block", Config: server.Config{DB: db}, Who: "carol", Env: noEnv}
+	c := Command{Name: "account block", Config: resellerd.Config{DB: db}, Who: "carol", Env: noEnv}
 	out.Reset()
 	yes := true
-	if err := c.ChangeAccount(ctx, &out, id, server.AccountChange{Blocked: &yes}, "debt"); err != nil {
+	if err := c.ChangeAccount(ctx, &out, id, resellerd.AccountChange{Blocked: &yes}, "debt"); err != nil {
 		t.Fatal(err)
 	}
 	if want := "account " + itoa(id) + ": blocked\n"; out.String() != want {
@@ -134,7 +134,7 @@ func TestCommandsOnADatabase(t *testing.T) {
 
 func TestLockInstance_unknownInstanceChangesNothing(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "reseller.db")
-	c := Command{Name: "instance lock", Config: server.Config{DB: db}, Who: "ops", Env: noEnv, TouchesSecrets: true}
+	c := Command{Name: "instance lock", Config: resellerd.Config{DB: db}, Who: "ops", Env: noEnv, TouchesSecrets: true}
 	var out bytes.Buffer
 	if err := c.LockInstance(context.Background(), &out, 404, true, "abuse"); err == nil || out.Len() != 0 {
 		t.Errorf("lock of no instance: err %v, printed %q: want an error and nothing printed", err, out.String())

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 func writeSeed(t *testing.T, content string) string {
@@ -36,11 +36,11 @@ func TestSeed_aRefusedSeedLeavesTheDatabaseAlone(t *testing.T) {
         template_id: 1
 `)
 	var out bytes.Buffer
-	if err := Seed(ctx, &out, server.Config{DB: db}, bad); err == nil || out.Len() != 0 {
+	if err := Seed(ctx, &out, resellerd.Config{DB: db}, bad); err == nil || out.Len() != 0 {
 		t.Fatalf("bad seed: err %v, printed %q: want an error and nothing printed", err, out.String())
 	}
 	if _, err := os.Stat(db); err == nil {
-		c := Command{Name: "account list", Config: server.Config{DB: db}, Env: noEnv}
+		c := Command{Name: "account list", Config: resellerd.Config{DB: db}, Env: noEnv}
 		if err := c.ListAccounts(ctx, &out, true); err != nil || strings.TrimSpace(out.String()) != "[]" {
 			t.Fatalf("after a refused seed the database holds %s (%v), want no account", out.String(), err)
 		}
@@ -48,7 +48,7 @@ func TestSeed_aRefusedSeedLeavesTheDatabaseAlone(t *testing.T) {
 
 	good := writeSeed(t, "accounts:\n  - api_key: first-0123456789abcdef0123456789abcdef\n    balance: 10\n")
 	out.Reset()
-	if err := Seed(ctx, &out, server.Config{DB: db}, good); err != nil {
+	if err := Seed(ctx, &out, resellerd.Config{DB: db}, good); err != nil {
 		t.Fatal(err)
 	}
 	if want := "seeded 1 accounts from " + good + "\n"; out.String() != want {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // AuditEntry is one entry as `resellerd audit --json` prints it (an array of them, oldest
@@ -28,7 +28,7 @@ type AuditEntry struct {
 
 // NewAuditEntry is e as `resellerd audit` shows it; a stored state that is not a JSON object is
 // an error naming the entry.
-func NewAuditEntry(e server.AuditEntry) (AuditEntry, error) {
+func NewAuditEntry(e resellerd.AuditEntry) (AuditEntry, error) {
 	before, err := auditState(e.Before)
 	if err != nil {
 		return AuditEntry{}, fmt.Errorf("audit entry %d: %w", e.ID, err)
@@ -67,7 +67,7 @@ func auditState(stored string) (map[string]any, error) {
 
 // WriteAudit prints entries as `resellerd audit` does: one JSON array, or a table whose before
 // and after columns are compact JSON. Nothing is printed when an entry cannot be read.
-func WriteAudit(w io.Writer, entries []server.AuditEntry, asJSON bool) error {
+func WriteAudit(w io.Writer, entries []resellerd.AuditEntry, asJSON bool) error {
 	out := make([]AuditEntry, len(entries))
 	for i, e := range entries {
 		var err error

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
-var entries = []server.AuditEntry{
+var entries = []resellerd.AuditEntry{
 	{ID: 1, At: at, Operator: "ops", Command: "account topup", AccountID: 7,
 		Before: `{"balance_micros":1000000}`, After: `{"balance_micros":51500000}`},
 	{ID: 22, At: at, Operator: "someone-else", Command: "instance lock", AccountID: 7, InstanceID: 9, Reason: "debt",
@@ -65,7 +65,7 @@ func TestWriteAudit_tableIsAligned(t *testing.T) {
 }
 
 func TestWriteAudit_badStoredStateNamesTheEntryAndPrintsNothing(t *testing.T) {
-	bad := append(slices.Clone(entries), server.AuditEntry{ID: 44, Before: `{}`, After: `not json`})
+	bad := append(slices.Clone(entries), resellerd.AuditEntry{ID: 44, Before: `{}`, After: `not json`})
 	for _, asJSON := range []bool{true, false} {
 		var buf bytes.Buffer
 		err := WriteAudit(&buf, bad, asJSON)
@@ -76,7 +76,7 @@ func TestWriteAudit_badStoredStateNamesTheEntryAndPrintsNothing(t *testing.T) {
 			t.Errorf("json %v: printed %q before the error", asJSON, buf.String())
 		}
 	}
-	_, err := NewAuditEntry(server.AuditEntry{ID: 5, Before: `{"balance_micros":"x"}`, After: `{}`})
+	_, err := NewAuditEntry(resellerd.AuditEntry{ID: 5, Before: `{"balance_micros":"x"}`, After: `{}`})
 	if err == nil || !strings.Contains(err.Error(), "balance_micros") {
 		t.Errorf("a money field that is no number: err = %v, want one naming it", err)
 	}

@@ -2,7 +2,7 @@
 // operating-for-customers.md): accounts, an account's pending orders and locked servers, and
 // the audit trail, as aligned tables for people or as JSON documents for scripts. The JSON
 // field names are a contract (DESIGN.md, "Operating it for customers"). It only renders: the
-// commands in cmd/resellerd parse the flags and ask the server. It sits beside backend/server,
+// commands in cmd/resellerd parse the flags and ask the server. It sits beside backend/resellerd,
 // not under backend/internal, because what it renders are the server's operator types.
 package operatorview
 
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // Account is an account as `account list --json` and `account show --json` print it.
@@ -34,7 +34,7 @@ type Account struct {
 }
 
 // NewAccount is a as the JSON documents show it, money in USD.
-func NewAccount(a server.AccountInfo) Account {
+func NewAccount(a resellerd.AccountInfo) Account {
 	return Account{ID: a.ID, Balance: money.Micros(a.BalanceMicros), Debt: money.Micros(a.DebtMicros),
 		Servers: a.Servers, ServerLimit: a.ServerLimit, APIOrderLimit: a.OrderLimit, Blocked: a.Blocked,
 		Verified: a.Verified, AppsEnabled: a.AppsEnabled, Language: a.Language, APIKeyHint: a.KeyHint}
@@ -65,7 +65,7 @@ type Lock struct {
 }
 
 // NewAccountDetail is d as `account show --json` prints it.
-func NewAccountDetail(d server.AccountDetails) AccountDetail {
+func NewAccountDetail(d resellerd.AccountDetails) AccountDetail {
 	out := AccountDetail{Account: NewAccount(d.AccountInfo), PendingOrders: []PendingOrder{}, Locks: []Lock{}}
 	for _, o := range d.PendingOrders {
 		out.PendingOrders = append(out.PendingOrders, PendingOrder{ID: o.ID, CreatedAt: o.CreatedAt,
@@ -94,7 +94,7 @@ const accountHeader = "ID\tBALANCE\tDEBT\tSERVERS\tORDER LIMIT\tBLOCKED\tVERIFIE
 
 // WriteAccounts prints accts as `account list` does: one JSON array, or a table of one row
 // each.
-func WriteAccounts(w io.Writer, accts []server.AccountInfo, asJSON bool) error {
+func WriteAccounts(w io.Writer, accts []resellerd.AccountInfo, asJSON bool) error {
 	if asJSON {
 		out := make([]Account, len(accts))
 		for i, a := range accts {
@@ -111,7 +111,7 @@ func WriteAccounts(w io.Writer, accts []server.AccountInfo, asJSON bool) error {
 }
 
 // writeAccountRow writes one account as a row of the accounts' table.
-func writeAccountRow(w io.Writer, a server.AccountInfo) {
+func writeAccountRow(w io.Writer, a resellerd.AccountInfo) {
 	fmt.Fprintf(w, "%d\t%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\t%s\t%s…\n", a.ID, money.Micros(a.BalanceMicros),
 		money.Micros(a.DebtMicros), a.Servers, a.ServerLimit, a.OrderLimit, yesNo(a.Blocked), yesNo(a.Verified),
 		onOff(a.AppsEnabled), a.Language, a.KeyHint)
@@ -133,7 +133,7 @@ func onOff(b bool) string {
 
 // WriteAccountDetail prints d as `account show` does: one JSON document, or the account's row,
 // then its pending orders and its locked servers, each a table.
-func WriteAccountDetail(w io.Writer, d server.AccountDetails, asJSON bool) error {
+func WriteAccountDetail(w io.Writer, d resellerd.AccountDetails, asJSON bool) error {
 	if asJSON {
 		return WriteJSON(w, NewAccountDetail(d))
 	}
@@ -157,7 +157,7 @@ func WriteAccountDetail(w io.Writer, d server.AccountDetails, asJSON bool) error
 
 // DescribeChange says what ch did, for the one line `account block|unblock|verify|set` print
 // ("blocked", "server_limit 3, apps off").
-func DescribeChange(ch server.AccountChange) string {
+func DescribeChange(ch resellerd.AccountChange) string {
 	var parts []string
 	add := func(format string, v any) { parts = append(parts, fmt.Sprintf(format, v)) }
 	if ch.Blocked != nil {
@@ -203,7 +203,7 @@ type Traffic struct {
 }
 
 // WriteTraffic prints what `instance set` left: one JSON document, or one line.
-func WriteTraffic(w io.Writer, t server.InstanceTraffic, asJSON bool) error {
+func WriteTraffic(w io.Writer, t resellerd.InstanceTraffic, asJSON bool) error {
 	if asJSON {
 		return WriteJSON(w, Traffic{InstanceID: t.InstanceID, Enabled: t.Enabled, Included: t.IncludedGB, Used: t.UsedGB,
 			Overage: t.OverageGB, AllowOverage: t.AllowOverage, CycleStartDate: t.CycleStart.UTC().Format(time.RFC3339)})

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 var (
 	at       = time.Date(2026, 11, 28, 4, 0, 0, 0, time.UTC)
-	rich     = server.AccountInfo{ID: 7, BalanceMicros: 12_500_000, DebtMicros: 0, Servers: 2, ServerLimit: 10, OrderLimit: 5, Blocked: true, Verified: false, AppsEnabled: true, Language: "fa", KeyHint: "rk_abcd"}
-	longName = server.AccountInfo{ID: 1234, BalanceMicros: 1_000_000_000, DebtMicros: 3_250_000, Servers: 12, ServerLimit: 100, OrderLimit: 50, Verified: true, Language: "en", KeyHint: "rk_wxyz"}
+	rich     = resellerd.AccountInfo{ID: 7, BalanceMicros: 12_500_000, DebtMicros: 0, Servers: 2, ServerLimit: 10, OrderLimit: 5, Blocked: true, Verified: false, AppsEnabled: true, Language: "fa", KeyHint: "rk_abcd"}
+	longName = resellerd.AccountInfo{ID: 1234, BalanceMicros: 1_000_000_000, DebtMicros: 3_250_000, Servers: 12, ServerLimit: 100, OrderLimit: 50, Verified: true, Language: "en", KeyHint: "rk_wxyz"}
 )
 
 // accountFields are the JSON field names of an account (DESIGN.md, "Operating it for customers").
@@ -67,7 +67,7 @@ func fieldStarts(line string) []int {
 
 func TestWriteAccounts_tableIsAligned(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteAccounts(&buf, []server.AccountInfo{rich, longName}, false); err != nil {
+	if err := WriteAccounts(&buf, []resellerd.AccountInfo{rich, longName}, false); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
@@ -99,7 +99,7 @@ func splitColumns(line string) []string {
 
 func TestWriteAccounts_JSONFieldNames(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteAccounts(&buf, []server.AccountInfo{rich}, true); err != nil {
+	if err := WriteAccounts(&buf, []resellerd.AccountInfo{rich}, true); err != nil {
 		t.Fatal(err)
 	}
 	var got []json.RawMessage
@@ -134,13 +134,13 @@ func TestWriteAccounts_noneIsAnEmptyArray(t *testing.T) {
 	}
 }
 
-func detail() server.AccountDetails {
-	return server.AccountDetails{AccountInfo: rich,
-		PendingOrders: []server.PendingOrderInfo{
+func detail() resellerd.AccountDetails {
+	return resellerd.AccountDetails{AccountInfo: rich,
+		PendingOrders: []resellerd.PendingOrderInfo{
 			{ID: 3, CreatedAt: at, PriceMicros: 4_000_000, Hostname: "web-1", Building: true},
 			{ID: 41, CreatedAt: at, PriceMicros: 125_000_000, Hostname: "database-primary"},
 		},
-		Locks: []server.LockInfo{{InstanceID: 9, Reason: "debt", LockedAt: at}},
+		Locks: []resellerd.LockInfo{{InstanceID: 9, Reason: "debt", LockedAt: at}},
 	}
 }
 
@@ -176,7 +176,7 @@ func TestWriteAccountDetail_JSONFieldNames(t *testing.T) {
 
 func TestWriteAccountDetail_noneAreEmptyArraysNotNull(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteAccountDetail(&buf, server.AccountDetails{AccountInfo: rich}, true); err != nil {
+	if err := WriteAccountDetail(&buf, resellerd.AccountDetails{AccountInfo: rich}, true); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"pending_orders": []`, `"locks": []`} {
@@ -216,15 +216,15 @@ func TestWriteAccountDetail_tables(t *testing.T) {
 func TestDescribeChange(t *testing.T) {
 	yes, no, three, fa := true, false, 3, "fa"
 	for _, tc := range []struct {
-		ch   server.AccountChange
+		ch   resellerd.AccountChange
 		want string
 	}{
-		{server.AccountChange{Blocked: &yes}, "blocked"},
-		{server.AccountChange{Blocked: &no}, "unblocked"},
-		{server.AccountChange{Verified: &yes}, "identity verified"},
-		{server.AccountChange{ServerLimit: &three, OrderLimit: &three, AppsEnabled: &no, Language: &fa},
+		{resellerd.AccountChange{Blocked: &yes}, "blocked"},
+		{resellerd.AccountChange{Blocked: &no}, "unblocked"},
+		{resellerd.AccountChange{Verified: &yes}, "identity verified"},
+		{resellerd.AccountChange{ServerLimit: &three, OrderLimit: &three, AppsEnabled: &no, Language: &fa},
 			"server_limit 3, api_order_limit 3, apps off, language fa"},
-		{server.AccountChange{AppsEnabled: &yes}, "apps on"},
+		{resellerd.AccountChange{AppsEnabled: &yes}, "apps on"},
 	} {
 		if got := DescribeChange(tc.ch); got != tc.want {
 			t.Errorf("DescribeChange(%+v) = %q, want %q", tc.ch, got, tc.want)

@@ -3,7 +3,7 @@
 // whether the host can run --machines sandbox, which key a dev database's secrets are under,
 // and the one warning serve gives when it keeps secrets in plain text. A refusal here changes
 // nothing. cmd/resellerd parses the flags and calls these in order. It sits beside
-// backend/server, not under backend/internal, because it checks a server.Config.
+// backend/resellerd, not under backend/internal, because it checks a resellerd.Config.
 package preflight
 
 import (
@@ -14,7 +14,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // KeyFile checks who may read the key file path (--secrets-key-file; empty: none): a file its
@@ -46,7 +46,7 @@ func KeyFile(logger *slog.Logger, path string, strict bool) error {
 // key, which is no secret either). It is called once the backend has started: a database whose
 // secrets are encrypted is refused without a key, and a warning that they are stored in plain
 // text before that refusal would say the opposite of what is true.
-func WarnPlainSecrets(logger *slog.Logger, c server.Config) {
+func WarnPlainSecrets(logger *slog.Logger, c resellerd.Config) {
 	if c.SecretsKeyFile == "" {
 		logger.Warn("no --secrets-key-file: webhook signing secrets, root passwords and app inputs are stored as plain text " +
 			"in the database and in every backup of it; see backend/docs/sharing-safely.md")
@@ -57,7 +57,7 @@ func WarnPlainSecrets(logger *slog.Logger, c server.Config) {
 // created with dev's built-in key when given no key file, as dev encrypted its secrets with it:
 // serve on a dev database (which it warns about, devserver.WarnIfDevDB) keeps working as it did
 // before secrets were encrypted.
-func DevKeyOnDevDB(c *server.Config) {
+func DevKeyOnDevDB(c *resellerd.Config) {
 	if c.SecretsKeyFile != "" {
 		return
 	}
@@ -84,9 +84,9 @@ func Pprof(addr string) error {
 
 // Machines refuses --machines sandbox on a host that lacks what it needs, with machines.Check's
 // message (a usage error of command), before anything is opened.
-func Machines(command string, c server.Config) error {
-	if err := server.CheckMachines(c); err != nil {
-		return fmt.Errorf("%w: %s: --machines %s: %w", cliflag.ErrUsage, command, server.MachinesSandbox, err)
+func Machines(command string, c resellerd.Config) error {
+	if err := resellerd.CheckMachines(c); err != nil {
+		return fmt.Errorf("%w: %s: --machines %s: %w", cliflag.ErrUsage, command, resellerd.MachinesSandbox, err)
 	}
 	return nil
 }

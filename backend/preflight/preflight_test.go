@@ -13,7 +13,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 func logTo(buf *bytes.Buffer) *slog.Logger { return slog.New(slog.NewTextHandler(buf, nil)) }
@@ -53,11 +53,11 @@ func TestKeyFile(t *testing.T) {
 
 func TestWarnPlainSecrets(t *testing.T) {
 	var buf bytes.Buffer
-	WarnPlainSecrets(logTo(&buf), server.Config{SecretsKeyFile: "/etc/reseller/keys"})
+	WarnPlainSecrets(logTo(&buf), resellerd.Config{SecretsKeyFile: "/etc/reseller/keys"})
 	if buf.Len() != 0 {
 		t.Errorf("with a key file: %q, want no warning", buf.String())
 	}
-	WarnPlainSecrets(logTo(&buf), server.Config{})
+	WarnPlainSecrets(logTo(&buf), resellerd.Config{})
 	if !strings.Contains(buf.String(), "level=WARN") || !strings.Contains(buf.String(), "no --secrets-key-file") {
 		t.Errorf("without one: %q, want the warning naming --secrets-key-file", buf.String())
 	}
@@ -71,14 +71,14 @@ func TestDevKeyOnDevDB(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		cfg  server.Config
+		cfg  resellerd.Config
 		want bool
 	}{
-		{"a dev database without a key file", server.Config{DB: dev}, true},
-		{"a dev database given sqlite:", server.Config{DB: "sqlite:" + dev}, true},
-		{"a dev database with a key file", server.Config{DB: dev, SecretsKeyFile: "/keys"}, false},
-		{"another database", server.Config{DB: filepath.Join(dir, "serve.db")}, false},
-		{"PostgreSQL", server.Config{DB: "postgres://db.example/reseller"}, false},
+		{"a dev database without a key file", resellerd.Config{DB: dev}, true},
+		{"a dev database given sqlite:", resellerd.Config{DB: "sqlite:" + dev}, true},
+		{"a dev database with a key file", resellerd.Config{DB: dev, SecretsKeyFile: "/keys"}, false},
+		{"another database", resellerd.Config{DB: filepath.Join(dir, "serve.db")}, false},
+		{"PostgreSQL", resellerd.Config{DB: "postgres://db.example/reseller"}, false},
 	} {
 		c := tc.cfg
 		DevKeyOnDevDB(&c)
@@ -107,11 +107,11 @@ func TestPprof(t *testing.T) {
 }
 
 func TestMachines(t *testing.T) {
-	if err := Machines("serve", server.Config{Machines: server.MachinesConfig{Mode: server.MachinesSim}}); err != nil {
+	if err := Machines("serve", resellerd.Config{Machines: resellerd.MachinesConfig{Mode: resellerd.MachinesSim}}); err != nil {
 		t.Errorf("sim: %v, want nothing to check", err)
 	}
 	v6 := netip.MustParsePrefix("fd00::/64") // machines' addresses are IPv4
-	err := Machines("dev", server.Config{Machines: server.MachinesConfig{Mode: server.MachinesSandbox, CIDR: v6}})
+	err := Machines("dev", resellerd.Config{Machines: resellerd.MachinesConfig{Mode: resellerd.MachinesSandbox, CIDR: v6}})
 	if !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(err.Error(), "dev: --machines sandbox: --machines-cidr: ") {
 		t.Errorf("sandbox on an IPv6 range: err = %v, want a usage error of dev naming --machines sandbox and the range", err)
 	}

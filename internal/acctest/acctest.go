@@ -20,7 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/internal/provider"
 )
@@ -60,13 +60,13 @@ type Backend struct {
 	// AccountID is that account's id.
 	AccountID int64
 	// Server is the backend itself, for operator actions (top-ups, blocking, KYC).
-	Server *server.Server
+	Server *resellerd.Server
 	// RateLimitScale is the backend's rate-limit scale (0: limits off); ProviderConfig paces
 	// the provider with the same scale.
 	RateLimitScale float64
 
 	requests *requestLog
-	cfg      server.Config
+	cfg      resellerd.Config
 	ts       *httptest.Server
 }
 
@@ -76,7 +76,7 @@ type options struct {
 	orderLimit    int
 	language      string
 	kycVerified   bool
-	config        []func(*server.Config)
+	config        []func(*resellerd.Config)
 }
 
 // Option changes how StartBackend sets up the backend or the account.
@@ -104,43 +104,43 @@ func WithKYCVerified() Option {
 
 // WithServerConfig lets a test adjust the backend configuration (delays, fail rate) before the
 // server starts. Several are applied in order.
-func WithServerConfig(fn func(*server.Config)) Option {
+func WithServerConfig(fn func(*resellerd.Config)) Option {
 	return func(o *options) { o.config = append(o.config, fn) }
 }
 
 // WithDelays sets how long the simulated datacenter takes to build a server and, after that, to
 // deliver its credentials (each app install stage takes the credentials delay too).
 func WithDelays(deploy, credentials time.Duration) Option {
-	return WithServerConfig(func(c *server.Config) { c.DeployDelay, c.CredentialsDelay = deploy, credentials })
+	return WithServerConfig(func(c *resellerd.Config) { c.DeployDelay, c.CredentialsDelay = deploy, credentials })
 }
 
 // WithOrderWindow sets how long an order may stay pending before it times out.
 func WithOrderWindow(d time.Duration) Option {
-	return WithServerConfig(func(c *server.Config) { c.OrderWindow = d })
+	return WithServerConfig(func(c *resellerd.Config) { c.OrderWindow = d })
 }
 
 // WithFailRate sets the share (0 to 1) of simulated builds that never finish (their orders time
 // out) and of datacenter operations that fail.
 func WithFailRate(rate float64) Option {
-	return WithServerConfig(func(c *server.Config) { c.FailRate = rate })
+	return WithServerConfig(func(c *resellerd.Config) { c.FailRate = rate })
 }
 
 // WithSnapshotDelay sets how long a snapshot stays creating before its image is available
-// (server.Config.SnapshotDelay; 0 takes the deploy delay).
+// (resellerd.Config.SnapshotDelay; 0 takes the deploy delay).
 func WithSnapshotDelay(d time.Duration) Option {
-	return WithServerConfig(func(c *server.Config) { c.SnapshotDelay = d })
+	return WithServerConfig(func(c *resellerd.Config) { c.SnapshotDelay = d })
 }
 
 // WithRealLimits runs the backend at the API's documented rate limits (RateLimitScale 1) instead
 // of with limits off; the provider block of ProviderConfig then paces at the same limits.
 func WithRealLimits() Option {
-	return WithServerConfig(func(c *server.Config) { c.RateLimitScale = 1 })
+	return WithServerConfig(func(c *resellerd.Config) { c.RateLimitScale = 1 })
 }
 
 // WithHTTPWebhooks lets the account register a plain http:// webhook URL on a loopback host, such
-// as a Receiver's (server.Config.AllowHTTPWebhooks).
+// as a Receiver's (resellerd.Config.AllowHTTPWebhooks).
 func WithHTTPWebhooks() Option {
-	return WithServerConfig(func(c *server.Config) { c.AllowHTTPWebhooks = true })
+	return WithServerConfig(func(c *resellerd.Config) { c.AllowHTTPWebhooks = true })
 }
 
 // StartBackend starts a fresh backend with its own SQLite database in t.TempDir(), rate limits
@@ -159,7 +159,7 @@ func StartBackend(t *testing.T, opts ...Option) *Backend {
 		opt(&o)
 	}
 
-	cfg := server.Config{
+	cfg := resellerd.Config{
 		DB:               filepath.Join(t.TempDir(), "reseller.db"),
 		DeployDelay:      200 * time.Millisecond,
 		CredentialsDelay: 100 * time.Millisecond,
@@ -179,7 +179,7 @@ func StartBackend(t *testing.T, opts ...Option) *Backend {
 	t.Cleanup(func() { b.stop(t) })
 	srv := b.Server
 
-	acct, err := srv.CreateAccount(ctx, server.NewAccount{
+	acct, err := srv.CreateAccount(ctx, resellerd.NewAccount{
 		BalanceMicros: o.balanceMicros,
 		ServerLimit:   o.serverLimit,
 		OrderLimit:    o.orderLimit,
@@ -221,7 +221,7 @@ func (b *Backend) RestartAfter(t *testing.T, down time.Duration) error {
 
 // serve starts a backend on b.cfg and serves it on l, or on a fresh loopback port when l is nil.
 func (b *Backend) serve(l net.Listener) error {
-	srv, err := server.New(context.Background(), b.cfg)
+	srv, err := resellerd.New(context.Background(), b.cfg)
 	if err != nil {
 		if l != nil {
 			_ = l.Close()

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/machinestest"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // WithMachines runs the backend with --machines sandbox: every Linux server is a real machine on
@@ -25,8 +25,8 @@ func WithMachines(t *testing.T) Option {
 	machinestest.Require(t)
 	cidr := lockMachinesCIDR(t)
 	dir := t.TempDir()
-	return WithServerConfig(func(c *server.Config) {
-		c.Machines = server.MachinesConfig{Mode: server.MachinesSandbox, Dir: dir, CIDR: cidr}
+	return WithServerConfig(func(c *resellerd.Config) {
+		c.Machines = resellerd.MachinesConfig{Mode: resellerd.MachinesSandbox, Dir: dir, CIDR: cidr}
 	})
 }
 

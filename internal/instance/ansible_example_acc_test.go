@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/reseller/terraform-provider-reseller/backend/machinestest"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 	"github.com/reseller/terraform-provider-reseller/internal/acctest"
 )
 
@@ -38,7 +38,7 @@ func TestAccInstance_ansibleExample(t *testing.T) {
 		}
 	}
 	image := machinestest.DebianImage(t)
-	b := acctest.StartBackend(t, acctest.WithMachines(t), acctest.WithServerConfig(func(c *server.Config) {
+	b := acctest.StartBackend(t, acctest.WithMachines(t), acctest.WithServerConfig(func(c *resellerd.Config) {
 		c.Machines.ImageFor = map[int64]string{debianTemplate: image}
 	}))
 	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "guides", "ansible"))

@@ -1,4 +1,4 @@
-// Package plan implements the reseller_plans and reseller_plan data sources: the orderable
+// Package serverplan implements the reseller_plans and reseller_plan data sources: the orderable
 // server plans of the catalogue, filtered and sorted by hourly price.
 package serverplan
 

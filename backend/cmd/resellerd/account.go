@@ -9,7 +9,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/operatorcmd"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // account runs `resellerd account SUBCOMMAND`.
@@ -42,13 +42,13 @@ func accountCreate(ctx context.Context, args []string, stdout io.Writer, env loo
 	db := fs.String("db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
 	balance := &cliflag.USD{Micros: money.USD(100)}
 	fs.Var(balance, "balance", "initial balance in USD, recorded as a manual payment")
-	var a server.NewAccount
+	var a resellerd.NewAccount
 	fs.IntVar(&a.ServerLimit, "server-limit", 10, "maximum active instances")
 	fs.IntVar(&a.OrderLimit, "order-limit", 5, "maximum orders provisioning at once")
 	fs.StringVar(&a.Language, "language", "fa", "account language: fa or en")
 	who := operatorFlag(fs)
-	var keys server.Config
-	addSecretsFlag(fs, &keys, server.Config{})
+	var keys resellerd.Config
+	addSecretsFlag(fs, &keys, resellerd.Config{})
 	if err := parseFlags(fs, args, env); err != nil {
 		return err
 	}
@@ -61,8 +61,8 @@ func accountRotateKey(ctx context.Context, args []string, stdout io.Writer, env 
 	db := fs.String("db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
 	id := fs.Int64("account", 0, "account id")
 	who := operatorFlag(fs)
-	var keys server.Config
-	addSecretsFlag(fs, &keys, server.Config{})
+	var keys resellerd.Config
+	addSecretsFlag(fs, &keys, resellerd.Config{})
 	if err := parseFlags(fs, args, env); err != nil {
 		return err
 	}

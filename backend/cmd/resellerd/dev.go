@@ -13,7 +13,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/devserver"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/devapi"
 	"github.com/reseller/terraform-provider-reseller/backend/preflight"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // devOptions is the parsed command line of `resellerd dev`: every serve flag, and its own.
@@ -29,11 +29,11 @@ type devOptions struct {
 // builds in about a second, plain-HTTP loopback webhooks, the spec's rate limits.
 var devDefaults = serveOptions{
 	Listen: "127.0.0.1:8080",
-	Config: server.Config{
+	Config: resellerd.Config{
 		DeployDelay: 500 * time.Millisecond, CredentialsDelay: 200 * time.Millisecond,
 		OrderWindow: 10 * time.Minute, WorkLease: serveDefaults.Config.WorkLease, RateLimitScale: 1, AllowHTTPWebhooks: true,
 		RetainEvents: serveDefaults.Config.RetainEvents, ConsoleTTL: serveDefaults.Config.ConsoleTTL,
-		Machines: server.MachinesConfig{Mode: server.MachinesSim, CIDR: server.DefaultMachinesCIDR, PidsMax: server.DefaultMachinesPidsMax}, // Dir: dev's temporary directory
+		Machines: resellerd.MachinesConfig{Mode: resellerd.MachinesSim, CIDR: resellerd.DefaultMachinesCIDR, PidsMax: resellerd.DefaultMachinesPidsMax}, // Dir: dev's temporary directory
 	},
 	Log: defaultLog,
 }
@@ -97,7 +97,7 @@ func dev(ctx context.Context, o devOptions, stdout io.Writer, logger *slog.Logge
 	return devserver.Run(ctx, devserver.Options{
 		Config: o.Config, EnvFile: o.EnvFile, Seed: o.Seed, State: o.State,
 		JournalSize: o.JournalSize, MaxCheckpoints: o.MaxCheckpoints, MaxCheckpointBytes: o.MaxCheckpointBytes,
-		CheckMachines: func(c server.Config) error { return preflight.Machines("dev", c) },
+		CheckMachines: func(c resellerd.Config) error { return preflight.Machines("dev", c) },
 		Guard:         o.guardConfig(logger), Scheme: endpointScheme(o.serveOptions), Version: version,
 	}, stdout, logger, func(ctx context.Context, h, metrics http.Handler, ready func([]net.Addr)) error {
 		return serveHandler(ctx, o.serveOptions, h, metrics, logger, ready)

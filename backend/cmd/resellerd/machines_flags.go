@@ -8,7 +8,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // defaultMachinesDir is where serve keeps the machines' disks unless --machines-dir says
@@ -17,7 +17,7 @@ const defaultMachinesDir = "./data/machines"
 
 // addMachinesFlags registers --machines and the flags beside it on fs, filling c with the
 // defaults def (backend/docs/machines.md).
-func addMachinesFlags(fs *flag.FlagSet, c *server.MachinesConfig, def server.MachinesConfig) {
+func addMachinesFlags(fs *flag.FlagSet, c *resellerd.MachinesConfig, def resellerd.MachinesConfig) {
 	fs.StringVar(&c.Mode, "machines", def.Mode, "how servers are made: `sim` (servers are rows, as always) or sandbox "+
 		"(every Linux server online is a running machine on this host with its own address, reachable over SSH with the API's "+
 		"credentials; needs root or user namespaces, ip, iptables, busybox and overlayfs; Windows servers stay simulated)")
@@ -42,7 +42,7 @@ func addMachinesFlags(fs *flag.FlagSet, c *server.MachinesConfig, def server.Mac
 }
 
 // addConsoleFlags registers --public-url and --console-ttl on fs (backend/docs/machines.md).
-func addConsoleFlags(fs *flag.FlagSet, c *server.Config, def server.Config) {
+func addConsoleFlags(fs *flag.FlagSet, c *resellerd.Config, def resellerd.Config) {
 	fs.StringVar(&c.PublicURL, "public-url", def.PublicURL, "`URL` customers reach resellerd at (behind a proxy, the proxy's), where "+
 		"--machines sandbox's console URLs point; default: the --listen listener's own URL")
 	fs.DurationVar(&c.ConsoleTTL, "console-ttl", def.ConsoleTTL, "how long a console URL of --machines sandbox lives; after it the URL "+
@@ -74,8 +74,8 @@ func listenerURL(scheme string, addr net.Addr) string {
 }
 
 // defaultMachines are serve's machine flags.
-var defaultMachines = server.MachinesConfig{Mode: server.MachinesSim, Dir: defaultMachinesDir, CIDR: server.DefaultMachinesCIDR,
-	PidsMax: server.DefaultMachinesPidsMax}
+var defaultMachines = resellerd.MachinesConfig{Mode: resellerd.MachinesSim, Dir: defaultMachinesDir, CIDR: resellerd.DefaultMachinesCIDR,
+	PidsMax: resellerd.DefaultMachinesPidsMax}
 
 // validateMachines refuses an unknown --machines, a --machines-cidr addresses cannot come from
 // and a --machines-pids-max out of bounds (0 too, which Config takes as the default), naming
@@ -83,7 +83,7 @@ var defaultMachines = server.MachinesConfig{Mode: server.MachinesSim, Dir: defau
 func (o serveOptions) validateMachines(command string) error {
 	err := o.Config.Machines.Validate()
 	if err == nil && o.Config.Machines.PidsMax == 0 {
-		err = server.CheckMachinesPidsMax(0)
+		err = resellerd.CheckMachinesPidsMax(0)
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", errUsage, command, err)

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // Operating resellerd for customers (backend/docs/operating-for-customers.md): `resellerd
@@ -59,7 +59,7 @@ func accountChange(ctx context.Context, command string, args []string, stdout io
 	if err := requireID(c.Name, "--account", *id); err != nil {
 		return err
 	}
-	var ch server.AccountChange
+	var ch resellerd.AccountChange
 	yes, no := true, false
 	switch command {
 	case "block":
@@ -94,12 +94,12 @@ func accountSet(ctx context.Context, args []string, stdout io.Writer, env lookup
 	if err := requireID(c.Name, "--account", *id); err != nil {
 		return err
 	}
-	ch := server.AccountChange{ServerLimit: serverLimit.V, OrderLimit: orderLimit.V, Language: language.V}
+	ch := resellerd.AccountChange{ServerLimit: serverLimit.V, OrderLimit: orderLimit.V, Language: language.V}
 	if apps.V != nil {
 		on := *apps.V == "on"
 		ch.AppsEnabled = &on
 	}
-	if ch == (server.AccountChange{}) {
+	if ch == (resellerd.AccountChange{}) {
 		return fmt.Errorf("%w: %s: nothing to change: give --server-limit, --order-limit, --apps or --language", errUsage, c.Name)
 	}
 	return c.ChangeAccount(ctx, stdout, *id, ch, *reason)
@@ -157,10 +157,10 @@ func instanceSet(ctx context.Context, args []string, stdout io.Writer, env looku
 	if err := requireID(c.Name, "--instance", *id); err != nil {
 		return err
 	}
-	if included.V != nil && *included.V > server.MaxTrafficIncludedGB {
-		return fmt.Errorf("%w: %s: --traffic-included must be at most %d (GB)", errUsage, c.Name, server.MaxTrafficIncludedGB)
+	if included.V != nil && *included.V > resellerd.MaxTrafficIncludedGB {
+		return fmt.Errorf("%w: %s: --traffic-included must be at most %d (GB)", errUsage, c.Name, resellerd.MaxTrafficIncludedGB)
 	}
-	ch := server.TrafficChange{IncludedGB: included.V}
+	ch := resellerd.TrafficChange{IncludedGB: included.V}
 	if overage.V != nil {
 		on := *overage.V == "on"
 		ch.AllowOverage = &on

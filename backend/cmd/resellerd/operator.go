@@ -4,7 +4,7 @@ import (
 	"flag"
 
 	"github.com/reseller/terraform-provider-reseller/backend/operatorcmd"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // The flags every operator command shares (operate.go, audit.go, and account create,
@@ -17,7 +17,7 @@ func newOperatorCommand(name string, env lookupEnv) (*flag.FlagSet, *operatorcmd
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	c := &operatorcmd.Command{Name: name, Env: operatorcmd.LookupEnv(env)}
 	fs.StringVar(&c.Config.DB, "db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
-	addSecretsFlag(fs, &c.Config, server.Config{})
+	addSecretsFlag(fs, &c.Config, resellerd.Config{})
 	fs.StringVar(&c.Who, "operator", "", operatorUsage)
 	return fs, c
 }
@@ -31,6 +31,6 @@ func operatorFlag(fs *flag.FlagSet) *string {
 }
 
 // operator is who runs command for reason (operatorcmd.Operator).
-func operator(given, command, reason string, env lookupEnv) server.Operator {
+func operator(given, command, reason string, env lookupEnv) resellerd.Operator {
 	return operatorcmd.Operator(given, command, reason, operatorcmd.LookupEnv(env))
 }

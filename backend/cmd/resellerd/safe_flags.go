@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/cliflag"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // addSafeFlags registers the flags that make a shared resellerd safe: the webhook policy and the
@@ -25,7 +25,7 @@ func addSafeFlags(fs *flag.FlagSet, o *serveOptions, def serveOptions) {
 // addSecretsFlag registers --secrets-key-file on fs, filling c with the default def. serve, dev,
 // seed (which writes webhooks and servers) and secrets rotate take it, under one name and one
 // RESELLER_ variable.
-func addSecretsFlag(fs *flag.FlagSet, c *server.Config, def server.Config) {
+func addSecretsFlag(fs *flag.FlagSet, c *resellerd.Config, def resellerd.Config) {
 	fs.StringVar(&c.SecretsKeyFile, "secrets-key-file", def.SecretsKeyFile,
 		"file of base64 keys (`FILE`), 32 bytes each, one a line (# comments): the first encrypts the webhook signing secrets, root passwords and app inputs stored in the database (AES-256-GCM), every one decrypts them, so a new key goes first and the old ones stay until resellerd secrets rotate has run; make one with: head -c 32 /dev/urandom | base64. Without it serve stores them as plain text, and dev uses a built-in key")
 }
@@ -34,7 +34,7 @@ func addSecretsFlag(fs *flag.FlagSet, c *server.Config, def server.Config) {
 // addresses it may reach) and its event retention on fs, filling c with the defaults def.
 // `resellerd seed`, which sets webhooks on a live database, takes the same flags, so a seed
 // obeys the operator's policy under the same names and RESELLER_ variables.
-func addWebhookFlags(fs *flag.FlagSet, c *server.Config, def server.Config) {
+func addWebhookFlags(fs *flag.FlagSet, c *resellerd.Config, def resellerd.Config) {
 	fs.BoolVar(&c.AllowHTTPWebhooks, "allow-http-webhooks", def.AllowHTTPWebhooks, "for tests only: also accept http:// webhook URLs on a loopback host and let webhooks reach loopback receivers on this machine")
 	c.WebhookAllowCIDRs = append(c.WebhookAllowCIDRs[:0], def.WebhookAllowCIDRs...)
 	fs.Var((*cliflag.CIDRList)(&c.WebhookAllowCIDRs), "webhook-allow-cidr",
@@ -49,7 +49,7 @@ func (o serveOptions) validateSafe() error {
 }
 
 // validateWebhookFlags checks the values of the flags of addWebhookFlags for the command cmd.
-func validateWebhookFlags(cmd string, c server.Config) error {
+func validateWebhookFlags(cmd string, c resellerd.Config) error {
 	if c.RetainEvents < 0 {
 		return fmt.Errorf("%w: %s: --retain-events must not be negative (0 is 168h)", errUsage, cmd)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
 	"github.com/reseller/terraform-provider-reseller/backend/operatorcmd"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // secretsCommand runs `resellerd secrets SUBCOMMAND`.
@@ -30,9 +30,9 @@ func secretsCommand(ctx context.Context, args []string, stdout io.Writer, env lo
 // long one every operatorcmd.RotateReportEvery.
 func secretsRotate(ctx context.Context, args []string, stdout io.Writer, env lookupEnv) error {
 	fs := flag.NewFlagSet("secrets rotate", flag.ContinueOnError)
-	var cfg server.Config
+	var cfg resellerd.Config
 	fs.StringVar(&cfg.DB, "db", defaultDB, "SQLite file path (or sqlite:PATH) or postgres:// URL; anything else is refused")
-	addSecretsFlag(fs, &cfg, server.Config{})
+	addSecretsFlag(fs, &cfg, resellerd.Config{})
 	batch := fs.Int("batch-size", sqlstore.DefaultRotateBatch, "values encrypted again per transaction")
 	who := operatorFlag(fs)
 	if err := parseFlags(fs, args, env); err != nil {
@@ -44,7 +44,7 @@ func secretsRotate(ctx context.Context, args []string, stdout io.Writer, env loo
 	case *batch <= 0:
 		return fmt.Errorf("%w: secrets rotate: --batch-size must be positive", errUsage)
 	}
-	if _, _, err := server.ParseDB(cfg.DB); err != nil {
+	if _, _, err := resellerd.ParseDB(cfg.DB); err != nil {
 		return fmt.Errorf("%w: secrets rotate: %w", errUsage, err)
 	}
 	return operatorcmd.RotateSecrets(ctx, stdout, operator(*who, "secrets rotate", "", env), cfg, *batch)

@@ -8,14 +8,14 @@ import (
 	"strings"
 
 	"github.com/reseller/terraform-provider-reseller/backend/operatorcmd"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // seedOptions is the parsed command line of `resellerd seed`.
 type seedOptions struct {
 	File string // the YAML seed file
 	// Config holds --db and serve's webhook policy and event retention (addWebhookFlags).
-	Config server.Config
+	Config resellerd.Config
 }
 
 // parseSeed reads `resellerd seed [flags] FILE`: --db, and serve's webhook flags with serve's

@@ -18,7 +18,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // tenantKey is the key of the live database's tenant in the seed tests: not one of the seed's.
@@ -79,7 +79,7 @@ func testSeedDoesOnlyItsOwnWork(t *testing.T, db string) {
 		t.Fatalf("the seed changed the tenant's outbox or wallet:\nbefore %+v\nafter  %+v", before, after)
 	}
 
-	srv, err := server.New(ctx, server.Config{DB: db, WorkerInterval: -1, KeepFailRate: true})
+	srv, err := resellerd.New(ctx, resellerd.Config{DB: db, WorkerInterval: -1, KeepFailRate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,13 +127,13 @@ func (c stillClock) Now() time.Time { return c.at }
 func liveTenant(t *testing.T, db, hookURL string) int64 {
 	t.Helper()
 	ctx := t.Context()
-	srv, err := server.New(ctx, server.Config{DB: db, Clock: stillClock{time.Now().Add(-200 * time.Hour)},
+	srv, err := resellerd.New(ctx, resellerd.Config{DB: db, Clock: stillClock{time.Now().Add(-200 * time.Hour)},
 		WorkerInterval: -1, AllowHTTPWebhooks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	acct, err := srv.CreateAccount(ctx, server.NewAccount{APIKey: tenantKey, BalanceMicros: 100_000_000, ServerLimit: 5, OrderLimit: 5, Language: "en"})
+	acct, err := srv.CreateAccount(ctx, resellerd.NewAccount{APIKey: tenantKey, BalanceMicros: 100_000_000, ServerLimit: 5, OrderLimit: 5, Language: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func liveTenant(t *testing.T, db, hookURL string) int64 {
 }
 
 // deployedBy runs srv's workers until the tenant's order has deployed and returns its instance.
-func deployedBy(t *testing.T, srv *server.Server, base string, orderID int64) int64 {
+func deployedBy(t *testing.T, srv *resellerd.Server, base string, orderID int64) int64 {
 	t.Helper()
 	for range 20 {
 		if err := srv.RunDue(t.Context()); err != nil {
@@ -250,12 +250,12 @@ func readOutbox(t *testing.T, db string, id int64) outbox {
 // openStore opens the store of db, a SQLite path or a postgres:// URL.
 func openStore(ctx context.Context, t *testing.T, db string) *sqlstore.Store {
 	t.Helper()
-	kind, target, err := server.ParseDB(db)
+	kind, target, err := resellerd.ParseDB(db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var st *sqlstore.Store
-	if kind == server.DBPostgres {
+	if kind == resellerd.DBPostgres {
 		st, err = sqlstore.OpenPostgres(ctx, target)
 	} else {
 		st, err = sqlstore.OpenSQLite(ctx, target)

@@ -13,7 +13,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/httpserve"
 	"github.com/reseller/terraform-provider-reseller/backend/preflight"
-	"github.com/reseller/terraform-provider-reseller/backend/server"
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // defaultDB is where the SQLite database lives unless --db says otherwise.
@@ -32,7 +32,7 @@ type serveOptions struct {
 	// is otherwise only warned about (preflight.KeyFile).
 	StrictKeyFile bool
 	Log           logOptions
-	Config        server.Config
+	Config        resellerd.Config
 }
 
 func parseServe(args []string, env lookupEnv) (serveOptions, error) {
@@ -49,7 +49,7 @@ func parseServe(args []string, env lookupEnv) (serveOptions, error) {
 // with defaults of its own.
 var serveDefaults = serveOptions{
 	Listen: "127.0.0.1:8080",
-	Config: server.Config{
+	Config: resellerd.Config{
 		DB: defaultDB, DeployDelay: 3 * time.Second, CredentialsDelay: time.Second,
 		OrderWindow: 10 * time.Minute, WorkLease: time.Minute, RateLimitScale: 1, RetainEvents: 168 * time.Hour,
 		Machines: defaultMachines, ConsoleTTL: console.DefaultTTL,
@@ -92,7 +92,7 @@ func (o serveOptions) validate() error {
 	case c.WorkLease < time.Second:
 		return fmt.Errorf("%w: serve: --work-lease must be at least 1s", errUsage)
 	}
-	if _, _, err := server.ParseDB(c.DB); err != nil {
+	if _, _, err := resellerd.ParseDB(c.DB); err != nil {
 		return fmt.Errorf("%w: serve: %w", errUsage, err)
 	}
 	if err := o.validateMachines("serve"); err != nil {
@@ -126,7 +126,7 @@ func serve(ctx context.Context, o serveOptions, logger *slog.Logger, ready func(
 	}
 	devserver.WarnIfDevDB(logger, o.Config.DB)
 	preflight.DevKeyOnDevDB(&o.Config)
-	srv, err := server.New(ctx, o.Config)
+	srv, err := resellerd.New(ctx, o.Config)
 	if err != nil {
 		return err // no plain-text warning before it: the database may be encrypted, and serve refused
 	}
@@ -154,7 +154,7 @@ func serveHandler(ctx context.Context, o serveOptions, h, metrics http.Handler, 
 		return err
 	}
 	return httpserve.Serve(ctx, httpserve.Config{Listen: o.Listen, AltListen: o.AltListen, Pprof: o.Pprof,
-		MetricsListen: o.MetricsListen, TLS: tlsConfig, DB: server.RedactDB(o.Config.DB)}, h, metrics, logger, ready)
+		MetricsListen: o.MetricsListen, TLS: tlsConfig, DB: resellerd.RedactDB(o.Config.DB)}, h, metrics, logger, ready)
 }
 
 // addMetricsFlags registers --metrics-listen on fs.

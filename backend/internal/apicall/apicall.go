@@ -1,6 +1,6 @@
 // Package apicall sends one request to a resellerd over HTTP and reads the API's envelope back:
 // the vocabulary the backend's HTTP tests share (the conformance suite in backend/apitest and
-// the unit tests of backend/server), so a request is built and an answer judged one way.
+// the unit tests of backend/resellerd), so a request is built and an answer judged one way.
 package apicall
 
 import (

@@ -29,7 +29,7 @@ const MaxAdvance = 31 * 24 * time.Hour
 const clockStep = time.Hour
 
 // Backend is what the routes act on: the operator hooks of the backend now serving (the
-// composition root, server.Server, has them). Their errors are the API's, answered as they are.
+// composition root, resellerd.Server, has them). Their errors are the API's, answered as they are.
 type Backend interface {
 	// RunDue runs every worker once, for what is due at the clock's time.
 	RunDue(ctx context.Context) error

@@ -1,7 +1,7 @@
 // Package seed applies the accounts of a seed (`resellerd dev --seed`, `resellerd seed`) through
 // the service's own paths: each server is ordered, deployed and charged as an API client's
 // would be, then powered off, snapshotted, and the webhook set last. Package seedfile reads the
-// seed files into its types; server.Seed runs Apply on a backend of its own.
+// seed files into its types; resellerd.Seed runs Apply on a backend of its own.
 package seed
 
 import (

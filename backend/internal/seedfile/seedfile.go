@@ -312,7 +312,7 @@ func (p parser) count(fields map[string]*yaml.Node, path, name string) (int, err
 	return n, nil
 }
 
-// Explain turns an error of applying the seed (a *seed.Error, as server.Seed returns) into one
+// Explain turns an error of applying the seed (a *seed.Error, as resellerd.Seed returns) into one
 // naming the file, the line and the field of the item that failed; other errors come back as
 // they are.
 func (f *File) Explain(err error) error {
