@@ -1,12 +1,7 @@
 package wire
 
-import (
-	"fmt"
-	"net/http"
-)
-
-// The bodies of the account, its wallet, webhook settings and quotes, and of the service's own
-// health and exchange rate (spec: Account, Wallet, Webhook settings, Quote).
+// The bodies of the account, its wallet and quotes, and of the service's own health and
+// exchange rate (spec: Account, Wallet, Quote). The webhook's are in webhooks.go.
 
 // Health is the body of GET /health (schema Health).
 type Health struct {
@@ -52,36 +47,6 @@ type Payment[M Money] struct {
 	Amount      M       `json:"amount"`
 	PaymentType *string `json:"payment_type"`
 	PaidAt      *string `json:"paid_at"`
-}
-
-// WebhookSettings is the body of GET, PUT and DELETE /account/webhook. It has no field for the
-// secret, so none can leak.
-type WebhookSettings struct {
-	URL        *string  `json:"url"`
-	Configured bool     `json:"configured"`
-	Events     []string `json:"events"`
-}
-
-// WebhookTestResult is the answer of POST /account/webhook/test: whether the ping was delivered
-// (a 2xx answer) and the HTTP status the endpoint answered with, nil when it did not answer
-// (schema WebhookTestResult).
-type WebhookTestResult struct {
-	Delivered bool   `json:"delivered"`
-	Status    *int64 `json:"status"`
-}
-
-// String describes the result for a diagnostic: "delivered (HTTP 204)", "HTTP 401
-// Unauthorized", or "no answer".
-func (r WebhookTestResult) String() string {
-	switch {
-	case r.Status == nil && r.Delivered:
-		return "delivered"
-	case r.Status == nil:
-		return "no answer (connection refused or timed out)"
-	case r.Delivered:
-		return fmt.Sprintf("delivered (HTTP %d)", *r.Status)
-	}
-	return fmt.Sprintf("HTTP %d %s", *r.Status, http.StatusText(int(*r.Status)))
 }
 
 // Quote is the answer of POST /quote (schema Quote).

@@ -6,24 +6,22 @@ import "github.com/reseller/terraform-provider-reseller/wire"
 // money as float64 dollars: the provider only displays and compares prices, it never books
 // them. Plan.HourlyPrice lives there too.
 type (
-	Health            = wire.Health
-	Dollar            = wire.Dollar
-	Price             = wire.Price[float64]
-	Template          = wire.Template
-	Feature           = wire.Feature[float64]
-	PlanTraffic       = wire.PlanTraffic[float64]
-	Plan              = wire.Plan[float64]
-	DatacenterTerm    = wire.DatacenterTerm
-	Datacenter        = wire.Datacenter
-	Location          = wire.Location
-	AppInput          = wire.AppInput
-	App               = wire.App
-	Account           = wire.Account
-	Balance           = wire.Balance[float64]
-	Payment           = wire.Payment[float64]
-	Quote             = wire.Quote[float64]
-	WebhookSettings   = wire.WebhookSettings
-	WebhookTestResult = wire.WebhookTestResult
+	Health         = wire.Health
+	Dollar         = wire.Dollar
+	Price          = wire.Price[float64]
+	Template       = wire.Template
+	Feature        = wire.Feature[float64]
+	PlanTraffic    = wire.PlanTraffic[float64]
+	Plan           = wire.Plan[float64]
+	DatacenterTerm = wire.DatacenterTerm
+	Datacenter     = wire.Datacenter
+	Location       = wire.Location
+	AppInput       = wire.AppInput
+	App            = wire.App
+	Account        = wire.Account
+	Balance        = wire.Balance[float64]
+	Payment        = wire.Payment[float64]
+	Quote          = wire.Quote[float64]
 )
 
 // QuoteRequest is the body of POST /quote.

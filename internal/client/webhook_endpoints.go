@@ -5,9 +5,26 @@ import (
 	"net/http"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
-// Endpoints of the webhook registration (spec: Account, Webhook settings).
+// Endpoints of the webhook registration (spec: Account, Webhook settings), and their bodies.
+// This file is the client's half of the copy template for a new entity (ARCHITECTURE.md).
+
+// The answers are the wire package's bodies, the same Go types resellerd answers with.
+type (
+	WebhookSettings   = wire.WebhookSettings
+	WebhookTestResult = wire.WebhookTestResult
+)
+
+// WebhookRequest is the body of PUT /account/webhook: the endpoint URL and the secret, both
+// required, within the limits of the public webhook package (CheckURL, CheckSecret). resellerd
+// decodes it into pointers of its own, to tell a missing field from an empty one.
+type WebhookRequest struct {
+	URL    string `json:"url"`
+	Secret string `json:"secret"`
+}
 
 // GetWebhook calls GET /account/webhook.
 func (c *Client) GetWebhook(ctx context.Context) (*WebhookSettings, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
 // Prefix is the version prefix of every API path (the spec's {base_url}).
@@ -83,77 +84,23 @@ func newHandler(cfg Config) *handler {
 	}
 }
 
-// routes registers every endpoint of this version of the API: the routes of Routes, each with its
-// handler (handlers) and its rate limit, beside the OpenAPI document and the probes.
+// routes registers every endpoint of this version of the API: the routes of Routes, each with the
+// handler and the rate limit its row names, beside the OpenAPI document and the probes.
 func (h *handler) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /openapi.json", h.openAPIDocument)
 	h.probes(mux)
 	if h.console != nil {
 		mux.Handle(console.Prefix, h.console)
 	}
-	handlers := h.handlers()
 	for _, rt := range Routes {
-		fn, ok := handlers[rt.Pattern()]
 		switch {
-		case !ok: // TestEveryRouteHasAHandler fails first
-			continue
-		case rt.Public:
-			h.public(mux, rt.Pattern(), rt.PerMinute, fn.public)
-		default:
-			h.authedIn(mux, rt.Pattern(), rt.bucket(), rt.PerMinute, fn.authed)
-		}
-	}
-}
-
-// routeHandler is the handler of a route: public (no key) or authed.
-type routeHandler struct {
-	public http.HandlerFunc
-	authed authedFunc
-}
-
-// handlers maps each route of Routes ("METHOD /path") to its handler.
-func (h *handler) handlers() map[string]routeHandler {
-	authed := func(fn authedFunc) routeHandler { return routeHandler{authed: fn} }
-	return map[string]routeHandler{
-		"GET /health":     {public: h.health},
-		"GET /api/dollar": authed(h.dollar),
-
-		"GET /account":               authed(h.account),
-		"GET /account/balance":       authed(h.balance),
-		"GET /account/payments":      authed(h.payments),
-		"GET /account/webhook":       authed(h.webhook),
-		"PUT /account/webhook":       authed(h.putWebhook),
-		"DELETE /account/webhook":    authed(h.deleteWebhook),
-		"POST /account/webhook/test": authed(h.testWebhook),
-
-		"GET /catalog/servers":             authed(h.plans),
-		"GET /catalog/servers/{server_id}": authed(h.plan),
-		"GET /datacenters":                 authed(h.datacenters),
-		"GET /locations":                   authed(h.locations),
-		"GET /catalog/apps":                authed(h.apps),
-		"POST /quote":                      authed(h.quote),
-
-		"GET /orders":            authed(h.orders),
-		"GET /orders/{order_id}": authed(h.order),
-
-		"GET /instances":                              authed(h.instances),
-		"POST /instances":                             authed(h.createInstance),
-		"GET /instances/{instance_id}":                authed(h.instance),
-		"PATCH /instances/{instance_id}":              authed(h.updateInstance),
-		"DELETE /instances/{instance_id}":             authed(h.cancelInstance),
-		"POST /instances/{instance_id}/actions":       authed(h.action),
-		"GET /instances/{instance_id}/resize-options": authed(h.resizeOptions),
-		"GET /instances/{instance_id}/traffic":        authed(h.traffic),
-		"GET /instances/{instance_id}/apps":           authed(h.instanceApps),
-		"POST /instances/{instance_id}/apps":          authed(h.installApps),
-		"GET /instances/{instance_id}/snapshots":      authed(h.instanceSnapshots),
-		"POST /instances/{instance_id}/snapshots":     authed(h.createSnapshot),
-
-		"GET /snapshots":                        authed(h.snapshots),
-		"GET /snapshots/{snapshot_id}":          authed(h.snapshot),
-		"PATCH /snapshots/{snapshot_id}":        authed(h.updateSnapshot),
-		"DELETE /snapshots/{snapshot_id}":       authed(h.deleteSnapshot),
-		"POST /snapshots/{snapshot_id}/restore": authed(h.restoreSnapshot),
+		case rt.Public && rt.public != nil:
+			h.public(mux, rt.Pattern(), rt.PerMinute, func(w http.ResponseWriter, r *http.Request) { rt.public(h, w, r) })
+		case !rt.Public && rt.authed != nil:
+			h.authedIn(mux, rt.Pattern(), rt.bucket(), rt.PerMinute, func(w http.ResponseWriter, r *http.Request, acct store.Account) {
+				rt.authed(h, w, r, acct)
+			})
+		} // a route without the handler its kind needs: TestEveryRouteHasAHandler fails
 	}
 }
 

@@ -1,5 +1,11 @@
 package api
 
+import (
+	"net/http"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
 // Per-minute rate limits of the routes (spec: Limits; backend/docs/choices.md).
 const (
 	catalogueLimit = 120
@@ -21,6 +27,11 @@ type Route struct {
 	// Bucket names the budget routes share ("" counts the route alone).
 	Bucket string
 	Public bool // served without an API key
+
+	// The route's handler, a method of handler: authed when the route needs a key (it receives
+	// the caller's account), public when Public. The row names it, so a route is one edit.
+	authed func(h *handler, w http.ResponseWriter, r *http.Request, acct store.Account)
+	public func(h *handler, w http.ResponseWriter, r *http.Request)
 }
 
 // Pattern is the route as the mux and the access log name it, without the /api/v1 prefix.
@@ -35,46 +46,46 @@ func (r Route) bucket() string {
 }
 
 // Routes is every endpoint of this version of the API with its rate limit: the one table of them.
-// The handler serves exactly these (handlers; TestEveryRouteHasAHandler), and one test holds the
+// The handler serves exactly these, each with the method its row names (TestEveryRouteHasAHandler), and one test holds the
 // OpenAPI document and the provider's client pacing to it (routes_table_test.go).
 var Routes = []Route{
-	{Method: "GET", Path: "/health", PerMinute: catalogueLimit, Public: true},
-	{Method: "GET", Path: "/api/dollar", PerMinute: catalogueLimit},
+	{Method: "GET", Path: "/health", PerMinute: catalogueLimit, Public: true, public: (*handler).health},
+	{Method: "GET", Path: "/api/dollar", PerMinute: catalogueLimit, authed: (*handler).dollar},
 
-	{Method: "GET", Path: "/account", PerMinute: accountLimit},
-	{Method: "GET", Path: "/account/balance", PerMinute: accountLimit},
-	{Method: "GET", Path: "/account/payments", PerMinute: accountLimit},
-	{Method: "GET", Path: "/account/webhook", PerMinute: accountLimit},
-	{Method: "PUT", Path: "/account/webhook", PerMinute: webhookLimit, Bucket: webhookChanges},
-	{Method: "DELETE", Path: "/account/webhook", PerMinute: webhookLimit, Bucket: webhookChanges},
-	{Method: "POST", Path: "/account/webhook/test", PerMinute: webhookLimit},
+	{Method: "GET", Path: "/account", PerMinute: accountLimit, authed: (*handler).account},
+	{Method: "GET", Path: "/account/balance", PerMinute: accountLimit, authed: (*handler).balance},
+	{Method: "GET", Path: "/account/payments", PerMinute: accountLimit, authed: (*handler).payments},
+	{Method: "GET", Path: "/account/webhook", PerMinute: accountLimit, authed: (*handler).webhook},
+	{Method: "PUT", Path: "/account/webhook", PerMinute: webhookLimit, Bucket: webhookChanges, authed: (*handler).putWebhook},
+	{Method: "DELETE", Path: "/account/webhook", PerMinute: webhookLimit, Bucket: webhookChanges, authed: (*handler).deleteWebhook},
+	{Method: "POST", Path: "/account/webhook/test", PerMinute: webhookLimit, authed: (*handler).testWebhook},
 
-	{Method: "GET", Path: "/catalog/servers", PerMinute: catalogueLimit},
-	{Method: "GET", Path: "/catalog/servers/{server_id}", PerMinute: catalogueLimit},
-	{Method: "GET", Path: "/datacenters", PerMinute: catalogueLimit},
-	{Method: "GET", Path: "/locations", PerMinute: catalogueLimit},
-	{Method: "GET", Path: "/catalog/apps", PerMinute: catalogueLimit},
-	{Method: "POST", Path: "/quote", PerMinute: catalogueLimit},
+	{Method: "GET", Path: "/catalog/servers", PerMinute: catalogueLimit, authed: (*handler).plans},
+	{Method: "GET", Path: "/catalog/servers/{server_id}", PerMinute: catalogueLimit, authed: (*handler).plan},
+	{Method: "GET", Path: "/datacenters", PerMinute: catalogueLimit, authed: (*handler).datacenters},
+	{Method: "GET", Path: "/locations", PerMinute: catalogueLimit, authed: (*handler).locations},
+	{Method: "GET", Path: "/catalog/apps", PerMinute: catalogueLimit, authed: (*handler).apps},
+	{Method: "POST", Path: "/quote", PerMinute: catalogueLimit, authed: (*handler).quote},
 
-	{Method: "GET", Path: "/orders", PerMinute: accountLimit},
-	{Method: "GET", Path: "/orders/{order_id}", PerMinute: accountLimit},
+	{Method: "GET", Path: "/orders", PerMinute: accountLimit, authed: (*handler).orders},
+	{Method: "GET", Path: "/orders/{order_id}", PerMinute: accountLimit, authed: (*handler).order},
 
-	{Method: "GET", Path: "/instances", PerMinute: accountLimit},
-	{Method: "POST", Path: "/instances", PerMinute: orderLimit},
-	{Method: "GET", Path: "/instances/{instance_id}", PerMinute: accountLimit},
-	{Method: "PATCH", Path: "/instances/{instance_id}", PerMinute: writeLimit},
-	{Method: "DELETE", Path: "/instances/{instance_id}", PerMinute: writeLimit},
-	{Method: "POST", Path: "/instances/{instance_id}/actions", PerMinute: actionLimit},
-	{Method: "GET", Path: "/instances/{instance_id}/resize-options", PerMinute: accountLimit},
-	{Method: "GET", Path: "/instances/{instance_id}/traffic", PerMinute: accountLimit},
-	{Method: "GET", Path: "/instances/{instance_id}/apps", PerMinute: accountLimit},
-	{Method: "POST", Path: "/instances/{instance_id}/apps", PerMinute: writeLimit},
-	{Method: "GET", Path: "/instances/{instance_id}/snapshots", PerMinute: accountLimit},
-	{Method: "POST", Path: "/instances/{instance_id}/snapshots", PerMinute: writeLimit},
+	{Method: "GET", Path: "/instances", PerMinute: accountLimit, authed: (*handler).instances},
+	{Method: "POST", Path: "/instances", PerMinute: orderLimit, authed: (*handler).createInstance},
+	{Method: "GET", Path: "/instances/{instance_id}", PerMinute: accountLimit, authed: (*handler).instance},
+	{Method: "PATCH", Path: "/instances/{instance_id}", PerMinute: writeLimit, authed: (*handler).updateInstance},
+	{Method: "DELETE", Path: "/instances/{instance_id}", PerMinute: writeLimit, authed: (*handler).cancelInstance},
+	{Method: "POST", Path: "/instances/{instance_id}/actions", PerMinute: actionLimit, authed: (*handler).action},
+	{Method: "GET", Path: "/instances/{instance_id}/resize-options", PerMinute: accountLimit, authed: (*handler).resizeOptions},
+	{Method: "GET", Path: "/instances/{instance_id}/traffic", PerMinute: accountLimit, authed: (*handler).traffic},
+	{Method: "GET", Path: "/instances/{instance_id}/apps", PerMinute: accountLimit, authed: (*handler).instanceApps},
+	{Method: "POST", Path: "/instances/{instance_id}/apps", PerMinute: writeLimit, authed: (*handler).installApps},
+	{Method: "GET", Path: "/instances/{instance_id}/snapshots", PerMinute: accountLimit, authed: (*handler).instanceSnapshots},
+	{Method: "POST", Path: "/instances/{instance_id}/snapshots", PerMinute: writeLimit, authed: (*handler).createSnapshot},
 
-	{Method: "GET", Path: "/snapshots", PerMinute: accountLimit},
-	{Method: "GET", Path: "/snapshots/{snapshot_id}", PerMinute: accountLimit},
-	{Method: "PATCH", Path: "/snapshots/{snapshot_id}", PerMinute: writeLimit},
-	{Method: "DELETE", Path: "/snapshots/{snapshot_id}", PerMinute: writeLimit},
-	{Method: "POST", Path: "/snapshots/{snapshot_id}/restore", PerMinute: actionLimit},
+	{Method: "GET", Path: "/snapshots", PerMinute: accountLimit, authed: (*handler).snapshots},
+	{Method: "GET", Path: "/snapshots/{snapshot_id}", PerMinute: accountLimit, authed: (*handler).snapshot},
+	{Method: "PATCH", Path: "/snapshots/{snapshot_id}", PerMinute: writeLimit, authed: (*handler).updateSnapshot},
+	{Method: "DELETE", Path: "/snapshots/{snapshot_id}", PerMinute: writeLimit, authed: (*handler).deleteSnapshot},
+	{Method: "POST", Path: "/snapshots/{snapshot_id}/restore", PerMinute: actionLimit, authed: (*handler).restoreSnapshot},
 }

@@ -54,16 +54,6 @@ func newAccountJSON(a store.Account, webhookConfigured bool) AccountView {
 	}
 }
 
-// webhookRequestJSON is the body of PUT /account/webhook.
-type webhookRequestJSON struct {
-	URL    *string `json:"url"`
-	Secret *string `json:"secret"`
-}
-
-func newWebhookJSON(s service.WebhookSettings) WebhookView {
-	return WebhookView{URL: optional(s.URL), Configured: s.Configured, Events: append([]string{}, s.Events...)}
-}
-
 func newBalanceJSON(b service.Balance) BalanceView {
 	return BalanceView{Balance: b.Balance, Debt: b.Debt, Reserved: b.Reserved, Available: b.Available,
 		HoursUntilBalanceZero: b.HoursUntilBalanceZero, ActiveInstances: int64(b.ActiveInstances),
