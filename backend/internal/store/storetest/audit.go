@@ -9,9 +9,9 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-// testAudit: entries read back as written, oldest first, filtered by account and time, a page
+// AuditTrail: entries read back as written, oldest first, filtered by account and time, a page
 // at a time after an id.
-func testAudit(t *testing.T, s store.Store) {
+func (suite) AuditTrail(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	add := func(account int64, at time.Time, command string) int64 {
 		t.Helper()
@@ -67,9 +67,9 @@ func testAudit(t *testing.T, s store.Store) {
 	}
 }
 
-// testOperatorAccounts: the account list a page at a time, an account's settings, and its
+// OperatorsAccountReads: the account list a page at a time, an account's settings, and its
 // pending orders.
-func testOperatorAccounts(t *testing.T, s store.Store) {
+func (suite) OperatorsAccountReads(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a, b, c := newAccount(t, s, "key-op-a"), newAccount(t, s, "key-op-b"), newAccount(t, s, "key-op-c")
 	page, err := s.AccountsAfter(ctx, a.ID, 1)

@@ -22,11 +22,11 @@ func inTx(t *testing.T, s store.Store, fn func(tx store.Tx) error) {
 	}
 }
 
-// testBatchOrders: one statement claims only the orders of a batch that are pending, not held
+// BatchOrders: one statement claims only the orders of a batch that are pending, not held
 // by another worker and named with their own account; releases record tickets of pending
 // orders; finishes move every order and its account's counts, and refuse an order finished
 // already.
-func testBatchOrders(t *testing.T, s store.Store) {
+func (suite) BatchOrders(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "batch-orders-a")
 	b := newAccount(t, s, "batch-orders-b")
@@ -98,10 +98,10 @@ func testBatchOrders(t *testing.T, s store.Store) {
 	}
 }
 
-// testBatchDeploy: the accounts of a batch are read at once; charges move every balance and
+// BatchDeploy: the accounts of a batch are read at once; charges move every balance and
 // debt by their sum; new instances take the next places of their accounts in the order given;
 // events keep their order; and only accounts with a webhook have one.
-func testBatchDeploy(t *testing.T, s store.Store) {
+func (suite) BatchDeploy(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "batch-deploy-a")
 	b := newAccount(t, s, "batch-deploy-b")

@@ -15,13 +15,13 @@ import (
 const storeDir = ".."
 
 // TestEveryStoreMethodHasACase fails when a method of an interface of package store is called by
-// no case of the suite (Run and the cases and helpers it reaches), or an interface is out of the suite's
+// no case of the suite (Run, the methods of suite and the helpers they reach), or an interface is out of the suite's
 // reach (neither embedded in store.Store nor handed out by it, directly or through another
 // interface): a store method would then run on SQLite and PostgreSQL untested.
 //
 // It reads the source, as reflection cannot see calls: a method counts as called when a call
 // x.Method(...), x not an imported package, appears in Run or in a function of this package
-// Run reaches by naming it (a case in its list, a helper a case uses). The name is all it matches,
+// a case (a method of suite) reaches by naming it (a helper a case uses). The name is all it matches,
 // so two interfaces' methods of one name share their calls; store's names are distinct enough
 // for that to hold (TestStoreMethodNamesAreDistinct).
 func TestEveryStoreMethodHasACase(t *testing.T) {
@@ -33,7 +33,7 @@ func TestEveryStoreMethodHasACase(t *testing.T) {
 		}
 		for _, m := range ifaces[name].methods {
 			if !called[m] && notCases[name+"."+m] == "" {
-				t.Errorf("store.%s.%s: no case of storetest calls it (add one to the suite's list in storetest.go)", name, m)
+				t.Errorf("store.%s.%s: no case of storetest calls it (add a case: a method of suite)", name, m)
 			}
 		}
 	}
@@ -102,16 +102,22 @@ func storeInterfaces(t *testing.T) map[string]storeInterface {
 }
 
 // suiteCalls is the names of the methods the suite calls on values (not package functions), in
-// Run and in what Run reaches through the functions it names (its list of cases, their helpers):
-// a case left out of Run's list counts for nothing.
+// Run, in the cases (the methods of suite, which Run runs) and in what they reach through the
+// functions they name (their helpers).
 func suiteCalls(t *testing.T) map[string]bool {
 	t.Helper()
 	funcs := map[string]suiteFunc{}
+	var cases []string
 	for _, f := range parseDir(t, ".") {
 		pkgs := importNames(f)
 		for _, decl := range f.Decls {
-			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil {
+			fn, ok := decl.(*ast.FuncDecl)
+			switch {
+			case ok && fn.Recv == nil:
 				funcs[fn.Name.Name] = readSuiteFunc(fn, pkgs)
+			case ok && isCase(fn):
+				funcs[caseKey+fn.Name.Name] = readSuiteFunc(fn, pkgs)
+				cases = append(cases, caseKey+fn.Name.Name)
 			}
 		}
 	}
@@ -131,7 +137,27 @@ func suiteCalls(t *testing.T) map[string]bool {
 		}
 	}
 	visit("Run")
+	for _, c := range cases {
+		visit(c)
+	}
+	if len(cases) < 10 {
+		t.Fatalf("found %d cases (methods of suite); want the whole suite", len(cases))
+	}
 	return called
+}
+
+// caseKey prefixes a case's name among the suite's functions, as a method and a function may
+// share a name.
+const caseKey = "suite."
+
+// isCase reports whether fn is a case of the suite: an exported method of suite, which Run runs
+// (storetest.go).
+func isCase(fn *ast.FuncDecl) bool {
+	if len(fn.Recv.List) != 1 || !fn.Name.IsExported() {
+		return false
+	}
+	id, ok := fn.Recv.List[0].Type.(*ast.Ident)
+	return ok && id.Name == "suite"
 }
 
 // suiteFunc is what one function of the suite calls on values, and the names it uses.

@@ -25,9 +25,9 @@ func addDueDeliveries(t *testing.T, s store.Store, a store.Account, prefix strin
 	}
 }
 
-// testDueDeliveriesExcept: the deliveries of skipped accounts are left out, so a later account's
+// DeliveriesExceptBusyAccounts: the deliveries of skipped accounts are left out, so a later account's
 // deliveries fill the batch even behind a backlog of earlier ones.
-func testDueDeliveriesExcept(t *testing.T, s store.Store) {
+func (suite) DeliveriesExceptBusyAccounts(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a, b, c := newAccount(t, s, "fair-a"), newAccount(t, s, "fair-b"), newAccount(t, s, "fair-c")
 	addDueDeliveries(t, s, a, "a", 5, base)

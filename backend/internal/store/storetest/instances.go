@@ -12,7 +12,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-func testLedgerDebt(t *testing.T, s store.Store) {
+func (suite) LedgerMovesDebt(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "debt-key")
 	for _, e := range []store.LedgerEntry{
@@ -47,7 +47,7 @@ func newOrder(t *testing.T, s store.Store, accountID int64, created time.Time) s
 	})
 }
 
-func testOrdersRoundTrip(t *testing.T, s store.Store) {
+func (suite) OrdersRoundTrip(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "orders-key")
 	other := newAccount(t, s, "orders-other")
@@ -96,7 +96,7 @@ func ids(orders []store.Order) []int64 {
 	return out
 }
 
-func testOrderLeases(t *testing.T, s store.Store) {
+func (suite) OrderLeasesAndGuardedFinish(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "lease-key")
 	o := newOrder(t, s, a.ID, base)
@@ -154,7 +154,7 @@ func testOrderLeases(t *testing.T, s store.Store) {
 	}
 }
 
-func testIdempotencyKeys(t *testing.T, s store.Store) {
+func (suite) IdempotencyKeys(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "idem-key")
 	o := newOrder(t, s, a.ID, base)
@@ -226,7 +226,7 @@ func newInstance(t *testing.T, s store.Queries, accountID int64, orderID int64) 
 	return in
 }
 
-func testInstances(t *testing.T, s store.Store) {
+func (suite) Instances(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "inst-key")
 	other := newAccount(t, s, "inst-other")
@@ -295,9 +295,9 @@ func testInstances(t *testing.T, s store.Store) {
 	}
 }
 
-// testActiveInstances: the traffic worker's read lists the active instances by id, a page at a
+// ActiveInstances: the traffic worker's read lists the active instances by id, a page at a
 // time, and never an ended one.
-func testActiveInstances(t *testing.T, s store.Store) {
+func (suite) ActiveInstances(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "live-key")
 	var made []store.Instance
@@ -319,7 +319,7 @@ func testActiveInstances(t *testing.T, s store.Store) {
 	}
 }
 
-func testRenewals(t *testing.T, s store.Store) {
+func (suite) Renewals(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "renew-key")
 	early := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
@@ -347,9 +347,9 @@ func testRenewals(t *testing.T, s store.Store) {
 	}
 }
 
-// testRenewingInstances: the account's active instances with renew on, counted by plan and
+// RenewingInstancesByPlanAndFeatures: the account's active instances with renew on, counted by plan and
 // features, in that order; another account's, a stopped renewal and an inactive server are not.
-func testRenewingInstances(t *testing.T, s store.Store) {
+func (suite) RenewingInstancesByPlanAndFeatures(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "renewing-key")
 	other := newAccount(t, s, "renewing-other")
@@ -395,7 +395,7 @@ func wantInstanceWithInstalls(t *testing.T, s store.Store, accountID, id int64) 
 	return installs
 }
 
-func testAppInstalls(t *testing.T, s store.Store) {
+func (suite) AppInstalls(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "apps-key")
 	in := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
@@ -450,7 +450,7 @@ func testAppInstalls(t *testing.T, s store.Store) {
 	}
 }
 
-func testEvents(t *testing.T, s store.Store) {
+func (suite) Events(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "events-key")
 	for i, name := range []string{"order.deployed", "instance.canceled"} {
@@ -468,10 +468,10 @@ func testEvents(t *testing.T, s store.Store) {
 	}
 }
 
-// testInstancePages reads every page of seven instances, two of them ended, with and without
+// InstancePages reads every page of seven instances, two of them ended, with and without
 // onlyActive: each must be the same slice of the newest-first list, whichever end the store
 // reads it from, with the total kept right through the updates that end instances.
-func testInstancePages(t *testing.T, s store.Store) {
+func (suite) InstancePages(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "pages-key")
 	other := newAccount(t, s, "pages-other-key") // its instances, in between, must not shift a's pages
@@ -523,9 +523,9 @@ func testInstancePages(t *testing.T, s store.Store) {
 	}
 }
 
-// testOrderInstances reads the servers of a chunk of orders: the account's instances of the ids
+// OrderInstances reads the servers of a chunk of orders: the account's instances of the ids
 // asked for, another account's left out, each with its installs in position order.
-func testOrderInstances(t *testing.T, s store.Store) {
+func (suite) OrderInstances(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "order-servers")
 	other := newAccount(t, s, "order-servers-other")

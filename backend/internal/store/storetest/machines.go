@@ -9,9 +9,9 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-// testMachines: a machine is stored once (a second add returns the first), updated under its
+// Machines: a machine is stored once (a second add returns the first), updated under its
 // lock without moving host, listed by host, and forgotten; images finish and go.
-func testMachines(t *testing.T, s store.Store) {
+func (suite) Machines(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	first := store.Machine{Ref: "vm-1", Host: "host-a", CIDR: "198.18.0.0/16", IPv4: "198.18.0.2", Password: "pw-one",
 		Hostname: "web1", Template: "Ubuntu 24.04", CPUs: 2, MemoryMB: 2048, DiskGB: 50, Power: "online"}
@@ -76,9 +76,9 @@ func testMachineImages(t *testing.T, s store.Store) {
 	}
 }
 
-// testMachineOps: a host reads its pending ops in the order asked (of one machine when asked),
+// MachineOps: a host reads its pending ops in the order asked (of one machine when asked),
 // an op added twice is one, a finished op leaves the pending list and keeps its result.
-func testMachineOps(t *testing.T, s store.Store) {
+func (suite) MachineOps(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	ops := []store.MachineOp{
 		{ID: "op-b", Host: "host-a", Ref: "vm-1", Kind: "power_off"},

@@ -9,10 +9,10 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-// testOverview: the console's reads cross accounts, keep only what is live (active servers and
+// Overview: the console's reads cross accounts, keep only what is live (active servers and
 // snapshots, pending orders), keep their order and stop at their limits; the ledger read gives
 // each account its last entries only.
-func testOverview(t *testing.T, s store.Store) {
+func (suite) Overview(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a, b := newAccount(t, s, "overview-a"), newAccount(t, s, "overview-b")
 	first := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)

@@ -11,12 +11,12 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-// testPlaceOrder places orders on accounts that each reach one rule (server_limit with an
+// PlaceOrderWithinTheRules places orders on accounts that each reach one rule (server_limit with an
 // active server, api_order_limit, the available balance) until the rule refuses one. Before
 // every placement it asks store.AccountCounts.Admits what should happen, so a store whose own
 // check (the PostgreSQL store's SQL) differs from it at a boundary fails; and a refusal must
 // write nothing. Placements alternate between the store and a transaction.
-func testPlaceOrder(t *testing.T, s store.Store) {
+func (suite) PlaceOrderWithinTheRules(t *testing.T, s store.Store) {
 	const price = money.Micros(250_000)
 	tests := []struct {
 		name                    string
@@ -51,10 +51,10 @@ func testPlaceOrder(t *testing.T, s store.Store) {
 	})
 }
 
-// testPlaceOrderWithKey shows PlaceOrder's idempotency key: recorded with the order, in a
+// PlaceOrderWithItsIdempotencyKey shows PlaceOrder's idempotency key: recorded with the order, in a
 // transaction or not; a record of the key, live or expired, refuses the order and writes
 // nothing; an order the rules refuse records no key.
-func testPlaceOrderWithKey(t *testing.T, s store.Store) {
+func (suite) PlaceOrderWithItsIdempotencyKey(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := accountWithLimits(t, s, "keyed-orders", 10, 3, money.USD(100), false)
 	o := store.Order{AccountID: a.ID, Price: 1_000, CreatedAt: base}

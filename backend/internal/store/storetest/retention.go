@@ -9,9 +9,9 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-// testRetention: each purge deletes at most its limit, oldest first, only rows past the cutoff:
+// Retention: each purge deletes at most its limit, oldest first, only rows past the cutoff:
 // timed-out orders, finished deliveries (pending ones stay), and events with no delivery left.
-func testRetention(t *testing.T, s store.Store) {
+func (suite) Retention(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "retention")
 	old, recent, pending := newOrder(t, s, a.ID, base), newOrder(t, s, a.ID, base), newOrder(t, s, a.ID, base)

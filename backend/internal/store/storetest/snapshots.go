@@ -24,7 +24,7 @@ func newSnapshot(t *testing.T, s store.Queries, in store.Instance) store.Snapsho
 	return snap
 }
 
-func testSnapshots(t *testing.T, s store.Store) {
+func (suite) Snapshots(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "snap-key")
 	other := newAccount(t, s, "snap-other")
@@ -88,7 +88,7 @@ func testSnapshots(t *testing.T, s store.Store) {
 	}
 }
 
-func testSnapshotRenewals(t *testing.T, s store.Store) {
+func (suite) SnapshotRenewals(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "snap-renew")
 	in := newInstance(t, s, a.ID, newOrder(t, s, a.ID, base).ID)
@@ -133,7 +133,7 @@ func testSnapshotRenewals(t *testing.T, s store.Store) {
 	}
 }
 
-func testLowBalanceAlerts(t *testing.T, s store.Store) {
+func (suite) LowBalanceAlerts(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "watch-key")
 	b := newAccount(t, s, "watch-other")

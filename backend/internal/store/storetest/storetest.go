@@ -20,57 +20,25 @@ import (
 // cannot skip the rules; each implementation's test passes its own.
 type InsertOrder func(ctx context.Context, s store.Store, o store.Order) (store.Order, error)
 
+// suite holds the cases: each exported method of suite is one, func(t *testing.T, s store.Store),
+// run by Run under its name on a store of its own. An entity's file of the package adds its
+// methods and nothing else names them, so a case cannot be written and left out of the run.
+type suite struct{}
+
 // Run runs the suite; open must return a fresh, empty, migrated store for each call, and insert
 // writes the orders the suite sets up on it.
 func Run(t *testing.T, open func(t *testing.T) store.Store, insert InsertOrder) {
 	t.Helper()
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s store.Store)
-	}{
-		{"accounts", testAccounts},
-		{"account not found", testAccountNotFound},
-		{"key rotation", testKeyRotation},
-		{"duplicate key hash", testDuplicateKeyHash},
-		{"flags", testFlags},
-		{"payments newest first and paged", testPayments},
-		{"ledger moves balance", testLedger},
-		{"transaction rolls back", testRollback},
-		{"order totals", testOrderTotals},
-		{"place order within the rules", testPlaceOrder},
-		{"place order with its idempotency key", testPlaceOrderWithKey},
-		{"ledger moves debt", testLedgerDebt},
-		{"orders round trip", testOrdersRoundTrip},
-		{"order leases and guarded finish", testOrderLeases},
-		{"idempotency keys", testIdempotencyKeys},
-		{"instances", testInstances},
-		{"instance pages", testInstancePages},
-		{"renewals", testRenewals},
-		{"renewing instances by plan and features", testRenewingInstances},
-		{"active instances", testActiveInstances},
-		{"app installs", testAppInstalls},
-		{"events", testEvents},
-		{"snapshots", testSnapshots},
-		{"snapshot renewals", testSnapshotRenewals},
-		{"webhooks", testWebhooks},
-		{"deliveries", testDeliveries},
-		{"deliveries except busy accounts", testDueDeliveriesExcept},
-		{"retention", testRetention},
-		{"overview", testOverview},
-		{"low-balance alerts", testLowBalanceAlerts},
-		{"work due", testWorkDue},
-		{"order instances", testOrderInstances},
-		{"batch orders", testBatchOrders},
-		{"batch deploy", testBatchDeploy},
-		{"audit trail", testAudit},
-		{"operator's account reads", testOperatorAccounts},
-		{"machines", testMachines},
-		{"machine ops", testMachineOps},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	cases := reflect.ValueOf(suite{})
+	for i := range cases.NumMethod() {
+		name := cases.Type().Method(i).Name
+		fn, ok := cases.Method(i).Interface().(func(*testing.T, store.Store))
+		if !ok {
+			t.Fatalf("storetest: suite.%s is not a case: a case is func(t *testing.T, s store.Store)", name)
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			tt.fn(t, subject{Store: open(t), insert: insert})
+			fn(t, subject{Store: open(t), insert: insert})
 		})
 	}
 }
@@ -109,7 +77,7 @@ func newAccount(t *testing.T, s store.Store, key string) store.Account {
 	return a
 }
 
-func testAccounts(t *testing.T, s store.Store) {
+func (suite) Accounts(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "key-one-123")
 	if a.ID == 0 || a.Balance != 0 || a.Blocked || a.KYCVerified || !a.AppsEnabled {
@@ -132,7 +100,7 @@ func testAccounts(t *testing.T, s store.Store) {
 	}
 }
 
-func testAccountNotFound(t *testing.T, s store.Store) {
+func (suite) AccountNotFound(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	checks := map[string]error{}
 	_, checks["Account"] = s.Account(ctx, 999)
@@ -148,7 +116,7 @@ func testAccountNotFound(t *testing.T, s store.Store) {
 	}
 }
 
-func testKeyRotation(t *testing.T, s store.Store) {
+func (suite) KeyRotation(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "old-key-000")
 	later := base.Add(time.Hour)
@@ -164,7 +132,7 @@ func testKeyRotation(t *testing.T, s store.Store) {
 	}
 }
 
-func testDuplicateKeyHash(t *testing.T, s store.Store) {
+func (suite) DuplicateKeyHash(t *testing.T, s store.Store) {
 	newAccount(t, s, "same-key")
 	_, err := s.CreateAccount(context.Background(), store.NewAccount{KeyHash: []byte("hash-same-key"), KeyHint: "same-key",
 		KeyCreatedAt: base, ServerLimit: 1, OrderLimit: 1, Language: "fa", CreatedAt: base})
@@ -173,7 +141,7 @@ func testDuplicateKeyHash(t *testing.T, s store.Store) {
 	}
 }
 
-func testFlags(t *testing.T, s store.Store) {
+func (suite) Flags(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "flags-key")
 	for _, f := range []store.Flag{store.FlagBlocked, store.FlagKYCVerified} {
@@ -193,7 +161,7 @@ func testFlags(t *testing.T, s store.Store) {
 	}
 }
 
-func testPayments(t *testing.T, s store.Store) {
+func (suite) PaymentsNewestFirstAndPaged(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "pay-key")
 	other := newAccount(t, s, "other-key")
@@ -236,7 +204,7 @@ func testPayments(t *testing.T, s store.Store) {
 	}
 }
 
-func testLedger(t *testing.T, s store.Store) {
+func (suite) LedgerMovesBalance(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "ledger-key")
 	for _, amt := range []money.Micros{money.USD(10), -2_500_000, 417} {
@@ -255,7 +223,7 @@ func testLedger(t *testing.T, s store.Store) {
 	}
 }
 
-func testRollback(t *testing.T, s store.Store) {
+func (suite) TransactionRollsBack(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "tx-key")
 	boom := errors.New("boom")
@@ -288,7 +256,7 @@ func testRollback(t *testing.T, s store.Store) {
 	}
 }
 
-func testOrderTotals(t *testing.T, s store.Store) {
+func (suite) OrderTotals(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "order-key")
 	var first store.Order

@@ -12,7 +12,7 @@ import (
 
 // What every Store must do with an account's webhook and its deliveries.
 
-func testWebhooks(t *testing.T, s store.Store) {
+func (suite) Webhooks(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "hook-key")
 	if _, err := s.Webhook(ctx, a.ID); !errors.Is(err, store.ErrNotFound) {
@@ -40,7 +40,7 @@ func testWebhooks(t *testing.T, s store.Store) {
 	}
 }
 
-func testDeliveries(t *testing.T, s store.Store) {
+func (suite) Deliveries(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "delivery-key")
 	if err := s.AddEvent(ctx, store.Event{ID: "evt_1", AccountID: a.ID, Name: "ping", Data: []byte(`{}`), CreatedAt: base}); err != nil {

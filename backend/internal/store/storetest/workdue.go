@@ -9,11 +9,11 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
-// testWorkDue follows what the worker loops wait for: nothing on an empty store but the new
+// WorkDue follows what the worker loops wait for: nothing on an empty store but the new
 // account's wallet, a pending order to poll, then, once it is deployed, the instance's renewal;
 // a snapshot being made to poll, then its renewal when it comes before the instance's; a
 // pending delivery's next attempt; an ended instance whose machine is still to delete.
-func testWorkDue(t *testing.T, s store.Store) {
+func (suite) WorkDue(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, "work-due")
 	markWalletsChecked(t, s)
