@@ -2,50 +2,84 @@ package wire_test
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/openapicheck"
+	"github.com/reseller/terraform-provider-reseller/internal/client"
 	"github.com/reseller/terraform-provider-reseller/webhook"
 	"github.com/reseller/terraform-provider-reseller/wire"
 )
 
-// shapes pairs every body of the package with its component schema, money as the provider
-// holds it; backend/internal/api's TestViewsMatchOpenAPI checks the same shapes with the
-// backend's money.Micros. Nested shapes (Credentials in InstanceDetail...) are checked inside
-// their parents.
-var shapes = []struct {
+// shape is a body of the package with its component schema and its direction.
+type shape struct {
 	typ    reflect.Type
 	schema string
 	dir    openapicheck.Direction
-}{
-	{reflect.TypeFor[wire.Health](), "Health", openapicheck.Response},
-	{reflect.TypeFor[wire.Dollar](), "Dollar", openapicheck.Response},
-	{reflect.TypeFor[wire.Account](), "Account", openapicheck.Response},
-	{reflect.TypeFor[wire.Balance[float64]](), "Balance", openapicheck.Response},
-	{reflect.TypeFor[wire.Payment[float64]](), "Payment", openapicheck.Response},
-	{reflect.TypeFor[wire.WebhookSettings](), "WebhookSettings", openapicheck.Response},
-	{reflect.TypeFor[wire.WebhookTestResult](), "WebhookTestResult", openapicheck.Response},
-	{reflect.TypeFor[wire.Quote[float64]](), "Quote", openapicheck.Response},
-	{reflect.TypeFor[wire.Plan[float64]](), "Plan", openapicheck.Response},
-	{reflect.TypeFor[wire.App](), "App", openapicheck.Response},
-	{reflect.TypeFor[wire.Datacenter](), "Datacenter", openapicheck.Response},
-	{reflect.TypeFor[wire.Location](), "Location", openapicheck.Response},
-	{reflect.TypeFor[wire.Order[float64]](), "Order", openapicheck.Response},
+}
+
+// schemaNames are the bodies whose schema is not named as their type.
+var schemaNames = map[string]string{
+	"CreatedOrder":     "CreateInstanceResult",
+	"CanceledInstance": "CancelInstanceResult",
+	"InstalledApps":    "InstallAppsResult",
+}
+
+// unsigned are the bodies no method of the client takes or returns (it decodes them inside):
+// the only ones written down here.
+var unsigned = []shape{
 	{reflect.TypeFor[wire.InstanceSummary[float64]](), "InstanceSummary", openapicheck.Response},
-	{reflect.TypeFor[wire.InstanceDetail[float64]](), "InstanceDetail", openapicheck.Response},
-	{reflect.TypeFor[wire.Traffic](), "Traffic", openapicheck.Response},
-	{reflect.TypeFor[wire.CreatedOrder[float64]](), "CreateInstanceResult", openapicheck.Response},
-	{reflect.TypeFor[wire.CanceledInstance](), "CancelInstanceResult", openapicheck.Response},
-	{reflect.TypeFor[wire.UpdateInstanceRequest](), "UpdateInstanceRequest", openapicheck.Request},
-	{reflect.TypeFor[wire.ActionResult[float64]](), "ActionResult", openapicheck.Response},
-	{reflect.TypeFor[wire.ResizeOptions[float64]](), "ResizeOptions", openapicheck.Response},
-	{reflect.TypeFor[wire.InstanceApps](), "InstanceApps", openapicheck.Response},
-	{reflect.TypeFor[wire.InstallAppsRequest](), "InstallAppsRequest", openapicheck.Request},
-	{reflect.TypeFor[wire.InstalledApps](), "InstallAppsResult", openapicheck.Response},
-	{reflect.TypeFor[wire.Snapshot[float64]](), "Snapshot", openapicheck.Response},
-	{reflect.TypeFor[wire.CreateSnapshotRequest](), "CreateSnapshotRequest", openapicheck.Request},
-	{reflect.TypeFor[wire.UpdateSnapshotRequest](), "UpdateSnapshotRequest", openapicheck.Request},
-	{reflect.TypeFor[wire.SnapshotSettings[float64]](), "SnapshotSettings", openapicheck.Response},
+}
+
+// shapes is every body of the package with its schema, money as the provider holds it: those
+// the client's methods take (requests) and return (responses), found by reflection, so a new
+// entity's bodies need no row, and the unsigned ones. backend/internal/api's
+// TestViewsMatchOpenAPI checks the same shapes with the backend's money.Micros. Nested shapes
+// (Credentials in InstanceDetail...) are checked inside their parents.
+func shapes() []shape {
+	found := map[reflect.Type]openapicheck.Direction{}
+	methods := reflect.TypeFor[*client.Client]()
+	for i := range methods.NumMethod() {
+		m := methods.Method(i).Type
+		for j := 1; j < m.NumIn(); j++ { // 0 is the receiver
+			findShapes(m.In(j), openapicheck.Request, found)
+		}
+		for j := range m.NumOut() {
+			findShapes(m.Out(j), openapicheck.Response, found)
+		}
+	}
+	out := slices.Clone(unsigned)
+	for typ, dir := range found {
+		name, _, _ := strings.Cut(typ.Name(), "[") // Plan[float64] is schema Plan
+		if renamed, ok := schemaNames[name]; ok {
+			name = renamed
+		}
+		out = append(out, shape{typ, name, dir})
+	}
+	slices.SortFunc(out, func(a, b shape) int { return strings.Compare(a.schema, b.schema) })
+	return out
+}
+
+// findShapes adds to found the wire bodies typ is or holds: typ itself, what it points to or
+// lists, and the fields of the client's own types (a page, a result with two parts).
+func findShapes(typ reflect.Type, dir openapicheck.Direction, found map[reflect.Type]openapicheck.Direction) {
+	for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice {
+		typ = typ.Elem()
+	}
+	if typ.Kind() != reflect.Struct {
+		return
+	}
+	switch typ.PkgPath() {
+	case reflect.TypeFor[wire.Location]().PkgPath():
+		found[typ] = dir
+	case reflect.TypeFor[client.Client]().PkgPath():
+		for i := range typ.NumField() {
+			if typ.Field(i).IsExported() {
+				findShapes(typ.Field(i).Type, dir, found)
+			}
+		}
+	}
 }
 
 // TestShapesMatchOpenAPI holds every shape to its schema both ways (a field without a
@@ -56,7 +90,11 @@ func TestShapesMatchOpenAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range shapes {
+	all := shapes()
+	if len(all) < 20 {
+		t.Fatalf("found %d shapes through the client; want every body", len(all))
+	}
+	for _, s := range all {
 		if err := c.Struct(s.typ, s.schema, s.dir); err != nil {
 			t.Error(err)
 		}
