@@ -2,6 +2,7 @@ package layering
 
 import (
 	"io/fs"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -41,6 +42,9 @@ func TestNoMachinesRangeInTwoPackages(t *testing.T) {
 				t.Errorf("%s is named by the tests of %s and of %s: give one of them a range of its own", m[1], first, dir)
 			}
 			owner[m[1]] = dir
+			if inAcctestPool(m[1]) {
+				t.Errorf("%s (%s) is in 198.19.128.0/17, which internal/acctest hands out to the provider's machine tests: take a range below it", m[1], path)
+			}
 		}
 		return nil
 	})
@@ -50,4 +54,11 @@ func TestNoMachinesRangeInTwoPackages(t *testing.T) {
 	if len(owner) < 20 {
 		t.Fatalf("found %d ranges in the test sources; want the machine tests' (at least 20)", len(owner))
 	}
+}
+
+// inAcctestPool reports whether a /24 of the literal form "198.19.N.0/24" lies in
+// 198.19.128.0/17, the pool internal/acctest's WithMachines locks ranges from.
+func inAcctestPool(cidr string) bool {
+	prefix, err := netip.ParsePrefix(cidr)
+	return err == nil && netip.MustParsePrefix("198.19.128.0/17").Overlaps(prefix)
 }

@@ -30,10 +30,10 @@ func aMachineCannotBreakOutThroughTheNetwork(t *testing.T) {
 	requireRoot(t)
 	probe := buildNetprobe(t)
 	target := newTargetNetwork(t)
-	m := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.19.231.0/24"), Egress: true,
+	m := newManagerAt(t, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.19.98.0/24"), Egress: true,
 		EgressAllow: []netip.Prefix{netip.MustParsePrefix("10.213.47.0/24")}, Logger: testLogger(t)})
 	ctx := context.Background()
-	a, b := netip.MustParseAddr("198.19.231.10"), netip.MustParseAddr("198.19.231.11")
+	a, b := netip.MustParseAddr("198.19.98.10"), netip.MustParseAddr("198.19.98.11")
 	for ref, ip := range map[string]netip.Addr{"vm-a": a, "vm-b": b} {
 		if err := m.Create(ctx, Spec{Ref: ref, Hostname: ref, Template: "t", IPv4: ip, Password: "pw"}, ""); err != nil {
 			t.Fatal(err)
@@ -129,12 +129,12 @@ func aMachineCannotBreakOutThroughTheNetwork(t *testing.T) {
 func TestPortFilterFollowsTheMachine(t *testing.T) {
 	requireRoot(t)
 	ctx := context.Background()
-	m, err := New(ctx, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.19.232.0/24"), Logger: testLogger(t)})
+	m, err := New(ctx, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.19.99.0/24"), Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close(ctx)
-	ip1, ip2, ip3 := netip.MustParseAddr("198.19.232.10"), netip.MustParseAddr("198.19.232.200"), netip.MustParseAddr("198.19.232.201")
+	ip1, ip2, ip3 := netip.MustParseAddr("198.19.99.10"), netip.MustParseAddr("198.19.99.200"), netip.MustParseAddr("198.19.99.201")
 	for _, ref := range []string{"vm-f", "vm-g"} {
 		ip := ip1
 		if ref == "vm-g" {
