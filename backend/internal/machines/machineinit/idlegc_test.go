@@ -1,7 +1,9 @@
 package machineinit
 
 import (
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -35,9 +37,31 @@ func TestIdleTurnsCollectingOff(t *testing.T) {
 	if ms1.HeapReleased == 0 {
 		t.Error("Idle gave no memory back")
 	}
+	if m := hugePageMappings(t); len(m) > 0 {
+		t.Errorf("after Idle, mappings asking for huge pages (the runtime's metadata, once a heap goal passed 1 GiB): %q", m)
+	}
 
 	Busy(before)
 	if after := CurrentGC(); after != before {
 		t.Errorf("settings after Busy %+v, want the ones before Idle %+v", after, before)
 	}
+}
+
+// hugePageMappings lists the process's mappings advised MADV_HUGEPAGE (VmFlags "hg").
+func hugePageMappings(t *testing.T) []string {
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var mapping string
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
+			mapping = line
+		}
+		if rest, ok := strings.CutPrefix(line, "VmFlags:"); ok && strings.Contains(" "+rest+" ", " hg ") {
+			out = append(out, mapping)
+		}
+	}
+	return out
 }
