@@ -235,44 +235,79 @@ type cpuFigure struct {
 	machinesTicks int64
 	serveTicks    int64
 	busy          []busyProc // the machine processes that used any, most first
+	// The kernel's scheduler statistics of every machine thread (/proc/<pid>/task/<tid>/schedstat):
+	// the time on a CPU to the nanosecond, where utime and stime count whole ticks, and the
+	// times a thread was given a CPU: what woke, and how often.
+	machinesNS int64
+	roles      map[string]*roleUse // by role: init, agent, other (what users left running)
+}
+
+// roleUse is what the machines' processes of one role used over the window.
+type roleUse struct {
+	processes int
+	ns        int64 // on a CPU
+	runs      int64 // times given a CPU (wake-ups)
+	woke      int   // processes given a CPU at least once
 }
 
 // busyProc is a machine process that used CPU in the idle window.
 type busyProc struct {
 	pid   int
 	ticks int64
+	ns    int64
+	runs  int64
 	born  bool   // it started within the window (counted whole)
 	comm  string // its command name
+	role  string
 }
 
-// idleCPU reads the machines' and serve's utime + stime, waits window and reads them again. A
+// cpuUse is one machine process's CPU so far.
+type cpuUse struct {
+	ticks, ns, runs int64
+	role            string
+}
+
+// idleCPU reads the machines' and serve's CPU use, waits window and reads them again. A
 // machine process that ended in between is not counted (an idle machine starts none).
 func idleCPU(servePID int, window time.Duration) (cpuFigure, error) {
-	m0, s0, err := cpuTicks(servePID)
+	m0, s0, err := cpuUses(servePID)
 	if err != nil {
 		return cpuFigure{}, err
 	}
 	time.Sleep(window)
-	m1, s1, err := cpuTicks(servePID)
+	m1, s1, err := cpuUses(servePID)
 	if err != nil {
 		return cpuFigure{}, err
 	}
-	var machines int64
-	var busy []busyProc
-	for pid, t := range m1 {
-		before, seen := m0[pid]
-		machines += t - before // a process born in the window counts whole
-		if t > before {
+	f := cpuFigure{window: window, serveTicks: s1 - s0, roles: map[string]*roleUse{}}
+	for pid, u := range m1 {
+		before, seen := m0[pid] // a process born in the window counts whole
+		d := cpuUse{ticks: u.ticks - before.ticks, ns: u.ns - before.ns, runs: u.runs - before.runs, role: u.role}
+		f.machinesTicks += d.ticks
+		f.machinesNS += d.ns
+		r := f.roles[d.role]
+		if r == nil {
+			r = &roleUse{}
+			f.roles[d.role] = r
+		}
+		r.processes++
+		r.ns += d.ns
+		r.runs += d.runs
+		if d.runs > 0 {
+			r.woke++
+		}
+		if d.ticks > 0 || d.runs > 0 {
 			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-			busy = append(busy, busyProc{pid: pid, ticks: t - before, born: !seen, comm: strings.TrimSpace(string(comm))})
+			f.busy = append(f.busy, busyProc{pid: pid, ticks: d.ticks, ns: d.ns, runs: d.runs, born: !seen,
+				comm: strings.TrimSpace(string(comm)), role: d.role})
 		}
 	}
-	slices.SortFunc(busy, func(a, b busyProc) int { return int(b.ticks - a.ticks) })
-	return cpuFigure{window: window, machinesTicks: machines, serveTicks: s1 - s0, busy: busy}, nil
+	slices.SortFunc(f.busy, func(a, b busyProc) int { return int(b.ns - a.ns) })
+	return f, nil
 }
 
-// cpuTicks is utime + stime of every machine process, by PID, and of serve.
-func cpuTicks(servePID int) (map[int]int64, int64, error) {
+// cpuUses is the CPU use of every machine process, by PID, and serve's utime + stime.
+func cpuUses(servePID int) (map[int]cpuUse, int64, error) {
 	hostNS, err := hostPidNS()
 	if err != nil {
 		return nil, 0, err
@@ -281,10 +316,24 @@ func cpuTicks(servePID int) (map[int]int64, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	machines := map[int]int64{}
+	inits := map[int]bool{}
+	for _, p := range all {
+		if p.ppid == servePID {
+			inits[p.pid] = true
+		}
+	}
+	machines := map[int]cpuUse{}
 	for _, procs := range machineProcs(all, servePID, hostNS, nil) {
 		for _, p := range procs {
-			machines[p.pid] = p.ticks
+			role := "other"
+			switch {
+			case inits[p.pid]:
+				role = "init"
+			case inits[p.ppid]:
+				role = "agent"
+			}
+			ns, runs := schedstat(p.pid)
+			machines[p.pid] = cpuUse{ticks: p.ticks, ns: ns, runs: runs, role: role}
 		}
 	}
 	self, ok := readProc(servePID)
@@ -292,6 +341,39 @@ func cpuTicks(servePID int) (map[int]int64, int64, error) {
 		return nil, 0, errors.New("serve's /proc entry is gone")
 	}
 	return machines, self.ticks, nil
+}
+
+// schedstat sums the scheduler's statistics over a process's threads: nanoseconds on a CPU and
+// the times a thread was given one (0, 0 when unreadable: the process is gone).
+func schedstat(pid int) (ns, runs int64) {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, 0
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		n, r, err := parseSchedstat(b)
+		if err == nil {
+			ns, runs = ns+n, runs+r
+		}
+	}
+	return ns, runs
+}
+
+// parseSchedstat reads a schedstat line: time on a CPU (ns), time waiting for one (ns), and
+// the times given one.
+func parseSchedstat(b []byte) (ns, runs int64, err error) {
+	f := strings.Fields(string(b))
+	if len(f) != 3 {
+		return 0, 0, fmt.Errorf("schedstat: %d fields, want 3", len(f))
+	}
+	ns, err1 := strconv.ParseInt(f[0], 10, 64)
+	runs, err2 := strconv.ParseInt(f[2], 10, 64)
+	return ns, runs, errors.Join(err1, err2)
 }
 
 // absPath is path made absolute, for comparing with mountinfo and exe links.

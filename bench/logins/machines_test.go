@@ -21,6 +21,16 @@ func TestParseStatReadsParentAndTicksPastAnOddCommandName(t *testing.T) {
 	}
 }
 
+func TestParseSchedstatReadsTimeOnACPUAndRuns(t *testing.T) {
+	ns, runs, err := parseSchedstat([]byte("1534021 88210 17\n"))
+	if err != nil || ns != 1534021 || runs != 17 {
+		t.Fatalf("parseSchedstat = %d, %d, %v; want 1534021, 17, nil", ns, runs, err)
+	}
+	if _, _, err := parseSchedstat([]byte("1534021 88210\n")); err == nil {
+		t.Fatal("parseSchedstat of two fields: no error")
+	}
+}
+
 func TestMachineProcsTakesServesDescendantsOutsideTheHostNamespace(t *testing.T) {
 	const host, serve = "pid:[1]", 100
 	all := []proc{

@@ -149,6 +149,7 @@ func measure(ctx context.Context, o options, s *serve) (result, error) {
 	if len(r.memory.perMachine) != o.n {
 		return r, fmt.Errorf("found %d machines' PID namespaces under serve, want %d", len(r.memory.perMachine), o.n)
 	}
+	fmt.Fprintf(os.Stderr, "bench: %d machines logged into; idle window of %s from %s\n", o.n, o.idle, time.Now().UTC().Format(time.TimeOnly))
 	if r.cpu, err = idleCPU(s.pid(), o.idle); err != nil {
 		return r, err
 	}

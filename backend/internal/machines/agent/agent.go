@@ -8,7 +8,8 @@
 // and the control channel (see control.go). It runs in the machine's user namespace (root there,
 // an unprivileged uid on the host) and confines itself before anything else
 // (machineinit.ConfineAgent: capability sets and the seccomp filter, as runc sets them); every
-// process a user starts descends from it and so inherits them.
+// process a user starts descends from it and so inherits them. While nothing runs through it
+// (no connection, no script), it keeps Go's collector off (activity.go).
 package agent
 
 import (

@@ -22,8 +22,9 @@ import (
 // console's own password to resellerd before the host opened one). Sessions are sshd's: a
 // shell on a PTY, window changes, hang-up when the host closes the connection.
 
-// serveConsoles serves SSH on the connections consoles yields until ctx ends.
-func serveConsoles(ctx context.Context, consoles *consoleListener, key ssh.Signer, log *slog.Logger) error {
+// serveConsoles serves SSH on the connections consoles (a consoleListener, counted) yields
+// until ctx ends.
+func serveConsoles(ctx context.Context, consoles net.Listener, key ssh.Signer, log *slog.Logger) error {
 	return sshd.Serve(ctx, consoles, sshd.Config{
 		HostKey:       key,
 		CheckPassword: func(user, _ string) bool { return user == "root" },

@@ -48,6 +48,7 @@ type agentState struct {
 	runs  sync.Map // id -> context.CancelFunc
 	ready chan struct{}
 	once  sync.Once
+	act   *activity // what runs through the agent: collecting is off while nothing does
 }
 
 func (a *agentState) send(m Message) {
@@ -90,7 +91,7 @@ func runAgent() int {
 	if !ok {
 		return fail(fmt.Errorf("control channel: a %T, not a unix socket", fc))
 	}
-	a := &agentState{out: NewEncoder(conn), ready: make(chan struct{})}
+	a := &agentState{out: NewEncoder(conn), ready: make(chan struct{}), act: newActivity()}
 	key, err := loadHostKey(HostKeyPath)
 	if err != nil {
 		return fail(err)
@@ -102,19 +103,20 @@ func runAgent() int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		if err := serveSSH(ctx, ln, key, a.checkPassword, a.logger()); err != nil && ctx.Err() == nil {
+		if err := serveSSH(ctx, a.act.counted(ln), key, a.checkPassword, a.logger()); err != nil && ctx.Err() == nil {
 			a.send(Message{Op: OpLog, Error: "ssh: " + err.Error()})
 		}
 	}()
 	consoles := newConsoleListener()
 	go func() {
-		if err := serveConsoles(ctx, consoles, key, a.logger()); err != nil && ctx.Err() == nil {
+		if err := serveConsoles(ctx, a.act.counted(consoles), key, a.logger()); err != nil && ctx.Err() == nil {
 			a.send(Message{Op: OpLog, Error: "console: " + err.Error()})
 		}
 	}()
 	go func() {
 		<-a.ready
 		a.send(Message{Op: OpReady})
+		a.act.end() // the boot's
 	}()
 	fds := &fdReader{conn: conn}
 	a.readControl(fds, fds, consoles)
@@ -163,6 +165,8 @@ func (a *agentState) readControl(r io.Reader, fds *fdReader, consoles *consoleLi
 // to a memfd, not a pipe, so a daemon the script leaves behind (a stand-in service) does not
 // hold the answer back by keeping the pipe open.
 func (a *agentState) run(m Message) {
+	a.act.begin()
+	defer a.act.end()
 	ctx, cancel := context.WithCancel(context.Background())
 	a.runs.Store(m.ID, cancel)
 	defer func() {

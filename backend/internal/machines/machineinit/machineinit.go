@@ -39,7 +39,8 @@
 // urandom, tty and a devpts instance for PTYs, tmpfs on /tmp, /run (with /run/lock) and /dev/shm
 // (all the machine's root's, /dev/pts its tty group's); sets the hostname and pivot_roots into the
 // overlay, which detaches the layers' mounts with the host's tree (the overlay keeps its own).
-// From then on it only reaps: it is every orphan's parent, and when the agent exits it exits,
+// From then on it only reaps, with Go's collector off (idlegc.go: an idle machine wakes for
+// nothing of ours): it is every orphan's parent, and when the agent exits it exits,
 // which ends the machine (the kernel kills what is left of a PID namespace whose init is gone).
 //
 // What users run holds only Docker's default capabilities without CAP_MKNOD, in every set (none

@@ -53,6 +53,9 @@ func runInit() int {
 		return fail(err)
 	}
 	ours.Close()
+	// From here init only reaps and allocates nothing: no collection is needed, and the
+	// runtime's forced one every two minutes would wake every idle machine (idlegc.go).
+	Idle()
 	return reapUntil(agentPID)
 }
 
