@@ -3,6 +3,8 @@ package apitest
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -14,10 +16,16 @@ import (
 )
 
 // BenchmarkGetInstanceInProcess measures GET /instances/{id} through the whole handler on SQLite,
-// with no network: the store's read path (key, instance, installs) and the API's encoding.
+// with no network: the store's read path (key, instance, installs) and the API's encoding; the
+// "logged" run also writes the access lines (text, to io.Discard), as serve does by default.
 func BenchmarkGetInstanceInProcess(b *testing.B) {
+	b.Run("quiet", func(b *testing.B) { benchmarkGetInstance(b, nil) })
+	b.Run("logged", func(b *testing.B) { benchmarkGetInstance(b, slog.New(slog.NewTextHandler(io.Discard, nil))) })
+}
+
+func benchmarkGetInstance(b *testing.B, log *slog.Logger) {
 	ctx := context.Background()
-	srv, err := resellerd.New(ctx, resellerd.Config{DB: filepath.Join(b.TempDir(), "b.db"), WorkerInterval: -1})
+	srv, err := resellerd.New(ctx, resellerd.Config{DB: filepath.Join(b.TempDir(), "b.db"), WorkerInterval: -1, Logger: log})
 	if err != nil {
 		b.Fatal(err)
 	}

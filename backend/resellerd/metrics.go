@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
 
@@ -78,6 +79,15 @@ func (m *metrics) machineRevived(reason string, err error) {
 		outcome = "failed"
 	}
 	m.revivals.WithLabelValues(reason, outcome).Inc()
+}
+
+// watchAccessLog adds resellerd_access_log_dropped_total, the access lines dropped because the
+// access log's queue was full (its output stalled), read from the log at each scrape.
+func (m *metrics) watchAccessLog(l *api.AccessLog) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "resellerd_access_log_dropped_total",
+		Help: "Access log lines dropped because the queue to the log's writer was full (the log output stalled or could not keep up).",
+	}, func() float64 { return float64(l.Dropped()) }))
 }
 
 // watchStore adds the collectors that read the store at each scrape: the database pools

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -108,6 +109,20 @@ type Config struct {
 	PublicURL string
 	// ConsoleTTL is how long a console URL lives (--console-ttl); 0 is console.DefaultTTL.
 	ConsoleTTL time.Duration
+
+	// AccessLog writes the API's access lines off the requests' path (`resellerd serve` gives
+	// one that batches them, NewBatchedAccessLog); the caller closes it after Close. nil: the
+	// server writes them through Logger from a queue of its own, which Close flushes.
+	AccessLog *AccessLog
+}
+
+// AccessLog writes the API's access lines off the requests' path (see api.AccessLog).
+type AccessLog = api.AccessLog
+
+// NewBatchedAccessLog returns an access log writing its lines to out in batches, each formatted
+// by the logger format makes over the writer it is given (see api.NewBatchedAccessLog).
+func NewBatchedAccessLog(out io.Writer, format func(io.Writer) *slog.Logger) *AccessLog {
+	return api.NewBatchedAccessLog(out, format)
 }
 
 // DeliveryObserver is told about every webhook delivery attempt (see Config.DeliveryObserver).
@@ -149,6 +164,9 @@ type Server struct {
 	idleLoops atomic.Int32
 	handler   http.Handler
 	metrics   *metrics
+	// accessLog is the access log the server made (Config.AccessLog nil), closed by Close;
+	// nil when the caller gave one.
+	accessLog *api.AccessLog
 	dbReady   sharedCheck        // the readiness probe's database check, shared by its probes
 	stop      context.CancelFunc // tells the workers to start no further step
 	workers   sync.WaitGroup     // the running workers, waited for by Close
@@ -233,10 +251,17 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) (*Server, e
 		metrics:        m,
 	}
 	s.loops = s.workerLoops()
+	access := cfg.AccessLog
+	if access == nil {
+		s.accessLog = api.NewAccessLog(cfg.Logger)
+		access = s.accessLog
+	}
+	m.watchAccessLog(access)
 	s.handler = wakingAfterWrites(api.NewHandler(api.Config{
 		Service: svc, Logger: cfg.Logger, Clock: cfg.Clock,
 		RateLimitScale: cfg.RateLimitScale, OpenAPI: openapi.JSON, RateWindows: rateWindows(cfg.DB, st),
 		Ready: s.ready, Observer: m, TrustedProxies: cfg.TrustedProxies, Console: consoleHandler(consoles),
+		AccessLog: access,
 	}), s.wake)
 	// The workers outlive New's ctx (it only bounds opening) and stop when Close says so.
 	s.startWorkers(context.WithoutCancel(ctx))
@@ -345,12 +370,15 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // process_*). It belongs on a listener of its own, never on the API's.
 func (s *Server) MetricsHandler() http.Handler { return s.metrics.handler() }
 
-// Close stops the workers between steps (see stopWorkers) and closes the store. It is safe to
-// call more than once.
+// Close stops the workers between steps (see stopWorkers), closes the store and writes the
+// access lines still queued in the access log it made. It is safe to call more than once.
 func (s *Server) Close() error {
 	s.closing.Do(func() {
 		s.stopWorkers()
 		s.closed = errors.Join(s.closeMachines(), s.store.Close())
+		if s.accessLog != nil {
+			s.accessLog.Close()
+		}
 	})
 	return s.closed
 }

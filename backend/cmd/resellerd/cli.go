@@ -102,10 +102,17 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer, env 
 		if err != nil {
 			return err
 		}
-		logger, err := newLogger(stderr, opts.Log)
+		out := &lockedWriter{w: stderr}
+		logger, err := newLogger(out, opts.Log)
 		if err != nil {
 			return err
 		}
+		access, err := newAccessLog(out, opts.Log)
+		if err != nil {
+			return err
+		}
+		defer access.Close() // after serve has closed the server: every queued line is written
+		opts.Config.AccessLog = access
 		return serve(ctx, opts, logger, nil)
 	case "dev":
 		opts, err := parseDev(args[1:], env)

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
+
+	"github.com/reseller/terraform-provider-reseller/backend/resellerd"
 )
 
 // logOptions are --log-format and --log-level: how serve writes its log on stderr.
@@ -56,4 +59,30 @@ func newLogger(w io.Writer, o logOptions) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("%w: serve: --log-format must be text or json, not %q", errUsage, o.Format)
 	}
+}
+
+// newAccessLog is serve's access log: the access lines in o's format and level, written to out
+// in batches from a goroutine of their own (resellerd.NewBatchedAccessLog), so a busy server makes
+// one write for many lines instead of one on each request's path.
+func newAccessLog(out io.Writer, o logOptions) (*resellerd.AccessLog, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	return resellerd.NewBatchedAccessLog(out, func(w io.Writer) *slog.Logger {
+		logger, _ := newLogger(w, o) // o is valid: validate said so
+		return logger
+	}), nil
+}
+
+// lockedWriter lets serve's logger and its access log's batches write to one writer (stderr,
+// or a test's buffer) one write at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -203,4 +204,64 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestServeWritesEveryAccessLineOnShutdown runs serve as the command does, with its batched
+// access log, sends requests and stops it at once: every request has its access line when
+// serve returns, none dropped.
+func TestServeWritesEveryAccessLineOnShutdown(t *testing.T) {
+	t.Parallel()
+	const requests = 300
+	var log syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "l.db"),
+			"--rate-limit-scale", "0", "--log-format", "json"}, io.Discard, &log, noEnv)
+	}()
+	base := "http://" + listeningAddr(t, &log)
+	for range requests {
+		if status := getStatus(t, base+"/api/v1/health", ""); status != http.StatusOK {
+			t.Fatalf("GET /health: %d", status)
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Fatalf("serve: exit %d:\n%s", code, log.String())
+		}
+	case <-time.After(eventWait):
+		t.Fatal("serve did not stop")
+	}
+	n := 0
+	for _, line := range strings.Split(log.String(), "\n") {
+		if strings.Contains(line, `"msg":"request"`) && strings.Contains(line, `"route":"GET /health"`) {
+			n++
+		}
+	}
+	if n != requests {
+		t.Fatalf("%d access lines after shutdown, want %d:\n%s", n, requests, log.String())
+	}
+}
+
+// listeningAddr waits for serve's "listening" line in log and returns its address.
+func listeningAddr(t *testing.T, log *syncBuffer) string {
+	t.Helper()
+	deadline := time.Now().Add(eventWait)
+	for time.Now().Before(deadline) {
+		for _, line := range strings.Split(log.String(), "\n") {
+			var l struct {
+				Msg  string `json:"msg"`
+				Addr string `json:"addr"`
+			}
+			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "listening" {
+				return l.Addr
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("serve never said it was listening:\n%s", log.String())
+	return ""
 }

@@ -29,7 +29,8 @@ func TestMetricsListener(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK ||
 		!strings.Contains(string(body), `resellerd_http_requests_total{code="200",method="GET",route="GET /health"} 1`) ||
-		!strings.Contains(string(body), "go_sql_") {
+		!strings.Contains(string(body), "go_sql_") ||
+		!strings.Contains(string(body), "resellerd_access_log_dropped_total 0") {
 		t.Fatalf("/metrics: %d\n%s", resp.StatusCode, body)
 	}
 	for url, want := range map[string]int{api + "/metrics": 404, api + "/livez": 200, api + "/readyz": 200,

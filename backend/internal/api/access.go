@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
 )
 
 // Observer is told about every answered request and every request a rate limit refused; the
@@ -72,27 +70,26 @@ func routeLabel(pattern string) string {
 	return method + " " + path
 }
 
-// logAccess writes the access line of a request at info and tells the observer about it.
-// status 0 means the handler wrote nothing, which net/http answers with 200.
+// logAccess tells the observer about the request and writes its access line at info: through
+// the access log's queue when the handler has one (Config.AccessLog), else at once through the
+// handler's logger. status 0 means the handler wrote nothing, which net/http answers with 200.
+// It copies what the line says out of rec and sw, which the caller may then reuse.
 func (h *handler) logAccess(r *http.Request, id string, rec *accessRecord, sw *statusWriter, elapsed time.Duration) {
 	status := sw.status
 	if status == 0 {
 		status = http.StatusOK
 	}
 	h.observer.Request(rec.route, methodLabel(r.Method), status, elapsed)
-	if !h.log.Enabled(r.Context(), slog.LevelInfo) {
+	if h.access != nil && !h.access.enabled(r.Context()) || h.access == nil && !h.log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
-	attrs := []slog.Attr{
-		slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", rec.route),
-		slog.String("path", console.RedactPath(r.URL.Path)), slog.Int("status", status),
-		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.Int64("bytes", sw.bytes),
-		slog.String("client", rec.client),
+	e := accessEntry{id: id, at: time.Now(), method: r.Method, route: rec.route, path: r.URL.Path, client: rec.client,
+		status: status, elapsed: elapsed, bytes: sw.bytes, accountID: rec.accountID}
+	if h.access != nil {
+		h.access.record(e)
+		return
 	}
-	if rec.accountID != 0 {
-		attrs = append(attrs, slog.Int64("account_id", rec.accountID))
-	}
-	h.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+	writeAccess(h.log, e)
 }
 
 // methodLabel is r.Method as a metric label: net/http accepts any token as a method, and a

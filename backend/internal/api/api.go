@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/console"
@@ -44,6 +45,10 @@ type Config struct {
 	// console); nil: none. It passes the request id, recovery and access log, whose lines show
 	// the console's token redacted.
 	Console http.Handler
+	// AccessLog writes the access lines off the requests' path (see AccessLog); its owner
+	// closes it once the handler has stopped answering. nil: each line is written through
+	// Logger at once, on the request's path.
+	AccessLog *AccessLog
 }
 
 // handler carries the dependencies of every route.
@@ -59,6 +64,8 @@ type handler struct {
 	ready     ReadyFunc
 	proxies   trustedProxies // whose forwarding headers name the client (client_addr.go)
 	console   http.Handler   // Config.Console
+	access    *AccessLog     // Config.AccessLog; nil: lines written at once through log
+	states    sync.Pool      // *requestState of requests in flight, reused (middleware.go)
 }
 
 // NewHandler returns the whole API: /api/v1/... and /openapi.json.
@@ -81,6 +88,7 @@ func newHandler(cfg Config) *handler {
 		ready:     cfg.Ready,
 		proxies:   trustedProxies(cfg.TrustedProxies),
 		console:   cfg.Console,
+		access:    cfg.AccessLog,
 	}
 }
 

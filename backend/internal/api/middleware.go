@@ -33,7 +33,9 @@ func requestID(ctx context.Context) string {
 
 // withRequestID gives every request an id, echoed in X-Request-ID and in error bodies. A sane
 // incoming id is kept so a client can follow one request across services. It also settles the
-// request's client address (clientAddr) once, for every layer inside to share.
+// request's client address (clientAddr) once, for every layer inside to share, and writes the
+// access line once the answer is sent. The request's status writer and access record come from
+// a pool (requestState) and go back to it once the access line has copied what it needs.
 func (h *handler) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-ID")
@@ -42,12 +44,42 @@ func (h *handler) withRequestID(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-ID", id)
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
-		rec := newAccessRecord(r.Context())
+		st := h.requestState(w)
+		defer h.releaseRequestState(st)
+		rec := newAccessRecord(r.Context(), &st.rec)
 		rec.client = h.proxies.clientAddr(r)
-		next.ServeHTTP(sw, r.WithContext(withAccessRecord(context.WithValue(r.Context(), requestIDKey, id), rec)))
-		h.logAccess(r, id, rec, sw, time.Since(start))
+		next.ServeHTTP(&st.sw, r.WithContext(withAccessRecord(context.WithValue(r.Context(), requestIDKey, id), rec)))
+		h.logAccess(r, id, rec, &st.sw, time.Since(start))
 	})
+}
+
+// requestState is what withRequestID allocates for each request, kept in handler.states for
+// the next one: the status writer every layer writes through and the access record, unless the
+// request brought its own (Track). Neither outlives the request: net/http forbids using the
+// writer after the handler returns, the record is only read and written by the layers of the
+// request, and the access line copies what it says out of both (accessEntry) before they are
+// reused (TestRequestStateNotShared).
+type requestState struct {
+	sw  statusWriter
+	rec accessRecord
+}
+
+// requestState is a cleared state from the pool, its status writer writing to w.
+func (h *handler) requestState(w http.ResponseWriter) *requestState {
+	st, ok := h.states.Get().(*requestState)
+	if !ok {
+		st = new(requestState)
+	}
+	st.sw = statusWriter{ResponseWriter: w}
+	st.rec = accessRecord{}
+	return st
+}
+
+// releaseRequestState returns st to the pool, dropping what it points to so the pool keeps
+// no connection alive.
+func (h *handler) releaseRequestState(st *requestState) {
+	*st = requestState{}
+	h.states.Put(st)
 }
 
 // saneRequestID accepts 1 to 128 letters, digits and . _ - : so an echoed id cannot inject
@@ -65,10 +97,14 @@ func saneRequestID(id string) bool {
 	return true
 }
 
+// newRequestID is 16 random bytes in hex, encoded on the stack so the string is the only
+// allocation.
 func newRequestID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
-	return hex.EncodeToString(b)
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	var s [32]byte
+	hex.Encode(s[:], b[:])
+	return string(s[:])
 }
 
 // statusWriter remembers whether and with which status the answer was started, and how many
@@ -98,10 +134,14 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// withRecovery turns a panic into 500 server_error; the stack goes only to the log.
+// withRecovery turns a panic into 500 server_error; the stack goes only to the log. Inside
+// withRequestID it shares that layer's status writer rather than wrapping it in another.
 func (h *handler) withRecovery(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w}
+		sw, ok := w.(*statusWriter)
+		if !ok {
+			sw = &statusWriter{ResponseWriter: w}
+		}
 		defer func() {
 			v := recover()
 			if v == nil {
@@ -150,7 +190,7 @@ func (h *handler) authedIn(mux *http.ServeMux, pattern, bucket string, perMinute
 			return
 		}
 		accessOf(r.Context()).accountID = acct.ID
-		if !h.allow(w, r, "account:"+strconv.FormatInt(acct.ID, 10)+" "+bucket, perMinute) {
+		if h.limits.on() && !h.allow(w, r, "account:"+strconv.FormatInt(acct.ID, 10)+" "+bucket, perMinute) {
 			return
 		}
 		if err := checkLang(r); err != nil {
@@ -165,7 +205,7 @@ func (h *handler) authedIn(mux *http.ServeMux, pattern, bucket string, perMinute
 func (h *handler) public(mux *http.ServeMux, pattern string, perMinute int, fn http.HandlerFunc) {
 	full := prefixed(pattern)
 	mux.HandleFunc(full, func(w http.ResponseWriter, r *http.Request) {
-		if !h.allow(w, r, "ip:"+clientIP(r)+" "+full, perMinute) {
+		if h.limits.on() && !h.allow(w, r, "ip:"+clientIP(r)+" "+full, perMinute) {
 			return
 		}
 		fn(w, r)

@@ -49,6 +49,10 @@ func newLimiter(clock Clock, scale float64, windows RateWindows, log *slog.Logge
 	return &limiter{clock: clock, scale: scale, windows: windows, log: log}
 }
 
+// on says whether any limit applies (a scale of 0 turns them off), so a caller need not build
+// the key of a request that cannot be refused.
+func (l *limiter) on() bool { return l.scale > 0 }
+
 // allow records a request for key when fewer than perMinute (scaled) were let through in the last
 // minute and reports whether it did; when not, it also returns the whole seconds until a slot
 // frees, at least 1. When the windows cannot be read (the shared database is down) the request is

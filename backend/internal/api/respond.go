@@ -100,17 +100,24 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 func (h *handler) write(w http.ResponseWriter, r *http.Request, status int, body any) {
 	buf := h.bufs.get()
 	defer h.bufs.put(buf)
-	if err := json.NewEncoder(buf).Encode(body); err != nil { // Encode ends the answer with '\n'
+	if err := buf.enc.Encode(body); err != nil { // Encode ends the answer with '\n'
 		h.log.ErrorContext(r.Context(), "encode response", slog.String("request_id", requestID(r.Context())), slog.Any("error", err))
 		status = http.StatusInternalServerError
 		buf.Reset()
-		_ = json.NewEncoder(buf).Encode(errorBody{Error: errorDetail{Code: service.CodeServerError,
+		_ = buf.enc.Encode(errorBody{Error: errorDetail{Code: service.CodeServerError,
 			Message: "internal error; quote the request id to support", RequestID: requestID(r.Context())}})
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// encodeBuffer is a buffer an answer is encoded into, with the JSON encoder writing into it,
+// pooled together so an answer allocates neither.
+type encodeBuffer struct {
+	bytes.Buffer
+	enc *json.Encoder
 }
 
 // bufferPool keeps the buffers answers are encoded into, so a busy read path does not allocate
@@ -120,14 +127,16 @@ type bufferPool struct{ pool sync.Pool }
 // maxPooledBuffer is the largest buffer kept for reuse; a rare big answer's goes to the GC.
 const maxPooledBuffer = 64 << 10
 
-func (p *bufferPool) get() *bytes.Buffer {
-	if b, ok := p.pool.Get().(*bytes.Buffer); ok {
+func (p *bufferPool) get() *encodeBuffer {
+	if b, ok := p.pool.Get().(*encodeBuffer); ok {
 		return b
 	}
-	return new(bytes.Buffer)
+	b := new(encodeBuffer)
+	b.enc = json.NewEncoder(&b.Buffer)
+	return b
 }
 
-func (p *bufferPool) put(b *bytes.Buffer) {
+func (p *bufferPool) put(b *encodeBuffer) {
 	if b.Cap() > maxPooledBuffer {
 		return
 	}

@@ -23,12 +23,12 @@ func Track(r *http.Request) (*http.Request, func() Facts) {
 	return r.WithContext(context.WithValue(r.Context(), accessKey{}, rec)), read
 }
 
-// newAccessRecord is the record of a request entering the API: the one Track put in ctx, or a
-// new one.
-func newAccessRecord(ctx context.Context) *accessRecord {
+// newAccessRecord is the record of a request entering the API: the one Track put in ctx, or
+// else spare (the request's pooled one).
+func newAccessRecord(ctx context.Context, spare *accessRecord) *accessRecord {
 	rec, ok := ctx.Value(accessKey{}).(*accessRecord)
 	if !ok {
-		rec = &accessRecord{}
+		rec = spare
 	}
 	rec.route = unmatchedRoute
 	return rec
