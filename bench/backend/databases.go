@@ -83,6 +83,23 @@ func postgresDatabases(ctx context.Context, k int, params string) ([]database, f
 	return dbs, stop, nil
 }
 
+// commits is PostgreSQL's transaction id counter: how many writing transactions (every
+// writing statement outside a transaction is one) the server has begun, to count what each
+// POST costs; 0 on SQLite. (pg_stat_database's counts lag by up to seconds; this does not.)
+func (d database) commits(ctx context.Context) (int64, error) {
+	if !d.postgres() {
+		return 0, nil
+	}
+	db, err := sql.Open(d.driver, d.dsn)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var n int64
+	err = db.QueryRowContext(ctx, `SELECT txid_current()`).Scan(&n)
+	return n, err
+}
+
 // ts is t as d stores it: SQLite keeps text, PostgreSQL timestamptz.
 func (d database) ts(t time.Time) any {
 	if d.postgres() {

@@ -46,8 +46,13 @@ type options struct {
 	databases   []string
 	accounts    int
 	pgParams    string
-	keyed       bool // every POST sends a fresh Idempotency-Key, as the provider does
+	keyed       bool   // every POST sends a fresh Idempotency-Key, as the provider does
+	pprofDir    string // where CPU profiles of serve's GET and POST phases go; "": none
 }
+
+// postProfile is how long the CPU profile of the POST phase (-pprof) runs: the phase must last
+// longer (at 1,000 orders/s, -posts 8000).
+const postProfile = 3 * time.Second
 
 func main() {
 	var o options
@@ -62,6 +67,7 @@ func main() {
 	flag.IntVar(&o.accounts, "accounts", 50, "accounts the POST clients are spread over, round-robin (a second figure puts them all on one)")
 	flag.StringVar(&o.pgParams, "pg-params", "", "parameters added to the URL serve gets on PostgreSQL, e.g. pool_max_conns=8")
 	flag.BoolVar(&o.keyed, "idempotency-keys", false, "send a fresh Idempotency-Key with every POST /instances, as the provider does")
+	flag.StringVar(&o.pprofDir, "pprof", "", "directory for CPU profiles of serve (--pprof) during the GET phase and the first 3 s of the spread POST phase")
 	flag.IntVar(&o.drain, "drain", 50000, "pending orders the provisioning worker drains for the drain figure; 0 skips it")
 	var dbList string
 	flag.StringVar(&dbList, "db", "sqlite,postgres", "databases measured, comma-separated: sqlite, postgres (a local server started as the tests do)")
@@ -138,6 +144,9 @@ func measureAll(ctx context.Context, o options, dbName string, dbs []database) e
 			n, r.idleCPU, r.rssMB, r.firstPage, r.midPage, r.midAllPage, r.lastPage,
 			r.spread.perSec, r.spread.fivexx, r.spread.p99ms, r.single.perSec, r.single.fivexx, r.single.p99ms,
 			r.getPerSec, r.barePerSec, 100*r.getPerSec/r.barePerSec)
+		if r.commitsPerPost > 0 {
+			fmt.Printf("         %.2f writing transactions per POST in the spread phase (txid_current: the orders, the deploys they cause, the workers' writes)\n", r.commitsPerPost)
+		}
 	}
 	if o.drain > 0 {
 		d := dbs[len(o.sizes)]
@@ -160,6 +169,7 @@ func measureAll(ctx context.Context, o options, dbName string, dbs []database) e
 type result struct {
 	idleCPU, rssMB, firstPage, midPage, midAllPage, lastPage float64
 	getPerSec, barePerSec                                    float64
+	commitsPerPost                                           float64    // PostgreSQL only
 	spread, single                                           postFigure // POSTs over -accounts accounts, and over one
 }
 
@@ -189,8 +199,17 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 	if err != nil {
 		return result{}, err
 	}
-	serve := exec.CommandContext(ctx, o.resellerd, "serve", "--db", db, "--listen", addr,
-		"--rate-limit-scale", "0", "--deploy-delay", "0", "--credentials-delay", "0")
+	args := []string{"serve", "--db", db, "--listen", addr,
+		"--rate-limit-scale", "0", "--deploy-delay", "0", "--credentials-delay", "0"}
+	var prof profiler
+	if o.pprofDir != "" {
+		if prof.addr, err = freeAddr(); err != nil {
+			return result{}, err
+		}
+		prof.prefix = filepath.Join(o.pprofDir, fmt.Sprintf("%s-%d", d.driver, n))
+		args = append(args, "--pprof", prof.addr)
+	}
+	serve := exec.CommandContext(ctx, o.resellerd, args...)
 	serve.Stderr = io.Discard
 	if err := serve.Start(); err != nil {
 		return result{}, fmt.Errorf("start resellerd: %w", err)
@@ -233,14 +252,31 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 		return result{}, err
 	}
 	path := fmt.Sprintf("/instances/%d", id)
+	profiled := prof.start(ctx, "get", o.readFor)
 	if r.getPerSec, err = c.rate(ctx, o.readFor, base+path); err != nil {
+		return result{}, err
+	}
+	if err := profiled(); err != nil {
 		return result{}, err
 	}
 	if r.barePerSec, err = bareRate(ctx, c, o.readFor, body); err != nil {
 		return result{}, err
 	}
+	commits, err := d.commits(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	profiled = prof.start(ctx, "post", postProfile)
 	if r.spread, err = c.postRate(ctx, o.posts, o.concurrency, keys, o.keyed); err != nil {
 		return result{}, err
+	}
+	if err := profiled(); err != nil {
+		return result{}, err
+	}
+	if after, err := d.commits(ctx); err != nil {
+		return result{}, err
+	} else if d.postgres() {
+		r.commitsPerPost = float64(after-commits) / float64(o.posts)
 	}
 	r.single, err = c.postRate(ctx, o.posts, o.concurrency, keys[:1], o.keyed)
 	return r, err
@@ -520,4 +556,38 @@ func (c *client) postRate(ctx context.Context, posts, concurrency int, keys []st
 	slices.Sort(latencies)
 	p99 := latencies[len(latencies)*99/100]
 	return postFigure{perSec: float64(posts) / elapsed.Seconds(), p99ms: float64(p99.Microseconds()) / 1000, fivexx: errs5.Load()}, nil
+}
+
+// profiler takes CPU profiles of serve through its --pprof listener (addr; "": no profiles),
+// into files named prefix-PHASE.prof.
+type profiler struct {
+	addr, prefix string
+}
+
+// start begins a CPU profile of d for phase and returns the wait for it to be written.
+func (p profiler) start(ctx context.Context, phase string, d time.Duration) func() error {
+	if p.addr == "" {
+		return func() error { return nil }
+	}
+	done := make(chan error, 1)
+	go func() {
+		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.addr, int(d.Seconds()))
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			done <- err
+			return
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- fmt.Errorf("profile %s: %w", phase, err)
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil {
+			err = os.WriteFile(p.prefix+"-"+phase+".prof", b, 0o600)
+		}
+		done <- err
+	}()
+	return func() error { return <-done }
 }
