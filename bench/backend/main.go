@@ -253,13 +253,10 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 	}
 	path := fmt.Sprintf("/instances/%d", id)
 	profiled := prof.start(ctx, "get", o.readFor)
-	if r.getPerSec, err = c.rate(ctx, o.readFor, base+path); err != nil {
+	if r.getPerSec, r.barePerSec, err = readRates(ctx, c, o.readFor, base+path, body); err != nil {
 		return result{}, err
 	}
 	if err := profiled(); err != nil {
-		return result{}, err
-	}
-	if r.barePerSec, err = bareRate(ctx, c, o.readFor, body); err != nil {
 		return result{}, err
 	}
 	commits, err := d.commits(ctx)
@@ -494,11 +491,16 @@ func (c *client) rate(ctx context.Context, d time.Duration, url string) (float64
 	return float64(done.Load()) / d.Seconds(), nil
 }
 
-// bareRate serves body from a bare net/http handler in this process and measures it like rate.
-func bareRate(ctx context.Context, c *client, d time.Duration, body []byte) (float64, error) {
+// readSlices is how many turns the GET figure and the bare handler's take each (readRates).
+const readSlices = 6
+
+// readRates measures GET url (resellerd) and a bare net/http handler in this process serving
+// body, each for d in all, in readSlices alternating turns: the load of a shared machine
+// changes from second to second, and both figures of a ratio must see the same.
+func readRates(ctx context.Context, c *client, d time.Duration, url string, body []byte) (get, bare float64, err error) {
 	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -506,7 +508,20 @@ func bareRate(ctx context.Context, c *client, d time.Duration, body []byte) (flo
 	}), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	defer srv.Close()
-	return c.rate(ctx, d, "http://"+l.Addr().String()+"/")
+	bareURL := "http://" + l.Addr().String() + "/"
+	turn := d / readSlices
+	for range readSlices {
+		g, err := c.rate(ctx, turn, url)
+		if err != nil {
+			return 0, 0, err
+		}
+		b, err := c.rate(ctx, turn, bareURL)
+		if err != nil {
+			return 0, 0, err
+		}
+		get, bare = get+g/readSlices, bare+b/readSlices
+	}
+	return get, bare, nil
 }
 
 // postRate sends posts POST /instances from concurrency clients, client i as the account of
