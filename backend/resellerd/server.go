@@ -119,6 +119,12 @@ type Config struct {
 // AccessLog writes the API's access lines off the requests' path (see api.AccessLog).
 type AccessLog = api.AccessLog
 
+// NewTextAccessLog returns an access log writing its lines to out in batches, in slog's text
+// format at level (see api.NewTextAccessLog).
+func NewTextAccessLog(out io.Writer, level slog.Leveler) *AccessLog {
+	return api.NewTextAccessLog(out, level)
+}
+
 // NewBatchedAccessLog returns an access log writing its lines to out in batches, each formatted
 // by the logger format makes over the writer it is given (see api.NewBatchedAccessLog).
 func NewBatchedAccessLog(out io.Writer, format func(io.Writer) *slog.Logger) *AccessLog {

@@ -136,6 +136,12 @@ func (b *lockedBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 var accessLineFields = regexp.MustCompile(`msg=request request_id=(\S+) method=GET route="GET /test/echo/\{n\}" path=/api/v1/test/echo/(\d+) status=(\d+) duration_ms=\S+ bytes=(\d+)`)
 
 // TestRequestStateNotShared serves many requests at once, each with its own id, status and
@@ -197,3 +203,162 @@ func TestRequestStateNotShared(t *testing.T) {
 
 // echoStatus is the status the echo route answers request n with.
 func echoStatus(n int) int { return http.StatusOK + n%4 }
+
+// TestTextLineAsSlogWritesIt: the access line appended by hand (appendTextLine) is byte for
+// byte the line slog.NewTextHandler writes for the same request, for values that slog quotes
+// (spaces, '=', quotes, control characters, invalid UTF-8, non-printing and space runes, the
+// empty string) and values it leaves bare (a backslash, DEL, printable non-ASCII), times on
+// and off a millisecond, in UTC and another zone, with and without an account.
+func TestTextLineAsSlogWritesIt(t *testing.T) {
+	t.Parallel()
+	zone := time.FixedZone("x", -(3*3600 + 30*60))
+	times := []time.Time{
+		time.Date(2026, 11, 29, 5, 1, 2, 0, time.UTC),
+		time.Date(2026, 11, 29, 5, 1, 2, 999_999_999, time.UTC),
+		time.Date(2026, 1, 2, 3, 4, 5, 120_000_000, zone),
+		time.Now(), // with a monotonic reading
+	}
+	strs := []string{"", "plain", "two words", "a=b", `say "hi"`, `back\slash`, "tab\there", "nl\nx", "del\x7f",
+		"bad\xffutf8", "é-ü-日本", "nbsp\u00a0x", "zw\u200bx", "\ufffd", "/api/v1/instances/12", "::1", "GET /instances/{instance_id}"}
+	durations := []time.Duration{0, 999 * time.Nanosecond, 1234 * time.Microsecond, 16715 * time.Microsecond, 3 * time.Second}
+	n := 0
+	for i, s := range strs {
+		for j, at := range times {
+			e := accessEntry{id: s, at: at, method: strs[(i+1)%len(strs)], route: strs[(i+2)%len(strs)], path: s,
+				client: strs[(i+3)%len(strs)], status: 200 + j, elapsed: durations[(i+j)%len(durations)],
+				bytes: int64(i * 1000), accountID: int64(j % 2 * (i + 1))}
+			var want bytes.Buffer
+			writeAccess(slog.New(slog.NewTextHandler(&want, nil)), e)
+			if got := appendTextLine(nil, e); string(got) != want.String() {
+				t.Fatalf("entry %+v:\nby hand %q\nslog    %q", e, got, want.String())
+			}
+			n++
+		}
+	}
+	// A console path's token is redacted in both.
+	e := entry(1)
+	e.path = "/console/abcdefghijklmnopqrstuvwxyz012345/ws"
+	var want bytes.Buffer
+	writeAccess(slog.New(slog.NewTextHandler(&want, nil)), e)
+	if got := appendTextLine(nil, e); string(got) != want.String() || strings.Contains(string(got), "abcdefghijklmnop") {
+		t.Fatalf("console path: by hand %q, slog %q", got, want.String())
+	}
+	t.Logf("%d lines compared", n+1)
+}
+
+// TestTextAccessLogWritesWhatSlogWould: a text access log (NewTextAccessLog) writes, once
+// closed, every recorded line as slog's text handler does, in order, and nothing below its
+// level: at warn it writes no access line.
+func TestTextAccessLogWritesWhatSlogWould(t *testing.T) {
+	t.Parallel()
+	var got bytes.Buffer
+	l := NewTextAccessLog(&lockedBuffer{buf: &got}, slog.LevelInfo)
+	var want bytes.Buffer
+	for i := range 50 {
+		e := entry(i)
+		l.record(e)
+		writeAccess(slog.New(slog.NewTextHandler(&want, nil)), e)
+	}
+	l.Close()
+	if got.String() != want.String() {
+		t.Fatalf("the text access log wrote\n%s\nslog writes\n%s", got.String(), want.String())
+	}
+	quiet := NewTextAccessLog(io.Discard, slog.LevelWarn)
+	defer quiet.Close()
+	if quiet.enabled(t.Context()) {
+		t.Fatal("a text access log at warn says access lines are enabled")
+	}
+}
+
+// TestStreamingAnswerKeepsItsState holds a streamed answer open over a real connection (its
+// first part flushed through the middleware's status writer with http.ResponseController)
+// while hundreds of other requests take and return pooled request states and encode buffers,
+// then finishes it: the stream's bytes arrive whole and in order, the others each get their
+// own answer, and the stream's access line counts its own status and bytes. A request's state
+// returned to the pool while its handler still wrote through it would mix answers or lines.
+func TestStreamingAnswerKeepsItsState(t *testing.T) {
+	t.Parallel()
+	const others = 400
+	var logs lockedBuffer
+	logs.buf = new(bytes.Buffer)
+	access := NewAccessLog(slog.New(slog.NewTextHandler(&logs, nil)))
+	h := newHandler(Config{Logger: slog.New(slog.DiscardHandler), AccessLog: access})
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/test/stream", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte("first;"))
+		if err := http.NewResponseController(w).Flush(); err != nil {
+			t.Errorf("flush through the middleware: %v", err)
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		_, _ = w.Write([]byte("second;"))
+	})
+	mux.HandleFunc("GET /api/v1/test/echo/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		h.ok(w, r, echoStatus(n), strings.Repeat(strconv.Itoa(n%10), n), nil) // the middleware's own buffer pool
+	})
+	srv := httptest.NewServer(h.wrap(mux))
+	defer srv.Close()
+
+	res, err := srv.Client().Get(srv.URL + "/api/v1/test/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	first := make([]byte, len("first;"))
+	if _, err := io.ReadFull(res.Body, first); err != nil || string(first) != "first;" {
+		t.Fatalf("the stream's first part: %q, %v", first, err)
+	}
+	var wg sync.WaitGroup
+	for c := range 4 {
+		wg.Go(func() {
+			for i := c; i < others; i += 4 {
+				res, err := srv.Client().Get(srv.URL + "/api/v1/test/echo/" + strconv.Itoa(i))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				body, _ := io.ReadAll(res.Body)
+				_ = res.Body.Close()
+				want := fmt.Sprintf(`{"success":true,"data":%q}`+"\n", strings.Repeat(strconv.Itoa(i%10), i))
+				if res.StatusCode != echoStatus(i) || string(body) != want {
+					t.Errorf("request %d: %d %q, want %d %q", i, res.StatusCode, body, echoStatus(i), want)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(release)
+	rest, err := io.ReadAll(res.Body)
+	if err != nil || string(rest) != "second;" || res.StatusCode != http.StatusAccepted {
+		t.Fatalf("the stream's end: %d %q, %v", res.StatusCode, rest, err)
+	}
+	srv.Close() // every handler has returned: its access line is queued
+	access.Close()
+	lines := logs.String()
+	if !regexp.MustCompile(`route="GET /test/stream" path=/api/v1/test/stream status=202 duration_ms=\S+ bytes=13 `).MatchString(lines) {
+		t.Fatalf("the stream's access line does not say 202 and 13 bytes:\n%s", grepLines(lines, "test/stream"))
+	}
+	for i := range others {
+		want := fmt.Sprintf(`path=/api/v1/test/echo/%d status=%d duration_ms=\S+ bytes=%d `, i, echoStatus(i), i+len(`{"success":true,"data":""}`)+1)
+		if !regexp.MustCompile(want).MatchString(lines) {
+			t.Fatalf("request %d has no access line of its own (%s):\n%s", i, want, grepLines(lines, fmt.Sprintf("echo/%d ", i)))
+		}
+	}
+}
+
+// grepLines is the lines of s holding sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, sub) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
