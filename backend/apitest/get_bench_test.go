@@ -17,15 +17,22 @@ import (
 
 // BenchmarkGetInstanceInProcess measures GET /instances/{id} through the whole handler on SQLite,
 // with no network: the store's read path (key, instance, installs) and the API's encoding; the
-// "logged" run also writes the access lines (text, to io.Discard), as serve does by default.
+// "logged" run also writes the access lines (text, to io.Discard) through the access log serve
+// makes by default (resellerd.NewTextAccessLog), the "slog" run through slog's text handler.
 func BenchmarkGetInstanceInProcess(b *testing.B) {
-	b.Run("quiet", func(b *testing.B) { benchmarkGetInstance(b, nil) })
-	b.Run("logged", func(b *testing.B) { benchmarkGetInstance(b, slog.New(slog.NewTextHandler(io.Discard, nil))) })
+	b.Run("quiet", func(b *testing.B) { benchmarkGetInstance(b, nil, nil) })
+	b.Run("logged", func(b *testing.B) {
+		access := resellerd.NewTextAccessLog(io.Discard, slog.LevelInfo)
+		defer access.Close()
+		benchmarkGetInstance(b, slog.New(slog.NewTextHandler(io.Discard, nil)), access)
+	})
+	b.Run("slog", func(b *testing.B) { benchmarkGetInstance(b, slog.New(slog.NewTextHandler(io.Discard, nil)), nil) })
 }
 
-func benchmarkGetInstance(b *testing.B, log *slog.Logger) {
+func benchmarkGetInstance(b *testing.B, log *slog.Logger, access *resellerd.AccessLog) {
 	ctx := context.Background()
-	srv, err := resellerd.New(ctx, resellerd.Config{DB: filepath.Join(b.TempDir(), "b.db"), WorkerInterval: -1, Logger: log})
+	srv, err := resellerd.New(ctx, resellerd.Config{DB: filepath.Join(b.TempDir(), "b.db"), WorkerInterval: -1, Logger: log,
+		AccessLog: access})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,6 +27,25 @@ type metrics struct {
 	rateLimited *prometheus.CounterVec
 	deliveries  *prometheus.CounterVec
 	revivals    *prometheus.CounterVec
+
+	// series are the request counter and duration histogram of each route, method and status
+	// seen, so that counting a request hashes and allocates nothing (WithLabelValues does both
+	// twice). The routes, methods and statuses are bounded sets (route patterns, methodLabel),
+	// as the vectors' own children are.
+	seriesMu sync.RWMutex
+	series   map[requestKey]requestSeries
+}
+
+// requestKey names a request's series.
+type requestKey struct {
+	route, method string
+	status        int
+}
+
+// requestSeries are the children of the request vectors for one requestKey.
+type requestSeries struct {
+	count    prometheus.Counter
+	duration prometheus.Observer
 }
 
 // newMetrics registers the request, delivery and rate-limit instruments and the Go and process
@@ -62,8 +82,28 @@ func newMetrics() *metrics {
 
 // Request counts one answered request (api.Observer).
 func (m *metrics) Request(route, method string, status int, elapsed time.Duration) {
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(route, method).Observe(elapsed.Seconds())
+	s := m.seriesOf(requestKey{route: route, method: method, status: status})
+	s.count.Inc()
+	s.duration.Observe(elapsed.Seconds())
+}
+
+// seriesOf is k's series, looked up once in the vectors and kept.
+func (m *metrics) seriesOf(k requestKey) requestSeries {
+	m.seriesMu.RLock()
+	s, ok := m.series[k]
+	m.seriesMu.RUnlock()
+	if ok {
+		return s
+	}
+	s = requestSeries{count: m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(k.status)),
+		duration: m.duration.WithLabelValues(k.route, k.method)}
+	m.seriesMu.Lock()
+	defer m.seriesMu.Unlock()
+	if m.series == nil {
+		m.series = map[requestKey]requestSeries{}
+	}
+	m.series[k] = s
+	return s
 }
 
 // RateLimited counts one request refused by a rate limit (api.Observer).

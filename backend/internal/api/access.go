@@ -33,6 +33,7 @@ const unmatchedRoute = "unmatched"
 // client address (clientAddr) the limits count. The layers share it by pointer, because each one
 // passes on a copy of the request.
 type accessRecord struct {
+	id        string // the request id (requestID)
 	route     string
 	accountID int64  // 0: not authenticated
 	client    string // "": not settled (outside withRequestID)

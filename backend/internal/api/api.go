@@ -66,6 +66,9 @@ type handler struct {
 	console   http.Handler   // Config.Console
 	access    *AccessLog     // Config.AccessLog; nil: lines written at once through log
 	states    sync.Pool      // *requestState of requests in flight, reused (middleware.go)
+	// labels is the routeLabel of every pattern routes registered, made once so a request's
+	// label costs no allocation; written only before the handler serves.
+	labels map[string]string
 }
 
 // NewHandler returns the whole API: /api/v1/... and /openapi.json.
@@ -112,6 +115,23 @@ func (h *handler) routes(mux *http.ServeMux) {
 	}
 }
 
+// label is pattern's routeLabel, the one made when it was registered if it was.
+func (h *handler) label(pattern string) string {
+	if l, ok := h.labels[pattern]; ok {
+		return l
+	}
+	return routeLabel(pattern)
+}
+
+// handle registers fn on mux under pattern, with its routeLabel made once (labels).
+func (h *handler) handle(mux *http.ServeMux, pattern string, fn http.HandlerFunc) {
+	if h.labels == nil {
+		h.labels = map[string]string{}
+	}
+	h.labels[pattern] = routeLabel(pattern)
+	mux.HandleFunc(pattern, fn)
+}
+
 // wrap adds the middleware every request passes, outermost first, answers requests no route
 // matches with the envelope instead of the mux's plain text, and refuses a malformed query
 // string or a body that is not JSON before any route sees them.
@@ -122,7 +142,7 @@ func (h *handler) wrap(mux *http.ServeMux) http.Handler {
 			h.unmatched(w, r, mux)
 			return
 		}
-		accessOf(r.Context()).route = routeLabel(pattern)
+		accessOf(r.Context()).route = h.label(pattern)
 		if err := checkRequest(r); err != nil {
 			h.fail(w, r, err)
 			return

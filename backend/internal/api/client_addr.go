@@ -43,6 +43,11 @@ func (t trustedProxies) clientAddr(r *http.Request) string {
 	}
 	addr := peer.Addr().Unmap()
 	if len(t) == 0 || !t.trusts(addr) {
+		if peer.Addr().Is4() {
+			// RemoteAddr's host as it stands: ParseAddrPort took it, so it is already the
+			// address's canonical form, and the substring costs no allocation.
+			return r.RemoteAddr[:strings.LastIndexByte(r.RemoteAddr, ':')]
+		}
 		return addr.String()
 	}
 	return t.forwardedClient(addr, r.Header).String()

@@ -22,13 +22,13 @@ const maxBodyBytes = 1 << 20
 // maxRequestIDLength bounds an incoming X-Request-ID we are willing to echo.
 const maxRequestIDLength = 128
 
-type contextKey int
-
-const requestIDKey contextKey = iota
-
+// requestID is the id withRequestID gave the request of ctx, which its access record carries
+// (one context value for both); "" outside withRequestID.
 func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if rec, ok := ctx.Value(accessKey{}).(*accessRecord); ok {
+		return rec.id
+	}
+	return ""
 }
 
 // withRequestID gives every request an id, echoed in X-Request-ID and in error bodies. A sane
@@ -47,8 +47,8 @@ func (h *handler) withRequestID(next http.Handler) http.Handler {
 		st := h.requestState(w)
 		defer h.releaseRequestState(st)
 		rec := newAccessRecord(r.Context(), &st.rec)
-		rec.client = h.proxies.clientAddr(r)
-		next.ServeHTTP(&st.sw, r.WithContext(withAccessRecord(context.WithValue(r.Context(), requestIDKey, id), rec)))
+		rec.id, rec.client = id, h.proxies.clientAddr(r)
+		next.ServeHTTP(&st.sw, r.WithContext(withAccessRecord(r.Context(), rec)))
 		h.logAccess(r, id, rec, &st.sw, time.Since(start))
 	})
 }
@@ -184,7 +184,7 @@ type authedFunc func(w http.ResponseWriter, r *http.Request, acct store.Account)
 // authedIn registers a route that needs a key, rate-limited per key in bucket, which several
 // routes may share.
 func (h *handler) authedIn(mux *http.ServeMux, pattern, bucket string, perMinute int, fn authedFunc) {
-	mux.HandleFunc(prefixed(pattern), func(w http.ResponseWriter, r *http.Request) {
+	h.handle(mux, prefixed(pattern), func(w http.ResponseWriter, r *http.Request) {
 		acct, ok := h.authenticate(w, r)
 		if !ok {
 			return
@@ -204,7 +204,7 @@ func (h *handler) authedIn(mux *http.ServeMux, pattern, bucket string, perMinute
 // public registers a route without a key, rate-limited per client address and route.
 func (h *handler) public(mux *http.ServeMux, pattern string, perMinute int, fn http.HandlerFunc) {
 	full := prefixed(pattern)
-	mux.HandleFunc(full, func(w http.ResponseWriter, r *http.Request) {
+	h.handle(mux, full, func(w http.ResponseWriter, r *http.Request) {
 		if h.limits.on() && !h.allow(w, r, "ip:"+clientIP(r)+" "+full, perMinute) {
 			return
 		}

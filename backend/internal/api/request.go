@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -62,9 +63,18 @@ func decodeBytes(b []byte, dst any) error {
 	return nil
 }
 
+// query is r's query, parsed as url.URL.Query does; a request without one (most of them) is
+// answered nil, which reads as empty, without allocating the map Query makes every call.
+func query(r *http.Request) url.Values {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	return r.URL.Query()
+}
+
 // queryBool reads an optional boolean query parameter, "true" or "false".
 func queryBool(r *http.Request, name string, def bool) (bool, error) {
-	q := r.URL.Query()
+	q := query(r)
 	if !q.Has(name) {
 		return def, nil
 	}
@@ -134,7 +144,7 @@ type pagination struct {
 // parsePagination reads `limit` (1 to 500, optional) and `offset` (0 or more).
 func parsePagination(r *http.Request) (pagination, error) {
 	p := pagination{page: store.All}
-	q := r.URL.Query()
+	q := query(r)
 	if q.Has("limit") {
 		n, err := strconv.Atoi(q.Get("limit"))
 		if err != nil || n < minLimit || n > maxLimit {
@@ -172,7 +182,7 @@ func paginate[T any](items []T, p pagination) []T {
 
 // queryID reads an optional positive integer query parameter; 0 means it was not sent.
 func queryID(r *http.Request, name string) (int64, error) {
-	q := r.URL.Query()
+	q := query(r)
 	if !q.Has(name) {
 		return 0, nil
 	}
@@ -193,7 +203,7 @@ func pathID(r *http.Request, name string) (int64, error) { return parseID(name, 
 
 // queryTerm checks the optional `term` query parameter.
 func queryTerm(r *http.Request) error {
-	q := r.URL.Query()
+	q := query(r)
 	if !q.Has("term") {
 		return nil
 	}
@@ -202,7 +212,7 @@ func queryTerm(r *http.Request) error {
 
 // queryCountryCode reads an optional ISO 3166-1 alpha-2 code, case-insensitively.
 func queryCountryCode(r *http.Request) (string, error) {
-	q := r.URL.Query()
+	q := query(r)
 	if !q.Has("country_code") {
 		return "", nil
 	}
@@ -216,7 +226,7 @@ func queryCountryCode(r *http.Request) (string, error) {
 // checkLang refuses a `lang` query parameter other than `fa` or `en`: a typo should not silently
 // answer in the other language.
 func checkLang(r *http.Request) error {
-	q := r.URL.Query()
+	q := query(r)
 	if !q.Has("lang") {
 		return nil
 	}
@@ -231,7 +241,7 @@ func checkLang(r *http.Request) error {
 // language picks English when `lang=en` is sent, or when no `lang` is sent and the first tag of
 // Accept-Language is English; Persian otherwise. checkLang has already refused other values.
 func language(r *http.Request) catalog.Lang {
-	q := r.URL.Query()
+	q := query(r)
 	if q.Has("lang") {
 		if q.Get("lang") == "en" {
 			return catalog.English

@@ -14,6 +14,9 @@ import (
 // not parse (every parameter would silently vanish from r.URL.Query) and a body that is not
 // declared as JSON.
 func checkRequest(r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return checkContentType(r)
+	}
 	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
 		return service.Validation("query", "is malformed: %v", err)
 	}

@@ -107,11 +107,21 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, status int, body
 		_ = buf.enc.Encode(errorBody{Error: errorDetail{Code: service.CodeServerError,
 			Message: "internal error; quote the request id to support", RequestID: requestID(r.Context())}})
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	hdr := w.Header()
+	hdr["Content-Type"] = jsonContentType
+	hdr["X-Content-Type-Options"] = noSniff
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
+
+// jsonContentType and noSniff are the values of every JSON answer's Content-Type and
+// X-Content-Type-Options, shared by all answers instead of a slice made for each (Header.Set).
+// Nothing changes a header value in place (Set and Add make new slices; each is exactly one
+// long, so an Add copies), and net/http only reads them.
+var (
+	jsonContentType = []string{"application/json; charset=utf-8"}
+	noSniff         = []string{"nosniff"}
+)
 
 // encodeBuffer is a buffer an answer is encoded into, with the JSON encoder writing into it,
 // pooled together so an answer allocates neither.

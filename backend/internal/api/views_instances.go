@@ -79,20 +79,62 @@ func newOrderJSON(o service.OrderView, lang catalog.Lang) OrderView {
 }
 
 func newInstanceSummaryJSON(d service.InstanceDetail) InstanceSummaryView {
-	term := catalog.TermHourly
+	return newInstanceSummaryIn(new(summaryValues), &d)
+}
+
+// summaryValues holds what the pointer fields of an instance's summary point to, so a view
+// makes one allocation for them all instead of one a field (a dozen for a GET).
+type summaryValues struct {
+	status, hostname, ipv4, ipv6, term, renewalDue, lockReason, createdAt, expiredAt, note string
+	datacenterID, locationID, templateID                                                   int64
+	costs, paid                                                                            money.Micros
+}
+
+// newInstanceSummaryIn is d's summary, its pointer fields pointing into v.
+func newInstanceSummaryIn(v *summaryValues, d *service.InstanceDetail) InstanceSummaryView {
+	v.term, v.costs, v.paid = catalog.TermHourly, d.Costs, d.Paid
 	out := InstanceSummaryView{
-		ID: d.ID, Name: d.Name, Status: optional(d.Status), Active: d.Active, Hostname: optional(d.Hostname),
-		ServerProductID: d.PlanID, IPv4: optional(d.IPv4), IPv6: optional(d.IPv6), Term: &term,
-		Renew: d.Renew, Locked: d.Locked, LockReason: optional(d.LockReason),
-		CreatedAt: optionalTime(d.CreatedAt), ExpiredAt: optionalTime(d.ExpiredAt),
-		DatacenterID: optionalID(d.DatacenterID), LocationID: optionalID(d.LocationID), TemplateID: optionalID(d.TemplateID),
-		Costs: &d.Costs, PaidAmount: &d.Paid, Actions: append([]string{}, d.Plan.Actions...),
-		Snapshots: d.Active && d.Datacenter.Snapshots.PricePerGBMonth > 0, Note: optional(d.Note),
+		ID: d.ID, Name: d.Name, Status: stringIn(&v.status, d.Status), Active: d.Active,
+		Hostname: stringIn(&v.hostname, d.Hostname), ServerProductID: d.PlanID, IPv4: stringIn(&v.ipv4, d.IPv4),
+		IPv6: stringIn(&v.ipv6, d.IPv6), Term: &v.term, Renew: d.Renew, Locked: d.Locked,
+		LockReason: stringIn(&v.lockReason, d.LockReason),
+		CreatedAt:  timeIn(&v.createdAt, d.CreatedAt), ExpiredAt: timeIn(&v.expiredAt, d.ExpiredAt),
+		DatacenterID: idIn(&v.datacenterID, d.DatacenterID), LocationID: idIn(&v.locationID, d.LocationID),
+		TemplateID: idIn(&v.templateID, d.TemplateID),
+		Costs:      &v.costs, PaidAmount: &v.paid, Actions: append([]string{}, d.Plan.Actions...),
+		Snapshots: d.Active && d.Datacenter.Snapshots.PricePerGBMonth > 0, Note: stringIn(&v.note, d.Note),
 	}
 	if d.Active {
-		out.RenewalDue = optionalTime(d.RenewalDue)
+		out.RenewalDue = timeIn(&v.renewalDue, d.RenewalDue)
 	}
 	return out
+}
+
+// stringIn is optional with the string kept in *p: p, or nil for "".
+func stringIn(p *string, s string) *string {
+	if s == "" {
+		return nil
+	}
+	*p = s
+	return p
+}
+
+// timeIn is optionalTime with the timestamp kept in *p.
+func timeIn(p *string, t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	*p = timestamp(t)
+	return p
+}
+
+// idIn is optionalID with the id kept in *p.
+func idIn(p *int64, id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	*p = id
+	return p
 }
 
 func newTrafficJSON(t service.Traffic) TrafficView {
@@ -100,18 +142,29 @@ func newTrafficJSON(t service.Traffic) TrafficView {
 		AllowOverage: t.AllowOverage, CycleStartDate: optionalTime(t.CycleStart)}
 }
 
+// detailValues is everything an instance's detail view points to, allocated as one (see
+// summaryValues): its summary's values, its nested views and its credentials.
+type detailValues struct {
+	summary     summaryValues
+	location    LocationView
+	datacenter  DatacenterView
+	traffic     TrafficView
+	product     ServerProductView
+	template    TemplateView
+	credentials credentialValues
+}
+
 func newInstanceDetailJSON(d service.InstanceDetail, lang catalog.Lang) InstanceDetailView {
-	loc := newLocationJSON(d.Location, lang)
-	dc := newDatacenterJSON(d.Datacenter, lang)
-	traffic := newTrafficJSON(d.Traffic)
+	v := new(detailValues)
+	v.location, v.datacenter, v.traffic = newLocationJSON(d.Location, lang), newDatacenterJSON(d.Datacenter, lang), newTrafficJSON(d.Traffic)
+	v.product = ServerProductView{ID: d.Plan.ID, Name: d.Plan.Name.In(lang), Type: d.Plan.Type,
+		CPU: int64(d.Plan.CPU), Memory: int64(d.Plan.MemoryGB), Disk: int64(d.Plan.DiskGB)}
+	v.template = TemplateView{ID: d.Template.ID, Name: d.Template.Name.In(lang), OSType: d.Template.OSType}
 	out := InstanceDetailView{
-		InstanceSummary: newInstanceSummaryJSON(d),
-		ServerProduct: &ServerProductView{ID: d.Plan.ID, Name: d.Plan.Name.In(lang), Type: d.Plan.Type,
-			CPU: int64(d.Plan.CPU), Memory: int64(d.Plan.MemoryGB), Disk: int64(d.Plan.DiskGB)},
-		Location: &loc, Datacenter: &dc,
-		Template: &TemplateView{ID: d.Template.ID, Name: d.Template.Name.In(lang), OSType: d.Template.OSType},
-		Traffic:  &traffic,
-		Apps:     make([]InstanceAppView, 0, len(d.Apps)),
+		InstanceSummary: newInstanceSummaryIn(&v.summary, &d),
+		ServerProduct:   &v.product, Location: &v.location, Datacenter: &v.datacenter, Template: &v.template,
+		Traffic: &v.traffic,
+		Apps:    make([]InstanceAppView, 0, len(d.Apps)),
 		// The price of one change_ip; 0 where it is free.
 		IPChangeCost:   d.IPChangeCost,
 		ActiveFeatures: make([]string, 0, len(d.Features)),
@@ -119,7 +172,7 @@ func newInstanceDetailJSON(d service.InstanceDetail, lang catalog.Lang) Instance
 		Recurring:      d.Recurring,
 	}
 	if d.Active {
-		out.Credentials = newCredentialsJSON(d)
+		out.Credentials = newCredentialsIn(&v.credentials, &d)
 	}
 	for _, a := range d.Apps {
 		out.Apps = append(out.Apps, InstanceAppView{AppID: a.AppID, Name: a.App.Name.In(lang), Status: a.Status})
@@ -132,14 +185,27 @@ func newInstanceDetailJSON(d service.InstanceDetail, lang catalog.Lang) Instance
 
 // newCredentialsJSON shows the credentials; the password stays null while it is pending.
 func newCredentialsJSON(d service.InstanceDetail) *CredentialsView {
-	c := &CredentialsView{Username: optional(d.Username), IPv4: optional(d.IPv4), IPv6: optional(d.IPv6),
-		Pending: d.CredentialsPending}
+	return newCredentialsIn(new(credentialValues), &d)
+}
+
+// credentialValues is a credentials view with what its fields point to (see summaryValues).
+type credentialValues struct {
+	view                           CredentialsView
+	username, ipv4, ipv6, password string
+	port                           int64
+}
+
+// newCredentialsIn is newCredentialsJSON's view, made in v.
+func newCredentialsIn(v *credentialValues, d *service.InstanceDetail) *CredentialsView {
+	c := &v.view
+	*c = CredentialsView{Username: stringIn(&v.username, d.Username), IPv4: stringIn(&v.ipv4, d.IPv4),
+		IPv6: stringIn(&v.ipv6, d.IPv6), Pending: d.CredentialsPending}
 	if d.Port != 0 {
-		port := int64(d.Port)
-		c.Port = &port
+		v.port = int64(d.Port)
+		c.Port = &v.port
 	}
 	if !d.CredentialsPending {
-		c.Password = optional(d.Password)
+		c.Password = stringIn(&v.password, d.Password)
 	}
 	return c
 }
