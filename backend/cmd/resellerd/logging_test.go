@@ -207,10 +207,24 @@ func (b *syncBuffer) String() string {
 }
 
 // TestServeWritesEveryAccessLineOnShutdown runs serve as the command does, with its batched
-// access log, sends requests and stops it at once: every request has its access line when
-// serve returns, none dropped.
+// access log in each format (text: the lines appended by hand), sends requests and stops it at
+// once: every request has its access line when serve returns, none dropped.
 func TestServeWritesEveryAccessLineOnShutdown(t *testing.T) {
 	t.Parallel()
+	for format, marks := range map[string][]string{
+		"json": {`"msg":"request"`, `"route":"GET /health"`},
+		"text": {` level=INFO msg=request request_id=`, ` route="GET /health" path=/api/v1/health status=200 `},
+	} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			serveAndCountAccessLines(t, format, marks)
+		})
+	}
+}
+
+// serveAndCountAccessLines is TestServeWritesEveryAccessLineOnShutdown in one format, an
+// access line being a line holding every one of marks.
+func serveAndCountAccessLines(t *testing.T, format string, marks []string) {
 	const requests = 300
 	var log syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
@@ -218,7 +232,7 @@ func TestServeWritesEveryAccessLineOnShutdown(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "l.db"),
-			"--rate-limit-scale", "0", "--log-format", "json"}, io.Discard, &log, noEnv)
+			"--rate-limit-scale", "0", "--log-format", format}, io.Discard, &log, noEnv)
 	}()
 	base := "http://" + listeningAddr(t, &log)
 	for range requests {
@@ -237,7 +251,7 @@ func TestServeWritesEveryAccessLineOnShutdown(t *testing.T) {
 	}
 	n := 0
 	for _, line := range strings.Split(log.String(), "\n") {
-		if strings.Contains(line, `"msg":"request"`) && strings.Contains(line, `"route":"GET /health"`) {
+		if containsAll(line, marks) {
 			n++
 		}
 	}
@@ -246,7 +260,17 @@ func TestServeWritesEveryAccessLineOnShutdown(t *testing.T) {
 	}
 }
 
-// listeningAddr waits for serve's "listening" line in log and returns its address.
+// containsAll says whether s holds every one of subs.
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// listeningAddr waits for serve's "listening" line in log (JSON or text) and returns its address.
 func listeningAddr(t *testing.T, log *syncBuffer) string {
 	t.Helper()
 	deadline := time.Now().Add(eventWait)
@@ -258,6 +282,10 @@ func listeningAddr(t *testing.T, log *syncBuffer) string {
 			}
 			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "listening" {
 				return l.Addr
+			}
+			if _, rest, ok := strings.Cut(line, " msg=listening addr="); ok { // the text format
+				addr, _, _ := strings.Cut(rest, " ")
+				return addr
 			}
 		}
 		time.Sleep(10 * time.Millisecond)
