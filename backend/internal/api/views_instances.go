@@ -183,11 +183,6 @@ func newInstanceDetailJSON(d service.InstanceDetail, lang catalog.Lang) Instance
 	return out
 }
 
-// newCredentialsJSON shows the credentials; the password stays null while it is pending.
-func newCredentialsJSON(d service.InstanceDetail) *CredentialsView {
-	return newCredentialsIn(new(credentialValues), &d)
-}
-
 // credentialValues is a credentials view with what its fields point to (see summaryValues).
 type credentialValues struct {
 	view                           CredentialsView
@@ -195,7 +190,7 @@ type credentialValues struct {
 	port                           int64
 }
 
-// newCredentialsIn is newCredentialsJSON's view, made in v.
+// newCredentialsIn shows d's credentials, made in v; the password stays null while it is pending.
 func newCredentialsIn(v *credentialValues, d *service.InstanceDetail) *CredentialsView {
 	c := &v.view
 	*c = CredentialsView{Username: stringIn(&v.username, d.Username), IPv4: stringIn(&v.ipv4, d.IPv4),
