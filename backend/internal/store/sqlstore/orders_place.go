@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,9 +11,11 @@ import (
 
 // PlaceOrder writes a new pending order, and its idempotency key when key is not nil, if its
 // account admits it (store.AccountCounts.Admits), as one step that commits on its own. On
-// PostgreSQL that step is one statement (placeOrder), which waits for a turn as a transaction
-// does (plainTx.turns), so that under a load of orders a freed connection goes to the statement
-// that has waited longest. On SQLite it is a transaction of the group commit, as every write
+// PostgreSQL that step is one statement (placeOrder), run under its generic plan
+// (genericPlans) in the same round trip and, with the orders that arrive at the same time, in
+// the transaction of a group (orderGroups); a group waits for a turn as a transaction does
+// (plainTx.turns), so that under a load of orders a freed connection goes to what has waited
+// longest. On SQLite it is a transaction of the group commit, as every write
 // there is, and so it is on PostgreSQL for an order with app inputs when the store has a key:
 // their seal is written once the order has its id (see secrets.go).
 func (s *Store) PlaceOrder(ctx context.Context, o store.Order, key *store.IdempotencyKey) (store.Order, store.AccountCounts, error) {
@@ -26,10 +29,6 @@ func (s *Store) PlaceOrder(ctx context.Context, o store.Order, key *store.Idempo
 		})
 		return placed, c, err
 	}
-	if err := s.turns.Acquire(ctx, 1); err != nil {
-		return store.Order{}, store.AccountCounts{}, fmt.Errorf("sqlstore: wait for a turn: %w", err)
-	}
-	defer s.turns.Release(1)
 	return s.queries.PlaceOrder(ctx, o, key)
 }
 
@@ -57,8 +56,7 @@ func (q queries) PlaceOrder(ctx context.Context, o store.Order, key *store.Idemp
 		args = append(args, o.AccountID, key.Key, key.RequestHash, o.CreatedAt)
 	}
 	var c store.AccountCounts
-	err = q.queryRow(ctx, statement, args...).Scan(append(accountCountsDest(&c), &o.ID)...)
-	if err != nil {
+	if err := q.scanPlaced(ctx, o.AccountID, statement, args, append(accountCountsDest(&c), &o.ID)); err != nil {
 		return store.Order{}, store.AccountCounts{}, fmt.Errorf("sqlstore: place order: %w", err)
 	}
 	if q.locks != nil {
@@ -71,6 +69,24 @@ func (q queries) PlaceOrder(ctx context.Context, o store.Order, key *store.Idemp
 		return store.Order{}, c, err
 	}
 	return o, c, nil
+}
+
+// scanPlaced runs the statement of a new order of account accountID (placeOrder or
+// placeOrderWithKey) and scans its row into dest. Where it commits on its own on PostgreSQL it
+// runs in a group (orderGroups), or alone when its group rolled back (genericPlans), under its
+// generic plan either way; in a transaction, as any query.
+func (q queries) scanPlaced(ctx context.Context, accountID int64, statement string, args, dest []any) error {
+	if q.generic == nil {
+		return q.queryRow(ctx, statement, args...).Scan(dest...)
+	}
+	q.read(statement, 1)
+	query, args := q.d.sql(statement), q.d.args(args)
+	if q.groups != nil {
+		if err := q.groups.place(ctx, accountID, query, args, dest); !errors.Is(err, errPlaceAlone) {
+			return q.d.storeError(err)
+		}
+	}
+	return q.d.storeError(q.generic.scanRow(ctx, query, args, dest))
 }
 
 // placeOrderInSteps is PlaceOrder for a transaction on SQLite. A key record that exists,

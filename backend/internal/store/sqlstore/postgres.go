@@ -82,10 +82,12 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 	changes := pgchanges.Start(ctx, cfg.ConnConfig.Copy(), o.log)
 	cache, tell := readcache.New[cacheKey](changes), &changeTeller{committed: changes.Changed}
 	turns := semaphore.NewWeighted(txTurns(cfg.MaxConns))
+	groups := newOrderGroups(db, tell, turns)
 	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db,
-		tx: plainTx{db: db, d: d, hook: o.hook, keys: o.keys, tell: tell, turns: turns}, turns: turns,
-		cache: cache, closers: []func() error{cache.Close}, changes: changes.Version,
-		queries: queries{q: autocommits{DB: db, tell: tell}, d: d, hook: o.hook, keys: o.keys}})
+		tx:    plainTx{db: db, d: d, hook: o.hook, keys: o.keys, tell: tell, turns: turns},
+		cache: cache, closers: []func() error{groups.Close, cache.Close}, changes: changes.Version,
+		queries: queries{q: autocommits{DB: db, tell: tell}, d: d, hook: o.hook, keys: o.keys,
+			generic: &genericPlans{db: db, tell: tell, turns: turns}, groups: groups}})
 }
 
 // txTurns is how many transactions hold a connection at once in a pool of size conns (see

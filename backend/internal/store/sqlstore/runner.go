@@ -27,6 +27,11 @@ type queries struct {
 	locks *txLocks
 	hook  ReadHook         // nil unless a test asked for one
 	keys  *secrets.Keyring // seals and opens the secret columns (secrets.go); nil: stored plain
+	// generic and groups place an order in a statement that commits on its own, under its
+	// generic plan, alone or in a group (orders_place.go): set only on the PostgreSQL store's
+	// statements outside transactions.
+	generic *genericPlans
+	groups  *orderGroups
 }
 
 // ReadHook is told each read the store made (its query text) and how many rows it returned.

@@ -36,7 +36,9 @@
 // aborts as a deadlock or serialization failure (40P01, 40001), should one happen. No order
 // transaction writes another account's rows: expired idempotency keys are purged by
 // housekeeping, and a new key overwrites an expired record of its own account
-// (AddIdempotencyKey).
+// (AddIdempotencyKey). The one transaction besides the workers' batches that holds several
+// accounts' rows at once is a group of new orders (orders_group.go), which places its orders in
+// the order of their accounts' ids, as the batches lock theirs (LockAccounts: ORDER BY id).
 //
 // Workers claim work with guarded UPDATEs (a lease, a status, a renewal hour): PostgreSQL
 // re-evaluates the guard of an UPDATE that waited for a concurrent one, so exactly one claimer
@@ -77,8 +79,6 @@ import (
 	"log/slog"
 	"time"
 
-	"golang.org/x/sync/semaphore"
-
 	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/sqlitefast"
@@ -86,14 +86,13 @@ import (
 
 // Store is a store.Store on a SQLite file or a PostgreSQL database.
 type Store struct {
-	db      *sql.DB             // every transaction and every write; SQLite's holds one connection
-	pools   map[string]*sql.DB  // every pool by name, for the metrics: "main" (db) and SQLite's "reads"
-	probe   *sql.DB             // the pool the readiness probe asks: one that never queues behind writes
-	tx      txRunner            // runs WithTx (see tx.go)
-	turns   *semaphore.Weighted // PostgreSQL: the turns of plainTx, which PlaceOrder's statement takes too
-	cache   rowCache            // the rows read outside transactions that may be kept (see cache.go)
-	closers []func() error      // what the dialect's Open started besides db, closed first in order
-	hashing keyHashing          // how API keys are hashed, set at Open (keyhash.go)
+	db      *sql.DB            // every transaction and every write; SQLite's holds one connection
+	pools   map[string]*sql.DB // every pool by name, for the metrics: "main" (db) and SQLite's "reads"
+	probe   *sql.DB            // the pool the readiness probe asks: one that never queues behind writes
+	tx      txRunner           // runs WithTx (see tx.go)
+	cache   rowCache           // the rows read outside transactions that may be kept (see cache.go)
+	closers []func() error     // what the dialect's Open started besides db, closed first in order
+	hashing keyHashing         // how API keys are hashed, set at Open (keyhash.go)
 	// changes is the database's change version on PostgreSQL (pgchanges.Watcher.Version); nil
 	// on SQLite (see ChangeVersion).
 	changes func(context.Context) (uint64, bool)

@@ -1,0 +1,270 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	"golang.org/x/sync/semaphore"
+)
+
+// orderGroups is the group commit of new orders on PostgreSQL. The orders that arrive while
+// the groups in flight wait for the database are placed together: one pipeline of their
+// statements (placeOrder, under its generic plan, see genericPlans), which runs as one
+// transaction, so one round trip, one commit and one WAL flush stand for the whole group
+// instead of one each. Under a load of orders most of the time of each went to its own
+// commit's turn and round trip (bench/README.md, issue 44).
+//
+// Its rules:
+//   - Durable before answered: each caller gets its order's result only after the group's
+//     transaction committed (the pipeline's Sync answered), so an order answered 201 is never
+//     lost to a crash of resellerd or of the database.
+//   - One order's failure fails that order only: a statement that fails (a taken idempotency key,
+//     a deadlock) rolls the whole group back, and every order of it is then placed alone by its
+//     caller (genericPlans), where the failing one fails again by itself. A failure of the
+//     commit itself (or of the connection) fails every order of the group: whether it committed
+//     is then unknown, and placing them again could place them twice.
+//   - No deadlock between groups: a group places its orders in the order of their accounts' ids
+//     (the arrival order within one account), so two groups lock the accounts' rows in the same
+//     order. The store's other transactions lock one account only.
+//   - Bounded: at most maxOrderGroup orders a group, orderGroupWorkers groups in flight, each
+//     holding a turn (plainTx.turns) as a transaction does, and orderGroupTimeout for one group.
+//   - A caller whose context ends while its order waits in the queue withdraws it: not placed,
+//     the context's error returned. Once a group has taken the order, the caller waits for that
+//     group's outcome and reports it, placed or not, so an order is never placed while its
+//     caller was told it failed.
+//   - Close stops the workers after the groups in flight; orders still queued are answered
+//     errOrdersClosed, not placed.
+type orderGroups struct {
+	db    *sql.DB
+	tell  *changeTeller
+	turns *semaphore.Weighted
+	queue chan *groupedOrder
+
+	ctx    context.Context // ends at Close
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+	closed chan struct{} // closed once every worker has returned
+
+	// taken counts the orders the workers have taken from the queue, withdrawn ones included.
+	taken atomic.Int64
+	// observe, when not nil, is told of each group run: its size and its error (tests).
+	observe func(size int, err error)
+}
+
+// The bounds of the group commit (see orderGroups).
+const (
+	// maxOrderGroup bounds a group: a larger one holds its accounts' rows locked longer.
+	maxOrderGroup = 32
+	// orderGroupWorkers is how many groups may be in flight at once: while one waits for its
+	// commit's WAL flush, the others fill, and PostgreSQL's CPUs have work.
+	orderGroupWorkers = 4
+	// orderQueue bounds the orders waiting for a group; a caller past it waits to queue.
+	orderQueue = orderGroupWorkers * maxOrderGroup
+	// orderGroupTimeout bounds one group's round trip, commit included.
+	orderGroupTimeout = time.Minute
+)
+
+// errPlaceAlone tells a caller that its group rolled back because one of its statements
+// failed: the caller places its order alone.
+var errPlaceAlone = errors.New("sqlstore: order group rolled back, place the order alone")
+
+// errOrdersClosed answers the orders still queued when the store closes.
+var errOrdersClosed = errors.New("sqlstore: store closed")
+
+// The states of a groupedOrder; whoever moves it out of queued owns it.
+const (
+	orderQueued    int32 = iota
+	orderTaken           // in a group, which answers it
+	orderWithdrawn       // its caller gave up before a group took it
+)
+
+// groupedOrder is one caller's order in the queue.
+type groupedOrder struct {
+	accountID int64
+	query     string // in PostgreSQL's form, as the pipeline sends it
+	args      []any
+	dest      []any // where its row is scanned, the caller's
+	state     atomic.Int32
+	done      chan error // buffered: the worker never waits on a caller
+}
+
+// newOrderGroups starts the workers of the group commit on db.
+func newOrderGroups(db *sql.DB, tell *changeTeller, turns *semaphore.Weighted) *orderGroups {
+	ctx, stop := context.WithCancel(context.Background())
+	g := &orderGroups{db: db, tell: tell, turns: turns, queue: make(chan *groupedOrder, orderQueue),
+		ctx: ctx, stop: stop, closed: make(chan struct{})}
+	for range orderGroupWorkers {
+		g.wg.Go(g.work)
+	}
+	return g
+}
+
+// Close stops the workers once their groups are done and answers every order left queued.
+func (g *orderGroups) Close() error {
+	g.stop()
+	g.wg.Wait()
+	close(g.closed)
+	for {
+		select {
+		case o := <-g.queue:
+			o.answer(errOrdersClosed)
+		default:
+			return nil
+		}
+	}
+}
+
+// place runs query, the statement of a new order of account accountID, in a group and scans
+// its row into dest. errPlaceAlone asks the caller to place it alone.
+func (g *orderGroups) place(ctx context.Context, accountID int64, query string, args, dest []any) error {
+	o := &groupedOrder{accountID: accountID, query: query, args: args, dest: dest, done: make(chan error, 1)}
+	select {
+	case g.queue <- o:
+	case <-ctx.Done():
+		return fmt.Errorf("sqlstore: wait to queue an order: %w", ctx.Err())
+	case <-g.closed:
+		return errOrdersClosed
+	}
+	select {
+	case err := <-o.done:
+		return err
+	case <-ctx.Done():
+		if o.state.CompareAndSwap(orderQueued, orderWithdrawn) {
+			return fmt.Errorf("sqlstore: wait for an order group: %w", ctx.Err())
+		}
+	case <-g.closed:
+		if o.state.CompareAndSwap(orderQueued, orderWithdrawn) {
+			return errOrdersClosed
+		}
+	}
+	return <-o.done // a group has it: its outcome is this order's (orderGroupTimeout bounds it)
+}
+
+// answer tells the caller of o, still queued, err; one that withdrew it has gone.
+func (o *groupedOrder) answer(err error) {
+	if o.state.CompareAndSwap(orderQueued, orderTaken) {
+		o.done <- err
+	}
+}
+
+// work runs groups until Close: it waits for an order, then for a turn (while it waits, more
+// orders queue), then takes what has queued into the group.
+func (g *orderGroups) work() {
+	for g.ctx.Err() == nil { // a select below may still pick an order after Close began
+		var first *groupedOrder
+		select {
+		case first = <-g.queue:
+			g.taken.Add(1)
+		case <-g.ctx.Done():
+			return
+		}
+		if err := g.turns.Acquire(g.ctx, 1); err != nil {
+			first.answer(errOrdersClosed)
+			return
+		}
+		if group := g.collect(first); len(group) > 0 {
+			g.run(group)
+		}
+		g.turns.Release(1)
+	}
+}
+
+// collect takes first and the orders queued behind it, up to maxOrderGroup, skipping those
+// their callers withdrew.
+func (g *orderGroups) collect(first *groupedOrder) []*groupedOrder {
+	group := make([]*groupedOrder, 0, maxOrderGroup)
+	if first.state.CompareAndSwap(orderQueued, orderTaken) {
+		group = append(group, first)
+	}
+	for len(group) < maxOrderGroup {
+		select {
+		case o := <-g.queue:
+			g.taken.Add(1)
+			if o.state.CompareAndSwap(orderQueued, orderTaken) {
+				group = append(group, o)
+			}
+		default:
+			return group
+		}
+	}
+	return group
+}
+
+// run places group in one transaction and answers each of its orders.
+func (g *orderGroups) run(group []*groupedOrder) {
+	slices.SortStableFunc(group, func(a, b *groupedOrder) int { return cmp.Compare(a.accountID, b.accountID) })
+	// Not ended by Close, which waits for the groups in flight: an order whose group was cut
+	// off mid-commit could not be answered either way.
+	ctx, cancel := context.WithTimeout(context.Background(), orderGroupTimeout)
+	defer cancel()
+	err := g.commit(ctx, group)
+	if g.tell.changes(group[0].query) {
+		g.tell.committed() // even after an error: the commit may have happened
+	}
+	if g.observe != nil {
+		g.observe(len(group), err)
+	}
+	var stmt statementError
+	if errors.As(err, &stmt) {
+		err = errPlaceAlone
+	} else if err != nil {
+		err = fmt.Errorf("sqlstore: place an order in a group of %d: %w", len(group), err)
+	}
+	for _, o := range group {
+		o.done <- err
+	}
+}
+
+// statementError is the error of a statement of a group, reported by the server: the group's
+// transaction rolled back, nothing of it committed.
+type statementError struct{ err error }
+
+func (e statementError) Error() string { return e.err.Error() }
+func (e statementError) Unwrap() error { return e.err }
+
+// commit sends useGenericPlan and the group's statements in one pipeline, the one implicit
+// transaction that its Sync commits, and scans each order's row.
+func (g *orderGroups) commit(ctx context.Context, group []*groupedOrder) error {
+	conn, err := g.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = conn.Close() }()
+	return conn.Raw(func(driverConn any) error {
+		c, ok := driverConn.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("sqlstore: order group: connection %T is not pgx's", driverConn)
+		}
+		var b pgx.Batch
+		b.Queue(useGenericPlan)
+		for _, o := range group {
+			b.Queue(o.query, o.args...)
+		}
+		res := c.Conn().SendBatch(ctx, &b)
+		_, err := res.Exec()
+		for _, o := range group {
+			if err != nil {
+				break
+			}
+			err = res.QueryRow().Scan(o.dest...)
+		}
+		var pe *pgconn.PgError
+		if err != nil && errors.As(err, &pe) {
+			err = statementError{err}
+		}
+		if closeErr := res.Close(); err == nil {
+			err = closeErr // the commit's own error
+		}
+		return err
+	})
+}

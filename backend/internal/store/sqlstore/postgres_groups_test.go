@@ -1,0 +1,303 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+)
+
+// groupRun is one group of orderGroups as observe saw it.
+type groupRun struct {
+	size int
+	err  error
+}
+
+// groupBench is a store on a pool of two connections, so one turn (txTurns): a test holds the
+// turn while orders queue, then lets go, and the orders queued meanwhile run in one group.
+type groupBench struct {
+	t      *testing.T
+	s      *Store
+	filler store.Account // the account of the orders that keep the workers busy (fill)
+	mu     sync.Mutex
+	runs   []groupRun
+}
+
+func newGroupBench(t *testing.T) *groupBench {
+	t.Helper()
+	b := &groupBench{t: t, s: openURL(t, withParams(pg.Database(t), "pool_max_conns=2"))}
+	b.filler = newTestAccount(t, b.s, "filler", 1000)
+	b.s.queries.groups.observe = func(size int, err error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.runs = append(b.runs, groupRun{size, err})
+	}
+	return b
+}
+
+// groupOf runs place for each of n orders while the one turn is held, once each worker of the
+// groups has taken an order of the filler account (what becomes of those is not checked) and
+// all n are queued, then runs whileQueued and lets the turn go. The n orders then run in one
+// group, with the filler order of the worker that gets the turn first. It returns their errors.
+func (b *groupBench) groupOf(n int, place func(i int) error, whileQueued func()) []error {
+	b.t.Helper()
+	if n+1 > maxOrderGroup {
+		b.t.Fatalf("a group of %d orders and a filler is over maxOrderGroup", n)
+	}
+	g := b.s.queries.groups
+	holding, release, released := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		released <- b.s.WithTx(context.Background(), func(store.Tx) error {
+			close(holding)
+			<-release
+			return nil
+		})
+	}()
+	<-holding
+	before := g.taken.Load()
+	var wg sync.WaitGroup
+	for range orderGroupWorkers { // each worker takes one and waits for the turn
+		wg.Go(func() {
+			_, _, _ = b.s.PlaceOrder(context.Background(), store.Order{AccountID: b.filler.ID, CreatedAt: time.Now()}, nil)
+		})
+	}
+	eventually(b.t, "every worker to take a filler order", func() bool { return g.taken.Load() == before+orderGroupWorkers })
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() { errs[i] = place(i) })
+	}
+	eventually(b.t, fmt.Sprintf("%d orders to queue", n), func() bool { return len(g.queue) == n })
+	if whileQueued != nil {
+		whileQueued()
+	}
+	close(release)
+	if err := <-released; err != nil {
+		b.t.Fatal(err)
+	}
+	wg.Wait()
+	return errs
+}
+
+// largest is the largest group run so far.
+func (b *groupBench) largest() groupRun {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var l groupRun
+	for _, r := range b.runs {
+		if r.size > l.size {
+			l = r
+		}
+	}
+	return l
+}
+
+// TestPostgresOrderGroupPlacesOrdersOfSeveralAccounts: orders of three accounts queued at once
+// are placed in one group, one transaction, and each is counted on its account in turn: every
+// order sees the counts of those of its account placed before it in the group.
+func TestPostgresOrderGroupPlacesOrdersOfSeveralAccounts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newGroupBench(t)
+	accounts := []store.Account{newTestAccount(t, b.s, "a", 100), newTestAccount(t, b.s, "b", 100), newTestAccount(t, b.s, "c", 100)}
+	const each = 8
+	seen := make([]int, len(accounts)*each) // the pending orders each order's counts saw
+	errs := b.groupOf(len(seen), func(i int) error {
+		placed, c, err := b.s.PlaceOrder(ctx, store.Order{AccountID: accounts[i%len(accounts)].ID, CreatedAt: time.Now()}, nil)
+		if err == nil && placed.ID == 0 {
+			err = errors.New("placed with no id")
+		}
+		seen[i] = c.Orders.Pending
+		return err
+	}, nil)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("order %d: %v", i, err)
+		}
+	}
+	if l := b.largest(); l.size != len(seen)+1 || l.err != nil {
+		t.Fatalf("largest group: %d orders (%v), want all %d and a filler in one", l.size, l.err, len(seen))
+	}
+	for k, a := range accounts {
+		var got []int
+		for i := k; i < len(seen); i += len(accounts) {
+			got = append(got, seen[i])
+		}
+		slices.Sort(got)
+		if want := []int{0, 1, 2, 3, 4, 5, 6, 7}; !slices.Equal(got, want) {
+			t.Errorf("account %d: the orders saw %v pending before them, want %v", k, got, want)
+		}
+		if totals, err := b.s.OrderTotals(ctx, a.ID); err != nil || totals.Pending != each {
+			t.Errorf("account %d: %d pending (%v), want %d", k, totals.Pending, err, each)
+		}
+	}
+}
+
+// TestPostgresOrderGroupFailureFailsOneOrder: an order whose idempotency key is taken rolls its
+// group back; the others are then placed alone and committed, and it alone fails.
+func TestPostgresOrderGroupFailureFailsOneOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newGroupBench(t)
+	a := newTestAccount(t, b.s, "a", 100)
+	key := func(k string) *store.IdempotencyKey { return &store.IdempotencyKey{Key: k, RequestHash: "h"} }
+	if _, _, err := b.s.PlaceOrder(ctx, store.Order{AccountID: a.ID, CreatedAt: time.Now()}, key("taken")); err != nil {
+		t.Fatal(err)
+	}
+	const n, failing = 10, 4
+	errs := b.groupOf(n, func(i int) error {
+		k := key(fmt.Sprintf("k-%d", i))
+		if i == failing {
+			k = key("taken")
+		}
+		_, _, err := b.s.PlaceOrder(ctx, store.Order{AccountID: a.ID, CreatedAt: time.Now()}, k)
+		return err
+	}, nil)
+	for i, err := range errs {
+		if i == failing && !errors.Is(err, store.ErrConflict) {
+			t.Errorf("order with the taken key: %v, want ErrConflict", err)
+		}
+		if i != failing && err != nil {
+			t.Errorf("order %d: %v", i, err)
+		}
+	}
+	var pe *pgconn.PgError
+	if l := b.largest(); l.size != n+1 || !errors.As(l.err, &pe) || pe.Code != codeUniqueViolation {
+		t.Fatalf("largest group: %d orders, %v; want %d rolled back by the unique key", l.size, l.err, n+1)
+	}
+	if totals, err := b.s.OrderTotals(ctx, a.ID); err != nil || totals.Pending != n {
+		t.Fatalf("%d pending (%v), want %d: the first and the group's but one", totals.Pending, err, n)
+	}
+}
+
+// TestPostgresOrderGroupAnswersAfterCommit: a group whose COMMIT fails (a deferred constraint
+// trigger refuses one of its orders at commit) fails every order of it, and none is stored: a
+// caller is answered only with its group's commit.
+func TestPostgresOrderGroupAnswersAfterCommit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newGroupBench(t)
+	for _, ddl := range []string{
+		`CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF NEW.hostname = 'fail-at-commit' THEN RAISE EXCEPTION 'refused at commit'; END IF;
+			RETURN NULL;
+		END $$`,
+		`CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON orders
+			DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_at_commit()`,
+	} {
+		if _, err := b.s.db.ExecContext(ctx, ddl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	accounts := []store.Account{newTestAccount(t, b.s, "a", 100), newTestAccount(t, b.s, "b", 100)}
+	const n = 6
+	errs := b.groupOf(n, func(i int) error {
+		o := store.Order{AccountID: accounts[i%2].ID, CreatedAt: time.Now()}
+		if i == n-1 {
+			o.Hostname = "fail-at-commit"
+		}
+		_, _, err := b.s.PlaceOrder(ctx, o, nil)
+		return err
+	}, nil)
+	for i, err := range errs {
+		if err == nil {
+			t.Errorf("order %d: placed, want the group's commit error", i)
+		}
+	}
+	if l := b.largest(); l.size != n+1 || l.err == nil {
+		t.Fatalf("largest group: %d orders, %v; want %d and its commit's error", l.size, l.err, n+1)
+	}
+	for _, a := range accounts {
+		totals, err := b.s.OrderTotals(ctx, a.ID)
+		if err != nil || totals.Pending != 0 {
+			t.Errorf("account %d: %d pending (%v), want none", a.ID, totals.Pending, err)
+		}
+		if written, err := b.s.RecentOrders(ctx, a.ID, time.Time{}, math.MaxInt64, 100); err != nil || len(written) != 0 {
+			t.Errorf("account %d: %d orders stored (%v), want none", a.ID, len(written), err)
+		}
+	}
+}
+
+// TestPostgresOrderGroupWithdrawsCanceledOrder: an order whose caller's context ends while it is
+// queued is withdrawn: the caller gets the context's error and the order is not placed.
+func TestPostgresOrderGroupWithdrawsCanceledOrder(t *testing.T) {
+	t.Parallel()
+	b := newGroupBench(t)
+	a := newTestAccount(t, b.s, "a", 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	returned := make(chan struct{})
+	errs := b.groupOf(1, func(int) error {
+		defer close(returned)
+		_, _, err := b.s.PlaceOrder(ctx, store.Order{AccountID: a.ID, CreatedAt: time.Now()}, nil)
+		return err
+	}, func() {
+		cancel()
+		<-returned // withdrawn before any worker could take it
+	})
+	if !errors.Is(errs[0], context.Canceled) {
+		t.Fatalf("canceled order: %v, want context.Canceled", errs[0])
+	}
+	if totals, err := b.s.OrderTotals(context.Background(), a.ID); err != nil || totals.Pending != 0 {
+		t.Fatalf("%d pending (%v), want none: a withdrawn order is not placed", totals.Pending, err)
+	}
+}
+
+// TestPostgresOrderGroupsDoNotDeadlock: orders of two accounts arriving in every order, from
+// many callers, run in groups in flight at once; each group locks its accounts in id order, so
+// no group ever meets a deadlock (PostgreSQL would abort one with 40P01) and every order is
+// placed.
+func TestPostgresOrderGroupsDoNotDeadlock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openURL(t, pg.Database(t))
+	var mu sync.Mutex
+	var failed []error
+	s.queries.groups.observe = func(_ int, err error) {
+		if err != nil {
+			mu.Lock()
+			failed = append(failed, err)
+			mu.Unlock()
+		}
+	}
+	var accounts []store.Account
+	for _, key := range []string{"a", "b"} {
+		a, err := s.CreateAccount(ctx, store.NewAccount{KeyHash: []byte(key), KeyHint: key, KeyCreatedAt: time.Now(),
+			ServerLimit: 10_000, OrderLimit: 10_000, Language: "en", CreatedAt: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		accounts = append(accounts, a)
+	}
+	const callers, each = 40, 10
+	errs := runConcurrently([]*Store{s}, callers, func(s *Store, i int) error {
+		for j := range each {
+			a := accounts[(i+j)%2] // half the callers start with a, half with b
+			if _, _, err := s.PlaceOrder(ctx, store.Order{AccountID: a.ID, CreatedAt: time.Now()}, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("caller %d: %v", i, err)
+		}
+	}
+	if len(failed) > 0 {
+		t.Fatalf("%d groups failed, the first: %v", len(failed), failed[0])
+	}
+	for _, a := range accounts {
+		if totals, err := s.OrderTotals(ctx, a.ID); err != nil || totals.Pending != callers*each/2 {
+			t.Fatalf("account %d: %d pending (%v), want %d", a.ID, totals.Pending, err, callers*each/2)
+		}
+	}
+}
