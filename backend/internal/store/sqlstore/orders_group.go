@@ -33,9 +33,12 @@ import (
 //     caller (genericPlans), where the failing one fails again by itself. A failure of the
 //     commit itself (or of the connection) fails every order of the group: whether it committed
 //     is then unknown, and placing them again could place them twice.
-//   - No deadlock between groups: a group places its orders in the order of their accounts' ids
-//     (the arrival order within one account), so two groups lock the accounts' rows in the same
-//     order. The store's other transactions lock one account only.
+//   - Groups in flight share no account: each account's orders go to one worker
+//     (accountID mod orderGroupWorkers), so a group never waits for another's account locks,
+//     which would run the groups one after the other (a group holds its accounts' rows until
+//     its commit). A group places its orders in the order of their accounts' ids (the arrival
+//     order within one account), as the workers' batches lock theirs, so it cannot deadlock
+//     with those either.
 //   - Bounded: at most maxOrderGroup orders a group, orderGroupWorkers groups in flight, each
 //     holding a turn (plainTx.turns) as a transaction does, and orderGroupTimeout for one group.
 //   - A caller whose context ends while its order waits in the queue withdraws it: not placed,
@@ -48,7 +51,9 @@ type orderGroups struct {
 	db    *sql.DB
 	tell  *changeTeller
 	turns *semaphore.Weighted
-	queue chan *groupedOrder
+	// queues holds each worker's orders: those of the accounts whose id mod orderGroupWorkers
+	// is its index.
+	queues []chan *groupedOrder
 
 	ctx    context.Context // ends at Close
 	stop   context.CancelFunc
@@ -65,11 +70,11 @@ type orderGroups struct {
 const (
 	// maxOrderGroup bounds a group: a larger one holds its accounts' rows locked longer.
 	maxOrderGroup = 32
-	// orderGroupWorkers is how many groups may be in flight at once: while one waits for its
-	// commit's WAL flush, the others fill, and PostgreSQL's CPUs have work.
-	orderGroupWorkers = 4
-	// orderQueue bounds the orders waiting for a group; a caller past it waits to queue.
-	orderQueue = orderGroupWorkers * maxOrderGroup
+	// orderGroupWorkers is how many groups may be in flight at once, one per worker: while
+	// one waits for its commit's WAL flush, the others fill, and PostgreSQL's CPUs have work.
+	orderGroupWorkers = 8
+	// orderQueue bounds the orders waiting for a worker's group; a caller past it waits to queue.
+	orderQueue = 2 * maxOrderGroup
 	// orderGroupTimeout bounds one group's round trip, commit included.
 	orderGroupTimeout = time.Minute
 )
@@ -101,10 +106,11 @@ type groupedOrder struct {
 // newOrderGroups starts the workers of the group commit on db.
 func newOrderGroups(db *sql.DB, tell *changeTeller, turns *semaphore.Weighted) *orderGroups {
 	ctx, stop := context.WithCancel(context.Background())
-	g := &orderGroups{db: db, tell: tell, turns: turns, queue: make(chan *groupedOrder, orderQueue),
-		ctx: ctx, stop: stop, closed: make(chan struct{})}
+	g := &orderGroups{db: db, tell: tell, turns: turns, ctx: ctx, stop: stop, closed: make(chan struct{})}
 	for range orderGroupWorkers {
-		g.wg.Go(g.work)
+		queue := make(chan *groupedOrder, orderQueue)
+		g.queues = append(g.queues, queue)
+		g.wg.Go(func() { g.work(queue) })
 	}
 	return g
 }
@@ -114,14 +120,27 @@ func (g *orderGroups) Close() error {
 	g.stop()
 	g.wg.Wait()
 	close(g.closed)
+	for _, queue := range g.queues {
+		drain(queue)
+	}
+	return nil
+}
+
+// drain answers errOrdersClosed to every order in queue.
+func drain(queue chan *groupedOrder) {
 	for {
 		select {
-		case o := <-g.queue:
+		case o := <-queue:
 			o.answer(errOrdersClosed)
 		default:
-			return nil
+			return
 		}
 	}
+}
+
+// queueOf is the queue of the worker of account accountID's orders.
+func (g *orderGroups) queueOf(accountID int64) chan *groupedOrder {
+	return g.queues[uint64(accountID)%uint64(len(g.queues))]
 }
 
 // place runs query, the statement of a new order of account accountID, in a group and scans
@@ -129,7 +148,7 @@ func (g *orderGroups) Close() error {
 func (g *orderGroups) place(ctx context.Context, accountID int64, query string, args, dest []any) error {
 	o := &groupedOrder{accountID: accountID, query: query, args: args, dest: dest, done: make(chan error, 1)}
 	select {
-	case g.queue <- o:
+	case g.queueOf(accountID) <- o:
 	case <-ctx.Done():
 		return fmt.Errorf("sqlstore: wait to queue an order: %w", ctx.Err())
 	case <-g.closed:
@@ -157,13 +176,13 @@ func (o *groupedOrder) answer(err error) {
 	}
 }
 
-// work runs groups until Close: it waits for an order, then for a turn (while it waits, more
-// orders queue), then takes what has queued into the group.
-func (g *orderGroups) work() {
+// work runs groups of the orders in queue until Close: it waits for an order, then for a turn
+// (while it waits, more orders queue), then takes what has queued into the group.
+func (g *orderGroups) work(queue chan *groupedOrder) {
 	for g.ctx.Err() == nil { // a select below may still pick an order after Close began
 		var first *groupedOrder
 		select {
-		case first = <-g.queue:
+		case first = <-queue:
 			g.taken.Add(1)
 		case <-g.ctx.Done():
 			return
@@ -172,23 +191,23 @@ func (g *orderGroups) work() {
 			first.answer(errOrdersClosed)
 			return
 		}
-		if group := g.collect(first); len(group) > 0 {
+		if group := g.collect(queue, first); len(group) > 0 {
 			g.run(group)
 		}
 		g.turns.Release(1)
 	}
 }
 
-// collect takes first and the orders queued behind it, up to maxOrderGroup, skipping those
-// their callers withdrew.
-func (g *orderGroups) collect(first *groupedOrder) []*groupedOrder {
+// collect takes first and the orders queued behind it in queue, up to maxOrderGroup, skipping
+// those their callers withdrew.
+func (g *orderGroups) collect(queue chan *groupedOrder, first *groupedOrder) []*groupedOrder {
 	group := make([]*groupedOrder, 0, maxOrderGroup)
 	if first.state.CompareAndSwap(orderQueued, orderTaken) {
 		group = append(group, first)
 	}
 	for len(group) < maxOrderGroup {
 		select {
-		case o := <-g.queue:
+		case o := <-queue:
 			g.taken.Add(1)
 			if o.state.CompareAndSwap(orderQueued, orderTaken) {
 				group = append(group, o)

@@ -24,17 +24,24 @@ type groupRun struct {
 // groupBench is a store on a pool of two connections, so one turn (txTurns): a test holds the
 // turn while orders queue, then lets go, and the orders queued meanwhile run in one group.
 type groupBench struct {
-	t      *testing.T
-	s      *Store
-	filler store.Account // the account of the orders that keep the workers busy (fill)
-	mu     sync.Mutex
-	runs   []groupRun
+	t       *testing.T
+	s       *Store
+	fillers []store.Account // one account of each worker, whose orders keep the workers busy
+	made    int             // accounts made
+	mu      sync.Mutex
+	runs    []groupRun
 }
 
 func newGroupBench(t *testing.T) *groupBench {
 	t.Helper()
 	b := &groupBench{t: t, s: openURL(t, withParams(pg.Database(t), "pool_max_conns=2"))}
-	b.filler = newTestAccount(t, b.s, "filler", 1000)
+	for covered := map[chan *groupedOrder]bool{}; len(covered) < orderGroupWorkers; {
+		a := b.account()
+		if q := b.s.queries.groups.queueOf(a.ID); !covered[q] {
+			covered[q] = true
+			b.fillers = append(b.fillers, a)
+		}
+	}
 	b.s.queries.groups.observe = func(size int, err error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -43,11 +50,31 @@ func newGroupBench(t *testing.T) *groupBench {
 	return b
 }
 
-// groupOf runs place for each of n orders while the one turn is held, once each worker of the
-// groups has taken an order of the filler account (what becomes of those is not checked) and
-// all n are queued, then runs whileQueued and lets the turn go. The n orders then run in one
-// group, with the filler order of the worker that gets the turn first. It returns their errors.
-func (b *groupBench) groupOf(n int, place func(i int) error, whileQueued func()) []error {
+// account makes a new account.
+func (b *groupBench) account() store.Account {
+	b.made++
+	return newTestAccount(b.t, b.s, fmt.Sprintf("account-%d", b.made), 100)
+}
+
+// sameWorker makes accounts until n of them have their orders placed by one worker, and
+// returns those.
+func (b *groupBench) sameWorker(n int) []store.Account {
+	byQueue := map[chan *groupedOrder][]store.Account{}
+	for {
+		a := b.account()
+		q := b.s.queries.groups.queueOf(a.ID)
+		if byQueue[q] = append(byQueue[q], a); len(byQueue[q]) == n {
+			return byQueue[q]
+		}
+	}
+}
+
+// groupOf runs place for each of n orders of accounts of one worker, the worker of account on,
+// while the one turn is held: once each worker has taken an order of its filler account (what
+// becomes of those is not checked) and all n are queued, it runs whileQueued and lets the turn
+// go. The n orders then run in one group, with their worker's filler order. It returns their
+// errors.
+func (b *groupBench) groupOf(on int64, n int, place func(i int) error, whileQueued func()) []error {
 	b.t.Helper()
 	if n+1 > maxOrderGroup {
 		b.t.Fatalf("a group of %d orders and a filler is over maxOrderGroup", n)
@@ -64,9 +91,9 @@ func (b *groupBench) groupOf(n int, place func(i int) error, whileQueued func())
 	<-holding
 	before := g.taken.Load()
 	var wg sync.WaitGroup
-	for range orderGroupWorkers { // each worker takes one and waits for the turn
+	for _, f := range b.fillers { // each worker takes one and waits for the turn
 		wg.Go(func() {
-			_, _, _ = b.s.PlaceOrder(context.Background(), store.Order{AccountID: b.filler.ID, CreatedAt: time.Now()}, nil)
+			_, _, _ = b.s.PlaceOrder(context.Background(), store.Order{AccountID: f.ID, CreatedAt: time.Now()}, nil)
 		})
 	}
 	eventually(b.t, "every worker to take a filler order", func() bool { return g.taken.Load() == before+orderGroupWorkers })
@@ -74,7 +101,7 @@ func (b *groupBench) groupOf(n int, place func(i int) error, whileQueued func())
 	for i := range n {
 		wg.Go(func() { errs[i] = place(i) })
 	}
-	eventually(b.t, fmt.Sprintf("%d orders to queue", n), func() bool { return len(g.queue) == n })
+	eventually(b.t, fmt.Sprintf("%d orders to queue", n), func() bool { return len(g.queueOf(on)) == n })
 	if whileQueued != nil {
 		whileQueued()
 	}
@@ -106,10 +133,10 @@ func TestPostgresOrderGroupPlacesOrdersOfSeveralAccounts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := newGroupBench(t)
-	accounts := []store.Account{newTestAccount(t, b.s, "a", 100), newTestAccount(t, b.s, "b", 100), newTestAccount(t, b.s, "c", 100)}
+	accounts := b.sameWorker(3)
 	const each = 8
 	seen := make([]int, len(accounts)*each) // the pending orders each order's counts saw
-	errs := b.groupOf(len(seen), func(i int) error {
+	errs := b.groupOf(accounts[0].ID, len(seen), func(i int) error {
 		placed, c, err := b.s.PlaceOrder(ctx, store.Order{AccountID: accounts[i%len(accounts)].ID, CreatedAt: time.Now()}, nil)
 		if err == nil && placed.ID == 0 {
 			err = errors.New("placed with no id")
@@ -146,13 +173,13 @@ func TestPostgresOrderGroupFailureFailsOneOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := newGroupBench(t)
-	a := newTestAccount(t, b.s, "a", 100)
+	a := b.account()
 	key := func(k string) *store.IdempotencyKey { return &store.IdempotencyKey{Key: k, RequestHash: "h"} }
 	if _, _, err := b.s.PlaceOrder(ctx, store.Order{AccountID: a.ID, CreatedAt: time.Now()}, key("taken")); err != nil {
 		t.Fatal(err)
 	}
 	const n, failing = 10, 4
-	errs := b.groupOf(n, func(i int) error {
+	errs := b.groupOf(a.ID, n, func(i int) error {
 		k := key(fmt.Sprintf("k-%d", i))
 		if i == failing {
 			k = key("taken")
@@ -197,9 +224,9 @@ func TestPostgresOrderGroupAnswersAfterCommit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	accounts := []store.Account{newTestAccount(t, b.s, "a", 100), newTestAccount(t, b.s, "b", 100)}
+	accounts := b.sameWorker(2)
 	const n = 6
-	errs := b.groupOf(n, func(i int) error {
+	errs := b.groupOf(accounts[0].ID, n, func(i int) error {
 		o := store.Order{AccountID: accounts[i%2].ID, CreatedAt: time.Now()}
 		if i == n-1 {
 			o.Hostname = "fail-at-commit"
@@ -231,11 +258,11 @@ func TestPostgresOrderGroupAnswersAfterCommit(t *testing.T) {
 func TestPostgresOrderGroupWithdrawsCanceledOrder(t *testing.T) {
 	t.Parallel()
 	b := newGroupBench(t)
-	a := newTestAccount(t, b.s, "a", 100)
+	a := b.account()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	returned := make(chan struct{})
-	errs := b.groupOf(1, func(int) error {
+	errs := b.groupOf(a.ID, 1, func(int) error {
 		defer close(returned)
 		_, _, err := b.s.PlaceOrder(ctx, store.Order{AccountID: a.ID, CreatedAt: time.Now()}, nil)
 		return err
@@ -251,10 +278,10 @@ func TestPostgresOrderGroupWithdrawsCanceledOrder(t *testing.T) {
 	}
 }
 
-// TestPostgresOrderGroupsDoNotDeadlock: orders of two accounts arriving in every order, from
-// many callers, run in groups in flight at once; each group locks its accounts in id order, so
-// no group ever meets a deadlock (PostgreSQL would abort one with 40P01) and every order is
-// placed.
+// TestPostgresOrderGroupsDoNotDeadlock: orders of two accounts of one worker arrive in every
+// order from many callers while transactions lock both accounts as the workers' batches do
+// (LockAccounts, in id order). Each group places its orders in account id order, so no group
+// meets a deadlock (PostgreSQL would abort one with 40P01) and every order is placed.
 func TestPostgresOrderGroupsDoNotDeadlock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -269,28 +296,61 @@ func TestPostgresOrderGroupsDoNotDeadlock(t *testing.T) {
 		}
 	}
 	var accounts []store.Account
-	for _, key := range []string{"a", "b"} {
+	for i := 0; len(accounts) < 2; i++ {
+		key := fmt.Sprintf("account-%d", i)
 		a, err := s.CreateAccount(ctx, store.NewAccount{KeyHash: []byte(key), KeyHint: key, KeyCreatedAt: time.Now(),
 			ServerLimit: 10_000, OrderLimit: 10_000, Language: "en", CreatedAt: time.Now()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		accounts = append(accounts, a)
+		if len(accounts) == 0 || s.queries.groups.queueOf(a.ID) == s.queries.groups.queueOf(accounts[0].ID) {
+			accounts = append(accounts, a)
+		}
 	}
-	const callers, each = 40, 10
+	ids := []int64{accounts[0].ID, accounts[1].ID}
+	const callers, each, lockers = 40, 10, 4
+	placing := make(chan struct{})
+	var lockErr error
+	var wg sync.WaitGroup
+	for range lockers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-placing:
+					return
+				default:
+				}
+				err := s.WithTx(ctx, func(tx store.Tx) error {
+					_, err := tx.(queries).LockAccounts(ctx, ids)
+					return err
+				})
+				if err != nil {
+					mu.Lock()
+					lockErr = err
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
 	errs := runConcurrently([]*Store{s}, callers, func(s *Store, i int) error {
 		for j := range each {
-			a := accounts[(i+j)%2] // half the callers start with a, half with b
+			a := accounts[(i+j)%2] // half the callers start with one account, half with the other
 			if _, _, err := s.PlaceOrder(ctx, store.Order{AccountID: a.ID, CreatedAt: time.Now()}, nil); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	close(placing)
+	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("caller %d: %v", i, err)
 		}
+	}
+	if lockErr != nil {
+		t.Fatalf("LockAccounts: %v", lockErr)
 	}
 	if len(failed) > 0 {
 		t.Fatalf("%d groups failed, the first: %v", len(failed), failed[0])
