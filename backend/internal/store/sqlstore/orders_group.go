@@ -55,10 +55,11 @@ type orderGroups struct {
 	// is its index.
 	queues []chan *groupedOrder
 
-	ctx    context.Context // ends at Close
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
-	closed chan struct{} // closed once every worker has returned
+	ctx       context.Context // ends at Close
+	stop      context.CancelFunc
+	wg        sync.WaitGroup
+	closed    chan struct{} // closed once every worker has returned
+	closeOnce sync.Once
 
 	// taken counts the orders the workers have taken from the queue, withdrawn ones included.
 	taken atomic.Int64
@@ -119,13 +120,16 @@ func newOrderGroups(db *sql.DB, tell *changeTeller, turns *semaphore.Weighted) *
 }
 
 // Close stops the workers once their groups are done and answers every order left queued.
+// A second Close does nothing.
 func (g *orderGroups) Close() error {
-	g.stop()
-	g.wg.Wait()
-	close(g.closed)
-	for _, queue := range g.queues {
-		drain(queue)
-	}
+	g.closeOnce.Do(func() {
+		g.stop()
+		g.wg.Wait()
+		close(g.closed)
+		for _, queue := range g.queues {
+			drain(queue)
+		}
+	})
 	return nil
 }
 

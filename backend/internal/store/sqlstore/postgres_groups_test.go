@@ -134,7 +134,7 @@ func TestPostgresOrderGroupPlacesOrdersOfSeveralAccounts(t *testing.T) {
 	ctx := context.Background()
 	b := newGroupBench(t)
 	accounts := b.sameWorker(3)
-	const each = 5 // 15 orders and a filler: a full group (maxOrderGroup)
+	const each = 5                          // 15 orders and a filler: a full group (maxOrderGroup)
 	seen := make([]int, len(accounts)*each) // the pending orders each order's counts saw
 	errs := b.groupOf(accounts[0].ID, len(seen), func(i int) error {
 		placed, c, err := b.s.PlaceOrder(ctx, store.Order{AccountID: accounts[i%len(accounts)].ID, CreatedAt: time.Now()}, nil)
@@ -358,6 +358,38 @@ func TestPostgresOrderGroupsDoNotDeadlock(t *testing.T) {
 	for _, a := range accounts {
 		if totals, err := s.OrderTotals(ctx, a.ID); err != nil || totals.Pending != callers*each/2 {
 			t.Fatalf("account %d: %d pending (%v), want %d", a.ID, totals.Pending, err, callers*each/2)
+		}
+	}
+}
+
+// TestPostgresOrderGroupsCloseAnswersEveryOrder: Close, with every worker waiting for a turn and
+// orders queued, returns once the workers have, and every caller is answered errOrdersClosed,
+// its order not placed; an order after Close is refused the same way.
+func TestPostgresOrderGroupsCloseAnswersEveryOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newGroupBench(t)
+	a := b.account()
+	g := b.s.queries.groups
+	errs := b.groupOf(a.ID, 3, func(int) error {
+		_, _, err := b.s.PlaceOrder(ctx, store.Order{AccountID: a.ID, CreatedAt: time.Now()}, nil)
+		return err
+	}, func() {
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for i, err := range errs {
+		if !errors.Is(err, errOrdersClosed) {
+			t.Errorf("order %d: %v, want errOrdersClosed", i, err)
+		}
+	}
+	if _, _, err := b.s.PlaceOrder(ctx, store.Order{AccountID: a.ID, CreatedAt: time.Now()}, nil); !errors.Is(err, errOrdersClosed) {
+		t.Errorf("order after Close: %v, want errOrdersClosed", err)
+	}
+	for _, acct := range append(b.fillers, a) {
+		if totals, err := b.s.OrderTotals(ctx, acct.ID); err != nil || totals.Pending != 0 {
+			t.Errorf("account %d: %d pending (%v), want none", acct.ID, totals.Pending, err)
 		}
 	}
 }
