@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/api"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 )
 
 // stallEnv is a backend with real machines whose worker loops run on their own (no RunDue: a
@@ -24,7 +24,7 @@ import (
 type stallEnv struct {
 	*env
 	dir string
-	log *syncBuffer
+	log *testbuf.Buffer
 }
 
 func openStallEnv(t *testing.T, cidr string, installTimeout time.Duration) stallEnv {
@@ -32,7 +32,7 @@ func openStallEnv(t *testing.T, cidr string, installTimeout time.Duration) stall
 	requireMachines(t)
 	dir := t.TempDir()
 	cfg := sandboxConfig(pg.TestDB(t), dir, cidr)
-	logs := &syncBuffer{}
+	logs := &testbuf.Buffer{}
 	cfg.Clock, cfg.WorkerInterval, cfg.InstallTimeout = nil, 50*time.Millisecond, installTimeout
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	return stallEnv{env: openEnv(t, cfg), dir: dir, log: logs}
@@ -233,22 +233,4 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// syncBuffer is a log two goroutines may write and the test read.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

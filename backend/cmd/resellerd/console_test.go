@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 )
 
 // chromiumPath is Debian's Chromium, which .ci/run installs.
@@ -43,7 +44,7 @@ var (
 // TestDevConsoleServedAndAnnounced: dev's log names the console, whose page and assets are
 // served with a policy that keeps the page to its own listener; other names under it are 404.
 func TestDevConsoleServedAndAnnounced(t *testing.T) {
-	var logs syncBuffer
+	var logs testbuf.Buffer
 	d := startDevLogged(t, slog.New(slog.NewTextHandler(&logs, nil)))
 	want := `msg="dev console" url=` + d.base + "/_dev/ui/"
 	if !strings.Contains(logs.String(), want) {

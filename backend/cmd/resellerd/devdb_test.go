@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/devserver"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 )
 
 // fileState is what a refused command must leave as it was: the bytes and modification time of
@@ -190,7 +191,7 @@ func TestServeWarnsOnADevDatabase(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var log syncBuffer
+		var log testbuf.Buffer
 		serveLogging(t, o, &log)
 		warned := strings.Contains(log.String(), "level=WARN msg=\"this database is a resellerd dev database")
 		if warned != tt.warn || (warned && !strings.Contains(log.String(), "db="+tt.db)) {

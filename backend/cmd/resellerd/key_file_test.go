@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 )
 
 // serveLogged starts serve on db with the extra flags, stops it at once if it started, and
@@ -17,7 +19,7 @@ func serveLogged(t *testing.T, db string, extra ...string) (string, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs testbuf.Buffer
 	logger, err := newLogger(&logs, opts.Log)
 	if err != nil {
 		t.Fatal(err)

@@ -12,9 +12,10 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 )
 
 func TestLogFlags(t *testing.T) {
@@ -72,7 +73,7 @@ func TestAccessLogJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log syncBuffer
+	var log testbuf.Buffer
 	base := serveLogging(t, opts, &log)
 
 	type sent struct {
@@ -127,7 +128,7 @@ func TestAccessLogJSON(t *testing.T) {
 
 // accessLines waits until the log holds n access lines (each is written once the answer is
 // sent, so it may trail the client by a moment) and returns them, each parsed as JSON.
-func accessLines(t *testing.T, log *syncBuffer, n int) []map[string]any {
+func accessLines(t *testing.T, log *testbuf.Buffer, n int) []map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(eventWait)
 	for {
@@ -188,24 +189,6 @@ func serveAddrs(t *testing.T, opts serveOptions, w io.Writer) []net.Addr {
 	return nil
 }
 
-// syncBuffer is a bytes.Buffer the server's goroutines may write while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestServeWritesEveryAccessLineOnShutdown runs serve as the command does, with its batched
 // access log in each format (text: the lines appended by hand), sends requests and stops it at
 // once: every request has its access line when serve returns, none dropped.
@@ -226,7 +209,7 @@ func TestServeWritesEveryAccessLineOnShutdown(t *testing.T) {
 // access line being a line holding every one of marks.
 func serveAndCountAccessLines(t *testing.T, format string, marks []string) {
 	const requests = 300
-	var log syncBuffer
+	var log testbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)
@@ -271,7 +254,7 @@ func containsAll(s string, subs []string) bool {
 }
 
 // listeningAddr waits for serve's "listening" line in log (JSON or text) and returns its address.
-func listeningAddr(t *testing.T, log *syncBuffer) string {
+func listeningAddr(t *testing.T, log *testbuf.Buffer) string {
 	t.Helper()
 	deadline := time.Now().Add(eventWait)
 	for time.Now().Before(deadline) {

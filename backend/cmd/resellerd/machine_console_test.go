@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/coder/websocket"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 )
 
 // updateMachineConsoleEnv, set to 1, has TestMachineConsoleInBrowser write
@@ -50,7 +51,7 @@ func TestMachineConsoleInBrowser(t *testing.T) {
 	// process of the suite, does not share the cores with machines booting.
 	requireMachines(t)
 	requireChromium(t)
-	var logs syncBuffer
+	var logs testbuf.Buffer
 	d := startDevLogged(t, slog.New(slog.NewTextHandler(&logs, nil)), "--deploy-delay", "0s", "--credentials-delay", "0s",
 		"--machines", "sandbox", "--machines-cidr", "198.19.61.0/24")
 	id, _ := orderNamed(t, d, "console-web")

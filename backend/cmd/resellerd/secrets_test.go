@@ -23,6 +23,7 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 	"github.com/reseller/terraform-provider-reseller/webhook"
 )
 
@@ -132,7 +133,7 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts.Config.Clock = clock
-			var logs syncBuffer
+			var logs testbuf.Buffer
 			logger, err := newLogger(&logs, opts.Log)
 			if err != nil {
 				t.Fatal(err)
@@ -315,7 +316,7 @@ func TestServeWarnsOnceWithoutAKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var logs syncBuffer
+		var logs testbuf.Buffer
 		logger, err := newLogger(&logs, opts.Log)
 		if err != nil {
 			t.Fatal(err)
@@ -464,7 +465,7 @@ func TestDevEncryptsWithItsOwnKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		out := &syncBuffer{}
+		out := &testbuf.Buffer{}
 		done := make(chan error, 1)
 		go func() { done <- dev(ctx, o, out, slog.New(slog.DiscardHandler)) }()
 		waitFor(t, "dev's export lines", func() bool { return strings.Contains(out.String(), "RESELLER_API_KEY") })

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 )
 
 // TestParseTrustedProxies: --trusted-proxies and RESELLER_TRUSTED_PROXIES parse on serve and on
@@ -130,7 +132,7 @@ func TestUntrustedPeerForwardingIgnored(t *testing.T) {
 
 // serveWithProxies creates an account and serves its database with --trusted-proxies trusted,
 // the spec's rate limits and JSON logs; it returns the base URL, the account's key and the log.
-func serveWithProxies(t *testing.T, trusted string) (string, string, *syncBuffer) {
+func serveWithProxies(t *testing.T, trusted string) (string, string, *testbuf.Buffer) {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "proxies.db")
 	code, out, errOut := cli(t, noEnv, "account", "create", "--db", db)
@@ -148,7 +150,7 @@ func serveWithProxies(t *testing.T, trusted string) (string, string, *syncBuffer
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := &syncBuffer{}
+	log := &testbuf.Buffer{}
 	return serveLogging(t, opts, log), acct.APIKey, log
 }
 

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 )
 
 // accessWait bounds the wait for the access log's writer to start a write: generous, the
@@ -99,8 +101,8 @@ func TestAccessLogCountsFullQueue(t *testing.T) {
 func TestAccessLogWritesEveryLineOnClose(t *testing.T) {
 	t.Parallel()
 	const n = 3000
-	var out bytes.Buffer
-	l := NewBatchedAccessLog(&lockedBuffer{buf: &out}, textFormat)
+	var out testbuf.Buffer
+	l := NewBatchedAccessLog(&out, textFormat)
 	for i := range n {
 		l.record(entry(i))
 	}
@@ -122,24 +124,6 @@ func TestAccessLogWritesEveryLineOnClose(t *testing.T) {
 		t.Fatal("a line recorded after Close was not written at once")
 	}
 	l.Close() // a second Close returns
-}
-
-// lockedBuffer is a buffer the log's writer and the test may share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf *bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 var accessLineFields = regexp.MustCompile(`msg=request request_id=(\S+) method=GET route="GET /test/echo/\{n\}" path=/api/v1/test/echo/(\d+) status=(\d+) duration_ms=\S+ bytes=(\d+)`)
@@ -251,8 +235,8 @@ func TestTextLineAsSlogWritesIt(t *testing.T) {
 // level: at warn it writes no access line.
 func TestTextAccessLogWritesWhatSlogWould(t *testing.T) {
 	t.Parallel()
-	var got bytes.Buffer
-	l := NewTextAccessLog(&lockedBuffer{buf: &got}, slog.LevelInfo)
+	var got testbuf.Buffer
+	l := NewTextAccessLog(&got, slog.LevelInfo)
 	var want bytes.Buffer
 	for i := range 50 {
 		e := entry(i)
@@ -279,8 +263,7 @@ func TestTextAccessLogWritesWhatSlogWould(t *testing.T) {
 func TestStreamingAnswerKeepsItsState(t *testing.T) {
 	t.Parallel()
 	const others = 400
-	var logs lockedBuffer
-	logs.buf = new(bytes.Buffer)
+	var logs testbuf.Buffer
 	access := NewAccessLog(slog.New(slog.NewTextHandler(&logs, nil)))
 	h := newHandler(Config{Logger: slog.New(slog.DiscardHandler), AccessLog: access})
 	release := make(chan struct{})

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/nftables"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 )
 
 // aMachineCannotBreakOutThroughTheNetwork: machine A's network namespace forges frames
@@ -262,7 +263,7 @@ func listenOnHost(t *testing.T, probe, link string) func() string {
 func listen(t *testing.T, where string, command func(ready string) *exec.Cmd) func() string {
 	t.Helper()
 	ready := filepath.Join(t.TempDir(), "ready")
-	var out lockedBuffer
+	var out testbuf.Buffer
 	cmd := command(ready)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -143,7 +144,7 @@ func ptyLogin(t *testing.T, addr netip.Addr, password, input string) string {
 	if err := s.RequestPty("xterm", 24, 80, ssh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
-	var out lockedBuffer
+	var out testbuf.Buffer
 	s.Stdout, s.Stderr = &out, &out
 	s.Stdin = strings.NewReader(input)
 	if err := s.Shell(); err != nil {

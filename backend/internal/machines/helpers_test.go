@@ -8,10 +8,10 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -81,29 +81,10 @@ func sshRun(addr netip.Addr, password, cmd string) (string, error) {
 		return "", err
 	}
 	defer s.Close()
-	var out lockedBuffer
+	var out testbuf.Buffer
 	s.Stdout, s.Stderr = &out, &out
 	err = s.Run(cmd)
 	return out.String(), err
-}
-
-// lockedBuffer is a bytes.Buffer two goroutines (the session's stdout and stderr copies) may
-// write at once; bytes.Buffer's ReadFrom, which io.Copy uses, loses data when they race.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // mustSSH is sshRun that fails the test on an error.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 )
 
 // TestSSHRefusalIsLoggedOnTheHost: ten wrong passwords from the host's address refuse it, the
@@ -17,7 +19,7 @@ func TestSSHRefusalIsLoggedOnTheHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	var log lockedBuffer
+	var log testbuf.Buffer
 	m, err := New(ctx, Options{Dir: t.TempDir(), CIDR: netip.MustParsePrefix("198.18.234.0/24"), Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -1,36 +1,17 @@
 package pgchanges
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/testbuf"
 )
-
-// lockedBuffer is a log's output, read while the watcher writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestWatcherWithoutDatabase starts a watcher on an address nothing listens on: it never
 // vouches for a version, logs its failing streak once however often it retries, and Close
@@ -47,7 +28,7 @@ func TestWatcherWithoutDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out lockedBuffer
+	var out testbuf.Buffer
 	w := Start(context.Background(), cfg, slog.New(slog.NewTextHandler(&out, nil)))
 	time.Sleep(time.Second) // several attempts: 100, 200, 400 ms apart
 	if _, ok := w.Version(context.Background()); ok {
