@@ -37,10 +37,10 @@ const echoPort = "9000"
 // transfer moves about 1.2 GB through the machine at addr: halfTransfer bytes into it and the
 // same back out, echoed by busybox's nc (started over SSH, which stays open meanwhile) on a
 // TCP connection the host opens, as a client downloading and uploading would; all within
-// machineWait. Plain TCP, so the test waits on the interface, not on SSH's ciphers.
+// transferWait. Plain TCP, so the test waits on the interface, not on SSH's ciphers.
 func transfer(t *testing.T, addr, password string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), machineWait)
+	ctx, cancel := context.WithTimeout(context.Background(), transferWait)
 	defer cancel()
 	client := sshClient(t, ctx, addr, password)
 	defer client.Close()
@@ -81,10 +81,10 @@ func transfer(t *testing.T, addr, password string) {
 
 // transferSSH moves about 1.2 GB through the machine at addr as the issue's scp did: over SSH,
 // halfTransfer bytes into `cat > /dev/null` and halfTransfer out of `head -c` of /dev/zero,
-// within machineWait. SSH's ciphers make it several times slower than transfer.
+// within transferWait. SSH's ciphers make it several times slower than transfer.
 func transferSSH(t *testing.T, addr, password string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), machineWait)
+	ctx, cancel := context.WithTimeout(context.Background(), transferWait)
 	defer cancel()
 	client := sshClient(t, ctx, addr, password)
 	defer client.Close()
@@ -99,6 +99,9 @@ func transferSSH(t *testing.T, addr, password string) {
 	out := &countingWriter{}
 	session.Stdout = out
 	if err := session.Run(fmt.Sprintf("cat > /dev/null && head -c %d /dev/zero", halfTransfer)); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("not done within %v (%d bytes back so far): %w", transferWait, out.n, err)
+		}
 		t.Fatalf("transfer over SSH to %s: %v", addr, err)
 	}
 	if out.n != halfTransfer {

@@ -28,6 +28,11 @@ const eventWait = time.Minute
 // machineWait bounds a wait on a real machine (a boot, a stop, a deploy that boots one).
 const machineWait = 2 * time.Minute
 
+// transferWait bounds one 1.2 GB transfer through a machine (machines_traffic_test.go). Over SSH
+// it is CPU work on both ends, 9 s on an idle host, and it passed machineWait on CI's two
+// loaded cores, beside the acceptance matrix.
+const transferWait = 6 * time.Minute
+
 // testStart is where every test clock starts.
 var testStart = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -103,6 +105,9 @@ func mountDisk(ctx context.Context, mc *machine, size int64) error {
 	if !mc.hasImage() || mounted(mc.diskMount()) {
 		return nil
 	}
+	if err := waitDiskFree(ctx, mc.diskImage()); err != nil {
+		return fmt.Errorf("machine %s: %w", mc.ref, err)
+	}
 	if err := growOffline(ctx, mc.diskImage(), size); err != nil {
 		return fmt.Errorf("machine %s: grow its disk: %w", mc.ref, err)
 	}
@@ -146,6 +151,9 @@ func (m *Manager) growDisk(ctx context.Context, mc *machine, size int64) error {
 		return nil
 	}
 	if !mounted(mc.diskMount()) {
+		if err := waitDiskFree(ctx, mc.diskImage()); err != nil {
+			return fmt.Errorf("machine %s: %w", mc.ref, err)
+		}
 		return growOffline(ctx, mc.diskImage(), size)
 	}
 	now, err := fsBytes(ctx, mc.diskImage())
@@ -188,10 +196,77 @@ func growOffline(ctx context.Context, image string, size int64) error {
 			return err
 		}
 	}
-	if _, err := command(ctx, "", "e2fsck", "-f", "-p", image); err != nil { // resize2fs asks for a checked filesystem
+	if err := checkFS(ctx, image); err != nil { // resize2fs asks for a checked filesystem
 		return err
 	}
 	_, err = command(ctx, "", "resize2fs", image)
+	return err
+}
+
+// diskFreeTimeout bounds waitDiskFree: a machine's boot holds a copy of the host's mounts
+// from its clone until its init has made its root, a second at most on a busy host.
+const diskFreeTimeout = 30 * time.Second
+
+// waitDiskFree waits, within diskFreeTimeout and ctx, until no loop device is backed by the
+// unmounted disk image, so that its filesystem is no longer mounted anywhere. The host's
+// unmount (releaseDisk) ends the filesystem only when no other mount namespace holds it, and
+// every machine that boots meanwhile copies the host's mounts, the other machines' disks among
+// them, until its init has pivoted into its own root and detached the rest (machineinit). A
+// filesystem that lives on in such a copy is written back (its superblock, its journal) when the
+// copy goes, so checking, growing or mounting the image before that is a second writer on a live
+// filesystem: e2fsck finds a journal to recover, and resize2fs's new size is overwritten.
+func waitDiskFree(ctx context.Context, image string) error {
+	ctx, cancel := context.WithTimeout(ctx, diskFreeTimeout)
+	defer cancel()
+	for {
+		dev, err := loopBackedBy(image)
+		if err != nil || dev == "" {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("its disk %s is still in use through %s, mounted elsewhere: %w", image, dev, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// loopBackedBy names a loop device whose backing file is image ("" when none is), from
+// /sys/block/loop*/loop/backing_file: the file's path as the host sees it.
+func loopBackedBy(image string) (string, error) {
+	abs, err := filepath.EvalSymlinks(image) // the path the kernel keeps has none
+	if err != nil {
+		return "", err
+	}
+	if abs, err = filepath.Abs(abs); err != nil {
+		return "", err
+	}
+	files, err := filepath.Glob("/sys/block/loop*/loop/backing_file")
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // cleared meanwhile
+		}
+		if strings.TrimSpace(string(b)) == abs { // a removed image's reads "PATH (deleted)": another file
+
+			return filepath.Base(filepath.Dir(filepath.Dir(f))), nil
+		}
+	}
+	return "", nil
+}
+
+// checkFS checks the filesystem in the unmounted image with e2fsck's preen (-f -p), which
+// repairs on its own what is safe to: its exit status 1 says it did, as after a host that
+// crashed with the disk mounted, and the filesystem is then sound (fsck(8); systemd-fsck too
+// boots on it). 4 and above are errors it left.
+func checkFS(ctx context.Context, image string) error {
+	_, err := command(ctx, "", "e2fsck", "-f", "-p", image)
+	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return nil
+	}
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -187,6 +188,86 @@ func disksGrowAndLeaveNothing(t *testing.T) {
 	}
 	if mounted(filepath.Join(m.o.Dir, "machines", "vm-b", "disk")) {
 		t.Error("vm-b's disk is still mounted after Close")
+	}
+}
+
+// TestDiskWaitsUntilNoMountHoldsIt: a machine that boots copies the host's mounts, another
+// machine's disk among them, until its init has made its own root; a machine stopped in that
+// window is unmounted on the host while its filesystem lives on in the copy. Its disk is neither
+// checked, grown nor mounted again until the copy has gone (waitDiskFree): e2fsck found a journal
+// to recover (a failure of TestTenantCannotBreakOut/4_host_disk on CI), and the live copy's
+// superblock, written back as it went, would undo resize2fs's growth. The copy here is a process
+// in a mount namespace of its own, made while the disk was mounted, that the test ends.
+func TestDiskWaitsUntilNoMountHoldsIt(t *testing.T) {
+	m := newManager(t, "198.18.235.0/24")
+	ctx := context.Background()
+	addr := netip.MustParseAddr("198.18.235.10")
+	if err := m.Create(ctx, Spec{Ref: "vm-a", Hostname: "a", Template: "t", IPv4: addr, Password: "pw", Limits: Limits{DiskMB: testDiskMB}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	mustSSH(t, addr, "pw", "echo kept > /root/note")
+	release := holdMounts(t)
+	if err := m.Stop(ctx, "vm-a"); err != nil {
+		t.Fatal(err)
+	}
+	image := filepath.Join(m.o.Dir, "machines", "vm-a", "disk.img")
+	if dev, err := loopBackedBy(image); err != nil || dev == "" {
+		t.Fatalf("after Stop, with a copy of the host's mounts held: loop device %q, %v; want the disk still held", dev, err)
+	}
+	grown := make(chan error, 1)
+	go func() { grown <- m.SetLimits(ctx, "vm-a", Limits{DiskMB: 2 * testDiskMB}) }()
+	select {
+	case err := <-grown:
+		t.Fatalf("SetLimits grew the disk while another mount namespace held its filesystem (%v)", err)
+	case <-time.After(2 * time.Second): // e2fsck and resize2fs of the disk take a fraction of it
+	}
+	release()
+	if err := <-grown; err != nil {
+		t.Fatalf("SetLimits once the copy went: %v", err)
+	}
+	if size, err := fsBytes(ctx, image); err != nil || size != 2*testDiskMB<<20 {
+		t.Fatalf("the disk after growing to %d MB: %d bytes, %v", 2*testDiskMB, size, err)
+	}
+	if out, err := exec.Command("e2fsck", "-f", "-n", image).CombinedOutput(); err != nil {
+		t.Fatalf("e2fsck -n of the grown disk: %v: %s", err, out)
+	}
+	if err := m.Start(ctx, "vm-a"); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustSSH(t, addr, "pw", "cat /root/note"); out != "kept\n" {
+		t.Fatalf("a file written before: %q", out)
+	}
+}
+
+// holdMounts starts a process in a mount namespace of its own, a private copy of this one's
+// (as a booting machine's is until its init pivots), and returns what ends it and waits until
+// it has gone.
+func holdMounts(t *testing.T) (release func()) {
+	t.Helper()
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", "read _")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	release = sync.OnceFunc(func() {
+		stdin.Close()
+		_ = cmd.Wait()
+	})
+	t.Cleanup(release)
+	self, _ := os.Readlink("/proc/self/ns/mnt")
+	deadline := time.Now().Add(eventWait)
+	for {
+		ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", cmd.Process.Pid))
+		if err == nil && ns != self {
+			return release
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("unshare --mount: no mount namespace of its own after %v", eventWait)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
