@@ -198,6 +198,31 @@ type backend struct {
 	// newServer starts a backend on a configuration: resellerd.New, which tests replace to make
 	// a start fail.
 	newServer func(ctx context.Context, cfg resellerd.Config) (*resellerd.Server, error)
+	// closeServer closes a backend: its Close, which tests replace to make a close fail.
+	closeServer func(srv *resellerd.Server) error
+}
+
+// stop closes the backend serving, which is then not used again whatever its Close answers
+// (srv nil). An error means part of it may still run: under --machines sandbox a machine whose
+// processes outlived their kill, on the disks that a reset, restore or save would move or copy
+// next. Dev is then down (errDown, until a reset succeeds) and the caller touches nothing: a
+// reset that answered 200 with a machine still running was CI's TestDevMachinesReset failure.
+// Called with mu held for writing.
+func (b *backend) stop(op string) error {
+	if b.srv == nil {
+		return nil
+	}
+	srv := b.srv
+	b.srv = nil
+	closeServer := (*resellerd.Server).Close
+	if b.closeServer != nil {
+		closeServer = b.closeServer
+	}
+	if err := closeServer(srv); err != nil {
+		b.down = fmt.Errorf("dev: %s: stopping the service: %w", op, err)
+		return b.errDown()
+	}
+	return nil
 }
 
 // start starts a backend on cfg (newServer, resellerd.New when unset).
@@ -249,10 +274,7 @@ func (b *backend) openFresh(ctx context.Context) (*resellerd.Server, error) {
 func (b *backend) close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.srv != nil {
-		_ = b.srv.Close()
-		b.srv = nil
-	}
+	_ = b.stop("exit") // dev's exit: nothing follows that could touch what is left
 }
 
 // errDown is the answer of every request while there is no backend (see backend.srv).
@@ -325,9 +347,8 @@ func (b *backend) replace(ctx context.Context, op string, install func(ctx conte
 	live, _ := SQLitePath(b.cfg.DB)
 	aside := live + ".before-" + op
 	offset := b.clock.Offset()
-	if b.srv != nil {
-		_ = b.srv.Close() // closed whatever it answers: it is not used again; its machines are stopped
-		b.srv = nil
+	if err := b.stop(op); err != nil {
+		return err
 	}
 	err := moveDB(live, aside)
 	if err == nil {

@@ -41,13 +41,15 @@ func (b *backend) disksAside(op string) string {
 
 // stopForCopy closes the backend, so its machines stop and its database is closed, and returns
 // what starts it again as it was (the fail rate PUT /_dev/fail-rate left included); a failed
-// start leaves dev down (errDown). Called with mu held for writing.
-func (b *backend) stopForCopy() (resume func(ctx context.Context) error) {
+// start leaves dev down (errDown), and so does a failed close (stop), which copies nothing.
+// Called with mu held for writing.
+func (b *backend) stopForCopy() (resume func(ctx context.Context) error, err error) {
 	if b.srv == nil {
-		return func(context.Context) error { return nil }
+		return func(context.Context) error { return nil }, nil
 	}
-	_ = b.srv.Close() // closed whatever it answers: it is not used again
-	b.srv = nil
+	if err := b.stop("save"); err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context) error {
 		cfg := b.cfg
 		cfg.KeepFailRate = true
@@ -58,7 +60,7 @@ func (b *backend) stopForCopy() (resume func(ctx context.Context) error) {
 		}
 		b.srv, b.down = srv, nil
 		return nil
-	}
+	}, nil
 }
 
 // saveDisks copies the disk set of the stopped service to MachinesDir(path), replacing the one

@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -130,5 +132,40 @@ func TestFailedRestoreKeepsTheService(t *testing.T) {
 	}
 	if got, status := balanceOf(t, b); status != 200 || got != 1000 {
 		t.Fatalf("after the restore the API answers %d, balance %v; want 200 and the checkpoint's 1000", status, got)
+	}
+}
+
+// TestResetWhoseStopFailsTouchesNothing: a reset whose old backend does not close
+// cleanly (under --machines sandbox, a machine whose processes outlived their kill) answers an
+// error and moves, copies and removes nothing, with dev down until a reset succeeds; it never
+// answers as done with part of the old service still running.
+func TestResetWhoseStopFailsTouchesNothing(t *testing.T) {
+	t.Parallel()
+	var fail atomic.Bool
+	b := testDevBackend(t, &fail)
+	topUp(t, b)
+	live, _ := SQLitePath(b.cfg.DB)
+	b.closeServer = func(srv *resellerd.Server) error {
+		return errors.Join(srv.Close(), errors.New("machine vm-1: PID 42 still alive after SIGKILL"))
+	}
+	err := b.reset(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "PID 42 still alive") {
+		t.Fatalf("reset with a close that fails answered %v; want the close's error", err)
+	}
+	if _, status := balanceOf(t, b); status != http.StatusServiceUnavailable {
+		t.Fatalf("after the failed close the API answers %d, want 503", status)
+	}
+	if _, err := os.Stat(live + ".before-reset"); !os.IsNotExist(err) {
+		t.Fatalf("the database was moved aside (%v); want it left where it was", err)
+	}
+	if kind, err := devDBKind(live); err != nil || kind != dbDev {
+		t.Fatalf("the database after the failed close: %v, %v; want dev's, still there", kind, err)
+	}
+	b.closeServer = nil
+	if err := b.reset(context.Background()); err != nil {
+		t.Fatalf("a reset once closes work again: %v", err)
+	}
+	if got, status := balanceOf(t, b); status != 200 || got != 1000 {
+		t.Fatalf("after the reset the API answers %d, balance %v; want 200 and the seed's 1000", status, got)
 	}
 }

@@ -234,7 +234,10 @@ func (b *backend) saveThen(ctx context.Context, path string, resume bool) (at ti
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.machinesDir() != "" {
-		start := b.stopForCopy()
+		start, err := b.stopForCopy()
+		if err != nil {
+			return time.Time{}, err
+		}
 		if resume {
 			defer func() { err = errors.Join(err, start(ctx)) }()
 		}

@@ -25,7 +25,10 @@ import (
 const (
 	DefaultBootTimeout = time.Minute                         // PID 1 started to SSH listening (Options.BootTimeout)
 	stopTimeout        = agent.ShutdownGrace + 2*time.Second // shutdown asked to PID 1 gone; then SIGKILL
-	killTimeout        = 5 * time.Second                     // SIGKILL to PID 1 gone
+	// killTimeout: SIGKILL to PID 1 reaped. The kernel reaps a namespace's PID 1 only once every
+	// process in it has exited (their memory freed, their files closed), seconds on a host as
+	// loaded as CI's two cores; a halt that gives up leaves the machine running (an error).
+	killTimeout = 30 * time.Second
 )
 
 // running is a booted machine: its PID 1 (init) and the control channel to its agent.
