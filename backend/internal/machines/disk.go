@@ -117,7 +117,8 @@ func mountDisk(ctx context.Context, mc *machine, size int64) error {
 	return nil
 }
 
-// releaseDisk unmounts mc's disk, which frees its loop device; a disk not mounted is left.
+// releaseDisk unmounts mc's disk, which frees its loop device once no other mount namespace
+// holds its filesystem (detachCopies, waitDiskFree); a disk not mounted is left.
 func releaseDisk(mc *machine) error {
 	dir := mc.diskMount()
 	if !mounted(dir) {
@@ -126,7 +127,29 @@ func releaseDisk(mc *machine) error {
 	if err := unix.Unmount(dir, 0); err != nil {
 		return fmt.Errorf("machine %s: unmount its disk: %w", mc.ref, err)
 	}
-	return nil
+	return detachCopies(dir)
+}
+
+// detachCopies removes dir, a disk's mount point just unmounted here, and makes it again.
+// Removing a directory detaches what is mounted on it in every other mount namespace (Linux
+// 3.18, "vfs: Lazily remove mounts on unlinked files and directories"), so the copies of the
+// host's mounts that namespaces made while the disk was mounted let its filesystem go: a booting
+// machine's, until its init pivots, and any a host process makes (mmdebstrap, `unshare -m`) for
+// as long as it runs. Propagation carries the unmount only into copies still in the host's
+// peer group, and none are where the host's mounts are private (a host without systemd, as
+// CI's). A copy that a process still uses lives on until it lets go (waitDiskFree waits for that).
+func detachCopies(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(dir); err != nil {
+		return fmt.Errorf("the disk's mount point: %w", err)
+	}
+	if err := os.Mkdir(dir, fi.Mode().Perm()); err != nil {
+		return fmt.Errorf("the disk's mount point: %w", err)
+	}
+	return os.Chmod(dir, fi.Mode().Perm()) // past the umask
 }
 
 // withDisk runs f with mc's disk mounted, and unmounts it afterwards unless the machine runs.

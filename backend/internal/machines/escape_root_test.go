@@ -192,12 +192,14 @@ func disksGrowAndLeaveNothing(t *testing.T) {
 }
 
 // TestDiskWaitsUntilNoMountHoldsIt: a machine that boots copies the host's mounts, another
-// machine's disk among them, until its init has made its own root; a machine stopped in that
-// window is unmounted on the host while its filesystem lives on in the copy. Its disk is neither
-// checked, grown nor mounted again until the copy has gone (waitDiskFree): e2fsck found a journal
-// to recover (a failure of TestTenantCannotBreakOut/4_host_disk on CI), and the live copy's
-// superblock, written back as it went, would undo resize2fs's growth. The copy here is a process
-// in a mount namespace of its own, made while the disk was mounted, that the test ends.
+// machine's disk among them, until its init has made its own root, and so do host processes
+// that make a mount namespace (mmdebstrap, `unshare -m`) for as long as they run; a disk
+// unmounted on the host meanwhile lived on in such a copy. Stopping a machine detaches its
+// disk from every copy (detachCopies): an idle copy lets it go at once. A copy still in use (a
+// process's directory inside the disk) keeps it, and the disk is then neither checked, grown
+// nor mounted again until that copy has gone (waitDiskFree): CI's e2fsck found a journal to
+// recover (TestTenantCannotBreakOut/4_host_disk), and the live copy's superblock, written back
+// as it went, would undo resize2fs's growth.
 func TestDiskWaitsUntilNoMountHoldsIt(t *testing.T) {
 	m := newManager(t, "198.18.235.0/24")
 	ctx := context.Background()
@@ -206,19 +208,33 @@ func TestDiskWaitsUntilNoMountHoldsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSSH(t, addr, "pw", "echo kept > /root/note")
-	release := holdMounts(t)
+	dir := filepath.Join(m.o.Dir, "machines", "vm-a")
+	image := filepath.Join(dir, "disk.img")
+
+	idle := holdMounts(t, "/") // a copy nobody uses: let go at the stop
 	if err := m.Stop(ctx, "vm-a"); err != nil {
 		t.Fatal(err)
 	}
-	image := filepath.Join(m.o.Dir, "machines", "vm-a", "disk.img")
+	if err := waitDiskFree(ctx, image); err != nil {
+		t.Fatalf("an idle copy of the host's mounts kept the stopped machine's disk: %v", err)
+	}
+	idle()
+
+	if err := m.Start(ctx, "vm-a"); err != nil {
+		t.Fatal(err)
+	}
+	release := holdMounts(t, filepath.Join(dir, "disk", "upper")) // a copy in use: kept
+	if err := m.Stop(ctx, "vm-a"); err != nil {
+		t.Fatal(err)
+	}
 	if dev, err := loopBackedBy(image); err != nil || dev == "" {
-		t.Fatalf("after Stop, with a copy of the host's mounts held: loop device %q, %v; want the disk still held", dev, err)
+		t.Fatalf("after Stop, with a copy of the host's mounts in use: loop device %q, %v; want the disk still held", dev, err)
 	}
 	grown := make(chan error, 1)
 	go func() { grown <- m.SetLimits(ctx, "vm-a", Limits{DiskMB: 2 * testDiskMB}) }()
 	select {
 	case err := <-grown:
-		t.Fatalf("SetLimits grew the disk while another mount namespace held its filesystem (%v)", err)
+		t.Fatalf("SetLimits grew the disk while another mount namespace used its filesystem (%v)", err)
 	case <-time.After(2 * time.Second): // e2fsck and resize2fs of the disk take a fraction of it
 	}
 	release()
@@ -239,12 +255,12 @@ func TestDiskWaitsUntilNoMountHoldsIt(t *testing.T) {
 	}
 }
 
-// holdMounts starts a process in a mount namespace of its own, a private copy of this one's
-// (as a booting machine's is until its init pivots), and returns what ends it and waits until
-// it has gone.
-func holdMounts(t *testing.T) (release func()) {
+// holdMounts starts a process in a mount namespace of its own, a private copy of this one's (as
+// `unshare -m` and a booting machine make), working in directory cwd of it, and returns what
+// ends it and waits until it has gone.
+func holdMounts(t *testing.T, cwd string) (release func()) {
 	t.Helper()
-	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", "read _")
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", `cd "$1" && read _`, "sh", cwd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -257,15 +273,14 @@ func holdMounts(t *testing.T) (release func()) {
 		_ = cmd.Wait()
 	})
 	t.Cleanup(release)
-	self, _ := os.Readlink("/proc/self/ns/mnt")
+	want, _ := filepath.EvalSymlinks(cwd)
 	deadline := time.Now().Add(eventWait)
 	for {
-		ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", cmd.Process.Pid))
-		if err == nil && ns != self {
+		if dir, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", cmd.Process.Pid)); err == nil && dir == want {
 			return release
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("unshare --mount: no mount namespace of its own after %v", eventWait)
+			t.Fatalf("unshare --mount: not in %s after %v", cwd, eventWait)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
