@@ -69,8 +69,10 @@ type Config struct {
 //
 // Retries: a request is repeated, at most MaxRetries times, when the answer is 429 (after its
 // Retry-After), or when it is 502/503/504 or a network error and the request is replayable (GET, PUT,
-// PATCH, DELETE, or marked retrySafe, or carrying an Idempotency-Key); a plain POST is repeated
-// only after a 429 or a dial error, the two cases where the server certainly did not process it.
+// PATCH, DELETE, or marked retrySafe, or carrying an Idempotency-Key), or when it is 500 and the
+// request carries an Idempotency-Key (its outcome unknown, the key makes a repeat safe); a plain
+// POST is repeated only after a 429 or a dial error, the two cases where the server certainly did
+// not process it.
 //
 // Failover: when an attempt gets no HTTP response from the preferred endpoint because of a dial
 // error (for any request) or any other network error (for replayable requests only), and

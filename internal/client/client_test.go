@@ -627,6 +627,8 @@ func TestRetryPolicyAndMaxRetries(t *testing.T) {
 		{"plain POST 503 not retried", client.TestRequest{Method: http.MethodPost}, 503, 3, 1},
 		{"plain POST 429 retried", client.TestRequest{Method: http.MethodPost}, 429, 3, 4},
 		{"GET 500 not retried", client.TestRequest{Method: http.MethodGet}, 500, 3, 1},
+		{"keyed POST 500 retried", client.TestRequest{Method: http.MethodPost, IdempotencyKey: "k1", Body: map[string]int{"server_id": 1}}, 500, 3, 4},
+		{"plain POST 500 not retried", client.TestRequest{Method: http.MethodPost, Body: map[string]int{"server_id": 1}}, 500, 3, 1},
 		{"GET 404 not retried", client.TestRequest{Method: http.MethodGet}, 404, 3, 1},
 		{"GET 409 not retried", client.TestRequest{Method: http.MethodGet}, 409, 3, 1},
 		{"max retries zero", client.TestRequest{Method: http.MethodGet}, 503, 0, 1},
@@ -650,6 +652,9 @@ func TestRetryPolicyAndMaxRetries(t *testing.T) {
 			if tt.wantAttempts > 1 && !strings.Contains(err.Error(), fmt.Sprintf("giving up after %d attempts", tt.wantAttempts)) {
 				t.Errorf("error: got %q, want it to say how many attempts were made", err)
 			}
+			if tt.status == http.StatusInternalServerError && client.IsUnavailable(err) {
+				t.Errorf("IsUnavailable: got true, want false (a 500 each time is a fault, not a wait)")
+			}
 			for i, r := range reqs[1:] {
 				if r.body != reqs[0].body {
 					t.Errorf("attempt %d body: got %q, want the first attempt's %q", i+2, r.body, reqs[0].body)
@@ -664,6 +669,7 @@ func TestIdempotencyKeyResentOnRetries(t *testing.T) {
 	s := newStub(t,
 		apiError(http.StatusBadGateway, client.CodeProviderError, "datacenter busy", map[string]string{"reference": "AB12"}, nil),
 		hangup,
+		apiError(http.StatusInternalServerError, client.CodeServerError, "commit failed", nil, nil), // placed or not: unknown
 		func(w http.ResponseWriter, _ *http.Request) {
 			writeJSON(w, http.StatusCreated, map[string]any{
 				"success": true,
@@ -687,8 +693,8 @@ func TestIdempotencyKeyResentOnRetries(t *testing.T) {
 		t.Errorf("result: got order %d replay %v, want order 77 replay true", out.OrderID, meta.IdempotentReplay)
 	}
 	reqs := s.requests()
-	if len(reqs) != 3 {
-		t.Fatalf("attempts: got %d, want 3", len(reqs))
+	if len(reqs) != 4 {
+		t.Fatalf("attempts: got %d, want 4", len(reqs))
 	}
 	wantBody, _ := json.Marshal(body)
 	for i, r := range reqs {

@@ -43,9 +43,23 @@ func (c *Client) retryPlan(r request, resp *response, err error, attempt int) (t
 		if r.replayable() {
 			return c.serverDelay(resp, attempt), "service unavailable", true
 		}
+	case http.StatusInternalServerError:
+		// A fault of the service's in the middle of a request (its database's commit lost with
+		// the connection, say) leaves it unknown whether the request was carried out. One with
+		// an Idempotency-Key is sent again with it: the server answers the first outcome if
+		// there was one (a replay) and carries it out if not, so an order placed but answered
+		// 500 still reaches the state instead of building a server nothing tracks.
+		if r.idempotencyKey != "" {
+			return c.backoff(attempt), reasonServerError, true
+		}
 	}
 	return 0, "", false
 }
+
+// reasonServerError is retryPlan's reason for repeating a keyed request answered 500. Running
+// out of retries on it is still a fault of the service's, not unavailability: IsUnavailable
+// reads the answer's server_error.
+const reasonServerError = "server error, the outcome unknown: sent again with its Idempotency-Key"
 
 // UnavailableError is a request the API could not be reached for, or answered as unavailable
 // (502, 503 or 504 from it or a proxy in front of it, or no complete answer), after every

@@ -135,7 +135,9 @@ func (p *Provider) Schema(_ context.Context, _ provider.SchemaRequest, resp *pro
 			"max_retries": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("How many times a request is retried after a rate "+
 					"limit (429), a 502, 503 or 504 answer, or a network error, with capped exponential "+
-					"backoff. Defaults to `%d`; `0` disables retries. A create's or an action's wait "+
+					"backoff; a server order (sent with an `Idempotency-Key`) also after a 500, whose "+
+					"outcome is unknown, so an order placed but answered 500 reaches the state. "+
+					"Defaults to `%d`; `0` disables retries. A create's or an action's wait "+
 					"(orders, installs, snapshots, deletes) rides out an API still unavailable after "+
 					"them, until the operation's own timeout.", DefaultMaxRetries),
 				Optional: true,
