@@ -298,8 +298,14 @@ func (b *browser) waitTrue(t *testing.T, within time.Duration, expr, what string
 		if time.Since(start) > within {
 			b.mu.Lock()
 			defer b.mu.Unlock()
-			t.Fatalf("waited %v for %s; the page says %q; errors %v", within, what,
-				eval[string](t, b, `document.querySelector('#live-text')?.textContent ?? ''`), b.failures)
+			// What the page shows of its reads (live text), of its last action (banner) and of
+			// actions still waiting for their answer (disabled buttons) tells a stalled read from
+			// a stalled action.
+			t.Fatalf("waited %v for %s; the page says %q; banner %q; buttons waiting %q; errors %v", within, what,
+				eval[string](t, b, `document.querySelector('#live-text')?.textContent ?? ''`),
+				eval[string](t, b, `(b => b && !b.hidden ? b.textContent : '')(document.querySelector('#banner'))`),
+				eval[string](t, b, `[...document.querySelectorAll('button:disabled')].map(b => b.id || b.textContent).join(', ')`),
+				b.failures)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -6,6 +6,11 @@
   const DEV = "/_dev/";
   const POLL_MS = 1000;
   const HIDDEN_POLL_MS = 5000;
+  // READ_TIMEOUT_MS bounds each read (GET): a read that never answers (a connection the browser
+  // or a proxy holds on to, a busy host) must not hold refresh() and so stop the page's polling
+  // for good; it fails ("last read failed") and the next poll reads again. Actions are not
+  // bounded here: a reset or a restore under --machines sandbox takes as long as it takes.
+  const READ_TIMEOUT_MS = 15000;
   const COLORS = ["#2457c5", "#c0262d", "#1a7f4b", "#b54708", "#7a3db8", "#0f7b8a", "#a61e70", "#5d6b00"];
   const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -47,6 +52,7 @@
   // Content-Type: application/json, as /_dev/ requires.
   async function api(method, path, body) {
     const init = { method, headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin" };
+    if (method === "GET") init.signal = AbortSignal.timeout(READ_TIMEOUT_MS);
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
