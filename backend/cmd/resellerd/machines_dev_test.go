@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -100,11 +101,14 @@ type hostTraces struct {
 }
 
 // tracesOf reads the traces of the machines dev runs under dir. A machine's PID 1 is a child of
-// this test process (dev runs in it), in a PID namespace of its own.
+// this test process (dev runs in it), in a PID namespace of its own, and in the cgroups of dir's
+// Manager (reseller-BRIDGE/REF): the machines of the other dev servers this process runs for
+// tests alongside are children of it too, and are not dir's (a reset leaves them running).
 func tracesOf(t *testing.T, dir string) hostTraces {
 	t.Helper()
 	var tr hostTraces
 	self, _ := os.Readlink("/proc/self/ns/pid")
+	ours := "/reseller-" + bridgeOf(t, dir) + "/"
 	namespaces := map[string]bool{}
 	paths, _ := filepath.Glob("/proc/[0-9]*")
 	for _, p := range paths {
@@ -112,8 +116,12 @@ func tracesOf(t *testing.T, dir string) hostTraces {
 		if err != nil || ns == self || parentOf(p) != os.Getpid() {
 			continue
 		}
+		dirs := cgroupDirs(p)
+		if !slices.ContainsFunc(dirs, func(d string) bool { return strings.Contains(d, ours) }) {
+			continue
+		}
 		namespaces[ns] = true
-		tr.cgroups = append(tr.cgroups, cgroupDirs(p)...)
+		tr.cgroups = append(tr.cgroups, dirs...)
 	}
 	for _, p := range paths {
 		if ns, err := os.Readlink(p + "/ns/pid"); err == nil && namespaces[ns] {
