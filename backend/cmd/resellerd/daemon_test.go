@@ -33,19 +33,33 @@ func buildResellerd(t *testing.T) string {
 // daemon is one `resellerd serve` process.
 type daemon struct {
 	cmd    *exec.Cmd
-	base   string     // http://HOST:PORT
-	exited chan error // receives the result of Wait once
+	base   string      // http://HOST:PORT
+	exited chan error  // receives the result of Wait once
+	bound  chan string // the API's address, then --alt-listen's
+	// metrics receives the --metrics-listen address once serve has bound it.
+	metrics chan string
 }
 
-// listeningLine is the log line serve writes for each bound address.
-var listeningLine = regexp.MustCompile(`msg=listening addr=(\S+)`)
+// listeningLine and metricsLine are the log lines serve writes for each bound address of the
+// API and for the metrics listener's.
+var (
+	listeningLine = regexp.MustCompile(`msg=listening addr=(\S+)`)
+	metricsLine   = regexp.MustCompile(`msg="metrics listening" addr=(\S+)`)
+)
 
 // startDaemon runs `bin serve` on db with extra flags and a free port, and returns once it
 // listens. The process is killed when the test ends if it still runs.
 func startDaemon(t *testing.T, bin, db string, extra ...string) *daemon {
 	t.Helper()
+	return startDaemonIn(t, nil, bin, db, extra...)
+}
+
+// startDaemonIn is startDaemon with the process's environment env (nil: this process's).
+func startDaemonIn(t *testing.T, env []string, bin, db string, extra ...string) *daemon {
+	t.Helper()
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--db", db}, extra...)
 	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -53,13 +67,12 @@ func startDaemon(t *testing.T, bin, db string, extra ...string) *daemon {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start resellerd: %v", err)
 	}
-	d := &daemon{cmd: cmd, exited: make(chan error, 1)}
-	addr := make(chan string, 1)
-	go scanLog(stderr, addr)
+	d := &daemon{cmd: cmd, exited: make(chan error, 1), bound: make(chan string, 2), metrics: make(chan string, 1)}
+	go scanLog(stderr, d.bound, d.metrics)
 	go func() { d.exited <- cmd.Wait() }()
 	t.Cleanup(func() { d.kill(t) })
 	select {
-	case a := <-addr:
+	case a := <-d.bound:
 		d.base = "http://" + a
 	case err := <-d.exited:
 		d.exited <- err
@@ -70,15 +83,25 @@ func startDaemon(t *testing.T, bin, db string, extra ...string) *daemon {
 	return d
 }
 
-// scanLog reads the daemon's log to its end, sending the first listening address on addr.
-func scanLog(r io.Reader, addr chan<- string) {
+// scanLog reads the daemon's log to its end, sending the API's listening addresses on api and
+// the metrics listener's on metrics, each as long as its channel has room.
+func scanLog(r io.Reader, api, metrics chan<- string) {
 	sc := bufio.NewScanner(r)
-	sent := false
 	for sc.Scan() {
-		if m := listeningLine.FindStringSubmatch(sc.Text()); m != nil && !sent {
-			addr <- m[1]
-			sent = true
+		if m := listeningLine.FindStringSubmatch(sc.Text()); m != nil {
+			offer(api, m[1])
 		}
+		if m := metricsLine.FindStringSubmatch(sc.Text()); m != nil {
+			offer(metrics, m[1])
+		}
+	}
+}
+
+// offer sends s on c unless c is full.
+func offer(c chan<- string, s string) {
+	select {
+	case c <- s:
+	default:
 	}
 }
 
