@@ -31,6 +31,11 @@ func requestID(ctx context.Context) string {
 	return ""
 }
 
+// requestIDHeader is X-Request-ID as net/http keys it (textproto's canonical form), used as a
+// map key directly: Header.Get and Set would canonicalise "X-Request-ID" again on every request,
+// allocating each time, since that spelling is not the canonical one.
+const requestIDHeader = "X-Request-Id"
+
 // withRequestID gives every request an id, echoed in X-Request-ID and in error bodies. A sane
 // incoming id is kept so a client can follow one request across services. It also settles the
 // request's client address (clientAddr) once, for every layer inside to share, and writes the
@@ -38,11 +43,14 @@ func requestID(ctx context.Context) string {
 // a pool (requestState) and go back to it once the access line has copied what it needs.
 func (h *handler) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-ID")
+		var id string
+		if in := r.Header[requestIDHeader]; len(in) > 0 {
+			id = in[0]
+		}
 		if !saneRequestID(id) {
 			id = newRequestID()
 		}
-		w.Header().Set("X-Request-ID", id)
+		w.Header()[requestIDHeader] = []string{id}
 		start := time.Now()
 		st := h.requestState(w)
 		defer h.releaseRequestState(st)

@@ -33,28 +33,36 @@ var ErrInvalid = errors.New("invalid amount")
 func USD(dollars int64) Micros { return Micros(dollars * PerUSD) }
 
 // String renders the amount as an exact decimal in dollars with no trailing zeros: 12.5, 0.000417, -3.
-func (m Micros) String() string {
-	neg := m < 0
+func (m Micros) String() string { return string(m.appendDecimal(make([]byte, 0, 24))) }
+
+// appendDecimal appends String's text to b. It formats by hand, without fmt or a builder,
+// because every answer that shows money marshals a few amounts: MarshalJSON then allocates only
+// the bytes it returns (it allocated six times an amount through Sprintf and a builder).
+func (m Micros) appendDecimal(b []byte) []byte {
 	u := uint64(m)
-	if neg {
+	if m < 0 {
+		b = append(b, '-')
 		u = -u // two's complement keeps math.MinInt64 correct
 	}
 	whole, frac := u/PerUSD, u%PerUSD
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
+	b = strconv.AppendUint(b, whole, 10)
+	if frac == 0 {
+		return b
 	}
-	b.WriteString(strconv.FormatUint(whole, 10))
-	if frac != 0 {
-		digits := fmt.Sprintf("%06d", frac)
-		b.WriteByte('.')
-		b.WriteString(strings.TrimRight(digits, "0"))
+	var digits [fractionDigits]byte
+	last := -1 // the last digit that is not a trailing zero
+	for i := fractionDigits - 1; i >= 0; i-- {
+		digits[i] = byte('0' + frac%10)
+		if last < 0 && digits[i] != '0' {
+			last = i
+		}
+		frac /= 10
 	}
-	return b.String()
+	return append(append(b, '.'), digits[:last+1]...)
 }
 
 // MarshalJSON writes the amount as a JSON number in dollars, exactly.
-func (m Micros) MarshalJSON() ([]byte, error) { return []byte(m.String()), nil }
+func (m Micros) MarshalJSON() ([]byte, error) { return m.appendDecimal(make([]byte, 0, 24)), nil }
 
 // UnmarshalJSON reads a JSON number (or a string holding a decimal) in dollars, exactly.
 func (m *Micros) UnmarshalJSON(b []byte) error {

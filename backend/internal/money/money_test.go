@@ -115,3 +115,15 @@ func TestUnmarshalJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestMarshalJSONAllocatesOnce holds the hand-made formatting: an amount's JSON costs one
+// allocation, the bytes returned (answers marshal a few amounts each).
+func TestMarshalJSONAllocatesOnce(t *testing.T) {
+	m := Micros(-1_234_500)
+	if n := testing.AllocsPerRun(100, func() { marshalled, _ = m.MarshalJSON() }); n != 1 {
+		t.Fatalf("MarshalJSON allocates %v times, want 1", n)
+	}
+}
+
+// marshalled keeps what TestMarshalJSONAllocatesOnce marshals, so it escapes as in an answer.
+var marshalled []byte
