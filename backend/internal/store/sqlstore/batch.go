@@ -102,7 +102,7 @@ func (q queries) lockAccounts(ctx context.Context, ids []int64) error {
 		return q.lockAccount(ctx, need[0])
 	}
 	in, args := inList(need)
-	if _, err := list(ctx, q, "locked accounts", scanID,
+	if _, err := lockedList(ctx, q, "locked accounts", scanID,
 		`SELECT id FROM accounts WHERE id IN `+in+` ORDER BY id`+forUpdate, args...); err != nil {
 		return fmt.Errorf("sqlstore: lock %d accounts: %w", len(need), err)
 	}

@@ -20,7 +20,7 @@ func (q queries) LockAccounts(ctx context.Context, ids []int64) (map[int64]store
 		return out, nil
 	}
 	in, args := inList(ids)
-	accts, err := list(ctx, q, "accounts", scanAccount, `SELECT `+accountColumns+` FROM accounts WHERE id IN `+in+
+	accts, err := lockedList(ctx, q, "accounts", scanAccount, `SELECT `+accountColumns+` FROM accounts WHERE id IN `+in+
 		` ORDER BY id`+q.rowLock(forUpdate), args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: lock %d accounts: %w", len(ids), err)

@@ -20,6 +20,9 @@ type dialect struct {
 	// seqColumn is the column that orders rows written in the same instant (events and
 	// deliveries): SQLite's rowid, PostgreSQL's identity column seq.
 	seqColumn string
+	// lockPatience is how long a transaction tries to lock several accounts at once before it
+	// waits in line for them (lockedList).
+	lockPatience lockPatience
 	// rowLocks enables the lock clauses and the account-first locking (see the package comment);
 	// SQLite, which runs one writer at a time, needs neither.
 	rowLocks bool
@@ -93,5 +96,5 @@ func (d *dialect) newLocks() *txLocks {
 	if !d.rowLocks {
 		return nil
 	}
-	return &txLocks{accounts: map[int64]bool{}}
+	return &txLocks{accounts: map[int64]bool{}, patience: d.lockPatience}
 }

@@ -13,6 +13,7 @@ import (
 // always on SQLite.
 type txLocks struct {
 	accounts map[int64]bool
+	patience lockPatience // see lockedList
 }
 
 // ownedTable is a table whose rows belong to an account, directly or through their instance.

@@ -43,6 +43,7 @@ func newPostgresDialect() *dialect {
 		numbered:      true,
 		seqColumn:     "seq",
 		rowLocks:      true,
+		lockPatience:  defaultLockPatience,
 		writableCTEs:  true,
 		encodeTime:    func(t time.Time) any { return t.UTC() },
 		mapError:      postgresError,

@@ -38,7 +38,9 @@
 // housekeeping, and a new key overwrites an expired record of its own account
 // (AddIdempotencyKey). The one transaction besides the workers' batches that holds several
 // accounts' rows at once is a group of new orders (orders_group.go), which places its orders in
-// the order of their accounts' ids, as the batches lock theirs (LockAccounts: ORDER BY id).
+// the order of their accounts' ids, as the batches lock theirs (LockAccounts: ORDER BY id). A
+// batch takes its accounts all at once or none for a while before it waits in line for them
+// (lockedList), so it never holds some accounts, and their new orders, while it waits for another.
 //
 // Workers claim work with guarded UPDATEs (a lease, a status, a renewal hour): PostgreSQL
 // re-evaluates the guard of an UPDATE that waited for a concurrent one, so exactly one claimer
