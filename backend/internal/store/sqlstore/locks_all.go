@@ -22,8 +22,8 @@ import (
 // asks again a moment later, each wait twice the last (lockPatience). Past that it waits in line
 // as before, so a batch is never starved by a stream of orders.
 
-// lockPatience is how lockedList retries: the first wait, and the longest it tries without
-// waiting in line (the waits add up to just under it).
+// lockPatience is how lockedList retries: the first wait, and how long the waits add up to
+// before it waits in line.
 type lockPatience struct {
 	first, total time.Duration
 }
@@ -43,11 +43,12 @@ func lockedList[T any](ctx context.Context, q queries, what string, scan func(ro
 		return list(ctx, q, what, scan, query, args...)
 	}
 	patience := q.locks.patience
-	for wait, waited := patience.first, time.Duration(0); wait > 0 && waited+wait <= patience.total; wait *= 2 {
+	for wait, waited := patience.first, time.Duration(0); wait > 0 && waited < patience.total; wait *= 2 {
 		out, err := tryLocked(ctx, q, what, scan, query, args)
 		if !lockNotAvailable(err) {
 			return out, err
 		}
+		wait = min(wait, patience.total-waited)
 		if err := sleep(ctx, wait); err != nil {
 			return nil, err
 		}
