@@ -65,12 +65,15 @@ func TestMachinesOfTimedOutOrdersAreRemoved(t *testing.T) {
 	}
 	a, _ := open("host-a", "198.18.0.0/16", 0)
 	b, fb := open("host-b", "10.99.0.0/24", 20*time.Millisecond)
+	// build asks d for order's machine. The order is pending before the build is asked, as an
+	// order placed before its build is: marked after, a sweep that ran in between would find
+	// a machine without an order and rightly remove it (a CI run failed so on vm-6).
 	build := func(d *Datacenter, order int64) string {
+		orders.set(order, store.OrderPending)
 		ticket, err := d.Build(ctx, datacenter.BuildSpec{OrderID: order, DatacenterID: 1, PlanID: 102, TemplateID: 1, OSType: "linux", Hostname: "web"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		orders.set(order, store.OrderPending)
 		return ticket
 	}
 	var stopRun context.CancelFunc
