@@ -37,7 +37,7 @@ func (m Micros) String() string { return string(m.appendDecimal(make([]byte, 0, 
 
 // appendDecimal appends String's text to b. It formats by hand, without fmt or a builder,
 // because every answer that shows money marshals a few amounts: MarshalJSON then allocates only
-// the bytes it returns (it allocated six times an amount through Sprintf and a builder).
+// the bytes it returns (it allocated four times an amount through Sprintf and a builder).
 func (m Micros) appendDecimal(b []byte) []byte {
 	u := uint64(m)
 	if m < 0 {
