@@ -94,15 +94,18 @@ func testBatchLockHoldsNoAccountWhileWaiting(t *testing.T, lock func(ctx context
 	}
 }
 
-// waitForBatch waits until a session of the database runs or has run the batch's lock of
-// several accounts (pg_stat_activity), so the probe that follows runs while the batch waits.
+// waitForBatch waits until a session of this test's database has asked for the batch's
+// accounts (pg_stat_activity shows a session's last statement: the lock itself while it waits
+// in line, or a try's savepoint around it), so the probe that follows runs while the batch
+// waits. Other tests' databases on the shared server are left out: their batches would match.
 func waitForBatch(t *testing.T, probe *sql.DB) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		var n int
 		err := probe.QueryRow(`SELECT count(*) FROM pg_stat_activity
-			WHERE pid <> pg_backend_pid() AND query LIKE '%FROM accounts WHERE id IN%'`).Scan(&n)
+			WHERE pid <> pg_backend_pid() AND datname = current_database()
+				AND (query LIKE '%FROM accounts WHERE id IN%' OR query LIKE '%SAVEPOINT lock_rows%')`).Scan(&n)
 		if err != nil {
 			t.Fatal(err)
 		}

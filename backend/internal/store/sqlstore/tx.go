@@ -53,12 +53,8 @@ func (p plainTx) WithTx(ctx context.Context, fn func(tx store.Tx) error) error {
 		if err == nil || !p.d.retryable(err) || attempt == txAttempts {
 			return err
 		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("sqlstore: retry transaction: %w (after %w)", ctx.Err(), err)
-		case <-t.C:
+		if serr := sleep(ctx, backoff); serr != nil {
+			return fmt.Errorf("sqlstore: retry transaction: %w (after %w)", serr, err)
 		}
 		backoff *= 2
 	}
