@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -155,4 +156,17 @@ func limitArg(limit int) int64 {
 		return math.MaxInt64
 	}
 	return int64(limit)
+}
+
+// sleep waits d or until ctx ends: the waits between tries (a transaction's retry, a batch's
+// lock).
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
