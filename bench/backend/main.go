@@ -45,6 +45,8 @@ type options struct {
 	drain       int
 	databases   []string
 	accounts    int
+	// rateLimitScale is serve's --rate-limit-scale (0: the limits off).
+	rateLimitScale float64
 	pgParams    string
 	keyed       bool   // every POST sends a fresh Idempotency-Key, as the provider does
 	pprofDir    string // where CPU profiles of serve's GET and POST phases go; "": none
@@ -70,6 +72,7 @@ func main() {
 	flag.StringVar(&o.pprofDir, "pprof", "", "directory for CPU profiles of serve (--pprof) during the GET phase and the first 3 s of the spread POST phase")
 	flag.IntVar(&o.drain, "drain", 50000, "pending orders the provisioning worker drains for the drain figure; 0 skips it")
 	var dbList string
+	flag.Float64Var(&o.rateLimitScale, "rate-limit-scale", 0, "serve's --rate-limit-scale; above 0 (1 is the spec's limits, as users live) the POSTs need an account per 10*scale of them, and the GET and one-account figures, which one key would have refused, are skipped")
 	flag.StringVar(&dbList, "db", "sqlite,postgres", "databases measured, comma-separated: sqlite, postgres (a local server started as the tests do)")
 	flag.Parse()
 	if o.accounts < 1 {
@@ -200,7 +203,7 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 		return result{}, err
 	}
 	args := []string{"serve", "--db", db, "--listen", addr,
-		"--rate-limit-scale", "0", "--deploy-delay", "0", "--credentials-delay", "0"}
+		"--rate-limit-scale", strconv.FormatFloat(o.rateLimitScale, 'g', -1, 64), "--deploy-delay", "0", "--credentials-delay", "0"}
 	var prof profiler
 	if o.pprofDir != "" {
 		if prof.addr, err = freeAddr(); err != nil {
@@ -216,7 +219,8 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 	}
 	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
 	base := "http://" + addr + "/api/v1"
-	c := &client{http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}, Timeout: time.Minute}, base: base, key: key}
+	c := &client{http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}, Timeout: time.Minute}, base: base, key: key,
+		rotateKeys: o.rateLimitScale > 0}
 	if err := c.waitUp(ctx); err != nil {
 		return result{}, err
 	}
@@ -235,35 +239,16 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 	if r.rssMB, err = rssMB(serve.Process.Pid); err != nil {
 		return result{}, err
 	}
-	if r.firstPage, err = c.pageMillis(ctx, 0, ""); err != nil {
-		return result{}, err
-	}
-	if r.midPage, err = c.pageMillis(ctx, n/2, ""); err != nil {
-		return result{}, err
-	}
-	if r.midAllPage, err = c.pageMillis(ctx, n/2, "&only_active=false"); err != nil {
-		return result{}, err
-	}
-	if r.lastPage, err = c.pageMillis(ctx, n-100, ""); err != nil {
-		return result{}, err
-	}
-	id, body, err := c.oneInstance(ctx)
-	if err != nil {
-		return result{}, err
-	}
-	path := fmt.Sprintf("/instances/%d", id)
-	profiled := prof.start(ctx, "get", o.readFor)
-	if r.getPerSec, r.barePerSec, err = readRates(ctx, c, o.readFor, base+path, body); err != nil {
-		return result{}, err
-	}
-	if err := profiled(); err != nil {
-		return result{}, err
+	if o.rateLimitScale == 0 { // one key's reads past its limit would be 429s
+		if err := measureReads(ctx, c, o, prof, n, &r); err != nil {
+			return result{}, err
+		}
 	}
 	commits, err := d.commits(ctx)
 	if err != nil {
 		return result{}, err
 	}
-	profiled = prof.start(ctx, "post", postProfile)
+	profiled := prof.start(ctx, "post", postProfile)
 	if r.spread, err = c.postRate(ctx, o.posts, o.concurrency, keys, o.keyed); err != nil {
 		return result{}, err
 	}
@@ -275,8 +260,37 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 	} else if d.postgres() {
 		r.commitsPerPost = float64(after-commits) / float64(o.posts)
 	}
-	r.single, err = c.postRate(ctx, o.posts, o.concurrency, keys[:1], o.keyed)
+	if o.rateLimitScale == 0 { // one key's orders past its limit would be 429s
+		r.single, err = c.postRate(ctx, o.posts, o.concurrency, keys[:1], o.keyed)
+	}
 	return r, err
+}
+
+// measureReads takes the read figures of r: the pages' times and the GET /instances/{id} rate
+// against bare net/http serving the same bytes, profiled when prof is on.
+func measureReads(ctx context.Context, c *client, o options, prof profiler, n int, r *result) error {
+	var err error
+	if r.firstPage, err = c.pageMillis(ctx, 0, ""); err != nil {
+		return err
+	}
+	if r.midPage, err = c.pageMillis(ctx, n/2, ""); err != nil {
+		return err
+	}
+	if r.midAllPage, err = c.pageMillis(ctx, n/2, "&only_active=false"); err != nil {
+		return err
+	}
+	if r.lastPage, err = c.pageMillis(ctx, n-100, ""); err != nil {
+		return err
+	}
+	id, body, err := c.oneInstance(ctx)
+	if err != nil {
+		return err
+	}
+	profiled := prof.start(ctx, "get", o.readFor)
+	if r.getPerSec, r.barePerSec, err = readRates(ctx, c, o.readFor, fmt.Sprintf("%s/instances/%d", c.base, id), body); err != nil {
+		return err
+	}
+	return profiled()
 }
 
 // moreAccounts creates accounts up to k in all beside the first one (whose key is first) and
@@ -364,6 +378,9 @@ type client struct {
 	http *http.Client
 	base string
 	key  string
+	// rotateKeys sends each POST of postRate as the next key in turn instead of each client's
+	// own: with rate limits on, every key then stays within its limit however fast each client is.
+	rotateKeys bool
 }
 
 func (c *client) do(ctx context.Context, method, url, body string) (int, []byte, error) {
@@ -540,6 +557,9 @@ func (c *client) postRate(ctx context.Context, posts, concurrency int, keys []st
 		go func() {
 			defer wg.Done()
 			for n := next.Add(1); n <= int64(posts); n = next.Add(1) {
+				if c.rotateKeys {
+					key = keys[int(n)%len(keys)]
+				}
 				idem := ""
 				if keyed {
 					idem = fmt.Sprintf("bench-%d-%d", start.UnixNano(), n)

@@ -29,6 +29,12 @@ type dialect struct {
 	// writableCTEs: INSERT and UPDATE may run inside WITH (PostgreSQL), so two writes of one
 	// step are sent as one statement, one round trip.
 	writableCTEs bool
+	// asyncCommit, appended to a statement that writes rows and commits on its own, lets its
+	// commit return before the WAL is flushed (PostgreSQL: synchronous_commit off for that
+	// transaction alone, set as each row is returned, which is before the commit); empty on
+	// SQLite. Only for rows whose last fraction of a second may be lost to a database crash
+	// (the rate-limit windows).
+	asyncCommit string
 	// encodeTime turns a time argument into what the database stores.
 	encodeTime func(time.Time) any
 	// mapError turns the driver's errors the service must tell apart into the store's own.

@@ -45,6 +45,7 @@ func newPostgresDialect() *dialect {
 		rowLocks:      true,
 		lockPatience:  defaultLockPatience,
 		writableCTEs:  true,
+		asyncCommit:   ` RETURNING set_config('synchronous_commit', 'off', true)`,
 		encodeTime:    func(t time.Time) any { return t.UTC() },
 		mapError:      postgresError,
 		retryable:     postgresRetryable,
