@@ -98,9 +98,7 @@ type Store struct {
 	// changes is the database's change version on PostgreSQL (pgchanges.Watcher.Version); nil
 	// on SQLite (see ChangeVersion).
 	changes func(context.Context) (uint64, bool)
-	// rateMemo is UpdateRateLog's guess of each rate-limit window, what this process wrote last.
-	rateMemo rateMemo
-	queries  // the reads and writes outside transactions
+	queries // the reads and writes outside transactions
 }
 
 var _ store.Store = (*Store)(nil)
