@@ -146,7 +146,7 @@ func measureAll(ctx context.Context, o options, dbName string, dbs []database) e
 		fmt.Printf("%-8d %8.1f%% %8.0f %11.2f %11.2f %11.2f %11.2f %10.0f %6d %8.0f %10.0f %6d %8.0f %11.0f %11.0f %5.0f%%\n",
 			n, r.idleCPU, r.rssMB, r.firstPage, r.midPage, r.midAllPage, r.lastPage,
 			r.spread.perSec, r.spread.fivexx, r.spread.p99ms, r.single.perSec, r.single.fivexx, r.single.p99ms,
-			r.getPerSec, r.barePerSec, 100*r.getPerSec/r.barePerSec)
+			r.getPerSec, r.barePerSec, r.getRatio())
 		if r.commitsPerPost > 0 {
 			fmt.Printf("         %.2f writing transactions per POST in the spread phase (txid_current: the orders, the deploys they cause, the workers' writes)\n", r.commitsPerPost)
 		}
@@ -167,6 +167,14 @@ func measureAll(ctx context.Context, o options, dbName string, dbs []database) e
 		fmt.Printf("drain %d pending orders of %d accounts: %.1f s (%.0f orders/s)\n", o.drain, o.accounts, took.Seconds(), float64(o.drain)/took.Seconds())
 	}
 	return nil
+}
+
+// getRatio is the GET rate as a percentage of the bare handler's; 0 when reads were skipped.
+func (r result) getRatio() float64 {
+	if r.barePerSec == 0 {
+		return 0
+	}
+	return 100 * r.getPerSec / r.barePerSec
 }
 
 type result struct {

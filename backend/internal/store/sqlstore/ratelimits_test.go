@@ -75,6 +75,22 @@ func raceRateLog(t *testing.T, a, b *Store) {
 	if len(got) != writers*each || len(seen) != writers*each {
 		t.Fatalf("the window holds %d times (%d distinct) after %d updates: updates were lost", len(got), len(seen), writers*each)
 	}
+	// The update under the row's lock, which a key raced often enough takes, builds on the same
+	// window (the race above may or may not have reached it).
+	if err := a.lockedRateLog(ctx, "k", base, func(times []time.Time) []time.Time {
+		return append(times, base.Add(-time.Microsecond))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.UpdateRateLog(ctx, "k", base, func(times []time.Time) []time.Time {
+		got = times
+		return times
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != writers*each+1 {
+		t.Fatalf("after the locked update the window holds %d times, want %d", len(got), writers*each+1)
+	}
 }
 
 // TestPostgresRateLogCommitsWithoutFlushWait: the rate-log write turns synchronous_commit off
