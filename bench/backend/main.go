@@ -47,9 +47,9 @@ type options struct {
 	accounts    int
 	// rateLimitScale is serve's --rate-limit-scale (0: the limits off).
 	rateLimitScale float64
-	pgParams    string
-	keyed       bool   // every POST sends a fresh Idempotency-Key, as the provider does
-	pprofDir    string // where CPU profiles of serve's GET and POST phases go; "": none
+	pgParams       string
+	keyed          bool   // every POST sends a fresh Idempotency-Key, as the provider does
+	pprofDir       string // where CPU profiles of serve's GET and POST phases go; "": none
 }
 
 // postProfile is how long the CPU profile of the POST phase (-pprof) runs: the phase must last
