@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -79,6 +80,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bad -accounts: want at least 1")
 		os.Exit(2)
 	}
+	if err := checkRateLimits(o); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	o.databases = strings.Split(dbList, ",")
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -95,6 +100,27 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+}
+
+// postsPerMinute is the spec's limit of POST /instances a key may send in a minute.
+const postsPerMinute = 10
+
+// checkRateLimits refuses a -rate-limit-scale that serve would refuse, or at which the POST
+// figure's keys would pass their limit (scaled as serve scales it: rounded up, at least one) and
+// the run would stop at a 429.
+func checkRateLimits(o options) error {
+	if o.rateLimitScale < 0 {
+		return fmt.Errorf("bad -rate-limit-scale %g: want 0 (off) or more", o.rateLimitScale)
+	}
+	if o.rateLimitScale == 0 {
+		return nil
+	}
+	perKey := max(1, int(math.Ceil(postsPerMinute*o.rateLimitScale)))
+	if need := (o.posts + perKey - 1) / perKey; o.accounts < need {
+		return fmt.Errorf("bad -accounts %d: %d posts at -rate-limit-scale %g (%d a minute a key) need at least %d accounts",
+			o.accounts, o.posts, o.rateLimitScale, perKey, need)
+	}
+	return nil
 }
 
 func run(ctx context.Context, o options) error {
