@@ -216,13 +216,6 @@ func newBrowser(t *testing.T, origin string) *browser {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true), // a container's /dev/shm is small
-		// The page polls on timers, and its reads time out on timers. Chromium may throttle or
-		// background a renderer it counts as hidden (a headless one, on a loaded machine), so
-		// keep its timers running as chromedp's and Puppeteer's default flags do: the page has
-		// stopped updating four times under CI's load, a read bounded by a 15 s timer hung with it.
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.UserDataDir(t.TempDir()),
 	)
 	ctx, cancel := chromedp.NewContext(alloc)
