@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -186,6 +188,15 @@ type browser struct {
 	mu       sync.Mutex
 	foreign  []string // requests to anything but origin
 	failures []string // exceptions and security (CSP) errors
+	open     map[network.RequestID]*openRequest // requests sent and not yet finished or failed
+}
+
+// openRequest is a request of the page the browser has not finished or failed yet: when a wait
+// times out, those tell which read or action the page is stuck on, and how far it got.
+type openRequest struct {
+	method, url string
+	sent        time.Time
+	status      int64 // 0 until the answer's headers came
 }
 
 // requireChromium skips the test without Chromium, except in CI (CI set), where .ci/run
@@ -220,7 +231,7 @@ func newBrowser(t *testing.T, origin string) *browser {
 	)
 	ctx, cancel := chromedp.NewContext(alloc)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
-	b := &browser{ctx: ctx, origin: origin}
+	b := &browser{ctx: ctx, origin: origin, open: map[network.RequestID]*openRequest{}}
 	if err := chromedp.Listen(ctx, b.see); err != nil {
 		t.Fatalf("start Chromium: %v", err)
 	}
@@ -237,6 +248,15 @@ func (b *browser) see(ev any) {
 		if u := ev.Request.URL; u != b.origin && !strings.HasPrefix(u, b.origin+"/") && !strings.HasPrefix(u, "data:") {
 			b.foreign = append(b.foreign, u)
 		}
+		b.open[ev.RequestID] = &openRequest{method: ev.Request.Method, url: strings.TrimPrefix(ev.Request.URL, b.origin), sent: time.Now()}
+	case *network.EventResponseReceived:
+		if r := b.open[ev.RequestID]; r != nil {
+			r.status = ev.Response.Status
+		}
+	case *network.EventLoadingFinished:
+		delete(b.open, ev.RequestID)
+	case *network.EventLoadingFailed:
+		delete(b.open, ev.RequestID)
 	case *runtime.EventExceptionThrown:
 		d := ev.ExceptionDetails
 		msg := d.Text
@@ -301,14 +321,43 @@ func (b *browser) waitTrue(t *testing.T, within time.Duration, expr, what string
 			// What the page shows of its reads (live text), of its last action (banner) and of
 			// actions still waiting for their answer (disabled buttons) tells a stalled read from
 			// a stalled action.
-			t.Fatalf("waited %v for %s; the page says %q; banner %q; buttons waiting %q; errors %v", within, what,
+			t.Fatalf("waited %v for %s; the page says %q; banner %q; buttons waiting %q; errors %v; "+
+				"requests open %s; the page's timers %s", within, what,
 				eval[string](t, b, `document.querySelector('#live-text')?.textContent ?? ''`),
 				eval[string](t, b, `(b => b && !b.hidden ? b.textContent : '')(document.querySelector('#banner'))`),
 				eval[string](t, b, `[...document.querySelectorAll('button:disabled')].map(b => b.id || b.textContent).join(', ')`),
-				b.failures)
+				b.failures, b.openRequests(), b.timersRun())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// openRequests lists the page's requests still open, oldest first, with their age and whether
+// their answer's headers came. The caller holds b.mu.
+func (b *browser) openRequests() string {
+	reqs := slices.SortedFunc(maps.Values(b.open), func(x, y *openRequest) int { return x.sent.Compare(y.sent) })
+	if len(reqs) == 0 {
+		return "none"
+	}
+	var out []string
+	for _, r := range reqs {
+		out = append(out, fmt.Sprintf("%s %s for %v (status %d)", r.method, r.url, time.Since(r.sent).Round(time.Millisecond), r.status))
+	}
+	return strings.Join(out, "; ")
+}
+
+// timersRun tells whether a 100 ms timer of the page fires within 10 s: the page's reads are
+// bounded by timers (AbortSignal.timeout) and its polling runs on one, so a page whose timers
+// stopped is stuck for good, whatever the service answers.
+func (b *browser) timersRun() string {
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`new Promise(r => setTimeout(() => r(true), 100))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		return fmt.Sprintf("did not fire (%v after %v)", err, time.Since(start).Round(time.Millisecond))
+	}
+	return fmt.Sprintf("run (a 100 ms timer fired after %v)", time.Since(start).Round(time.Millisecond))
 }
 
 // number reads an amount the page shows in selector ("$987.4875") as dollars.
