@@ -186,8 +186,8 @@ type browser struct {
 	origin string
 
 	mu       sync.Mutex
-	foreign  []string // requests to anything but origin
-	failures []string // exceptions and security (CSP) errors
+	foreign  []string                           // requests to anything but origin
+	failures []string                           // exceptions and security (CSP) errors
 	open     map[network.RequestID]*openRequest // requests sent and not yet finished or failed
 }
 
