@@ -84,6 +84,30 @@ func TestAppInstallStateMachine(t *testing.T) {
 	}
 }
 
+// TestAppInstallStepDelayOfItsOwn: with AppStepDelay set, each install stage takes it, not the
+// credentials delay, which still holds the install back until the credentials come.
+func TestAppInstallStepDelayOfItsOwn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *resellerd.Config) { c.CredentialsDelay, c.AppStepDelay = time.Hour, time.Minute })
+	a := e.funded(t, 10_000_000)
+	id := e.deployed(t, a.APIKey, `{"server_id": 102, "template_id": 1, "term": "hourly", "apps": ["mysql"]}`)
+	for _, step := range []struct {
+		advance time.Duration
+		want    string
+	}{
+		{59 * time.Minute, "mysql:queued/waiting"}, // credentials still pending
+		{time.Minute, "mysql:installing/preparing"},
+		{time.Minute, "mysql:installing/running"},
+		{time.Minute, "mysql:installed/done"},
+	} {
+		e.clock.Advance(step.advance)
+		e.runDue(t)
+		if got := stages(e.installs(t, a.APIKey, id)); !slices.Equal(got, []string{step.want}) {
+			t.Fatalf("after %v more: %v, want [%s]", step.advance, got, step.want)
+		}
+	}
+}
+
 func TestAppInstallAuthFailed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -38,7 +38,7 @@ type Clock interface{ Now() time.Time }
 type Config struct {
 	DB                string        // SQLite file path (created if missing) or postgres:// (postgresql://) URL
 	DeployDelay       time.Duration // how long the simulated datacenter takes to build a server
-	CredentialsDelay  time.Duration // credentials stay pending this long after a build; also reboots, rebuilds, resizes, snapshot restores and app install stages take this long
+	CredentialsDelay  time.Duration // credentials stay pending this long after a build; also reboots, rebuilds, resizes, snapshot restores and (unless AppStepDelay) app install stages take this long
 	OrderWindow       time.Duration // after this a pending order becomes timed_out; 0 is 10 minutes
 	InstallTimeout    time.Duration // an app's installer still running after this is stopped and fails its install; 0 is 10 minutes
 	WorkLease         time.Duration // how long a worker holds claimed work before another may take it over (what a crashed process had claimed waits this long); 0 is a minute
@@ -88,6 +88,10 @@ type Config struct {
 	// bounds how late they see what another process wrote (another PostgreSQL replica, or
 	// `resellerd account` on the same SQLite file); 0 is DefaultIdleInterval.
 	IdleInterval time.Duration
+	// AppStepDelay is how long each stage of an app install (preparing, running) takes; 0 takes
+	// CredentialsDelay. A test that holds credentials back long (so that a create times out
+	// before them) need not wait as long again for each install stage after them.
+	AppStepDelay time.Duration
 	// SnapshotDelay is how long a snapshot stays creating before its image is available; 0 takes
 	// DeployDelay. (Restores take CredentialsDelay, like rebuilds.)
 	SnapshotDelay time.Duration
@@ -237,7 +241,7 @@ func newOnStore(ctx context.Context, cfg Config, st *sqlstore.Store) (*Server, e
 	m.watchStore(st, cfg.Clock, cfg.Logger)
 	svc := service.New(service.Config{
 		Store: st, Catalog: cat, Datacenter: dc, Clock: cfg.Clock, Logger: cfg.Logger,
-		OrderWindow: cfg.OrderWindow, InstallTimeout: cfg.InstallTimeout, AppStepDelay: cfg.CredentialsDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks, WorkLease: cfg.WorkLease,
+		OrderWindow: cfg.OrderWindow, InstallTimeout: cfg.InstallTimeout, AppStepDelay: cfg.AppStepDelay, AllowHTTPWebhooks: cfg.AllowHTTPWebhooks, WorkLease: cfg.WorkLease,
 		WebhookAllow: cfg.WebhookAllowCIDRs, WebhookResolver: cfg.WebhookResolver, EventRetention: cfg.RetainEvents,
 		OnDelivery: m.delivery, ProvisionLanes: provisionLanes(cfg.DB), DeliveryObserver: cfg.DeliveryObserver,
 		KeyHash: st.KeyHash, KeyTag: st.KeyTag,
@@ -289,6 +293,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.SnapshotDelay == 0 {
 		cfg.SnapshotDelay = cfg.DeployDelay
+	}
+	if cfg.AppStepDelay == 0 {
+		cfg.AppStepDelay = cfg.CredentialsDelay
 	}
 	return cfg
 }

@@ -114,6 +114,12 @@ func WithDelays(deploy, credentials time.Duration) Option {
 	return WithServerConfig(func(c *resellerd.Config) { c.DeployDelay, c.CredentialsDelay = deploy, credentials })
 }
 
+// WithAppStepDelay sets how long each stage of an app install takes (resellerd.Config.AppStepDelay;
+// by default the credentials delay of WithDelays).
+func WithAppStepDelay(d time.Duration) Option {
+	return WithServerConfig(func(c *resellerd.Config) { c.AppStepDelay = d })
+}
+
 // WithOrderWindow sets how long an order may stay pending before it times out.
 func WithOrderWindow(d time.Duration) Option {
 	return WithServerConfig(func(c *resellerd.Config) { c.OrderWindow = d })

@@ -68,9 +68,11 @@ func failureSteps() []failureStep {
 			// credentials come 12s after its 200ms deploy. The first has 8s for what takes about
 			// 2.5s unloaded (the shared order list a create polls is up to 2s old,
 			// client.pollViewTTL); 3s was too little with four CLIs' suites side by side on 2 cores.
-			backend: []acctest.Option{acctest.WithDelays(200*time.Millisecond, 12*time.Second)},
-			lines:   []string{plan(planMedium), createTimeout("8s")},
-			fail:    applyOnce,
+			// The install stages after the credentials need not take 12s each as well.
+			backend: []acctest.Option{acctest.WithDelays(200*time.Millisecond, 12*time.Second),
+				acctest.WithAppStepDelay(100 * time.Millisecond)},
+			lines: []string{plan(planMedium), createTimeout("8s")},
+			fail:  applyOnce,
 			wantOutput: `Server not ready yet: the next apply resumes.*to deliver its credentials` +
 				`.*Order \d+ is kept in the state \(instance id: \d+\)`,
 		},
