@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -321,6 +322,7 @@ func (b *browser) waitTrue(t *testing.T, within time.Duration, expr, what string
 			// What the page shows of its reads (live text), of its last action (banner) and of
 			// actions still waiting for their answer (disabled buttons) tells a stalled read from
 			// a stalled action.
+			logHandlersRunning(t)
 			t.Fatalf("waited %v for %s; the page says %q; banner %q; buttons waiting %q; errors %v; "+
 				"requests open %s; the page's timers %s", within, what,
 				eval[string](t, b, `document.querySelector('#live-text')?.textContent ?? ''`),
@@ -329,6 +331,25 @@ func (b *browser) waitTrue(t *testing.T, within time.Duration, expr, what string
 				b.failures, b.openRequests(), b.timersRun())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// logHandlersRunning logs the stacks of the HTTP handlers running in this process (dev runs in
+// it), so a wait that timed out on a request the service never answered shows where the
+// service is stuck.
+func logHandlersRunning(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 8<<20)
+	buf = buf[:goruntime.Stack(buf, true)]
+	var handlers []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, ".ServeHTTP(") && strings.Contains(g, "/backend/") {
+			handlers = append(handlers, g)
+		}
+	}
+	t.Logf("%d HTTP handlers running in the test's process", len(handlers))
+	for _, g := range handlers {
+		t.Log(g)
 	}
 }
 
