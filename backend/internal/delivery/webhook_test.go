@@ -71,7 +71,7 @@ func TestHTTPSenderGivesUpAtTheResponseLimit(t *testing.T) {
 	if err == nil || status != 0 || Delivered(status) {
 		t.Fatalf("Send to a receiver slower than the limit = %d, %v; want no status and an error", status, err)
 	}
-	if elapsed := time.Since(start); elapsed > 5*time.Second {
+	if elapsed := time.Since(start); elapsed > 20*time.Second { // not stopped, it would wait for the test's end
 		t.Fatalf("Send returned after %s, want it to stop at the response limit", elapsed)
 	}
 }
