@@ -317,21 +317,28 @@ func (b *browser) waitTrue(t *testing.T, within time.Duration, expr, what string
 			return time.Since(start)
 		}
 		if time.Since(start) > within {
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			// What the page shows of its reads (live text), of its last action (banner) and of
-			// actions still waiting for their answer (disabled buttons) tells a stalled read from
-			// a stalled action.
-			logHandlersRunning(t)
-			t.Fatalf("waited %v for %s; the page says %q; banner %q; buttons waiting %q; errors %v; "+
-				"requests open %s; the page's timers %s", within, what,
-				eval[string](t, b, `document.querySelector('#live-text')?.textContent ?? ''`),
-				eval[string](t, b, `(b => b && !b.hidden ? b.textContent : '')(document.querySelector('#banner'))`),
-				eval[string](t, b, `[...document.querySelectorAll('button:disabled')].map(b => b.id || b.textContent).join(', ')`),
-				b.failures, b.openRequests(), b.timersRun())
+			b.failWait(t, within, what)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// failWait fails a wait that timed out with what tells a stalled read from a stalled action: what
+// the page shows of its reads (live text), of its last action (banner) and of actions still
+// waiting for their answer (disabled buttons); the requests still open, whether the page's timers
+// fire, and the service's handlers still running. The page is read before b.mu is taken: the
+// browser's events (see) wait for it.
+func (b *browser) failWait(t *testing.T, within time.Duration, what string) {
+	t.Helper()
+	live := eval[string](t, b, `document.querySelector('#live-text')?.textContent ?? ''`)
+	banner := eval[string](t, b, `(b => b && !b.hidden ? b.textContent : '')(document.querySelector('#banner'))`)
+	waiting := eval[string](t, b, `[...document.querySelectorAll('button:disabled')].map(b => b.id || b.textContent).join(', ')`)
+	timers := b.timersRun()
+	logHandlersRunning(t)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t.Fatalf("waited %v for %s; the page says %q; banner %q; buttons waiting %q; errors %v; requests open %s; the page's timers %s",
+		within, what, live, banner, waiting, b.failures, b.openRequests(), timers)
 }
 
 // logHandlersRunning logs the stacks of the HTTP handlers running in this process (dev runs in
