@@ -13,7 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -28,6 +27,8 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, for the figures on it
 	_ "modernc.org/sqlite"
+
+	apiclient "github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
 // clockTicks is the kernel's USER_HZ, the unit of utime and stime in /proc/<pid>/stat.
@@ -102,12 +103,10 @@ func main() {
 	}
 }
 
-// postsPerMinute is the spec's limit of POST /instances a key may send in a minute.
-const postsPerMinute = 10
-
-// checkRateLimits refuses a -rate-limit-scale that serve would refuse, or at which the POST
-// figure's keys would pass their limit (scaled as serve scales it: rounded up, at least one) and
-// the run would stop at a 429.
+// checkRateLimits refuses a -rate-limit-scale that serve would refuse, or one at which the POST
+// figure's keys would pass their limit and the run would stop at a 429. The limit is the
+// client's budget of POST /instances (the API's table of routes is held to it), scaled as
+// serve scales it.
 func checkRateLimits(o options) error {
 	if o.rateLimitScale < 0 {
 		return fmt.Errorf("bad -rate-limit-scale %g: want 0 (off) or more", o.rateLimitScale)
@@ -115,7 +114,8 @@ func checkRateLimits(o options) error {
 	if o.rateLimitScale == 0 {
 		return nil
 	}
-	perKey := max(1, int(math.Ceil(postsPerMinute*o.rateLimitScale)))
+	_, perMinute := apiclient.PaceBudget(http.MethodPost, "/instances")
+	perKey := apiclient.ScaledBudget(perMinute, o.rateLimitScale)
 	if need := (o.posts + perKey - 1) / perKey; o.accounts < need {
 		return fmt.Errorf("bad -accounts %d: %d posts at -rate-limit-scale %g (%d a minute a key) need at least %d accounts",
 			o.accounts, o.posts, o.rateLimitScale, perKey, need)

@@ -64,7 +64,7 @@ type sendMark struct {
 // the send's mark for answered.
 func (p *pacer) take(ctx context.Context, method, path string) (sendMark, error) {
 	key, perMinute := routeBudget(method, path)
-	limit := max(1, int(math.Ceil(float64(perMinute)*p.scale)))
+	limit := ScaledBudget(perMinute, p.scale)
 	var waited time.Duration
 	for {
 		wait, queued, at := p.reserve(key, limit)
@@ -151,6 +151,12 @@ func (p *pacer) logWait(ctx context.Context, key string, limit int, wait time.Du
 // budget share the key) and its requests a minute. The API's table of routes is held to it
 // (backend/internal/api: TestRoutesTable_clientPacing).
 func PaceBudget(method, path string) (key string, perMinute int) { return routeBudget(method, path) }
+
+// ScaledBudget is a budget of perMinute requests at the API's --rate-limit-scale scale, as the
+// API counts it: rounded up, and at least one.
+func ScaledBudget(perMinute int, scale float64) int {
+	return max(1, int(math.Ceil(float64(perMinute)*scale)))
+}
 
 // routeBudget names the budget a request counts against (its route pattern, numeric path
 // segments as {id}) and that budget's requests per minute before scaling.
