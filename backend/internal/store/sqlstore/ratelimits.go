@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
@@ -15,14 +16,31 @@ import (
 // step: no other update of key, from any replica sharing the database, comes between the read
 // and the write, so every request of the key counts once. It is what the API's limiter keeps its
 // windows in on PostgreSQL (api.RateWindows), and every request that a limit covers comes here,
-// so it is built for that: two statements outside any transaction, a read and a conditional
-// write (tryRateLog), and on PostgreSQL a write whose commit does not wait for the WAL flush
-// (dialect.asyncCommit). A key updated by someone else between the two is tried again, and
-// after rateLogTries such races it is updated under its row's lock (lockedRateLog), where no
-// race is lost. update may run more than once.
+// so it is built for that: outside any transaction, a conditional write (writeRateLog) that lands
+// only if the key's times are still those update was given, and on PostgreSQL a write whose
+// commit does not wait for the WAL flush (dialect.asyncCommit).
+//
+// Where the times come from: what this process last wrote for key (rateMemo), so that a key
+// used again from the same replica costs one statement, not a read and a write; else, or when
+// someone else wrote the key since (the condition fails), a read. A key updated by someone else
+// between the read and the write is tried again, and after rateLogTries such races it is updated
+// under its row's lock (lockedRateLog), where no race is lost. update may run more than once.
 func (s *Store) UpdateRateLog(ctx context.Context, key string, now time.Time, update func([]time.Time) []time.Time) error {
+	if times, ok := s.rates.recall(key); ok {
+		done, err := s.writeAndRemember(ctx, key, now, times, update)
+		if err != nil {
+			return fmt.Errorf("sqlstore: rate log: %w", err)
+		}
+		if done {
+			return nil
+		}
+	}
 	for range rateLogTries {
-		done, err := s.queries.tryRateLog(ctx, key, now, update)
+		times, err := s.readRateLog(ctx, key)
+		if err != nil {
+			return fmt.Errorf("sqlstore: rate log: %w", err)
+		}
+		done, err := s.writeAndRemember(ctx, key, now, times, update)
 		if err != nil {
 			return fmt.Errorf("sqlstore: rate log: %w", err)
 		}
@@ -36,45 +54,69 @@ func (s *Store) UpdateRateLog(ctx context.Context, key string, now time.Time, up
 	return nil
 }
 
-// rateLogTries is how many times UpdateRateLog tries the conditional write before it takes the
-// key's row lock: a key raced that often is one many requests update at once, which the lock
-// puts in line.
+// writeAndRemember is writeRateLog that remembers what it wrote (rateMemo), and forgets the
+// key when the write did not land.
+func (s *Store) writeAndRemember(ctx context.Context, key string, now time.Time, times string,
+	update func([]time.Time) []time.Time) (bool, error) {
+	next, done, err := s.queries.writeRateLog(ctx, key, now, times, update)
+	if err != nil || !done {
+		s.rates.forget(key)
+		return false, err
+	}
+	s.rates.remember(key, next, now)
+	return true, nil
+}
+
+// rateLogTries is how many times UpdateRateLog reads and tries the conditional write before it
+// takes the key's row lock: a key raced that often is one many requests update at once, which
+// the lock puts in line.
 const rateLogTries = 2
 
-// tryRateLog reads key's times and writes update's result only if they are still what it read
-// (a compare-and-set on the encoded times, which only grow or expire, so equal text is an
-// unchanged window); false when another update came first.
+// readRateLog reads key's times as stored (encodeRateTimes), "" for a key with none.
+func (q queries) readRateLog(ctx context.Context, key string) (string, error) {
+	var encoded string
+	err := q.queryRow(ctx, `SELECT times FROM rate_logs WHERE key = ?`, key).Scan(&encoded)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	return encoded, nil
+}
+
+// writeRateLog writes update's result for key, and returns it, only if key's times are still
+// encoded (a compare-and-set on the encoded times, which only grow or expire, so equal text is
+// an unchanged window); done is false when another update came first.
+//
+// A missing row reads as no times: the insert stands for the write, and a row that another
+// request inserted meanwhile holds times of its own, so the condition fails. A row dropped since
+// encoded was read or remembered (DropRateLogsBefore) held only times older than the window,
+// which update drops anyway, so the insert writes what it would have written over the row.
 //
 // The write's commit does not wait for the WAL flush on PostgreSQL (asyncCommit): a crash of
 // the database may forget the last fraction of a second of requests, which only lets a client
 // make a few more in that minute, and each request no longer waits for a disk flush. The
 // server's other transactions keep their durability.
-func (q queries) tryRateLog(ctx context.Context, key string, now time.Time, update func([]time.Time) []time.Time) (bool, error) {
-	var encoded string
-	err := q.queryRow(ctx, `SELECT times FROM rate_logs WHERE key = ?`, key).Scan(&encoded)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return false, err
-	}
+func (q queries) writeRateLog(ctx context.Context, key string, now time.Time, encoded string,
+	update func([]time.Time) []time.Time) (next string, done bool, err error) {
 	times, err := decodeRateTimes(encoded)
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
-	// A missing row reads as no times: the insert stands for the write, and a row that another
-	// request inserted meanwhile holds times of its own, so the condition fails.
+	next = encodeRateTimes(update(times))
 	res, err := q.exec(ctx, `INSERT INTO rate_logs (key, times, last_used) VALUES (?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET times = excluded.times, last_used = excluded.last_used
-		WHERE rate_logs.times = ?`+q.d.asyncCommit, key, encodeRateTimes(update(times)), now, encoded)
+		WHERE rate_logs.times = ?`+q.d.asyncCommit, key, next, now, encoded)
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
 	n, err := res.RowsAffected()
-	return n == 1, err
+	return next, err == nil && n == 1, err
 }
 
 // lockedRateLog is UpdateRateLog in a transaction that holds key's row locked (FOR UPDATE on
 // PostgreSQL; SQLite has one writer), for a key that many requests update at once.
 func (s *Store) lockedRateLog(ctx context.Context, key string, now time.Time, update func([]time.Time) []time.Time) error {
-	return s.WithTx(ctx, func(tx store.Tx) error {
+	var next string
+	err := s.WithTx(ctx, func(tx store.Tx) error {
 		q := tx.(queries) // WithTx always passes the store's own queries
 		if _, err := q.exec(ctx, `INSERT INTO rate_logs (key, times, last_used) VALUES (?, '', ?)
 			ON CONFLICT (key) DO NOTHING`, key, now); err != nil {
@@ -88,18 +130,78 @@ func (s *Store) lockedRateLog(ctx context.Context, key string, now time.Time, up
 		if err != nil {
 			return err
 		}
-		_, err = q.exec(ctx, `UPDATE rate_logs SET times = ?, last_used = ? WHERE key = ?`,
-			encodeRateTimes(update(times)), now, key)
+		next = encodeRateTimes(update(times))
+		_, err = q.exec(ctx, `UPDATE rate_logs SET times = ?, last_used = ? WHERE key = ?`, next, now, key)
 		return err
 	})
+	if err == nil {
+		s.rates.remember(key, next, now)
+	}
+	return err
 }
 
-// DropRateLogsBefore deletes the rate logs of the keys last used before t.
+// DropRateLogsBefore deletes the rate logs of the keys last used before t, and forgets what
+// this process wrote to them.
 func (s *Store) DropRateLogsBefore(ctx context.Context, t time.Time) error {
+	s.rates.forgetBefore(t)
 	if _, err := s.exec(ctx, `DELETE FROM rate_logs WHERE last_used < ?`, t); err != nil {
 		return fmt.Errorf("sqlstore: drop rate logs: %w", err)
 	}
 	return nil
+}
+
+// rateMemo remembers, for each key this process updated, the times it last wrote, so that the
+// next update of the key can write without reading first (UpdateRateLog). What it holds is only
+// ever a guess: the write's condition checks it against the row, and a wrong guess costs the
+// read it would have taken anyway. It holds the keys used within the window that
+// DropRateLogsBefore keeps (the limiter drops the idle ones every sweepEvery calls), and at most
+// maxRateMemo of them.
+type rateMemo struct {
+	mu   sync.Mutex
+	logs map[string]rememberedLog
+}
+
+// rememberedLog is what this process last wrote to one key's rate log.
+type rememberedLog struct {
+	times    string // as stored (encodeRateTimes)
+	lastUsed time.Time
+}
+
+// maxRateMemo bounds the keys remembered (about 200 bytes each with a full minute of times); past
+// it the memo starts again empty, which costs each key one read.
+const maxRateMemo = 1 << 16
+
+func (m *rateMemo) recall(key string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.logs[key]
+	return l.times, ok
+}
+
+func (m *rateMemo) remember(key, times string, lastUsed time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.logs == nil || len(m.logs) >= maxRateMemo {
+		m.logs = map[string]rememberedLog{}
+	}
+	m.logs[key] = rememberedLog{times: times, lastUsed: lastUsed}
+}
+
+func (m *rateMemo) forget(key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.logs, key)
+}
+
+// forgetBefore forgets the keys last used before t.
+func (m *rateMemo) forgetBefore(t time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for key, l := range m.logs {
+		if l.lastUsed.Before(t) {
+			delete(m.logs, key)
+		}
+	}
 }
 
 func encodeRateTimes(times []time.Time) string {

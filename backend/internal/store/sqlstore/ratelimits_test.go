@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -93,6 +96,87 @@ func raceRateLog(t *testing.T, a, b *Store) {
 	}
 }
 
+// TestRateLogWritesOverWhatItRemembers: a key updated again through the same store is written
+// without being read (one statement a request), over the times the store remembers writing; a
+// write by another replica in between makes that write miss, and the update then reads what the
+// other wrote, so its time still counts; a dropped log is forgotten.
+func TestRateLogWritesOverWhatItRemembers(t *testing.T) {
+	t.Parallel()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "r.db")
+		var reads rateLogReads
+		a := mustOpen(t, OpenSQLite, path, WithReadHook(reads.hook))
+		checkRememberedRateLog(t, a, mustOpen(t, OpenSQLite, path), &reads)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		_, url := openFresh(t)
+		var reads rateLogReads
+		a := mustOpen(t, OpenPostgres, url, WithReadHook(reads.hook))
+		checkRememberedRateLog(t, a, openURL(t, url), &reads)
+	})
+}
+
+// rateLogReads counts a store's reads of rate_logs.
+type rateLogReads struct{ n atomic.Int64 }
+
+func (r *rateLogReads) hook(query string, _ int) {
+	if strings.Contains(query, "FROM rate_logs") {
+		r.n.Add(1)
+	}
+}
+
+// checkRememberedRateLog updates one key through a (whose reads of rate_logs are counted) and
+// b, checking after each update how many times a has read and what the window holds.
+func checkRememberedRateLog(t *testing.T, a, b *Store, reads *rateLogReads) {
+	ctx := context.Background()
+	base := time.Now()
+	var window []time.Time
+	add := func(s *Store, i int) {
+		t.Helper()
+		if err := s.UpdateRateLog(ctx, "k", base.Add(time.Duration(i)*time.Second), func(times []time.Time) []time.Time {
+			window = append(slices.Clone(times), base.Add(time.Duration(i)*time.Millisecond))
+			return window
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name      string
+		store     *Store
+		wantReads int64 // a's reads of rate_logs so far
+		wantTimes int   // in the window after the step
+	}{
+		{"first update through a: no times remembered, read", a, 1, 1},
+		{"second through a: written over what a wrote, unread", a, 1, 2},
+		{"third through a: unread", a, 1, 3},
+		{"through b, another replica", b, 1, 4},
+		{"through a again: its memory is stale, the write misses, it reads", a, 2, 5},
+		{"through a once more: unread", a, 2, 6},
+	}
+	for i, st := range steps {
+		add(st.store, i)
+		if got := reads.n.Load(); got != st.wantReads {
+			t.Fatalf("%s: a read rate_logs %d times, want %d", st.name, got, st.wantReads)
+		}
+		if len(window) != st.wantTimes {
+			t.Fatalf("%s: the window holds %d times, want %d: an update was lost", st.name, len(window), st.wantTimes)
+		}
+	}
+	// Dropping the idle logs forgets them: the next update reads, and finds nothing.
+	if err := a.DropRateLogsBefore(ctx, base.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	add(a, len(steps))
+	if got := reads.n.Load(); got != 3 {
+		t.Fatalf("after the drop: a read rate_logs %d times, want 3", got)
+	}
+	if len(window) != 1 {
+		t.Fatalf("after the drop the window holds %d times, want 1", len(window))
+	}
+}
+
 // TestPostgresRateLogCommitsWithoutFlushWait: the rate-log write turns synchronous_commit off
 // for its own transaction, so a request does not wait for a WAL flush to be counted. The
 // test's server runs with synchronous_commit off for speed, so the transaction turns it on
@@ -107,11 +191,15 @@ func TestPostgresRateLogCommitsWithoutFlushWait(t *testing.T) {
 			if _, err := q.exec(ctx, `SET LOCAL synchronous_commit TO on`); err != nil {
 				return err
 			}
-			done, err := q.tryRateLog(ctx, "k", time.Now(), func(times []time.Time) []time.Time {
+			times, err := q.readRateLog(ctx, "k")
+			if err != nil {
+				return err
+			}
+			_, done, err := q.writeRateLog(ctx, "k", time.Now(), times, func(times []time.Time) []time.Time {
 				return append(times, time.Now())
 			})
 			if err != nil || !done {
-				return fmt.Errorf("tryRateLog: done %t, %w", done, err)
+				return fmt.Errorf("writeRateLog: done %t, %w", done, err)
 			}
 			var setting string
 			if err := q.queryRow(ctx, `SHOW synchronous_commit`).Scan(&setting); err != nil {

@@ -98,7 +98,8 @@ type Store struct {
 	// changes is the database's change version on PostgreSQL (pgchanges.Watcher.Version); nil
 	// on SQLite (see ChangeVersion).
 	changes func(context.Context) (uint64, bool)
-	queries // the reads and writes outside transactions
+	rates   rateMemo // what this process last wrote to each rate log (ratelimits.go)
+	queries          // the reads and writes outside transactions
 }
 
 var _ store.Store = (*Store)(nil)
