@@ -79,10 +79,13 @@ func (q queries) AccountCounts(ctx context.Context, id int64) (store.AccountCoun
 // AccountByKeyHash authenticates a request outside transactions, through the row cache (see
 // cache.go): on SQLite a repeated key runs no SQL until the next commit.
 func (s *Store) AccountByKeyHash(ctx context.Context, hash []byte) (store.Account, error) {
-	return cached(ctx, s.cache, cacheKey{kind: cachedAccount, hash: string(hash)}, func() (store.Account, error) {
+	return cached(ctx, s.cache, cacheKey{kind: cachedAccount, hash: string(hash)}, accountScope, func() (store.Account, error) {
 		return s.queries.AccountByKeyHash(ctx, hash)
 	})
 }
+
+// accountScope is the scope of a cached account: its own changes drop it.
+func accountScope(a store.Account) int64 { return a.ID }
 
 // AccountByKeyHash reads the account of a key hash; it never locks (it is not used to decide
 // a write).

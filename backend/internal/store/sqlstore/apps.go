@@ -208,7 +208,7 @@ func (q queries) installArgs(a store.AppInstall, rank int) ([]any, error) {
 // AppInstalls reads the app installs of an instance outside transactions, through the row
 // cache (see cache.go); what it returns is a copy the caller may change.
 func (s *Store) AppInstalls(ctx context.Context, instanceID int64) ([]store.AppInstall, error) {
-	installs, err := cached(ctx, s.cache, cacheKey{kind: cachedInstalls, id: instanceID}, func() ([]store.AppInstall, error) {
+	installs, err := cached(ctx, s.cache, cacheKey{kind: cachedInstalls, id: instanceID}, anyChange, func() ([]store.AppInstall, error) {
 		return s.queries.AppInstalls(ctx, instanceID)
 	})
 	return cloneInstalls(installs), err

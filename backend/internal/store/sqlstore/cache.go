@@ -13,8 +13,9 @@ import "context"
 // Store.AppInstalls and Store.SimFailRate (every simulated operation).
 // Transactions never read from it.
 type rowCache interface {
-	// Lookup returns the entry of key, or on a miss keep, which files the row then read.
-	Lookup(ctx context.Context, key cacheKey) (v any, hit bool, keep func(any))
+	// Lookup returns the entry of key, or on a miss keep, which files the row then read with
+	// the account whose changes drop it (its scope; 0 for any change).
+	Lookup(ctx context.Context, key cacheKey) (v any, hit bool, keep func(v any, scope int64))
 }
 
 // cacheKey names an entry: a kind, and the key hash or ids that find the row.
@@ -35,26 +36,34 @@ const (
 	cachedSimFailRate                               // the simulator's fail rate
 )
 
-// cached reads the entry of key from c, or with load. What it returns may be shared with other
-// readers: callers copy its slices and maps before handing it out.
-func cached[V any](ctx context.Context, c rowCache, key cacheKey, load func() (V, error)) (V, error) {
+// cached reads the entry of key from c, or with load. scope is the account whose rows what load
+// returns is made of, whose changes alone drop the entry (readcache.Scopes); 0 for an entry that
+// any change drops. What it returns may be shared with other readers: callers copy its slices
+// and maps before handing it out.
+func cached[V any](ctx context.Context, c rowCache, key cacheKey, scope func(V) int64, load func() (V, error)) (V, error) {
 	v, hit, keep := c.Lookup(ctx, key)
 	if hit {
 		return v.(V), nil
 	}
 	out, err := load()
 	if err == nil {
-		keep(out)
+		keep(out, scope(out))
 	}
 	return out, err
 }
 
+// anyChange is the scope of an entry that any change drops.
+func anyChange[V any](V) int64 { return 0 }
+
+// ofAccount is the scope of an entry of the account id's rows.
+func ofAccount[V any](id int64) func(V) int64 { return func(V) int64 { return id } }
+
 // noCache keeps nothing: every read runs its query.
 type noCache struct{}
 
-func (noCache) Lookup(context.Context, cacheKey) (any, bool, func(any)) {
+func (noCache) Lookup(context.Context, cacheKey) (any, bool, func(any, int64)) {
 	return nil, false, keepNothing
 }
 
 // keepNothing is noCache's keep.
-func keepNothing(any) {}
+func keepNothing(any, int64) {}

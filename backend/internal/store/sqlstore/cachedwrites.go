@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,7 +15,12 @@ import (
 // them returns. Only the changes migration 0012's triggers notify matter: a column of an
 // account that the store reads, an instance, an app install, the simulator's fail rate.
 // Telling the cache of every commit would empty it at every order, so that under a load of
-// orders every request's key would be read from the database again.
+// orders every request's key would be read from the database again. A transaction tells the
+// accounts it locked (ChangedAccounts), whose entries alone are dropped: every row it writes
+// belongs to an account it locked first (the package comment's "account first"), as the
+// notification it sends names. A statement outside a transaction, or one whose change names no
+// account (the simulator's settings, a TRUNCATE), tells the database's version, which empties
+// the cache.
 
 // autocommits is the pool as the store's statements outside transactions use it on
 // PostgreSQL, where each commits on its own: one that changes cached rows tells committed once
@@ -47,11 +53,13 @@ func (a autocommits) after(query string) {
 }
 
 // watchedTx is a transaction on PostgreSQL that notes whether a statement changed cached
-// rows, so that plainTx tells the cache at its commit only then.
+// rows, and whether one changed rows of no account, so that plainTx tells the cache at its
+// commit only then, and what.
 type watchedTx struct {
 	*sql.Tx
-	tell    *changeTeller
-	changed bool
+	tell     *changeTeller
+	changed  bool
+	unscoped bool
 }
 
 func (w *watchedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -72,10 +80,28 @@ func (w *watchedTx) QueryRowContext(ctx context.Context, query string, args ...a
 // note records that the transaction changes cached rows if query does. A transaction's
 // statements run one at a time, so changed needs no lock.
 func (w *watchedTx) note(query string) {
-	if !w.changed && w.tell.changes(query) {
+	if w.tell.changes(query) {
 		w.changed = true
+		w.unscoped = w.unscoped || unscopedChange.MatchString(query)
 	}
 }
+
+// committed tells the cache of the transaction's commit, if it changed cached rows: the
+// accounts it locked, or the database's version when it locked none or changed rows of no
+// account.
+func (w *watchedTx) committed(locks *txLocks) {
+	switch {
+	case !w.changed:
+	case w.unscoped || locks == nil || len(locks.accounts) == 0:
+		w.tell.committed()
+	default:
+		w.tell.committedAccounts(slices.Collect(maps.Keys(locks.accounts)))
+	}
+}
+
+// unscopedChange finds the changes to cached rows that belong to no account: the simulator's
+// settings and a TRUNCATE.
+var unscopedChange = regexp.MustCompile(`(?i)\bsim_settings\b|\bTRUNCATE\b`)
 
 // cachedTables finds a statement that writes a table the cache keeps rows of, as migration
 // 0012's triggers see it: an UPDATE, DELETE or TRUNCATE of instances, app_installs or
@@ -100,6 +126,8 @@ var cachedAccountColumns = regexp.MustCompile(`(?i)\b(` +
 // rows: committed moves the cache's version (pgchanges.Watcher.Changed).
 type changeTeller struct {
 	committed func()
+	// committedAccounts moves the versions of the accounts given (pgchanges.Watcher.ChangedAccounts).
+	committedAccounts func([]int64)
 	// known maps a statement's text to whether it changes cached rows; the store's texts are
 	// a fixed set (a batch's vary with its length, which is bounded).
 	known sync.Map

@@ -46,9 +46,8 @@ func instanceDest(in *store.Instance) []any {
 // Instance reads an instance of the account outside transactions (GET /instances/{id}),
 // through the row cache (see cache.go); what it returns is a copy the caller may change.
 func (s *Store) Instance(ctx context.Context, accountID, id int64) (store.Instance, error) {
-	in, err := cached(ctx, s.cache, cacheKey{kind: cachedInstance, accountID: accountID, id: id}, func() (store.Instance, error) {
-		return s.queries.Instance(ctx, accountID, id)
-	})
+	in, err := cached(ctx, s.cache, cacheKey{kind: cachedInstance, accountID: accountID, id: id},
+		ofAccount[store.Instance](accountID), func() (store.Instance, error) { return s.queries.Instance(ctx, accountID, id) })
 	in.Features = slices.Clone(in.Features)
 	return in, err
 }
@@ -66,7 +65,7 @@ type instanceWithInstalls struct {
 // statement is a round trip of GET /instances/{id}.
 func (s *Store) InstanceWithInstalls(ctx context.Context, accountID, id int64) (store.Instance, []store.AppInstall, error) {
 	v, err := cached(ctx, s.cache, cacheKey{kind: cachedInstanceWithInstalls, accountID: accountID, id: id},
-		func() (instanceWithInstalls, error) { return s.instanceWithInstalls(ctx, accountID, id) })
+		ofAccount[instanceWithInstalls](accountID), func() (instanceWithInstalls, error) { return s.instanceWithInstalls(ctx, accountID, id) })
 	v.in.Features = slices.Clone(v.in.Features)
 	return v.in, cloneInstalls(v.installs), err
 }

@@ -213,8 +213,9 @@ func (s *Store) DeleteMachineOp(ctx context.Context, id string) error {
 }
 
 // ChangeVersion is a version of the database that moves at every change another process may
-// have made to the rows the triggers of migrations 0012 and 0014 watch (a new machine op among
-// them), heard through PostgreSQL's notifications (pgchanges); ok is false when it cannot tell
+// have made to the rows the triggers of migrations 0012 and 0014 watch that names no account (a
+// new machine op among them; a change of an account's rows moves only that account's version,
+// see pgchanges), heard through PostgreSQL's notifications; ok is false when it cannot tell
 // (while the watcher is not listening, and always on SQLite, which one process serves). The
 // sandbox datacenter's reconciler looks for its ops when the version moved, or when ok is false.
 func (s *Store) ChangeVersion(ctx context.Context) (version uint64, ok bool) {

@@ -82,7 +82,7 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 	}
 	o, d := collect(opts), newPostgresDialect()
 	changes := pgchanges.Start(ctx, cfg.ConnConfig.Copy(), o.log)
-	cache, tell := readcache.New[cacheKey](changes), &changeTeller{committed: changes.Changed}
+	cache, tell := readcache.New[cacheKey](changes), &changeTeller{committed: changes.Changed, committedAccounts: changes.ChangedAccounts}
 	turns := semaphore.NewWeighted(txTurns(cfg.MaxConns))
 	groups := newOrderGroups(db, tell, turns)
 	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db,

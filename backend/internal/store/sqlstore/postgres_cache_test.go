@@ -4,11 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
+	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/pgchanges"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/sqlstore/readcache"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/storetest"
 )
@@ -260,4 +264,126 @@ func TestPostgresCacheKeepsTheFailRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "another replica's fail rate", func() bool { return rate() == 0.5 })
+}
+
+// TestPostgresCacheDropsOnlyTheChangedAccount: a change drops the cached rows of the account it
+// was to, and no other account's, whether this process's transaction made it (a deploy batch's
+// charge, seen at once) or another replica (seen once its notification arrives); a change of no
+// account's rows (the simulator's fail rate) drops every entry. Under a load of deploys, which
+// charge their accounts, the other accounts' keys stay cached.
+func TestPostgresCacheDropsOnlyTheChangedAccount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, other, reads := replicasOfOne(t)
+	a := newTestAccount(t, s, "scope-a", 1)
+	b := newTestAccount(t, s, "scope-b", 1)
+	made := newCachedInstance(t, s, a.ID)
+	key := func(acct store.Account) store.Account {
+		t.Helper()
+		got, err := s.AccountByKeyHash(ctx, acct.KeyHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	cachedKey := func(what string, acct store.Account) {
+		t.Helper()
+		eventually(t, what, func() bool {
+			key(acct)
+			reads.Take()
+			key(acct)
+			return reads.Take().All == 0
+		})
+	}
+	readsSQL := func(acct store.Account) bool {
+		t.Helper()
+		reads.Take()
+		key(acct)
+		return reads.Take().All > 0
+	}
+	cachedKey("a's key cached", a)
+	cachedKey("b's key cached", b)
+
+	charge := store.LedgerEntry{AccountID: a.ID, Amount: -1_000, Kind: store.LedgerOrder, Reference: "order-1", CreatedAt: time.Now().UTC()}
+	err := s.WithTx(ctx, func(tx store.Tx) error {
+		if _, err := tx.LockAccounts(ctx, []int64{a.ID}); err != nil {
+			return err
+		}
+		return tx.AddLedgerEntries(ctx, []store.LedgerEntry{charge})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := key(a); got.Balance != a.Balance-1_000 {
+		t.Fatalf("after this process charged a: balance %d, want %d at once", got.Balance, a.Balance-1_000)
+	}
+	if readsSQL(b) {
+		t.Fatal("this process's charge of a dropped b's cached key")
+	}
+
+	cachedKey("a's key cached again", a)
+	if err := other.SetAccountFlag(ctx, b.ID, store.FlagBlocked, true); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "another replica's block of b", func() bool { return key(b).Blocked })
+	if readsSQL(a) {
+		t.Fatal("another replica's change of b dropped a's cached key")
+	}
+	renamed := made
+	renamed.Name = "renamed-by-other"
+	if err := other.UpdateInstance(ctx, renamed); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "another replica's rename of a's instance", func() bool {
+		_, in, _ := getInstance(t, s, a, made.ID)
+		return in.Name == renamed.Name
+	})
+	cachedKey("b's key cached again", b)
+
+	if err := other.SetSimFailRate(ctx, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "another replica's fail rate to drop b's key", func() bool { return readsSQL(b) })
+}
+
+// TestPostgresNotificationsNameTheirAccount: migration 0020's triggers name the account whose
+// rows a change was to, for each table the cache keeps, and none for the simulator's settings.
+func TestPostgresNotificationsNameTheirAccount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, url := openFresh(t)
+	a := newTestAccount(t, s, "notify-a", 1)
+	made := newCachedInstance(t, s, a.ID) // with one app install
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	if _, err := conn.Exec(ctx, "LISTEN "+pgchanges.Channel); err != nil {
+		t.Fatal(err)
+	}
+	account := strconv.FormatInt(a.ID, 10)
+	for _, tc := range []struct {
+		statement string
+		want      string
+	}{
+		{`UPDATE accounts SET blocked = TRUE WHERE id = ` + account, account},
+		{`UPDATE instances SET name = 'renamed' WHERE id = ` + strconv.FormatInt(made.ID, 10), account},
+		{`UPDATE app_installs SET stage = 'x' WHERE instance_id = ` + strconv.FormatInt(made.ID, 10), account},
+		{`DELETE FROM app_installs WHERE instance_id = ` + strconv.FormatInt(made.ID, 10), account},
+		{`UPDATE sim_settings SET fail_rate = 0.5 WHERE id = 1`, ""},
+	} {
+		if _, err := s.db.ExecContext(ctx, tc.statement); err != nil {
+			t.Fatal(err)
+		}
+		waitCtx, cancel := context.WithTimeout(ctx, eventWait)
+		n, err := conn.WaitForNotification(waitCtx)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: no notification: %v", tc.statement, err)
+		}
+		if n.Payload != tc.want {
+			t.Errorf("%s: notification names %q, want %q", tc.statement, n.Payload, tc.want)
+		}
+	}
 }

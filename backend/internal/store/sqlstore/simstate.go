@@ -100,7 +100,7 @@ func (s *Store) UpdateIPPool(ctx context.Context, datacenterID int64, update fun
 // once on SQLite, within a notification's delay on PostgreSQL). Read from the database, it would
 // cost every build a round trip, the most of any in a batch of deploys.
 func (s *Store) SimFailRate(ctx context.Context) (float64, error) {
-	return cached(ctx, s.cache, cacheKey{kind: cachedSimFailRate}, func() (float64, error) {
+	return cached(ctx, s.cache, cacheKey{kind: cachedSimFailRate}, anyChange, func() (float64, error) {
 		var rate float64
 		if err := s.queryRow(ctx, `SELECT fail_rate FROM sim_settings WHERE id = 1`).Scan(&rate); err != nil {
 			return 0, fmt.Errorf("sqlstore: fail rate: %w", err)

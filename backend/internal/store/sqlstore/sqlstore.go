@@ -66,7 +66,8 @@
 //
 // A Store always has two seams, set by its Open: a transaction runner (tx.go) and a row cache
 // (cache.go). On PostgreSQL they are plain transactions, retried after a deadlock, and a
-// readcache.Cache that the database's change notifications empty (pgchanges). On SQLite they
+// readcache.Cache that the database's change notifications keep current (pgchanges): one that
+// names an account drops that account's entries, one that names none empties it. On SQLite they
 // are sqlitefast's group committer and a readcache.Cache that any commit to the file empties,
 // which with its prepared statements is all that makes SQLite fast and is kept in that
 // package. The reads that go through the cache are listed in cache.go and written beside their

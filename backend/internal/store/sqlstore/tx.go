@@ -72,13 +72,12 @@ func (p plainTx) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 	}
 	defer func() { _ = tx.Rollback() }()
 	w := &watchedTx{Tx: tx, tell: p.tell}
-	if err := fn(txQueries(w, p.d, p.hook, p.keys)); err != nil {
+	q := txQueries(w, p.d, p.hook, p.keys)
+	if err := fn(q); err != nil {
 		return err
 	}
 	err = tx.Commit()
-	if w.changed {
-		p.tell.committed() // even after an error: the commit may have happened
-	}
+	w.committed(q.locks) // even after an error: the commit may have happened
 	if err != nil {
 		return fmt.Errorf("sqlstore: commit: %w", err)
 	}
@@ -87,6 +86,6 @@ func (p plainTx) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
 
 // txQueries is the store's view of the transaction tx: its reads lock rows where the dialect
 // does, and it seals and opens secrets with keys.
-func txQueries(tx querier, d *dialect, hook ReadHook, keys *secrets.Keyring) store.Tx {
+func txQueries(tx querier, d *dialect, hook ReadHook, keys *secrets.Keyring) queries {
 	return queries{q: tx, d: d, locks: d.newLocks(), hook: hook, keys: keys}
 }

@@ -2,9 +2,12 @@
 // may keep have changed. The triggers of migration 0012 send a notification on Channel from
 // every transaction that changes an account's columns, an instance or an app install, by any
 // process on the database: this replica, another one, or an operator's `resellerd account`
-// command. A Watcher listens on a connection of its own and moves its version at each
-// notification, and at each commit of its own process (Changed), whose notification would
-// arrive a moment after the commit returns.
+// command. Since migration 0020 each names the account whose rows changed, and a transaction
+// that changes several accounts sends one for each. A Watcher listens on a connection of its own
+// and moves the account's version (readcache.Scopes) at each notification that names one, and
+// the database's version at one that does not (the simulator's settings, a TRUNCATE, a server
+// that has not migrated yet); it does the same at each commit of its own process (Changed,
+// ChangedAccounts), whose notification would arrive a moment after the commit returns.
 //
 // Another process's change reaches the cache when its notification arrives, a fraction of a
 // millisecond after that commit on a local network: a read in that window may still see the
@@ -21,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -42,7 +46,11 @@ const (
 	maxRetry   = 5 * time.Second
 )
 
-// Watcher is a readcache.Watcher[uint64] of a PostgreSQL database.
+// scopeSlots is how many account versions a Watcher keeps (32 KiB).
+const scopeSlots = 4096
+
+// Watcher is a readcache.Watcher[uint64] of a PostgreSQL database, which tells changes by
+// account (readcache.Scopes).
 type Watcher struct {
 	cfg *pgx.ConnConfig
 	log *slog.Logger
@@ -51,6 +59,12 @@ type Watcher struct {
 	// (flipping the parity), a notification or Changed add two (keeping it), so one atomic
 	// word says both whether the version can be trusted and what it is.
 	gen atomic.Uint64
+
+	// scoped counts the changes of accounts; scopes holds each account's version, in the slot
+	// of its id modulo scopeSlots (accounts that share a slot drop each other's entries, which
+	// only costs a read). A change moves scoped first, then the slot (see readcache.Cache.put).
+	scoped atomic.Uint64
+	scopes [scopeSlots]atomic.Uint64
 
 	stop    context.CancelFunc
 	done    chan struct{}
@@ -76,6 +90,35 @@ func (w *Watcher) Version(context.Context) (uint64, bool) {
 // Changed moves the version: a transaction of this process has committed, and a read that
 // starts now must not be served what was kept before it.
 func (w *Watcher) Changed() { w.gen.Add(2) }
+
+// ChangedAccounts moves the versions of accounts: a transaction of this process that changed
+// only their rows has committed.
+func (w *Watcher) ChangedAccounts(accounts []int64) {
+	w.scoped.Add(1)
+	for _, id := range accounts {
+		w.slot(id).Add(1)
+	}
+}
+
+// Scoped moves at every change of an account (readcache.Scopes).
+func (w *Watcher) Scoped() uint64 { return w.scoped.Load() }
+
+// Scope is the version of account id (readcache.Scopes).
+func (w *Watcher) Scope(id int64) uint64 { return w.slot(id).Load() }
+
+func (w *Watcher) slot(id int64) *atomic.Uint64 {
+	return &w.scopes[uint64(id)%scopeSlots]
+}
+
+// changed moves what a notification with payload names: the account whose id it is, or the
+// database's version when it names none.
+func (w *Watcher) changed(payload string) {
+	if id, err := strconv.ParseInt(payload, 10, 64); err == nil && id > 0 {
+		w.ChangedAccounts([]int64{id})
+		return
+	}
+	w.Changed()
+}
 
 // Close stops listening and waits for the connection to close.
 func (w *Watcher) Close() {
@@ -144,11 +187,11 @@ func (w *Watcher) listen(ctx context.Context) (listened bool, err error) {
 // pings the connection.
 func (w *Watcher) next(ctx context.Context, conn *pgx.Conn) error {
 	waitCtx, cancel := context.WithTimeout(ctx, checkEvery)
-	_, err := conn.WaitForNotification(waitCtx)
+	n, err := conn.WaitForNotification(waitCtx)
 	cancel()
 	switch {
 	case err == nil:
-		w.gen.Add(2)
+		w.changed(n.Payload)
 		return nil
 	case ctx.Err() != nil:
 		return ctx.Err()

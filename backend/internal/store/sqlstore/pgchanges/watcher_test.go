@@ -45,3 +45,33 @@ func TestWatcherWithoutDatabase(t *testing.T) {
 		t.Fatalf("%d warnings for one streak of failures, want 1:\n%s", n, out.String())
 	}
 }
+
+// TestNotificationsMoveTheirAccount: a notification naming an account moves that account's
+// version and the count of scoped changes, not the database's version, so the read cache keeps
+// every other account's entries; one naming none (or not an account) moves the database's.
+func TestNotificationsMoveTheirAccount(t *testing.T) {
+	t.Parallel()
+	w := &Watcher{}
+	w.gen.Store(1) // listening
+	version := func() uint64 { v, _ := w.Version(context.Background()); return v }
+	steps := []struct {
+		payload          string
+		version, scoped  uint64
+		account42, other uint64
+	}{
+		{"42", 1, 1, 1, 0},
+		{"42", 1, 2, 2, 0},
+		{"", 3, 2, 2, 0},
+		{"not an account", 5, 2, 2, 0},
+		{"-7", 7, 2, 2, 0},
+		{"43", 7, 3, 2, 1},
+	}
+	for _, st := range steps {
+		w.changed(st.payload)
+		got := []uint64{version(), w.Scoped(), w.Scope(42), w.Scope(43)}
+		want := []uint64{st.version, st.scoped, st.account42, st.other}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("after a notification %q: version, scoped, account 42, account 43 = %v, want %v", st.payload, got, want)
+		}
+	}
+}

@@ -34,7 +34,7 @@ func (r *reader) read(key int64) any {
 		return v
 	}
 	r.loads++
-	keep(r.loads)
+	keep(r.loads, 0)
 	return r.loads
 }
 
@@ -69,7 +69,7 @@ func TestCacheKeepsNothingItCannotDate(t *testing.T) {
 	_, _, keep := c.Lookup(context.Background(), 1)
 	w.v++                              // a commit between the miss and the load's end,
 	c.Lookup(context.Background(), 99) // seen by another read before the load ends
-	keep("stale")
+	keep("stale", 0)
 	if v, hit, _ := c.Lookup(context.Background(), 1); hit {
 		t.Fatalf("a load that began before a change was served: %v", v)
 	}
@@ -82,5 +82,79 @@ func TestCacheKeepsNothingItCannotDate(t *testing.T) {
 	}
 	if n := c.size(); n != 1 {
 		t.Fatalf("the cache holds %d entries while the watcher cannot tell, want 1 (kept from before)", n)
+	}
+}
+
+// scopedWatcher is a fixedWatcher that tells changes by scope, as pgchanges does.
+type scopedWatcher struct {
+	fixedWatcher
+	scoped uint64
+	scopes map[int64]uint64
+}
+
+func (w *scopedWatcher) Scoped() uint64           { return w.scoped }
+func (w *scopedWatcher) Scope(scope int64) uint64 { return w.scopes[scope] }
+
+// change moves scope as pgchanges does: Scoped first, then the scope's own version.
+func (w *scopedWatcher) change(scope int64) {
+	w.scoped++
+	w.scopes[scope]++
+}
+
+// TestCacheDropsOnlyTheChangedScope: with a watcher that tells scopes, a change of one account
+// drops the entries of that account and those without a scope, and no other account's; a load
+// that began before a change of any scope is not kept; a change the watcher cannot scope (the
+// version) still empties the cache.
+func TestCacheDropsOnlyTheChangedScope(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := &scopedWatcher{scopes: map[int64]uint64{}}
+	c := New[string](w)
+	loads := 0
+	read := func(key string, scope int64) any {
+		v, hit, keep := c.Lookup(ctx, key)
+		if hit {
+			return v
+		}
+		loads++
+		keep(loads, scope)
+		return loads
+	}
+	read("account 1", 1)
+	read("account 2", 2)
+	read("unscoped", 0)
+	before := loads
+	read("account 1", 1)
+	read("account 2", 2)
+	read("unscoped", 0)
+	if loads != before {
+		t.Fatalf("unchanged entries were loaded again: %d loads, want %d", loads, before)
+	}
+
+	w.change(1)
+	for _, tc := range []struct {
+		key    string
+		scope  int64
+		reload bool
+	}{{"account 1", 1, true}, {"account 2", 2, false}, {"unscoped", 0, true}} {
+		before := loads
+		read(tc.key, tc.scope)
+		if got := loads > before; got != tc.reload {
+			t.Errorf("after a change of account 1, %s loaded again: %t, want %t", tc.key, got, tc.reload)
+		}
+	}
+
+	_, _, keep := c.Lookup(ctx, "account 3")
+	w.change(4) // a change of any scope while the load runs: its result may be older than it
+	keep("stale", 3)
+	if v, hit, _ := c.Lookup(ctx, "account 3"); hit {
+		t.Fatalf("a load that began before a change was served: %v", v)
+	}
+
+	w.v++
+	before = loads
+	read("account 2", 2)
+	if loads == before {
+		t.Fatal("after a change of version an entry was served")
 	}
 }
