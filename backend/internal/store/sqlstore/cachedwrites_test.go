@@ -15,6 +15,7 @@ func TestChangesCachedRows(t *testing.T) {
 		{`SELECT ` + accountColumns + ` FROM accounts WHERE key_hash = $1`, false},
 		{`SELECT id FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, false},
 		{placeOrder, false},
+		{placeOrderInGroup, false},
 		{countOrder, false},
 		{`UPDATE accounts SET wallet_checked = $1 WHERE id = $2 AND wallet_checked < $3`, false},
 		{`INSERT INTO events (id, account_id, name, data, created_at) VALUES ($1, $2, $3, $4, $5)`, false},

@@ -19,7 +19,7 @@ import (
 
 // orderGroups is the group commit of new orders on PostgreSQL. The orders that arrive while
 // the groups in flight wait for the database are placed together: one pipeline of their
-// statements (placeOrder, under its generic plan, see genericPlans), which runs as one
+// statements (placeOrderInGroup, under its generic plan, see genericPlans), which runs as one
 // transaction, so one round trip, one commit and one WAL flush stand for the whole group
 // instead of one each. Under a load of orders most of the time of each went to its own
 // commit's turn and round trip (bench/README.md, issue 44).
@@ -28,6 +28,11 @@ import (
 //   - Durable before answered: each caller gets its order's result only after the group's
 //     transaction committed (the pipeline's Sync answered), so an order answered 201 is never
 //     lost to a crash of resellerd or of the database.
+//   - A group never waits for an account another transaction holds (a deploy batch holds its
+//     accounts' rows for its whole transaction): its statement passes over that account
+//     (placeOrderInGroup) and writes nothing, the group commits the others, and that order's
+//     caller then places it alone (errPlaceAlone), where it waits for the account by itself.
+//     Waiting in the group held up every order behind it, of every account of its worker.
 //   - One order's failure fails that order only: a statement that fails (a taken idempotency key,
 //     a deadlock) rolls the whole group back, and every order of it is then placed alone by its
 //     caller (genericPlans), where the failing one fails again by itself. A failure of the
@@ -84,8 +89,9 @@ const (
 )
 
 // errPlaceAlone tells a caller that its group rolled back because one of its statements
-// failed: the caller places its order alone.
-var errPlaceAlone = errors.New("sqlstore: order group rolled back, place the order alone")
+// failed, or passed over its order's account, held by another transaction: the caller places
+// its order alone.
+var errPlaceAlone = errors.New("sqlstore: order not placed in its group, place it alone")
 
 // errOrdersClosed answers the orders still queued when the store closes.
 var errOrdersClosed = errors.New("sqlstore: store closed")
@@ -103,8 +109,11 @@ type groupedOrder struct {
 	query     string // in PostgreSQL's form, as the pipeline sends it
 	args      []any
 	dest      []any // where its row is scanned, the caller's
-	state     atomic.Int32
-	done      chan error // buffered: the worker never waits on a caller
+	// passed is set when the group passed over the order's account, held by another
+	// transaction: the group answers errPlaceAlone.
+	passed bool
+	state  atomic.Int32
+	done   chan error // buffered: the worker never waits on a caller
 }
 
 // newOrderGroups starts the workers of the group commit on db.
@@ -247,6 +256,10 @@ func (g *orderGroups) run(group []*groupedOrder) {
 		err = fmt.Errorf("sqlstore: place an order in a group of %d: %w", len(group), err)
 	}
 	for _, o := range group {
+		if err == nil && o.passed {
+			o.done <- errPlaceAlone
+			continue
+		}
 		o.done <- err
 	}
 }
@@ -282,7 +295,9 @@ func (g *orderGroups) commit(ctx context.Context, group []*groupedOrder) error {
 			if err != nil {
 				break
 			}
-			err = res.QueryRow().Scan(o.dest...)
+			if err = res.QueryRow().Scan(o.dest...); errors.Is(err, pgx.ErrNoRows) {
+				o.passed, err = true, nil // its account is held: placeOrderInGroup wrote nothing
+			}
 		}
 		var pe *pgconn.PgError
 		if err != nil && errors.As(err, &pe) {

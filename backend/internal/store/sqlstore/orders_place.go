@@ -50,13 +50,11 @@ func (q queries) PlaceOrder(ctx context.Context, o store.Order, key *store.Idemp
 	}
 	args = append(append([]any{o.AccountID}, args...), o.Price)
 	args = append(args, orderCountArgs(o)...)
-	statement := placeOrder
 	if key != nil {
-		statement = placeOrderWithKey
 		args = append(args, o.AccountID, key.Key, key.RequestHash, o.CreatedAt)
 	}
 	var c store.AccountCounts
-	if err := q.scanPlaced(ctx, o.AccountID, statement, args, append(accountCountsDest(&c), &o.ID)); err != nil {
+	if err := q.scanPlaced(ctx, o.AccountID, key != nil, args, append(accountCountsDest(&c), &o.ID)); err != nil {
 		return store.Order{}, store.AccountCounts{}, fmt.Errorf("sqlstore: place order: %w", err)
 	}
 	if q.locks != nil {
@@ -71,22 +69,27 @@ func (q queries) PlaceOrder(ctx context.Context, o store.Order, key *store.Idemp
 	return o, c, nil
 }
 
-// scanPlaced runs the statement of a new order of account accountID (placeOrder or
-// placeOrderWithKey) and scans its row into dest. Where it commits on its own on PostgreSQL it
-// runs in a group (orderGroups), or alone when its group rolled back (genericPlans), under its
-// generic plan either way; in a transaction, as any query.
-func (q queries) scanPlaced(ctx context.Context, accountID int64, statement string, args, dest []any) error {
+// scanPlaced runs the statement of a new order of account accountID (placeOrder, or
+// placeOrderWithKey when keyed) and scans its row into dest. Where it commits on its own on
+// PostgreSQL it runs in a group (orderGroups, as placeOrderInGroup), or alone when its group
+// rolled back or passed over its account (genericPlans), under its generic plan either way; in
+// a transaction, as any query.
+func (q queries) scanPlaced(ctx context.Context, accountID int64, keyed bool, args, dest []any) error {
+	statement, inGroup := placeOrder, placeOrderInGroup
+	if keyed {
+		statement, inGroup = placeOrderWithKey, placeOrderWithKeyInGroup
+	}
 	if q.generic == nil {
 		return q.queryRow(ctx, statement, args...).Scan(dest...)
 	}
 	q.read(statement, 1)
-	query, args := q.d.sql(statement), q.d.args(args)
+	args = q.d.args(args)
 	if q.groups != nil {
-		if err := q.groups.place(ctx, accountID, query, args, dest); !errors.Is(err, errPlaceAlone) {
+		if err := q.groups.place(ctx, accountID, q.d.sql(inGroup), args, dest); !errors.Is(err, errPlaceAlone) {
 			return q.d.storeError(err)
 		}
 	}
-	return q.d.storeError(q.generic.scanRow(ctx, query, args, dest))
+	return q.d.storeError(q.generic.scanRow(ctx, q.d.sql(statement), args, dest))
 }
 
 // placeOrderInSteps is PlaceOrder for a transaction on SQLite. A key record that exists,
@@ -117,16 +120,33 @@ func (q queries) placeOrderInSteps(ctx context.Context, o store.Order, key *stor
 // writes the order only if admitsOrder holds for them; c counts it on the account only if o
 // wrote it (countOrder). The statement returns the counts as they were before the order, and
 // the new order's id, 0 when the rules refused it.
-const placeOrder = placeOrderSteps + placeOrderResult
+const placeOrder = placeOrderLock + forUpdate + placeOrderSteps + placeOrderResult
+
+// placeOrderInGroup is placeOrder as a group of orders sends it (orderGroups): the account's row
+// is taken only if no other transaction holds it (SKIP LOCKED; a group's own earlier order of the
+// account does not count), and otherwise the statement writes nothing and returns no row. A
+// deploy batch holds its accounts' rows for its whole transaction; a group that waited for one
+// would hold up every order behind it, of every account of its worker, for that long.
+const placeOrderInGroup = placeOrderLock + skipLockedAccount + placeOrderSteps + placeOrderResult
+
+// skipLockedAccount is placeOrderInGroup's lock of the account's row.
+const skipLockedAccount = forUpdate + ` SKIP LOCKED`
 
 // placeOrderWithKey is placeOrder that also records the order's idempotency key (k). A record
 // of the key, expired or not, breaks the unique key, and the whole statement, order included,
 // is undone: ErrConflict.
-const placeOrderWithKey = placeOrderSteps + `,
-	k AS (INSERT INTO idempotency_keys (account_id, key, request_hash, order_id, created_at)
-		SELECT ?, ?, ?, id, ? FROM o)` + placeOrderResult
+const placeOrderWithKey = placeOrderLock + forUpdate + placeOrderSteps + placeOrderKey + placeOrderResult
 
-const placeOrderSteps = `WITH a AS (SELECT ` + accountCountsColumns + ` FROM accounts WHERE id = ?` + forUpdate + `),
+// placeOrderWithKeyInGroup is placeOrderWithKey as a group sends it (see placeOrderInGroup).
+const placeOrderWithKeyInGroup = placeOrderLock + skipLockedAccount + placeOrderSteps + placeOrderKey + placeOrderResult
+
+const placeOrderKey = `,
+	k AS (INSERT INTO idempotency_keys (account_id, key, request_hash, order_id, created_at)
+		SELECT ?, ?, ?, id, ? FROM o)`
+
+const placeOrderLock = `WITH a AS (SELECT ` + accountCountsColumns + ` FROM accounts WHERE id = ?`
+
+const placeOrderSteps = `),
 	o AS (INSERT INTO orders (` + newOrderColumns + `)
 		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM a WHERE ` + admitsOrder + ` RETURNING id),
 	c AS (` + countOrder + ` AND EXISTS (SELECT 1 FROM o))`

@@ -304,6 +304,8 @@ func TestPostgresCacheDropsOnlyTheChangedAccount(t *testing.T) {
 	cachedKey("a's key cached", a)
 	cachedKey("b's key cached", b)
 
+	watcher := s.cache.(*readcache.Cache[cacheKey, uint64]).Watcher().(*pgchanges.Watcher)
+	before := watcher.Scope(a.ID)
 	charge := store.LedgerEntry{AccountID: a.ID, Amount: -1_000, Kind: store.LedgerOrder, Reference: "order-1", CreatedAt: time.Now().UTC()}
 	err := s.WithTx(ctx, func(tx store.Tx) error {
 		if _, err := tx.LockAccounts(ctx, []int64{a.ID}); err != nil {
@@ -320,6 +322,8 @@ func TestPostgresCacheDropsOnlyTheChangedAccount(t *testing.T) {
 	if readsSQL(b) {
 		t.Fatal("this process's charge of a dropped b's cached key")
 	}
+	// The charge's own notification, which drops a's key once more, is heard after the commit.
+	eventually(t, "the notification of this process's charge", func() bool { return watcher.Scope(a.ID) >= before+2 })
 
 	cachedKey("a's key cached again", a)
 	if err := other.SetAccountFlag(ctx, b.ID, store.FlagBlocked, true); err != nil {

@@ -393,3 +393,62 @@ func TestPostgresOrderGroupsCloseAnswersEveryOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresOrderGroupPassesOverAHeldAccount: while another transaction holds an account's row
+// (as a deploy batch holds its accounts' until its commit), that account's order waits, alone,
+// and the orders of the other accounts of its worker, queued behind it, are placed meanwhile: a
+// group that waited for the account would hold them all. Once the row is free the held order is
+// placed too, once.
+func TestPostgresOrderGroupPassesOverAHeldAccount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := openFresh(t) // the default pool: the holder, the held order and a group each have a connection
+	held := newTestAccount(t, s, "held", 100)
+	free := newTestAccount(t, s, "free", 100)
+	for i := 0; s.queries.groups.queueOf(free.ID) != s.queries.groups.queueOf(held.ID); i++ {
+		free = newTestAccount(t, s, fmt.Sprintf("free-%d", i), 100)
+	}
+
+	tx, err := s.db.BeginTx(ctx, nil) // the holder, as a deploy batch
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, `SELECT id FROM accounts WHERE id = $1`+forUpdate, held.ID); err != nil {
+		t.Fatal(err)
+	}
+	heldDone := make(chan error, 1)
+	taken := s.queries.groups.taken.Load()
+	go func() {
+		_, _, err := s.PlaceOrder(ctx, store.Order{AccountID: held.ID, CreatedAt: time.Now()}, nil)
+		heldDone <- err
+	}()
+	eventually(t, "a group to take the held account's order", func() bool { return s.queries.groups.taken.Load() > taken })
+	for i := range 3 { // each waits for the worker, which a waiting group would keep
+		placeCtx, cancel := context.WithTimeout(ctx, eventWait)
+		_, _, err := s.PlaceOrder(placeCtx, store.Order{AccountID: free.ID, CreatedAt: time.Now()}, nil)
+		cancel()
+		if err != nil {
+			t.Fatalf("order %d of another account of the worker while the account is held: %v", i, err)
+		}
+	}
+	select {
+	case err := <-heldDone:
+		t.Fatalf("the held account's order ended while its account was held: %v", err)
+	default:
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-heldDone; err != nil {
+		t.Fatalf("the held account's order, once free: %v", err)
+	}
+	for _, want := range []struct {
+		a       store.Account
+		pending int
+	}{{held, 1}, {free, 3}} {
+		if totals, err := s.OrderTotals(ctx, want.a.ID); err != nil || totals.Pending != want.pending {
+			t.Errorf("account %d: %d pending (%v), want %d", want.a.ID, totals.Pending, err, want.pending)
+		}
+	}
+}

@@ -38,7 +38,7 @@ func TestPostgresPlacesOrdersOnGenericPlans(t *testing.T) {
 	if mode := planCacheMode(t, conn); mode != "auto" {
 		t.Errorf("plan_cache_mode on the orders' connection after them = %q, want auto", mode)
 	}
-	for name, statement := range map[string]string{"placeOrder": placeOrder, "placeOrderWithKey": placeOrderWithKey} {
+	for name, statement := range map[string]string{"placeOrderInGroup": placeOrderInGroup, "placeOrderWithKeyInGroup": placeOrderWithKeyInGroup} {
 		var prepared string
 		var generic, custom, params int
 		err := conn.QueryRowContext(ctx, `SELECT name, generic_plans, custom_plans, cardinality(parameter_types)
