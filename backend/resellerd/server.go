@@ -360,11 +360,11 @@ func rateWindows(dsn string, st store.Store) api.RateWindows {
 
 // postgresProvisionLanes is how many batches of deploys run at once on PostgreSQL (see
 // service.Config.ProvisionLanes). A batch there waits on round trips far more than PostgreSQL
-// works, so lanes overlap them. Four drain well ahead of admission while leaving the rest of
-// the pool and of the cores to POST /instances, which costs them nothing measurable; more
-// lanes drain a little faster still, with the pool and the cores to share
-// (bench/README.md has the figures).
-const postgresProvisionLanes = 4
+// works, so lanes overlap them; but each batch holds its accounts' rows until its commit, and
+// every order of those accounts waits for it. Two drain about as fast as four (2,170 orders a
+// second against 1,970-2,760 on 2 cores) and admit a tenth more orders a second meanwhile; one
+// admits as many as two and drains a third slower (bench/README.md has the figures).
+const postgresProvisionLanes = 2
 
 // provisionLanes is the provisioning worker's lanes on the database dsn: postgresProvisionLanes
 // on PostgreSQL, one on SQLite, whose single writer runs one batch at a time anyway (a second
