@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -168,11 +169,32 @@ func holdIdle(dir string) (release func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("machines: disk set: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := flockWithin(f, lockWait); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("machines: the disk set of %s is in use by a running Manager (its manager.lock is held): %w", dir, err)
 	}
 	return func() { _ = f.Close() }, nil
+}
+
+// lockWait bounds how long a Dir's manager.lock is tried while something holds it. A Manager
+// holds it for its whole life, so a lock held that long is a running Manager's. But the lock
+// belongs to an open file, and a child that any goroutine of this process forks (a machine's
+// boot, an ip or iptables command) holds a copy of every descriptor from its fork until its
+// exec, where close-on-exec acts: the lock of a Manager just closed may stay held for that
+// moment (`resellerd dev`'s reset met it on a loaded host).
+const lockWait = time.Second
+
+// flockWithin takes f's exclusive lock, trying again every 10 ms while another open file holds
+// it, for up to wait.
+func flockWithin(f *os.File, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // refuseMounts fails when anything is mounted under the disk set of dir (a machine's disk),

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -103,5 +105,33 @@ func TestDiskSetRefusesARunningManager(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "machines", "vm-1")); err != nil {
 		t.Fatalf("the machine is gone: %v", err)
+	}
+}
+
+// TestDiskSetWaitsForALockCopyToGo: a Dir's lock held for a moment by another open file (as a
+// child forked by another goroutine holds the descriptor of a Manager just closed, until its
+// exec) does not refuse the disk set: it is tried again until that copy is closed. A lock
+// still held after lockWait refuses it (TestDiskSetRefusesARunningManager).
+func TestDiskSetWaitsForALockCopyToGo(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "machines", "vm-1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(lockWait / 10)
+		_ = lock.Close()
+	}()
+	if err := RemoveDiskSet(dir); err != nil {
+		t.Fatalf("remove while the lock was held for a moment: %v", err)
+	}
+	<-released
+	if _, err := os.Stat(filepath.Join(dir, "machines", "vm-1")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the machine is still there: %v", err)
 	}
 }

@@ -14,8 +14,6 @@ import (
 	"sort"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/agent"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/machines/seccompfilter"
 )
@@ -180,7 +178,7 @@ func lockDir(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("machines: Dir: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := flockWithin(f, lockWait); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("machines: Dir %s is in use by another running Manager (its manager.lock is held): %w", dir, err)
 	}
