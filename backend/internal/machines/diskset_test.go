@@ -82,10 +82,11 @@ func TestCopyDiskSetIsSparse(t *testing.T) {
 	}
 }
 
-// TestDiskSetRefusesARunningManager: a disk set whose Dir's Manager runs (its lock held) is
-// neither copied, moved nor removed.
-func TestDiskSetRefusesARunningManager(t *testing.T) {
-	dir := t.TempDir()
+// lockedDiskSet makes a Dir with one machine's disk directory and takes its lock, as a running
+// Manager holds it.
+func lockedDiskSet(t *testing.T) (dir string, lock *os.File) {
+	t.Helper()
+	dir = t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "machines", "vm-1"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +94,13 @@ func TestDiskSetRefusesARunningManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, lock
+}
+
+// TestDiskSetRefusesARunningManager: a disk set whose Dir's Manager runs (its lock held) is
+// neither copied, moved nor removed.
+func TestDiskSetRefusesARunningManager(t *testing.T) {
+	dir, lock := lockedDiskSet(t)
 	defer lock.Close()
 	for name, err := range map[string]error{
 		"copy":   CopyDiskSet(context.Background(), dir, filepath.Join(t.TempDir(), "c")),
@@ -113,14 +121,7 @@ func TestDiskSetRefusesARunningManager(t *testing.T) {
 // exec) does not refuse the disk set: it is tried again until that copy is closed. A lock
 // still held after lockWait refuses it (TestDiskSetRefusesARunningManager).
 func TestDiskSetWaitsForALockCopyToGo(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "machines", "vm-1"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	lock, err := lockDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, lock := lockedDiskSet(t)
 	released := make(chan struct{})
 	go func() {
 		defer close(released)
