@@ -155,10 +155,11 @@ func (s *Store) DropRateLogsBefore(ctx context.Context, t time.Time) error {
 // ever a guess: the write's condition checks it against the row, and a wrong guess costs the
 // read it would have taken anyway. It holds the keys used within the window that
 // DropRateLogsBefore keeps (the limiter drops the idle ones every sweepEvery calls), and at most
-// maxRateMemo of them.
+// maxRateMemoBytes of their times.
 type rateMemo struct {
-	mu   sync.Mutex
-	logs map[string]rememberedLog
+	mu    sync.Mutex
+	logs  map[string]rememberedLog
+	bytes int // of the keys and times held
 }
 
 // rememberedLog is what this process last wrote to one key's rate log.
@@ -167,9 +168,10 @@ type rememberedLog struct {
 	lastUsed time.Time
 }
 
-// maxRateMemo bounds the keys remembered (about 200 bytes each with a full minute of times); past
-// it the memo starts again empty, which costs each key one read.
-const maxRateMemo = 1 << 16
+// maxRateMemoBytes bounds the keys and times remembered. A key holds up to its limit's times in
+// a minute, 20 bytes each: 200 bytes for POST /instances, 2.4 KB for a read route at 120 a
+// minute. Past the bound the memo starts again empty, which costs each key one read.
+const maxRateMemoBytes = 4 << 20
 
 func (m *rateMemo) recall(key string) (string, bool) {
 	m.mu.Lock()
@@ -181,16 +183,18 @@ func (m *rateMemo) recall(key string) (string, bool) {
 func (m *rateMemo) remember(key, times string, lastUsed time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.logs == nil || len(m.logs) >= maxRateMemo {
-		m.logs = map[string]rememberedLog{}
+	m.dropLocked(key)
+	if m.logs == nil || m.bytes+len(key)+len(times) > maxRateMemoBytes {
+		m.logs, m.bytes = map[string]rememberedLog{}, 0
 	}
 	m.logs[key] = rememberedLog{times: times, lastUsed: lastUsed}
+	m.bytes += len(key) + len(times)
 }
 
 func (m *rateMemo) forget(key string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.logs, key)
+	m.dropLocked(key)
 }
 
 // forgetBefore forgets the keys last used before t.
@@ -199,8 +203,16 @@ func (m *rateMemo) forgetBefore(t time.Time) {
 	defer m.mu.Unlock()
 	for key, l := range m.logs {
 		if l.lastUsed.Before(t) {
-			delete(m.logs, key)
+			m.dropLocked(key)
 		}
+	}
+}
+
+// dropLocked forgets key; m.mu is held.
+func (m *rateMemo) dropLocked(key string) {
+	if l, ok := m.logs[key]; ok {
+		delete(m.logs, key)
+		m.bytes -= len(key) + len(l.times)
 	}
 }
 

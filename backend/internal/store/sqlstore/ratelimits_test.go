@@ -215,3 +215,35 @@ func TestPostgresRateLogCommitsWithoutFlushWait(t *testing.T) {
 		}
 	}
 }
+
+// TestRateMemoIsBounded fills the memory of rate logs past maxRateMemoBytes with windows of a
+// read route's size: it never holds more, keeps its count of bytes exact through rewrites and
+// forgetting, and still remembers the key written last.
+func TestRateMemoIsBounded(t *testing.T) {
+	t.Parallel()
+	var m rateMemo
+	times := strings.Repeat("1764441600000000000,", 120) // a full minute at 120 a minute
+	held := func() int {
+		n := 0
+		for k, l := range m.logs {
+			n += len(k) + len(l.times)
+		}
+		return n
+	}
+	now := time.Now()
+	for i := range 2 * maxRateMemoBytes / len(times) {
+		key := fmt.Sprintf("key-%d", i)
+		m.remember(key, times, now)
+		m.remember(key, times[:len(times)/2], now) // a rewrite of the same key
+		if m.bytes > maxRateMemoBytes || m.bytes != held() {
+			t.Fatalf("after %d keys: counted %d bytes, holds %d, bound %d", i+1, m.bytes, held(), maxRateMemoBytes)
+		}
+		if _, ok := m.recall(key); !ok {
+			t.Fatalf("the key written last, %s, is not remembered", key)
+		}
+	}
+	m.forgetBefore(now.Add(time.Second))
+	if len(m.logs) != 0 || m.bytes != 0 {
+		t.Fatalf("after forgetting every key: %d keys, %d bytes", len(m.logs), m.bytes)
+	}
+}
