@@ -278,6 +278,20 @@ func TestPostgresCacheDropsOnlyTheChangedAccount(t *testing.T) {
 	a := newTestAccount(t, s, "scope-a", 1)
 	b := newTestAccount(t, s, "scope-b", 1)
 	made := newCachedInstance(t, s, a.ID)
+	watcher := s.cache.(*readcache.Cache[cacheKey, uint64]).Watcher().(*pgchanges.Watcher)
+	// heardAll returns once s has heard every notification committed before it: it changes a
+	// third account through the other replica and waits for that notification, which
+	// PostgreSQL delivers after those.
+	barrier, blocked := newTestAccount(t, s, "scope-barrier", 1), false
+	heardAll := func() {
+		t.Helper()
+		before := watcher.Scope(barrier.ID)
+		blocked = !blocked
+		if err := other.SetAccountFlag(ctx, barrier.ID, store.FlagBlocked, blocked); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the barrier's notification", func() bool { return watcher.Scope(barrier.ID) != before })
+	}
 	key := func(acct store.Account) store.Account {
 		t.Helper()
 		got, err := s.AccountByKeyHash(ctx, acct.KeyHash)
@@ -301,11 +315,10 @@ func TestPostgresCacheDropsOnlyTheChangedAccount(t *testing.T) {
 		key(acct)
 		return reads.Take().All > 0
 	}
+	heardAll() // the notifications of a's instance and its install
 	cachedKey("a's key cached", a)
 	cachedKey("b's key cached", b)
 
-	watcher := s.cache.(*readcache.Cache[cacheKey, uint64]).Watcher().(*pgchanges.Watcher)
-	before := watcher.Scope(a.ID)
 	charge := store.LedgerEntry{AccountID: a.ID, Amount: -1_000, Kind: store.LedgerOrder, Reference: "order-1", CreatedAt: time.Now().UTC()}
 	err := s.WithTx(ctx, func(tx store.Tx) error {
 		if _, err := tx.LockAccounts(ctx, []int64{a.ID}); err != nil {
@@ -322,8 +335,7 @@ func TestPostgresCacheDropsOnlyTheChangedAccount(t *testing.T) {
 	if readsSQL(b) {
 		t.Fatal("this process's charge of a dropped b's cached key")
 	}
-	// The charge's own notification, which drops a's key once more, is heard after the commit.
-	eventually(t, "the notification of this process's charge", func() bool { return watcher.Scope(a.ID) >= before+2 })
+	heardAll() // the charge's own notification, which drops a's key once more
 
 	cachedKey("a's key cached again", a)
 	if err := other.SetAccountFlag(ctx, b.ID, store.FlagBlocked, true); err != nil {
