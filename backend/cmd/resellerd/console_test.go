@@ -212,11 +212,31 @@ func requireChromium(t *testing.T) {
 	}
 }
 
+// browserStarts bounds how often newBrowser starts Chromium: once in CI it crashed before it
+// listened (its crash handler's lines were all it printed), a fault of the browser's start
+// and not of the page under test; a second start is a fresh process with a fresh profile.
+const browserStarts = 3
+
 // newBrowser starts headless Chromium for the test, with a fresh profile, recording the requests
-// the page makes and the errors it meets.
+// the page makes and the errors it meets. A browser that exits before it listens is started
+// again (browserStarts), its output logged; any other failure ends the test.
 func newBrowser(t *testing.T, origin string) *browser {
 	t.Helper()
 	requireChromium(t)
+	for attempt := 1; ; attempt++ {
+		b, err := startBrowser(t, origin)
+		if err == nil {
+			return b
+		}
+		if attempt == browserStarts || !strings.Contains(err.Error(), "chrome failed to start") {
+			t.Fatalf("start Chromium (attempt %d of %d): %v", attempt, browserStarts, err)
+		}
+		t.Logf("Chromium exited before it listened (attempt %d of %d), starting it again: %v", attempt, browserStarts, err)
+	}
+}
+
+// startBrowser is one start of Chromium; a failed start leaves no process or context behind.
+func startBrowser(t *testing.T, origin string) (*browser, error) {
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(chromiumPath),
 		chromedp.Flag("headless", true),
@@ -231,12 +251,14 @@ func newBrowser(t *testing.T, origin string) *browser {
 		chromedp.UserDataDir(t.TempDir()),
 	)
 	ctx, cancel := chromedp.NewContext(alloc)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
 	b := &browser{ctx: ctx, origin: origin, open: map[network.RequestID]*openRequest{}}
 	if err := chromedp.Listen(ctx, b.see); err != nil {
-		t.Fatalf("start Chromium: %v", err)
+		cancel()
+		cancelAlloc()
+		return nil, err
 	}
-	return b
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	return b, nil
 }
 
 // see records a request to another origin, an uncaught exception and a security error (a
