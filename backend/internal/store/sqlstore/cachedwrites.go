@@ -23,25 +23,43 @@ import (
 // the cache.
 
 // autocommits is the pool as the store's statements outside transactions use it on
-// PostgreSQL, where each commits on its own: one that changes cached rows tells committed once
-// it returns. (A statement read through rows commits when they are read to the end, a moment
-// later; the change notification covers that moment.)
+// PostgreSQL, where each commits on its own: each waits for its connection's turn (turns), and
+// one that changes cached rows tells committed once it returns. (A statement read through rows
+// commits when they are read to the end, a moment later; the change notification covers that
+// moment.)
 type autocommits struct {
 	*sql.DB
-	tell *changeTeller
+	tell  *changeTeller
+	turns *turns
 }
 
 func (a autocommits) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	release, err := a.turns.takeStatement(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	defer a.after(query)
 	return a.DB.ExecContext(ctx, query, args...)
 }
 
 func (a autocommits) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	release, err := a.turns.takeStatement(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	defer a.after(query)
 	return a.DB.QueryContext(ctx, query, args...) //nolint:sqlclosecheck // the caller closes them
 }
 
+// QueryRowContext runs the query in its turn. A *sql.Row cannot carry an error of its own, so a
+// context that ends while the statement waits for its turn is left to database/sql, which then
+// returns the context's error from Scan without running the query.
 func (a autocommits) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if release, err := a.turns.takeStatement(ctx); err == nil {
+		defer release()
+	}
 	defer a.after(query)
 	return a.DB.QueryRowContext(ctx, query, args...)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
-	"golang.org/x/sync/semaphore"
 )
 
 // genericPlans runs a statement that commits on its own on PostgreSQL under the generic plan
@@ -21,7 +20,7 @@ import (
 type genericPlans struct {
 	db    *sql.DB
 	tell  *changeTeller
-	turns *semaphore.Weighted // a statement waits for a turn as a transaction does (plainTx.turns)
+	turns *turns // a statement waits for a turn as a transaction does (turns.takeTx)
 }
 
 // useGenericPlan asks for generic plans until the end of the current transaction. Sent with the
@@ -35,10 +34,11 @@ const useGenericPlan = `SELECT set_config('plan_cache_mode', 'force_generic_plan
 // its generic plan and scans its one row into dest: one round trip, as a plain query is. It tells
 // the read cache of the commit as autocommits does.
 func (g *genericPlans) scanRow(ctx context.Context, query string, args []any, dest []any) error {
-	if err := g.turns.Acquire(ctx, 1); err != nil {
-		return fmt.Errorf("sqlstore: wait for a turn: %w", err)
+	release, err := g.turns.takeTx(ctx)
+	if err != nil {
+		return err
 	}
-	defer g.turns.Release(1)
+	defer release()
 	conn, err := g.db.Conn(ctx)
 	if err != nil {
 		return err

@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
-	"golang.org/x/sync/semaphore"
 )
 
 // orderGroups is the group commit of new orders on PostgreSQL. The orders that arrive while
@@ -45,7 +44,7 @@ import (
 //     order within one account), as the workers' batches lock theirs, so it cannot deadlock
 //     with those either.
 //   - Bounded: at most maxOrderGroup orders a group, orderGroupWorkers groups in flight, each
-//     holding a turn (plainTx.turns) as a transaction does, and orderGroupTimeout for one group.
+//     holding a turn (turns.takeTx) as a transaction does, and orderGroupTimeout for one group.
 //   - A caller whose context ends while its order waits in the queue withdraws it: not placed,
 //     the context's error returned. Once a group has taken the order, the caller waits for that
 //     group's outcome and reports it, placed or not, so an order is never placed while its
@@ -55,7 +54,7 @@ import (
 type orderGroups struct {
 	db    *sql.DB
 	tell  *changeTeller
-	turns *semaphore.Weighted
+	turns *turns
 	// queues holds each worker's orders: those of the accounts whose id mod orderGroupWorkers
 	// is its index.
 	queues []chan *groupedOrder
@@ -117,7 +116,7 @@ type groupedOrder struct {
 }
 
 // newOrderGroups starts the workers of the group commit on db.
-func newOrderGroups(db *sql.DB, tell *changeTeller, turns *semaphore.Weighted) *orderGroups {
+func newOrderGroups(db *sql.DB, tell *changeTeller, turns *turns) *orderGroups {
 	ctx, stop := context.WithCancel(context.Background())
 	g := &orderGroups{db: db, tell: tell, turns: turns, ctx: ctx, stop: stop, closed: make(chan struct{})}
 	for range orderGroupWorkers {
@@ -203,14 +202,15 @@ func (g *orderGroups) work(queue chan *groupedOrder) {
 		case <-g.ctx.Done():
 			return
 		}
-		if err := g.turns.Acquire(g.ctx, 1); err != nil {
+		release, err := g.turns.takeTx(g.ctx)
+		if err != nil {
 			first.answer(errOrdersClosed)
 			return
 		}
 		if group := g.collect(queue, first); len(group) > 0 {
 			g.run(group)
 		}
-		g.turns.Release(1)
+		release()
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store/migrations"
@@ -83,19 +82,13 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Store, erro
 	o, d := collect(opts), newPostgresDialect()
 	changes := pgchanges.Start(ctx, cfg.ConnConfig.Copy(), o.log)
 	cache, tell := readcache.New[cacheKey](changes), &changeTeller{committed: changes.Changed, committedAccounts: changes.ChangedAccounts}
-	turns := semaphore.NewWeighted(txTurns(cfg.MaxConns))
+	turns := newTurns(cfg.MaxConns)
 	groups := newOrderGroups(db, tell, turns)
 	return open(ctx, &Store{db: db, pools: map[string]*sql.DB{"main": db}, probe: db,
 		tx:    plainTx{db: db, d: d, hook: o.hook, keys: o.keys, tell: tell, turns: turns},
 		cache: cache, closers: []func() error{groups.Close, cache.Close}, changes: changes.Version,
-		queries: queries{q: autocommits{DB: db, tell: tell}, d: d, hook: o.hook, keys: o.keys,
+		queries: queries{q: autocommits{DB: db, tell: tell, turns: turns}, d: d, hook: o.hook, keys: o.keys,
 			generic: &genericPlans{db: db, tell: tell, turns: turns}, groups: groups}})
-}
-
-// txTurns is how many transactions hold a connection at once in a pool of size conns (see
-// plainTx.turns): three quarters of it, so a quarter stays for the reads outside transactions.
-func txTurns(conns int32) int64 {
-	return max(1, int64(conns)*3/4)
 }
 
 // defaultPoolSize is the pool of a process on procs CPUs when the URL does not set

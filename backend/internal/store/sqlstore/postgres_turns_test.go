@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,12 +20,7 @@ import (
 func TestPostgresTransactionsTakeTurnsInOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := pg.Database(t)
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	s := openURL(t, url+sep+"pool_max_conns=2")
+	s := openPool(t, 2)
 	if got := txTurns(2); got != 1 {
 		t.Fatalf("txTurns(2) = %d, want 1", got)
 	}
@@ -73,4 +69,96 @@ func TestPostgresTransactionsTakeTurnsInOrder(t *testing.T) {
 	if want := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}; !slices.Equal(ran, want) {
 		t.Fatalf("the transactions ran in the order %v, want %v", ran, want)
 	}
+}
+
+// TestPostgresStatementsTakeTurnsInOrder queues ten statements outside transactions behind a
+// transaction that holds the only connection of a pool of one: they run in the order they
+// asked, as the sequence of the rows they insert shows (database/sql alone hands the freed
+// connection to a random waiter).
+func TestPostgresStatementsTakeTurnsInOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openPool(t, 1)
+	if _, err := s.queries.exec(ctx, `CREATE TABLE turn_order (seq BIGSERIAL PRIMARY KEY, asked INTEGER NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	holding, release := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- s.WithTx(ctx, func(tx store.Tx) error {
+			close(holding)
+			<-release
+			return nil
+		})
+	}()
+	<-holding
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Go(func() {
+			if _, err := s.queries.exec(ctx, `INSERT INTO turn_order (asked) VALUES (?)`, i); err != nil {
+				t.Error(err)
+			}
+		})
+		time.Sleep(20 * time.Millisecond) // so each asks after the one before
+	}
+	close(release)
+	wg.Wait()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	ran, err := list(ctx, s.queries, "turn order", func(r rowScanner) (int, error) {
+		var asked int
+		return asked, r.Scan(&asked)
+	}, `SELECT asked FROM turn_order ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}; !slices.Equal(ran, want) {
+		t.Fatalf("the statements ran in the order %v, want %v", ran, want)
+	}
+}
+
+// TestPostgresPoolHasNoWaiter runs transactions and statements outside them, 32 at once, on a
+// pool of three connections: every one waits in the store's line (turns), none in
+// database/sql's, whose waiters get a freed connection in a random order.
+func TestPostgresPoolHasNoWaiter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openPool(t, 3)
+	a := newTestAccount(t, s, "no-waiter", 1)
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			for range 10 {
+				var err error
+				if i%2 == 0 {
+					_, err = s.queries.exec(ctx, `SELECT pg_sleep(0.002)`)
+				} else {
+					err = s.WithTx(ctx, func(tx store.Tx) error {
+						_, err := tx.Account(ctx, a.ID)
+						return err
+					})
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if st := s.db.Stats(); st.WaitCount != 0 || st.OpenConnections > 3 {
+		t.Fatalf("database/sql had %d waiters (%v in all) and %d connections, want none and at most 3", st.WaitCount, st.WaitDuration, st.OpenConnections)
+	}
+}
+
+// openPool opens a store on a fresh database with a pool of conns connections.
+func openPool(t *testing.T, conns int) *Store {
+	t.Helper()
+	url := pg.Database(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	return openURL(t, url+sep+"pool_max_conns="+strconv.Itoa(conns))
 }

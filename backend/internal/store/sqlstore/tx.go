@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"golang.org/x/sync/semaphore"
-
 	"github.com/reseller/terraform-provider-reseller/backend/internal/secrets"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/store"
 )
@@ -37,13 +35,9 @@ type plainTx struct {
 	// tell is told of every commit that changed rows the read cache keeps (see
 	// cachedwrites.go), so the cache serves nothing older to a read that starts after it.
 	tell *changeTeller
-	// turns lets at most its size of transactions hold a connection at once and gives the
-	// next turn to the one that has waited longest (x/sync's semaphore is FIFO): database/sql
-	// hands a freed connection to a random waiter, so without turns some requests wait far
-	// longer than the others and the tail of POST /instances grows. In a pool of 2 or more its
-	// size is below the pool's, so the reads outside transactions (every request's key) never
-	// wait behind the transactions' line.
-	turns *semaphore.Weighted
+	// turns puts the transaction in the pool's line (turns.takeTx) before it takes a
+	// connection.
+	turns *turns
 }
 
 func (p plainTx) WithTx(ctx context.Context, fn func(tx store.Tx) error) error {
@@ -62,10 +56,11 @@ func (p plainTx) WithTx(ctx context.Context, fn func(tx store.Tx) error) error {
 
 // runTx runs fn once in a transaction of its own.
 func (p plainTx) runTx(ctx context.Context, fn func(tx store.Tx) error) error {
-	if err := p.turns.Acquire(ctx, 1); err != nil {
-		return fmt.Errorf("sqlstore: wait for a turn: %w", err)
+	release, err := p.turns.takeTx(ctx)
+	if err != nil {
+		return err
 	}
-	defer p.turns.Release(1)
+	defer release()
 	tx, err := p.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
