@@ -21,19 +21,23 @@ import (
 // commit does not wait for the WAL flush (dialect.asyncCommit).
 //
 // Where the times come from: what this process last wrote for key (rateMemo), so that a key
-// used again from the same replica costs one statement, not a read and a write; else, or when
-// someone else wrote the key since (the condition fails), a read. A key updated by someone else
+// used again from the same replica costs one statement, not a read and a write. A key it does
+// not remember is first written as one with no times: its row is then inserted by that one
+// statement when it has none, as is the case of a key unused for the window (DropRateLogsBefore
+// deletes those rows), which is every key's first request. At the spec's limits on PostgreSQL
+// a first request was the slowest of all, most of the p99 of POST /instances (bench/README.md).
+// When someone else wrote the key since (the condition fails, also for a stored row with times
+// that this process does not remember), a read. A key updated by someone else
 // between the read and the write is tried again, and after rateLogTries such races it is updated
 // under its row's lock (lockedRateLog), where no race is lost. update may run more than once.
 func (s *Store) UpdateRateLog(ctx context.Context, key string, now time.Time, update func([]time.Time) []time.Time) error {
-	if times, ok := s.rates.recall(key); ok {
-		done, err := s.writeAndRemember(ctx, key, now, times, update)
-		if err != nil {
-			return fmt.Errorf("sqlstore: rate log: %w", err)
-		}
-		if done {
-			return nil
-		}
+	times, _ := s.rates.recall(key) // "" (no times) for a key it does not remember
+	done, err := s.writeAndRemember(ctx, key, now, times, update)
+	if err != nil {
+		return fmt.Errorf("sqlstore: rate log: %w", err)
+	}
+	if done {
+		return nil
 	}
 	for range rateLogTries {
 		times, err := s.readRateLog(ctx, key)
