@@ -47,6 +47,8 @@ type options struct {
 	drain       int
 	databases   []string
 	accounts    int
+	// warmup is how many POSTs, from accounts of their own, go before the measured ones.
+	warmup int
 	// rateLimitScale is serve's --rate-limit-scale (0: the limits off).
 	rateLimitScale float64
 	pgParams       string
@@ -69,6 +71,7 @@ func main() {
 	flag.DurationVar(&o.readFor, "read-for", 3*time.Second, "how long each GET /instances/{id} figure runs")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.IntVar(&o.accounts, "accounts", 50, "accounts the POST clients are spread over, round-robin (a second figure puts them all on one)")
+	flag.IntVar(&o.warmup, "warmup", 0, "POST /instances sent before the POST figure, from accounts of their own, and not counted: a server that has been serving (its pool's connections and their plans, the caches) rather than one started a second ago")
 	flag.StringVar(&o.pgParams, "pg-params", "", "parameters added to the URL serve gets on PostgreSQL, e.g. pool_max_conns=8")
 	flag.BoolVar(&o.keyed, "idempotency-keys", false, "send a fresh Idempotency-Key with every POST /instances, as the provider does")
 	flag.StringVar(&o.pprofDir, "pprof", "", "directory for CPU profiles of serve (--pprof) during the GET phase and the first 3 s of the spread POST phase")
@@ -265,8 +268,11 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 	if total != n {
 		return result{}, fmt.Errorf("the API lists %d instances, want %d", total, n)
 	}
+	if err := warmUp(ctx, c, o, db); err != nil {
+		return result{}, err
+	}
 	var r result
-	time.Sleep(2 * time.Second) // the first ticks weigh the filled wallet
+	time.Sleep(2 * time.Second) // the first ticks weigh the filled wallet, and deploy the warm-up's orders
 	if r.idleCPU, err = idleCPU(serve.Process.Pid, o.idle); err != nil {
 		return result{}, err
 	}
@@ -298,6 +304,36 @@ func measure(ctx context.Context, o options, d database, n int) (result, error) 
 		r.single, err = c.postRate(ctx, o.posts, o.concurrency, keys[:1], o.keyed)
 	}
 	return r, err
+}
+
+// warmUp sends o.warmup orders from accounts that the POST figure does not use, as many as
+// the rate limits need, and prints their rate: the figure then measures a server whose
+// connections, plans and caches have served, as a shared server's have, and not its first
+// second. The measured accounts are still new to it, each first order with what that costs.
+func warmUp(ctx context.Context, c *client, o options, db string) error {
+	if o.warmup == 0 {
+		return nil
+	}
+	accounts := 1
+	if o.rateLimitScale > 0 {
+		_, perMinute := apiclient.PaceBudget(http.MethodPost, "/instances")
+		perKey := apiclient.ScaledBudget(perMinute, o.rateLimitScale)
+		accounts = (o.warmup + perKey - 1) / perKey
+	}
+	first, err := createAccount(ctx, o.resellerd, db)
+	if err != nil {
+		return err
+	}
+	keys, err := moreAccounts(ctx, o.resellerd, db, first, accounts)
+	if err != nil {
+		return err
+	}
+	f, err := c.postRate(ctx, o.warmup, o.concurrency, keys, o.keyed)
+	if err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	fmt.Printf("         warm-up: %d POST /instances over %d accounts of their own, %.0f/s (p99 %.0f ms), not counted\n", o.warmup, accounts, f.perSec, f.p99ms)
+	return nil
 }
 
 // measureReads takes the read figures of r: the pages' times and the GET /instances/{id} rate

@@ -14,7 +14,7 @@ import (
 // PostgreSQL that step is one statement (placeOrder), run under its generic plan
 // (genericPlans) in the same round trip and, with the orders that arrive at the same time, in
 // the transaction of a group (orderGroups); a group waits for a turn as a transaction does
-// (plainTx.turns), so that under a load of orders a freed connection goes to what has waited
+// (turns.takeTx), so that under a load of orders a freed connection goes to what has waited
 // longest. On SQLite it is a transaction of the group commit, as every write
 // there is, and so it is on PostgreSQL for an order with app inputs when the store has a key:
 // their seal is written once the order has its id (see secrets.go).
