@@ -26,35 +26,21 @@ func TestPostgresTransactionsTakeTurnsInOrder(t *testing.T) {
 	}
 	a := newTestAccount(t, s, "turns", 1)
 
-	holding, release := make(chan struct{}), make(chan struct{})
-	go func() {
-		_ = s.WithTx(ctx, func(tx store.Tx) error {
-			close(holding)
-			<-release
-			return nil
-		})
-	}()
-	<-holding
+	release := holdATransaction(t, s)
 	var mu sync.Mutex
 	var ran []int
-	var wg sync.WaitGroup
-	for i := range 10 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := s.WithTx(ctx, func(tx store.Tx) error {
-				mu.Lock()
-				ran = append(ran, i)
-				mu.Unlock()
-				_, err := tx.Account(ctx, a.ID)
-				return err
-			})
-			if err != nil {
-				t.Error(err)
-			}
-		}()
-		time.Sleep(20 * time.Millisecond) // so each asks after the one before
-	}
+	wait := askInOrder(10, func(i int) {
+		err := s.WithTx(ctx, func(tx store.Tx) error {
+			mu.Lock()
+			ran = append(ran, i)
+			mu.Unlock()
+			_, err := tx.Account(ctx, a.ID)
+			return err
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
 	if _, err := s.AccountByKeyHash(ctx, a.KeyHash); err != nil {
 		t.Fatalf("a read while every turn is taken: %v", err)
 	}
@@ -64,11 +50,9 @@ func TestPostgresTransactionsTakeTurnsInOrder(t *testing.T) {
 	if len(early) != 0 {
 		t.Fatalf("transactions %v ran while the only turn was held, want them to wait", early)
 	}
-	close(release)
-	wg.Wait()
-	if want := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}; !slices.Equal(ran, want) {
-		t.Fatalf("the transactions ran in the order %v, want %v", ran, want)
-	}
+	release()
+	wait()
+	checkRanInOrder(t, "transactions", ran)
 }
 
 // TestPostgresStatementsTakeTurnsInOrder queues ten statements outside transactions behind a
@@ -82,30 +66,14 @@ func TestPostgresStatementsTakeTurnsInOrder(t *testing.T) {
 	if _, err := s.queries.exec(ctx, `CREATE TABLE turn_order (seq BIGSERIAL PRIMARY KEY, asked INTEGER NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	holding, release := make(chan struct{}), make(chan struct{})
-	held := make(chan error, 1)
-	go func() {
-		held <- s.WithTx(ctx, func(tx store.Tx) error {
-			close(holding)
-			<-release
-			return nil
-		})
-	}()
-	<-holding
-	var wg sync.WaitGroup
-	for i := range 10 {
-		wg.Go(func() {
-			if _, err := s.queries.exec(ctx, `INSERT INTO turn_order (asked) VALUES (?)`, i); err != nil {
-				t.Error(err)
-			}
-		})
-		time.Sleep(20 * time.Millisecond) // so each asks after the one before
-	}
-	close(release)
-	wg.Wait()
-	if err := <-held; err != nil {
-		t.Fatal(err)
-	}
+	release := holdATransaction(t, s)
+	wait := askInOrder(10, func(i int) {
+		if _, err := s.queries.exec(ctx, `INSERT INTO turn_order (asked) VALUES (?)`, i); err != nil {
+			t.Error(err)
+		}
+	})
+	release()
+	wait()
 	ran, err := list(ctx, s.queries, "turn order", func(r rowScanner) (int, error) {
 		var asked int
 		return asked, r.Scan(&asked)
@@ -113,9 +81,7 @@ func TestPostgresStatementsTakeTurnsInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}; !slices.Equal(ran, want) {
-		t.Fatalf("the statements ran in the order %v, want %v", ran, want)
-	}
+	checkRanInOrder(t, "statements", ran)
 }
 
 // TestPostgresPoolHasNoWaiter runs transactions and statements outside them, 32 at once, on a
@@ -161,4 +127,45 @@ func openPool(t *testing.T, conns int) *Store {
 		sep = "&"
 	}
 	return openURL(t, url+sep+"pool_max_conns="+strconv.Itoa(conns))
+}
+
+// holdATransaction starts a transaction on s that holds its turn, and its connection, until
+// release, which waits for it to end.
+func holdATransaction(t *testing.T, s *Store) (release func()) {
+	t.Helper()
+	holding, end := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- s.WithTx(context.Background(), func(tx store.Tx) error {
+			close(holding)
+			<-end
+			return nil
+		})
+	}()
+	<-holding
+	return func() {
+		close(end)
+		if err := <-held; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// askInOrder runs ask(0) to ask(n-1) at once, each started 20 ms after the one before so that
+// each asks for its turn after it; wait waits for them all.
+func askInOrder(n int, ask func(i int)) (wait func()) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { ask(i) })
+		time.Sleep(20 * time.Millisecond)
+	}
+	return wg.Wait
+}
+
+// checkRanInOrder fails unless ran is 0 to 9, the order askInOrder asked in.
+func checkRanInOrder(t *testing.T, what string, ran []int) {
+	t.Helper()
+	if want := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}; !slices.Equal(ran, want) {
+		t.Fatalf("the %s ran in the order %v, want %v", what, ran, want)
+	}
 }
