@@ -103,6 +103,11 @@ type Client struct {
 	jitter func(d time.Duration) time.Duration
 }
 
+// MaxRetries is the retry budget the Client was made with (max_retries): how often a request is
+// sent again after a failure that allows it. Callers that repeat a request themselves, where
+// the Client cannot (a create without an Idempotency-Key), hold to the same budget.
+func (c *Client) MaxRetries() int { return c.maxRetries }
+
 // request is one API call as endpoints.go describes it; Client.do turns it into HTTP.
 type request struct {
 	method string

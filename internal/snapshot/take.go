@@ -14,34 +14,34 @@ import (
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
-// maxTakeAttempts bounds how often a snapshot is asked for when each answer is lost and the
-// API shows no snapshot taken by the request.
-const maxTakeAttempts = 3
-
 // takeSnapshot asks the API for a snapshot of instanceID and returns it in creating.
 //
 // The POST has no Idempotency-Key, so the client does not repeat it when its answer is lost (a
 // connection reset, or a 502/503/504 from a gateway in front of the API): the API may or may not
 // have taken the snapshot. takeSnapshot then looks for it among the instance's snapshots that
 // were not there before the first attempt, and asks again only when it is not there, so a lost
-// answer neither fails the apply nor takes a second, billed snapshot. A request cut short by
-// the apply's interrupt or the create timeout is not asked again: takeSnapshot only looks for
+// answer neither fails the apply nor takes a second, billed snapshot. It asks at most the
+// client's retry budget again (max_retries), and it looks after the last lost answer too, so a
+// snapshot that the last attempt took reaches the state rather than being orphaned (CI once
+// found one left after three lost answers, when the attempts were three). A request cut short
+// by the apply's interrupt or the create timeout is not asked again: takeSnapshot only looks for
 // what it took (findCutShort), so the snapshot reaches the state rather than being orphaned.
 func takeSnapshot(ctx context.Context, c *client.Client, instanceID int64, req client.CreateSnapshotRequest) (*client.Snapshot, error) {
 	before, err := c.ListInstanceSnapshots(ctx, instanceID)
 	if err != nil {
 		return nil, fmt.Errorf("listing the snapshots the instance has before taking one: %w", err)
 	}
+	attempts := c.MaxRetries() + 1
 	for attempt := 1; ; attempt++ {
 		snap, err := c.CreateSnapshot(ctx, instanceID, req)
 		if err != nil && cutShort(ctx, err) {
 			return findCutShort(ctx, c, instanceID, req.Name, before.Snapshots, err)
 		}
-		if err == nil || !answerLost(ctx, err) || attempt == maxTakeAttempts {
+		if err == nil || !answerLost(ctx, err) {
 			return snap, err
 		}
-		tflog.Warn(ctx, "the answer to a snapshot create was lost; looking for the snapshot before asking again",
-			map[string]any{"instance_id": instanceID, "attempt": attempt, "error": err.Error()})
+		tflog.Warn(ctx, "the answer to a snapshot create was lost; looking for the snapshot it may have taken",
+			map[string]any{"instance_id": instanceID, "attempt": attempt, "attempts": attempts, "error": err.Error()})
 		found, findErr := findLostSnapshot(ctx, c, instanceID, req.Name, before.Snapshots)
 		if findErr != nil {
 			return nil, fmt.Errorf("%w; looking for the snapshot it may have taken: %w", err, findErr)
@@ -49,6 +49,9 @@ func takeSnapshot(ctx context.Context, c *client.Client, instanceID int64, req c
 		if found != nil {
 			tflog.Info(ctx, "found the snapshot whose answer was lost", map[string]any{"snapshot_id": found.ID})
 			return found, nil
+		}
+		if attempt >= attempts {
+			return nil, fmt.Errorf("%w (%d attempts, each answer lost, and the instance shows no snapshot taken)", err, attempt)
 		}
 	}
 }

@@ -5,17 +5,19 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
-// snapshotStub is POST and GET /instances/5/snapshots: a POST that is taken records snapshot 9
-// (named as asked), and every POST ends the apply's context (the interrupt) and loses its answer.
+// snapshotStub is POST and GET /instances/5/snapshots: the POST that is taken records snapshot 9
+// (named as asked), and every POST loses its answer, after it ends the apply's context (the
+// interrupt) when there is one.
 type snapshotStub struct {
-	interrupt context.CancelFunc
-	take      bool // the API takes the snapshot before the answer is lost
+	interrupt context.CancelFunc // nil: none
+	takeAt    int                // the POST (1: the first) the API takes before its answer is lost; 0: none
 
 	mu    sync.Mutex
 	posts int
@@ -35,10 +37,12 @@ func (s *snapshotStub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Name string `json:"name"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		if s.take {
+		if s.posts == s.takeAt {
 			s.taken = append(s.taken, map[string]any{"id": 9, "name": req.Name, "status": "creating"})
 		}
-		s.interrupt()
+		if s.interrupt != nil {
+			s.interrupt()
+		}
 		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
 			_ = conn.Close()
 		}
@@ -54,7 +58,10 @@ func TestTakeSnapshotFindsWhatACutShortCreateTook(t *testing.T) {
 	for _, take := range []bool{true, false} {
 		ctx, interrupt := context.WithCancel(context.Background())
 		defer interrupt()
-		stub := &snapshotStub{interrupt: interrupt, take: take}
+		stub := &snapshotStub{interrupt: interrupt}
+		if take {
+			stub.takeAt = 1
+		}
 		srv := httptest.NewServer(stub)
 		defer srv.Close()
 		c, err := client.New(client.Config{Endpoint: srv.URL + "/api/v1", APIKey: "k"})
@@ -71,6 +78,35 @@ func TestTakeSnapshotFindsWhatACutShortCreateTook(t *testing.T) {
 		}
 		if stub.posts != 1 {
 			t.Errorf("take %v: %d snapshot creates sent, want 1", take, stub.posts)
+		}
+	}
+}
+
+// TestTakeSnapshotLooksAfterItsLastAttempt: every create's answer is lost (the connection
+// reset after the API processed it, or not). The creates are asked again while the instance
+// shows no new snapshot, up to the client's retry budget (max_retries 4: five creates), and the
+// snapshot that the last of them took is found, not orphaned; when none took one, the error
+// says so after the fifth.
+func TestTakeSnapshotLooksAfterItsLastAttempt(t *testing.T) {
+	t.Parallel()
+	const retries = 4
+	for _, takeAt := range []int{retries + 1, 0} {
+		stub := &snapshotStub{takeAt: takeAt}
+		srv := httptest.NewServer(stub)
+		defer srv.Close()
+		c, err := client.New(client.Config{Endpoint: srv.URL + "/api/v1", APIKey: "k", MaxRetries: retries})
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := takeSnapshot(context.Background(), c, 5, client.CreateSnapshotRequest{})
+		switch {
+		case takeAt != 0 && (err != nil || snap == nil || snap.ID != 9):
+			t.Errorf("taken by create %d, every answer lost: got %+v, %v; want snapshot 9", takeAt, snap, err)
+		case takeAt == 0 && (err == nil || !strings.Contains(err.Error(), "shows no snapshot taken")):
+			t.Errorf("never taken, every answer lost: got %+v, %v; want an error saying no snapshot was taken", snap, err)
+		}
+		if stub.posts != retries+1 {
+			t.Errorf("taken by create %d: %d creates sent, want %d", takeAt, stub.posts, retries+1)
 		}
 	}
 }
