@@ -98,9 +98,9 @@ func (w *watchedTx) QueryRowContext(ctx context.Context, query string, args ...a
 // note records that the transaction changes cached rows if query does. A transaction's
 // statements run one at a time, so changed needs no lock.
 func (w *watchedTx) note(query string) {
-	if w.tell.changes(query) {
+	if c := w.tell.change(query); c.cached {
 		w.changed = true
-		w.unscoped = w.unscoped || unscopedChange.MatchString(query)
+		w.unscoped = w.unscoped || c.unscoped
 	}
 }
 
@@ -146,19 +146,29 @@ type changeTeller struct {
 	committed func()
 	// committedAccounts moves the versions of the accounts given (pgchanges.Watcher.ChangedAccounts).
 	committedAccounts func([]int64)
-	// known maps a statement's text to whether it changes cached rows; the store's texts are
-	// a fixed set (a batch's vary with its length, which is bounded).
+	// known maps a statement's text to its cachedChange; the store's texts are a fixed set (a
+	// batch's vary with its length, which is bounded).
 	known sync.Map
+}
+
+// cachedChange is what a statement may change of the rows the read cache keeps.
+type cachedChange struct {
+	cached   bool // it may change a cached row (findsCachedChange)
+	unscoped bool // and rows of no account (unscopedChange)
 }
 
 // changes reports whether a statement may change a row the read cache keeps (cachedTables, or
 // an UPDATE of accounts that sets a column the store reads, or a DELETE from accounts), as the
-// triggers of migration 0012 would notify it. It is worked out once per statement text.
-func (c *changeTeller) changes(query string) bool {
+// triggers of migration 0012 would notify it.
+func (c *changeTeller) changes(query string) bool { return c.change(query).cached }
+
+// change is what query may change of the cached rows, worked out once per statement text.
+func (c *changeTeller) change(query string) cachedChange {
 	if v, ok := c.known.Load(query); ok {
-		return v.(bool)
+		return v.(cachedChange)
 	}
-	v := findsCachedChange(query)
+	cached := findsCachedChange(query)
+	v := cachedChange{cached: cached, unscoped: cached && unscopedChange.MatchString(query)}
 	c.known.Store(query, v)
 	return v
 }

@@ -43,3 +43,28 @@ func TestChangesCachedRows(t *testing.T) {
 		}
 	}
 }
+
+// TestUnscopedChanges checks which changes of cached rows name no account, so that a
+// transaction making one empties the whole cache rather than its accounts' entries: the
+// simulator's settings and a TRUNCATE, and no change of an account's rows. A statement that
+// changes no cached row is never unscoped.
+func TestUnscopedChanges(t *testing.T) {
+	t.Parallel()
+	var tell changeTeller
+	for _, tt := range []struct {
+		query string
+		want  cachedChange
+	}{
+		{`UPDATE sim_settings SET fail_rate = $1 WHERE id = 1`, cachedChange{cached: true, unscoped: true}},
+		{`TRUNCATE instances, app_installs`, cachedChange{cached: true, unscoped: true}},
+		{`UPDATE instances SET name = $1 WHERE id = $2`, cachedChange{cached: true}},
+		{`DELETE FROM accounts WHERE id = $1`, cachedChange{cached: true}},
+		{`SELECT fail_rate FROM sim_settings WHERE id = 1`, cachedChange{}},
+	} {
+		for range 2 { // worked out, then remembered
+			if got := tell.change(tt.query); got != tt.want {
+				t.Errorf("change(%.60q) = %+v, want %+v", tt.query, got, tt.want)
+			}
+		}
+	}
+}
