@@ -51,19 +51,17 @@ func TestChangesCachedRows(t *testing.T) {
 func TestUnscopedChanges(t *testing.T) {
 	t.Parallel()
 	var tell changeTeller
-	for _, tt := range []struct {
-		query string
-		want  cachedChange
-	}{
-		{`UPDATE sim_settings SET fail_rate = $1 WHERE id = 1`, cachedChange{cached: true, unscoped: true}},
-		{`TRUNCATE instances, app_installs`, cachedChange{cached: true, unscoped: true}},
-		{`UPDATE instances SET name = $1 WHERE id = $2`, cachedChange{cached: true}},
-		{`DELETE FROM accounts WHERE id = $1`, cachedChange{cached: true}},
-		{`SELECT fail_rate FROM sim_settings WHERE id = 1`, cachedChange{}},
-	} {
+	wants := map[string]cachedChange{
+		`UPDATE sim_settings SET fail_rate = $1 WHERE id = 1`: {cached: true, unscoped: true},
+		`TRUNCATE instances, app_installs`:                    {cached: true, unscoped: true},
+		`UPDATE instances SET name = $1 WHERE id = $2`:        {cached: true},
+		`DELETE FROM accounts WHERE id = $1`:                  {cached: true},
+		`SELECT fail_rate FROM sim_settings WHERE id = 1`:     {},
+	}
+	for query, want := range wants {
 		for range 2 { // worked out, then remembered
-			if got := tell.change(tt.query); got != tt.want {
-				t.Errorf("change(%.60q) = %+v, want %+v", tt.query, got, tt.want)
+			if got := tell.change(query); got != want {
+				t.Errorf("change(%.60q) = %+v, want %+v", query, got, want)
 			}
 		}
 	}
