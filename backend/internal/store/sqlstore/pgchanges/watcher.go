@@ -62,7 +62,9 @@ type Watcher struct {
 
 	// scoped counts the changes of accounts; scopes holds each account's version, in the slot
 	// of its id modulo scopeSlots (accounts that share a slot drop each other's entries, which
-	// only costs a read). A change moves scoped first, then the slot (see readcache.Cache.put).
+	// only costs a read). A change takes the next count of scoped as its stamp, then raises
+	// each of its accounts' slots to it, so a slot holds the stamp of its latest change and
+	// never goes back (readcache.Scopes; see readcache.Cache.put for why).
 	scoped atomic.Uint64
 	scopes [scopeSlots]atomic.Uint64
 
@@ -94,16 +96,28 @@ func (w *Watcher) Changed() { w.gen.Add(2) }
 // ChangedAccounts moves the versions of accounts: a transaction of this process that changed
 // only their rows has committed.
 func (w *Watcher) ChangedAccounts(accounts []int64) {
-	w.scoped.Add(1)
+	stamp := w.scoped.Add(1)
 	for _, id := range accounts {
-		w.slot(id).Add(1)
+		raise(w.slot(id), stamp)
 	}
 }
 
-// Scoped moves at every change of an account (readcache.Scopes).
+// raise sets v to stamp unless it holds a later one already: two changes of accounts that share
+// a slot may raise it in either order, and it must never go back to a version an entry was
+// dated by before a change.
+func raise(v *atomic.Uint64, stamp uint64) {
+	for {
+		old := v.Load()
+		if old >= stamp || v.CompareAndSwap(old, stamp) {
+			return
+		}
+	}
+}
+
+// Scoped counts the changes of accounts (readcache.Scopes).
 func (w *Watcher) Scoped() uint64 { return w.scoped.Load() }
 
-// Scope is the version of account id (readcache.Scopes).
+// Scope is the version of account id: the stamp of its latest change (readcache.Scopes).
 func (w *Watcher) Scope(id int64) uint64 { return w.slot(id).Load() }
 
 func (w *Watcher) slot(id int64) *atomic.Uint64 {

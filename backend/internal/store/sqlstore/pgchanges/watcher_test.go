@@ -64,7 +64,8 @@ func TestNotificationsMoveTheirAccount(t *testing.T) {
 		{"", 3, 2, 2, 0},
 		{"not an account", 5, 2, 2, 0},
 		{"-7", 7, 2, 2, 0},
-		{"43", 7, 3, 2, 1},
+		{"43", 7, 3, 2, 3},
+		{"42", 7, 4, 4, 3},
 	}
 	for _, st := range steps {
 		w.changed(st.payload)
@@ -73,5 +74,19 @@ func TestNotificationsMoveTheirAccount(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("after a notification %q: version, scoped, account 42, account 43 = %v, want %v", st.payload, got, want)
 		}
+	}
+}
+
+// TestSharedSlotNeverGoesBack: two changes of accounts that share a slot may raise it in either
+// order; the slot keeps the later stamp, so an entry dated by it before the later change is not
+// served again after the earlier one lands.
+func TestSharedSlotNeverGoesBack(t *testing.T) {
+	t.Parallel()
+	w := &Watcher{}
+	earlier, later := w.scoped.Add(1), w.scoped.Add(1)
+	raise(w.slot(7), later)
+	raise(w.slot(7+scopeSlots), earlier)
+	if got := w.Scope(7); got != later {
+		t.Fatalf("account 7's version after the earlier stamp landed last: %d, want %d", got, later)
 	}
 }

@@ -39,9 +39,10 @@ type Watcher[V comparable] interface {
 // Scopes is what a watcher adds that tells changes by scope: the account whose rows changed. The
 // database's version (Watcher.Version) then moves only at a change whose scope it cannot tell.
 type Scopes interface {
-	// Scoped moves at every change of a scope, before that scope's version moves.
+	// Scoped counts the changes of scopes: each change takes the next count as its stamp.
 	Scoped() uint64
-	// Scope is the version of scope (an account's id, above 0): it moves at every change of it.
+	// Scope is the version of scope (an account's id, above 0): the stamp of a change of it at
+	// least as late as its latest one, set after Scoped moved to that stamp. It never goes back.
 	Scope(scope int64) uint64
 }
 
@@ -135,12 +136,15 @@ func (c *Cache[K, V]) scopeAt(scope int64) uint64 {
 }
 
 // put keeps v of scope, read after the database was at version and the scopes at scoped, if
-// the cache is still at version and no scope changed since. The scope's version is read before
-// Scoped is checked, and a watcher moves Scoped before a scope's version: so a change that
-// moved the version read has moved Scoped too, and v is dropped rather than dated after it.
+// the cache is still at version and v's scope has not changed since. Every change takes a stamp
+// above scoped once the miss has read it; one that has raised v's scope is seen here (at above
+// scoped) and v is dropped, and one that has not yet will raise the scope past at and drop v
+// at its next read. A change of another scope leaves v be: under a load of orders some account
+// changes all the time, and an entry of a key read then would otherwise rarely be kept. An
+// entry without a scope is dated by Scoped, so any change since the miss drops it.
 func (c *Cache[K, V]) put(version V, scoped uint64, key K, v any, scope int64) {
 	at := c.scopeAt(scope)
-	if c.scopes.Scoped() != scoped {
+	if at > scoped {
 		return
 	}
 	c.mu.Lock()
