@@ -79,7 +79,7 @@ const (
 	maxOrderGroup = 16
 	// orderGroupWorkers is how many groups may be in flight at once, one per worker: while
 	// one waits for its commit's WAL flush, the others fill, and PostgreSQL's CPUs have work.
-	// Each takes a turn (txTurns: 24 of the default pool of 32 on 2 CPUs).
+	// Each takes a turn (txTurns): on 2 CPUs 6 of the default pool of 8, so 6 at most there.
 	orderGroupWorkers = 16
 	// orderQueue bounds the orders waiting for a worker's group; a caller past it waits to queue.
 	orderQueue = 2 * maxOrderGroup

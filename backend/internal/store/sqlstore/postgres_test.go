@@ -105,8 +105,8 @@ func TestOpenPostgresPoolParameters(t *testing.T) {
 	}
 }
 
-// TestOpenPostgresDefaultPool checks the pool of a URL without pool_max_conns: sized from the
-// CPUs, not pgxpool's 4.
+// TestOpenPostgresDefaultPool checks the pool of a URL without pool_max_conns: four connections
+// a CPU, at least 8 and at most 31.
 func TestOpenPostgresDefaultPool(t *testing.T) {
 	t.Parallel()
 	s := openURL(t, pg.Database(t))
@@ -114,7 +114,7 @@ func TestOpenPostgresDefaultPool(t *testing.T) {
 	if got := s.db.Stats().MaxOpenConnections; got != int(want) || want < minPool {
 		t.Fatalf("MaxOpenConnections = %d, want %d (at least %d)", got, want, minPool)
 	}
-	for procs, want := range map[int]int32{1: minPool, 2: min(maxPool, 2*poolPerProc), 64: maxPool} {
+	for procs, want := range map[int]int32{1: 8, 2: 8, 3: 12, 4: 16, 7: 28, 8: 31, 64: 31} {
 		if got := defaultPoolSize(procs); got != want {
 			t.Fatalf("defaultPoolSize(%d) = %d, want %d", procs, got, want)
 		}
