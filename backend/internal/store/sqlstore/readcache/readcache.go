@@ -139,8 +139,8 @@ func (c *Cache[K, V]) scopeAt(scope int64) uint64 {
 // the cache is still at version and v's scope has not changed since. Every change takes a stamp
 // above scoped once the miss has read it; one that has raised v's scope is seen here (at above
 // scoped) and v is dropped, and one that has not yet will raise the scope past at and drop v
-// at its next read. A change of another scope leaves v be: under a load of orders some account
-// changes all the time, and an entry of a key read then would otherwise rarely be kept. An
+// at its next read. A change of another scope leaves v be: under load some account (every deploy
+// charges one) changes all the time, and an entry read then would otherwise rarely be kept. An
 // entry without a scope is dated by Scoped, so any change since the miss drops it.
 func (c *Cache[K, V]) put(version V, scoped uint64, key K, v any, scope int64) {
 	at := c.scopeAt(scope)
