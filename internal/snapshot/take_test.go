@@ -24,6 +24,13 @@ type snapshotStub struct {
 	taken []map[string]any
 }
 
+// creates is how many POSTs the stub has had.
+func (s *snapshotStub) creates() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.posts
+}
+
 func (s *snapshotStub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -76,8 +83,8 @@ func TestTakeSnapshotFindsWhatACutShortCreateTook(t *testing.T) {
 		case !take && err == nil:
 			t.Errorf("not taken, answer lost to the interrupt: got %+v, want the interrupt's error", snap)
 		}
-		if stub.posts != 1 {
-			t.Errorf("take %v: %d snapshot creates sent, want 1", take, stub.posts)
+		if n := stub.creates(); n != 1 {
+			t.Errorf("take %v: %d snapshot creates sent, want 1", take, n)
 		}
 	}
 }
@@ -105,8 +112,8 @@ func TestTakeSnapshotLooksAfterItsLastAttempt(t *testing.T) {
 		case takeAt == 0 && (err == nil || !strings.Contains(err.Error(), "shows no snapshot taken")):
 			t.Errorf("never taken, every answer lost: got %+v, %v; want an error saying no snapshot was taken", snap, err)
 		}
-		if stub.posts != retries+1 {
-			t.Errorf("taken by create %d: %d creates sent, want %d", takeAt, stub.posts, retries+1)
+		if n := stub.creates(); n != retries+1 {
+			t.Errorf("taken by create %d: %d creates sent, want %d", takeAt, n, retries+1)
 		}
 	}
 }
