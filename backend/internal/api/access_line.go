@@ -56,35 +56,53 @@ func appendMillis(b []byte, t time.Time) []byte {
 }
 
 // appendTextString appends s bare, or quoted by strconv.Quote where slog's text handler quotes
-// it (textNeedsQuoting).
+// it. A string of printable ASCII without '"' or '\' quotes as itself between quotes, so the
+// common case, a route such as "GET /instances/{instance_id}", skips strconv's escaping.
 func appendTextString(b []byte, s string) []byte {
-	if textNeedsQuoting(s) {
-		return strconv.AppendQuote(b, s)
+	switch textQuoting(s) {
+	case quoteNone:
+		return append(b, s...)
+	case quotePlain:
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
 	}
-	return append(b, s...)
+	return strconv.AppendQuote(b, s)
 }
 
-// textNeedsQuoting is slog's rule for a text value: empty, or holding a space, '=', '"', a
-// control character, invalid UTF-8 or a rune that is a space or not printable. A backslash
-// alone does not need quoting, DEL does not either (slog borrows encoding/json's safe set).
-func textNeedsQuoting(s string) bool {
-	if s == "" {
-		return true
-	}
+// How a text value is written (textQuoting).
+const (
+	quoteNone    = iota // bare
+	quotePlain          // between quotes, as it is
+	quoteEscaped        // by strconv.Quote
+)
+
+// textQuoting applies slog's rule for a text value: it is quoted when empty or holding a space,
+// '=', '"', a control character, invalid UTF-8 or a rune that is a space or not printable. A
+// backslash alone does not need quoting, DEL does not either (slog borrows encoding/json's safe
+// set). Quoted, it needs escaping unless it is printable ASCII without '"' or '\'.
+func textQuoting(s string) int {
+	quoted, plain := s == "", true
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c == ' ' || c == '=' || c == '"' || c < 0x20 {
-				return true
-			}
+			quoted = quoted || c == ' ' || c == '=' || c == '"' || c < 0x20
+			plain = plain && c != '"' && c != '\\' && c >= 0x20 && c != 0x7f
 			i++
 			continue
 		}
+		plain = false
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
-			return true
+			quoted = true
 		}
 		i += size
 	}
-	return false
+	switch {
+	case !quoted:
+		return quoteNone
+	case plain:
+		return quotePlain
+	}
+	return quoteEscaped
 }

@@ -203,7 +203,8 @@ func TestTextLineAsSlogWritesIt(t *testing.T) {
 		time.Now(), // with a monotonic reading
 	}
 	strs := []string{"", "plain", "two words", "a=b", `say "hi"`, `back\slash`, "tab\there", "nl\nx", "del\x7f",
-		"bad\xffutf8", "é-ü-日本", "nbsp\u00a0x", "zw\u200bx", "\ufffd", "/api/v1/instances/12", "::1", "GET /instances/{instance_id}"}
+		"bad\xffutf8", "é-ü-日本", "nbsp\u00a0x", "zw\u200bx", "\ufffd", "/api/v1/instances/12", "::1", "GET /instances/{instance_id}",
+		`back\ and space`, "del and space\x7f", "é and space"}
 	durations := []time.Duration{0, 999 * time.Nanosecond, 1234 * time.Microsecond, 16715 * time.Microsecond, 3 * time.Second}
 	n := 0
 	for i, s := range strs {
