@@ -136,8 +136,8 @@ func TestRequestStateNotShared(t *testing.T) {
 	const clients, each = 8, 150
 	var logs bytes.Buffer
 	var access *AccessLog
-	h := newTestHandler(t, &logs, func(mux *http.ServeMux) {
-		mux.HandleFunc("GET /api/v1/test/echo/{n}", func(w http.ResponseWriter, r *http.Request) {
+	h := newTestHandler(t, &logs, func(route routeFunc) {
+		route("GET /api/v1/test/echo/{n}", func(w http.ResponseWriter, r *http.Request) {
 			n, _ := strconv.Atoi(r.PathValue("n"))
 			accessOf(r.Context()).accountID = int64(n) + 1
 			w.WriteHeader(echoStatus(n))
@@ -269,7 +269,7 @@ func TestStreamingAnswerKeepsItsState(t *testing.T) {
 	h := newHandler(Config{Logger: slog.New(slog.DiscardHandler), AccessLog: access})
 	release := make(chan struct{})
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/v1/test/stream", func(w http.ResponseWriter, r *http.Request) {
+	h.handle(mux, "GET /api/v1/test/stream", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write([]byte("first;"))
 		if err := http.NewResponseController(w).Flush(); err != nil {
@@ -282,7 +282,7 @@ func TestStreamingAnswerKeepsItsState(t *testing.T) {
 		}
 		_, _ = w.Write([]byte("second;"))
 	})
-	mux.HandleFunc("GET /api/v1/test/echo/{n}", func(w http.ResponseWriter, r *http.Request) {
+	h.handle(mux, "GET /api/v1/test/echo/{n}", func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.Atoi(r.PathValue("n"))
 		h.ok(w, r, echoStatus(n), strings.Repeat(strconv.Itoa(n%10), n), nil) // the middleware's own buffer pool
 	})

@@ -66,9 +66,6 @@ type handler struct {
 	console   http.Handler   // Config.Console
 	access    *AccessLog     // Config.AccessLog; nil: lines written at once through log
 	states    sync.Pool      // *requestState of requests in flight, reused (middleware.go)
-	// labels is the routeLabel of every pattern routes registered, made once so a request's
-	// label costs no allocation; written only before the handler serves.
-	labels map[string]string
 }
 
 // NewHandler returns the whole API: /api/v1/... and /openapi.json.
@@ -98,10 +95,10 @@ func newHandler(cfg Config) *handler {
 // routes registers every endpoint of this version of the API: the routes of Routes, each with the
 // handler and the rate limit its row names, beside the OpenAPI document and the probes.
 func (h *handler) routes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /openapi.json", h.openAPIDocument)
+	h.handle(mux, "GET /openapi.json", h.openAPIDocument)
 	h.probes(mux)
 	if h.console != nil {
-		mux.Handle(console.Prefix, h.console)
+		h.handle(mux, console.Prefix, h.console.ServeHTTP)
 	}
 	for _, rt := range Routes {
 		switch {
@@ -115,36 +112,33 @@ func (h *handler) routes(mux *http.ServeMux) {
 	}
 }
 
-// label is pattern's routeLabel, the one made when it was registered if it was.
-func (h *handler) label(pattern string) string {
-	if l, ok := h.labels[pattern]; ok {
-		return l
-	}
-	return routeLabel(pattern)
-}
-
-// handle registers fn on mux under pattern, with its routeLabel made once (labels).
+// handle registers fn on mux under pattern, behind what every matched request goes through
+// first: its route label in the access record (made once, here) and the request checks. The
+// mux matches each request once: the label is known by the handler it picks.
 func (h *handler) handle(mux *http.ServeMux, pattern string, fn http.HandlerFunc) {
-	if h.labels == nil {
-		h.labels = map[string]string{}
-	}
-	h.labels[pattern] = routeLabel(pattern)
-	mux.HandleFunc(pattern, fn)
-}
-
-// wrap adds the middleware every request passes, outermost first, answers requests no route
-// matches with the envelope instead of the mux's plain text, and refuses a malformed query
-// string or a body that is not JSON before any route sees them.
-func (h *handler) wrap(mux *http.ServeMux) http.Handler {
-	routed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, pattern := mux.Handler(r)
-		if pattern == "" {
-			h.unmatched(w, r, mux)
-			return
-		}
-		accessOf(r.Context()).route = h.label(pattern)
+	label := routeLabel(pattern)
+	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		accessOf(r.Context()).route = label
 		if err := checkRequest(r); err != nil {
 			h.fail(w, r, err)
+			return
+		}
+		fn(w, r)
+	})
+}
+
+// wrap adds the middleware every request passes, outermost first, and answers requests no route
+// matches with the envelope instead of the mux's plain text: a catch-all pattern takes them and
+// asks a mux of the same patterns without it (shape) whether the path exists under another
+// method (405) or not at all (404). A malformed query string or a body that is not JSON is
+// refused (handle) before any route sees them.
+func (h *handler) wrap(mux *http.ServeMux) http.Handler {
+	shape := http.NewServeMux()
+	(&handler{console: h.console}).routes(shape) // the patterns only; none of its handlers runs
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { h.unmatched(w, r, shape) })
+	routed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.RequestURI == "*" { // "OPTIONS *": ServeMux answers 400 without a body before matching
+			h.unmatched(w, r, shape)
 			return
 		}
 		mux.ServeHTTP(w, r)

@@ -22,9 +22,9 @@ type fixedClock struct{ t time.Time }
 
 func (c *fixedClock) Now() time.Time { return c.t }
 
-// newTestHandler builds the API with extra test-only routes registered beside the real ones;
-// configure changes the handler's Config.
-func newTestHandler(t *testing.T, logs *bytes.Buffer, extra func(mux *http.ServeMux), configure ...func(*Config)) http.Handler {
+// newTestHandler builds the API with extra test-only routes registered beside the real ones, as
+// the real ones are (handle); configure changes the handler's Config.
+func newTestHandler(t *testing.T, logs *bytes.Buffer, extra func(route routeFunc), configure ...func(*Config)) http.Handler {
 	t.Helper()
 	st, err := sqlstore.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "api.db"))
 	if err != nil {
@@ -42,15 +42,18 @@ func newTestHandler(t *testing.T, logs *bytes.Buffer, extra func(mux *http.Serve
 	h := newHandler(cfg)
 	mux := http.NewServeMux()
 	h.routes(mux)
-	extra(mux)
+	extra(func(pattern string, fn http.HandlerFunc) { h.handle(mux, pattern, fn) })
 	return h.wrap(mux)
 }
+
+// routeFunc registers a test-only route.
+type routeFunc func(pattern string, fn http.HandlerFunc)
 
 func TestPanicRecovery(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
-	handler := newTestHandler(t, &logs, func(mux *http.ServeMux) {
-		mux.HandleFunc("GET /api/v1/test/panic", func(http.ResponseWriter, *http.Request) { panic("kaboom") })
+	handler := newTestHandler(t, &logs, func(route routeFunc) {
+		route("GET /api/v1/test/panic", func(http.ResponseWriter, *http.Request) { panic("kaboom") })
 	})
 	req := httptest.NewRequest(http.MethodGet, "/api/v1/test/panic", nil)
 	req.Header.Set("X-Request-ID", "panic-1")

@@ -141,7 +141,7 @@ func FuzzClientAddress(f *testing.F) {
 func TestClientAddressKeysLimitsAndLog(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
-	h := newTestHandler(t, &logs, func(*http.ServeMux) {}, func(c *Config) {
+	h := newTestHandler(t, &logs, func(routeFunc) {}, func(c *Config) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 	})
 	health := func(peer, xff string) int {

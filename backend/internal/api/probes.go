@@ -15,8 +15,8 @@ type ReadyFunc func(context.Context) error
 // probes registers GET /livez and GET /readyz at the site root, outside /api/v1: no key, no rate
 // limit (a load balancer's probes all come from one address) and nothing written.
 func (h *handler) probes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /livez", h.livez)
-	mux.HandleFunc("GET /readyz", h.readyz)
+	h.handle(mux, "GET /livez", h.livez)
+	h.handle(mux, "GET /readyz", h.readyz)
 }
 
 // livez answers 200 while the process serves requests at all.

@@ -29,7 +29,7 @@ func (unreachableWindows) DropRateLogsBefore(context.Context, time.Time) error {
 func TestRateLimitWindowsUnreachableLetRequestsThrough(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
-	handler := newTestHandler(t, &logs, func(*http.ServeMux) {}, func(c *Config) { c.RateWindows = unreachableWindows{} })
+	handler := newTestHandler(t, &logs, func(routeFunc) {}, func(c *Config) { c.RateWindows = unreachableWindows{} })
 	const requests = 200 // more than any read route's limit in a minute
 	for i := range requests {
 		rec := httptest.NewRecorder()
