@@ -244,10 +244,16 @@ func (h *handler) tooMany(w http.ResponseWriter, r *http.Request, wait int, what
 		Message: fmt.Sprintf("%s; retry in %d seconds", what, wait)})
 }
 
+// apiKeyHeader is X-API-Token as net/http keys it, used as a map key directly for the reason
+// requestIDHeader is: Header.Get would canonicalise the spelling on every request.
+const apiKeyHeader = "X-Api-Token"
+
 // apiKey reads the key from X-API-Token or, failing that, Authorization: Bearer.
 func apiKey(r *http.Request) string {
-	if k := strings.TrimSpace(r.Header.Get("X-API-Token")); k != "" {
-		return k
+	if in := r.Header[apiKeyHeader]; len(in) > 0 {
+		if k := strings.TrimSpace(in[0]); k != "" {
+			return k
+		}
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if ok && strings.EqualFold(scheme, "Bearer") {
