@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -209,6 +210,63 @@ func TestEveryRouteHasAHandler(t *testing.T) {
 			t.Errorf("%s is public: its row needs a public handler and no authed one", rt.Pattern())
 		case !rt.Public && (rt.authed == nil || rt.public != nil):
 			t.Errorf("%s needs a key: its row needs an authed handler and no public one", rt.Pattern())
+		}
+	}
+}
+
+// TestRequestsOutsideRoutes: the mux matches a request once (handle), and what no route takes
+// gets the envelope from the catch-all: 404 for an unknown path, 405 with Allow for a known path
+// under another method, 404 for "OPTIONS *"; a path not in its clean form is redirected to it
+// first, known or not (backend/docs/choices.md, "Unknown routes"). A route that matched names
+// itself in the access record and its request checks run before its handler.
+func TestRequestsOutsideRoutes(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	var ran bool
+	h := newTestHandler(t, &logs, func(route routeFunc) {
+		route("GET /api/v1/test/route", func(w http.ResponseWriter, r *http.Request) {
+			ran = true
+			if got := accessOf(r.Context()).route; got != "GET /test/route" {
+				t.Errorf("the route's access record says %q", got)
+			}
+			w.WriteHeader(http.StatusNoContent)
+		})
+	})
+	tests := []struct {
+		method, target string
+		status         int
+		code, header   string // the envelope's code; a header the answer must carry
+	}{
+		{http.MethodGet, "/api/v1/test/route", http.StatusNoContent, "", ""},
+		{http.MethodGet, "/api/v1/test/route?a=%zz", http.StatusBadRequest, "validation_error", ""},
+		{http.MethodGet, "/api/v1/nowhere", http.StatusNotFound, "not_found", ""},
+		{http.MethodPut, "/api/v1/health", http.StatusMethodNotAllowed, "method_not_allowed", "Allow"},
+		{http.MethodOptions, "*", http.StatusNotFound, "not_found", ""},
+		{http.MethodGet, "/api/v1//nowhere", http.StatusTemporaryRedirect, "", "Location"},
+		{http.MethodGet, "/api/v1/x/../test/route", http.StatusTemporaryRedirect, "", "Location"},
+	}
+	for _, tt := range tests {
+		ran = false
+		req := httptest.NewRequest(tt.method, "/", nil)
+		req.RequestURI = tt.target
+		req.URL.Path, req.URL.RawQuery, _ = strings.Cut(tt.target, "?")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tt.status || tt.header != "" && rec.Header().Get(tt.header) == "" || rec.Header().Get("X-Request-ID") == "" {
+			t.Errorf("%s %s: %d %v, want %d with %s", tt.method, tt.target, rec.Code, rec.Header(), tt.status, tt.header)
+			continue
+		}
+		if tt.header == "Location" && rec.Header().Get("Location") != path.Clean(tt.target) {
+			t.Errorf("%s %s: redirected to %q", tt.method, tt.target, rec.Header().Get("Location"))
+		}
+		if tt.code != "" {
+			var body errorBody
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Error.Code != tt.code {
+				t.Errorf("%s %s: body %q, want code %s", tt.method, tt.target, rec.Body.String(), tt.code)
+			}
+		}
+		if ran != (tt.status == http.StatusNoContent) {
+			t.Errorf("%s %s: the route's handler ran: %v", tt.method, tt.target, ran)
 		}
 	}
 }
