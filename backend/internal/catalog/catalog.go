@@ -264,7 +264,7 @@ func (c *Catalog) Datacenters() []Datacenter { return cloneAll(c.datacenters, Da
 
 // Datacenter returns the datacenter with id.
 func (c *Catalog) Datacenter(id int64) (Datacenter, bool) {
-	return find(c.datacenters, func(d Datacenter) bool { return d.ID == id }, Datacenter.clone)
+	return find(c.datacenters, func(d *Datacenter) bool { return d.ID == id }, Datacenter.clone)
 }
 
 // Locations returns every location, ordered by id.
@@ -272,12 +272,12 @@ func (c *Catalog) Locations() []Location { return slices.Clone(c.locations) }
 
 // Location returns the location with id.
 func (c *Catalog) Location(id int64) (Location, bool) {
-	return find(c.locations, func(l Location) bool { return l.ID == id }, func(l Location) Location { return l })
+	return find(c.locations, func(l *Location) bool { return l.ID == id }, func(l Location) Location { return l })
 }
 
 // Template returns the template with id.
 func (c *Catalog) Template(id int64) (Template, bool) {
-	return find(c.templates, func(t Template) bool { return t.ID == id }, func(t Template) Template { return t })
+	return find(c.templates, func(t *Template) bool { return t.ID == id }, func(t Template) Template { return t })
 }
 
 // Templates returns every template, ordered by id.
@@ -285,7 +285,7 @@ func (c *Catalog) Templates() []Template { return slices.Clone(c.templates) }
 
 // Feature returns the feature with id.
 func (c *Catalog) Feature(id int64) (Feature, bool) {
-	return find(c.features, func(f Feature) bool { return f.ID == id }, Feature.clone)
+	return find(c.features, func(f *Feature) bool { return f.ID == id }, Feature.clone)
 }
 
 // Features returns every feature, ordered by id.
@@ -293,7 +293,7 @@ func (c *Catalog) Features() []Feature { return cloneAll(c.features, Feature.clo
 
 // Plan returns the plan with id.
 func (c *Catalog) Plan(id int64) (Plan, bool) {
-	return find(c.plans, func(p Plan) bool { return p.ID == id }, Plan.clone)
+	return find(c.plans, func(p *Plan) bool { return p.ID == id }, Plan.clone)
 }
 
 // Plans returns the plans matching f, ordered by id.
@@ -364,7 +364,7 @@ func (c *Catalog) Apps() []App { return cloneAll(c.apps, App.clone) }
 
 // App returns the app with id.
 func (c *Catalog) App(id string) (App, bool) {
-	return find(c.apps, func(a App) bool { return a.ID == id }, App.clone)
+	return find(c.apps, func(a *App) bool { return a.ID == id }, App.clone)
 }
 
 // AppsFor returns the apps that can run on plan p built from template t. A template the plan
@@ -441,10 +441,10 @@ func cloneAll[T any](in []T, clone func(T) T) []T {
 	return out
 }
 
-func find[T any](in []T, match func(T) bool, clone func(T) T) (T, bool) {
-	for _, v := range in {
-		if match(v) {
-			return clone(v), true
+func find[T any](in []T, match func(*T) bool, clone func(T) T) (T, bool) {
+	for i := range in {
+		if match(&in[i]) { // by pointer: a catalogue entry is a large struct, copied only once found
+			return clone(in[i]), true
 		}
 	}
 	var zero T
