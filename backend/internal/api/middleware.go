@@ -168,10 +168,11 @@ func (h *handler) withRecovery(next http.Handler) http.Handler {
 	})
 }
 
-// withBodyLimit caps request bodies; decodeJSON reports the overflow as 413.
+// withBodyLimit caps request bodies; decodeJSON reports the overflow as 413. A request without
+// a body (net/http's NoBody: most GETs) has nothing to cap.
 func withBodyLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil {
+		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 		}
 		next.ServeHTTP(w, r)
