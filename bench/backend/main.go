@@ -2,7 +2,7 @@
 // RSS, the latency of the first, middle and last page of GET /instances?limit=100 (and of the
 // middle page of the whole list, only_active=false), POST /instances per second under 200
 // concurrent clients, and GET /instances/{id} per second beside a bare net/http handler serving
-// the same bytes. See bench/README.md.
+// the same bytes, in this process and in one of its own (bare.go). See bench/README.md.
 package main
 
 import (
@@ -54,6 +54,7 @@ type options struct {
 	pgParams       string
 	keyed          bool   // every POST sends a fresh Idempotency-Key, as the provider does
 	pprofDir       string // where CPU profiles of serve's GET and POST phases go; "": none
+	bareServe      bool   // this process is the bare handler of another's GET figure (serveBare)
 }
 
 // postProfile is how long the CPU profile of the POST phase (-pprof) runs: the phase must last
@@ -79,7 +80,15 @@ func main() {
 	var dbList string
 	flag.Float64Var(&o.rateLimitScale, "rate-limit-scale", 0, "serve's --rate-limit-scale; above 0 (1 is the spec's limits, as users live) the POSTs need an account per 10*scale of them, and the GET and one-account figures, which one key would have refused, are skipped")
 	flag.StringVar(&dbList, "db", "sqlite,postgres", "databases measured, comma-separated: sqlite, postgres (a local server started as the tests do)")
+	flag.BoolVar(&o.bareServe, "bare-serve", false, "internal: serve the body read from stdin from a bare net/http handler on a free loopback port and print its address (the bare handler in a process of its own)")
 	flag.Parse()
+	if o.bareServe {
+		if err := serveBare(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: bare handler:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if o.accounts < 1 {
 		fmt.Fprintln(os.Stderr, "bad -accounts: want at least 1")
 		os.Exit(2)
@@ -176,6 +185,10 @@ func measureAll(ctx context.Context, o options, dbName string, dbs []database) e
 			n, r.idleCPU, r.rssMB, r.firstPage, r.midPage, r.midAllPage, r.lastPage,
 			r.spread.perSec, r.spread.fivexx, r.spread.p99ms, r.single.perSec, r.single.fivexx, r.single.p99ms,
 			r.getPerSec, r.barePerSec, r.getRatio())
+		if r.ownBarePerSec > 0 {
+			fmt.Printf("         GET id/s is %.0f%% of a bare handler in a process of its own (%.0f/s, %.0f%% of the one in this process)\n",
+				100*r.getPerSec/r.ownBarePerSec, r.ownBarePerSec, 100*r.ownBarePerSec/r.barePerSec)
+		}
 		if r.commitsPerPost > 0 {
 			fmt.Printf("         %.2f writing transactions per POST in the spread phase (txid_current: the orders, the deploys they cause, the workers' writes)\n", r.commitsPerPost)
 		}
@@ -209,6 +222,7 @@ func (r result) getRatio() float64 {
 type result struct {
 	idleCPU, rssMB, firstPage, midPage, midAllPage, lastPage float64
 	getPerSec, barePerSec                                    float64
+	ownBarePerSec                                            float64    // the bare handler in a process of its own
 	commitsPerPost                                           float64    // PostgreSQL only
 	spread, single                                           postFigure // POSTs over -accounts accounts, and over one
 }
@@ -356,8 +370,8 @@ func measureReads(ctx context.Context, c *client, o options, prof profiler, n in
 	if err != nil {
 		return err
 	}
-	profiled := prof.start(ctx, "get", o.readFor)
-	if r.getPerSec, r.barePerSec, err = readRates(ctx, c, o.readFor, fmt.Sprintf("%s/instances/%d", c.base, id), body); err != nil {
+	profiled := prof.start(ctx, "get", readTurns*o.readFor) // GET's turns and the bare handlers
+	if r.getPerSec, r.barePerSec, r.ownBarePerSec, err = readRates(ctx, c, o.readFor, fmt.Sprintf("%s/instances/%d", c.base, id), body); err != nil {
 		return err
 	}
 	return profiled()
@@ -576,39 +590,6 @@ func (c *client) rate(ctx context.Context, d time.Duration, url string) (float64
 		return 0, err
 	}
 	return float64(done.Load()) / d.Seconds(), nil
-}
-
-// readSlices is how many turns the GET figure and the bare handler's take each (readRates).
-const readSlices = 6
-
-// readRates measures GET url (resellerd) and a bare net/http handler in this process serving
-// body, each for d in all, in readSlices alternating turns: the load of a shared machine
-// changes from second to second, and both figures of a ratio must see the same.
-func readRates(ctx context.Context, c *client, d time.Duration, url string, body []byte) (get, bare float64, err error) {
-	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, 0, err
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		_, _ = w.Write(body)
-	}), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(l) }()
-	defer srv.Close()
-	bareURL := "http://" + l.Addr().String() + "/"
-	turn := d / readSlices
-	for range readSlices {
-		g, err := c.rate(ctx, turn, url)
-		if err != nil {
-			return 0, 0, err
-		}
-		b, err := c.rate(ctx, turn, bareURL)
-		if err != nil {
-			return 0, 0, err
-		}
-		get, bare = get+g/readSlices, bare+b/readSlices
-	}
-	return get, bare, nil
 }
 
 // postRate sends posts POST /instances from concurrency clients, client i as the account of
