@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -73,7 +74,7 @@ func startOwnBare(ctx context.Context, body []byte) (string, func(), error) {
 		return "", nil, err
 	}
 	cmd := exec.CommandContext(ctx, self, "-bare-serve")
-	cmd.Stdin = strings.NewReader(string(body))
+	cmd.Stdin = bytes.NewReader(body)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

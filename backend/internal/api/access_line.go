@@ -70,18 +70,20 @@ func appendTextString(b []byte, s string) []byte {
 	return strconv.AppendQuote(b, s)
 }
 
-// How a text value is written (textQuoting).
+// quoting is how a text value is written (textQuoting).
+type quoting int
+
 const (
-	quoteNone    = iota // bare
-	quotePlain          // between quotes, as it is
-	quoteEscaped        // by strconv.Quote
+	quoteNone    quoting = iota // bare
+	quotePlain                  // between quotes, as it is
+	quoteEscaped                // by strconv.Quote
 )
 
 // textQuoting applies slog's rule for a text value: it is quoted when empty or holding a space,
 // '=', '"', a control character, invalid UTF-8 or a rune that is a space or not printable. A
 // backslash alone does not need quoting, DEL does not either (slog borrows encoding/json's safe
 // set). Quoted, it needs escaping unless it is printable ASCII without '"' or '\'.
-func textQuoting(s string) int {
+func textQuoting(s string) quoting {
 	quoted, plain := s == "", true
 	for i := 0; i < len(s); {
 		c := s[i]

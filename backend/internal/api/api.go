@@ -133,8 +133,7 @@ func (h *handler) handle(mux *http.ServeMux, pattern string, fn http.HandlerFunc
 // method (405) or not at all (404). A malformed query string or a body that is not JSON is
 // refused (handle) before any route sees them.
 func (h *handler) wrap(mux *http.ServeMux) http.Handler {
-	shape := http.NewServeMux()
-	(&handler{console: h.console}).routes(shape) // the patterns only; none of its handlers runs
+	shape := patternsOnly(h.console)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { h.unmatched(w, r, shape) })
 	routed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.RequestURI == "*" { // "OPTIONS *": ServeMux answers 400 without a body before matching

@@ -55,7 +55,7 @@ func (h *handler) withRequestID(next http.Handler) http.Handler {
 		st := h.requestState(w)
 		defer h.releaseRequestState(st)
 		rec := newAccessRecord(r.Context(), &st.rec)
-		rec.id, rec.client, rec.route = id, h.proxies.clientAddr(r), unmatchedRoute // handle names a matched route
+		rec.id, rec.client = id, h.proxies.clientAddr(r)
 		next.ServeHTTP(&st.sw, r.WithContext(withAccessRecord(r.Context(), rec)))
 		h.logAccess(r, id, rec, &st.sw, time.Since(start))
 	})

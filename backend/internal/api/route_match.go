@@ -11,10 +11,14 @@ import (
 type RouteMatcher struct{ mux *http.ServeMux }
 
 // NewRouteMatcher returns a matcher of every route NewHandler serves.
-func NewRouteMatcher() *RouteMatcher {
+func NewRouteMatcher() *RouteMatcher { return &RouteMatcher{mux: patternsOnly(nil)} }
+
+// patternsOnly is a mux of the patterns routes registers (the console's too when console is not
+// nil), for asking which pattern a request matches; none of its handlers is ever run.
+func patternsOnly(console http.Handler) *http.ServeMux {
 	mux := http.NewServeMux()
-	(&handler{}).routes(mux) // registers the patterns only; no handler runs
-	return &RouteMatcher{mux: mux}
+	(&handler{console: console}).routes(mux)
+	return mux
 }
 
 // Route is the route label of r, or "unmatched" when no route takes it.

@@ -104,8 +104,8 @@ func (w *scopedWatcher) change(scope int64) {
 
 // TestCacheDropsOnlyTheChangedScope: with a watcher that tells scopes, a change of one account
 // drops the entries of that account and those without a scope, and no other account's; a load
-// that began before a change of its scope (any scope, for one without) is not kept; a change the watcher cannot scope (the
-// version) still empties the cache.
+// that began before a change of its scope (of any scope, for a load without one) is not kept; a
+// change the watcher cannot scope (the version) still empties the cache.
 func TestCacheDropsOnlyTheChangedScope(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
