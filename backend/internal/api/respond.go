@@ -107,11 +107,16 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, status int, body
 		_ = buf.encode(errorBody{Error: errorDetail{Code: service.CodeServerError,
 			Message: "internal error; quote the request id to support", RequestID: requestID(r.Context())}})
 	}
+	send(w, status, buf.Bytes())
+}
+
+// send writes a JSON answer already encoded.
+func send(w http.ResponseWriter, status int, body []byte) {
 	hdr := w.Header()
 	hdr["Content-Type"] = jsonContentType
 	hdr["X-Content-Type-Options"] = noSniff
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(body)
 }
 
 // jsonContentType and noSniff are the values of every JSON answer's Content-Type and

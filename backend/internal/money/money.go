@@ -33,12 +33,12 @@ var ErrInvalid = errors.New("invalid amount")
 func USD(dollars int64) Micros { return Micros(dollars * PerUSD) }
 
 // String renders the amount as an exact decimal in dollars with no trailing zeros: 12.5, 0.000417, -3.
-func (m Micros) String() string { return string(m.appendDecimal(make([]byte, 0, 24))) }
+func (m Micros) String() string { return string(m.AppendDecimal(make([]byte, 0, 24))) }
 
-// appendDecimal appends String's text to b. It formats by hand, without fmt or a builder,
+// AppendDecimal appends String's text to b, which is also the amount as a JSON number. It formats by hand, without fmt or a builder,
 // because every answer that shows money marshals a few amounts: MarshalJSON then allocates only
 // the bytes it returns (it allocated four times an amount through Sprintf and a builder).
-func (m Micros) appendDecimal(b []byte) []byte {
+func (m Micros) AppendDecimal(b []byte) []byte {
 	u := uint64(m)
 	if m < 0 {
 		b = append(b, '-')
@@ -62,7 +62,7 @@ func (m Micros) appendDecimal(b []byte) []byte {
 }
 
 // MarshalJSON writes the amount as a JSON number in dollars, exactly.
-func (m Micros) MarshalJSON() ([]byte, error) { return m.appendDecimal(make([]byte, 0, 24)), nil }
+func (m Micros) MarshalJSON() ([]byte, error) { return m.AppendDecimal(make([]byte, 0, 24)), nil }
 
 // UnmarshalJSON reads a JSON number (or a string holding a decimal) in dollars, exactly.
 func (m *Micros) UnmarshalJSON(b []byte) error {
