@@ -16,10 +16,11 @@ import (
 // collector or a grep sees no difference.
 
 // appendTextLine appends e's access line to b exactly as slog.NewTextHandler (without
-// ReplaceAttr or AddSource) writes the record writeAccess makes, newline included.
-func appendTextLine(b []byte, e accessEntry) []byte {
+// ReplaceAttr or AddSource) writes the record writeAccess makes, newline included. sec keeps
+// the text of the last line's second; one goroutine at a time may use it.
+func appendTextLine(b []byte, e accessEntry, sec *secondText) []byte {
 	b = append(b, "time="...)
-	b = appendMillis(b, e.at)
+	b = appendMillis(b, e.at, sec)
 	b = append(b, " level=INFO msg=request request_id="...)
 	b = appendTextString(b, e.id)
 	b = append(b, " method="...)
@@ -44,15 +45,32 @@ func appendTextLine(b []byte, e accessEntry) []byte {
 }
 
 // appendMillis appends t as slog's text handler does: RFC 3339 with exactly three digits of
-// milliseconds, truncated, in t's own zone.
-func appendMillis(b []byte, t time.Time) []byte {
-	const prefixLen = len("2006-01-02T15:04:05.000")
-	n := len(b)
-	// RFC3339Nano trims trailing zeros: a tenth of a millisecond more keeps four digits, the
-	// fourth of which is dropped.
-	t = t.Round(0).Truncate(time.Millisecond).Add(time.Millisecond / 10)
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b[:n+prefixLen], b[n+prefixLen+1:]...)
+// milliseconds, truncated, in t's own zone. The text of t's second comes from sec, formatted
+// once a second and zone, not once a line.
+func appendMillis(b []byte, t time.Time, sec *secondText) []byte {
+	if t.Unix() != sec.unix || t.Location() != sec.loc || sec.date == nil {
+		sec.set(t)
+	}
+	b = append(b, sec.date...)
+	ms := t.Nanosecond() / int(time.Millisecond)
+	b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	return append(b, sec.zone...)
+}
+
+// secondText is the RFC 3339 text of one second in one zone: the date and clock, and the
+// zone's suffix (Z or ±hh:mm), which the milliseconds go between. Its zero value holds none.
+type secondText struct {
+	unix       int64
+	loc        *time.Location
+	date, zone []byte
+}
+
+// set makes sec the text of t's second in t's zone.
+func (sec *secondText) set(t time.Time) {
+	const dateLen = len("2006-01-02T15:04:05")
+	text := t.AppendFormat(sec.date[:0], time.RFC3339) // no fraction
+	sec.unix, sec.loc = t.Unix(), t.Location()
+	sec.date, sec.zone = text[:dateLen], append(sec.zone[:0], text[dateLen:]...)
 }
 
 // appendTextString appends s bare, or quoted by strconv.Quote where slog's text handler quotes
@@ -88,8 +106,9 @@ func textQuoting(s string) quoting {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			quoted = quoted || c == ' ' || c == '=' || c == '"' || c < 0x20
-			plain = plain && c != '"' && c != '\\' && c >= 0x20 && c != 0x7f
+			class := asciiClass[c]
+			quoted = quoted || class&needsQuotes != 0
+			plain = plain && class&needsEscape == 0
 			i++
 			continue
 		}
@@ -108,3 +127,23 @@ func textQuoting(s string) quoting {
 	}
 	return quoteEscaped
 }
+
+// asciiClass holds, for each ASCII byte, what it asks of a text value holding it (textQuoting):
+// looked up, not tested byte by byte against five characters and two ranges.
+var asciiClass = func() (class [utf8.RuneSelf]uint8) {
+	for c := range class {
+		if c == ' ' || c == '=' || c == '"' || c < 0x20 {
+			class[c] |= needsQuotes
+		}
+		if c == '"' || c == '\\' || c < 0x20 || c == 0x7f {
+			class[c] |= needsEscape
+		}
+	}
+	return class
+}()
+
+// The bits of asciiClass.
+const (
+	needsQuotes = 1 << iota // the value is quoted
+	needsEscape             // quoted, it is escaped by strconv.Quote
+)

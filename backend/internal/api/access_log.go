@@ -256,9 +256,10 @@ func writeAccess(log *slog.Logger, e accessEntry) {
 
 // lineBatch is the buffer a batched access log's logger writes into, written to out by flush.
 type lineBatch struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	out io.Writer
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	out    io.Writer
+	second secondText // the time text of the last line appended
 }
 
 // maxIdleBatch is the largest buffer a batch keeps between writes; a bigger one (a long burst
@@ -275,7 +276,7 @@ func (b *lineBatch) Write(p []byte) (int, error) {
 func (b *lineBatch) appendLine(e accessEntry) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.buf.Write(appendTextLine(b.buf.AvailableBuffer(), e))
+	b.buf.Write(appendTextLine(b.buf.AvailableBuffer(), e, &b.second))
 }
 
 func (b *lineBatch) size() int {

@@ -199,14 +199,17 @@ func TestTextLineAsSlogWritesIt(t *testing.T) {
 	times := []time.Time{
 		time.Date(2026, 11, 29, 5, 1, 2, 0, time.UTC),
 		time.Date(2026, 11, 29, 5, 1, 2, 999_999_999, time.UTC),
+		time.Date(2026, 11, 29, 5, 1, 2, 999_999_999, time.UTC).In(zone), // the same second in another zone
 		time.Date(2026, 1, 2, 3, 4, 5, 120_000_000, zone),
 		time.Now(), // with a monotonic reading
+		time.Date(2026, 11, 29, 5, 1, 3, 1_000_000, time.UTC), // the next second
 	}
 	strs := []string{"", "plain", "two words", "a=b", `say "hi"`, `back\slash`, "tab\there", "nl\nx", "del\x7f",
 		"bad\xffutf8", "é-ü-日本", "nbsp\u00a0x", "zw\u200bx", "\ufffd", "/api/v1/instances/12", "::1", "GET /instances/{instance_id}",
 		`back\ and space`, "del and space\x7f", "é and space"}
 	durations := []time.Duration{0, 999 * time.Nanosecond, 1234 * time.Microsecond, 16715 * time.Microsecond, 3 * time.Second}
 	n := 0
+	var sec secondText // shared, as a batch's is: seconds and zones change from line to line
 	for i, s := range strs {
 		for j, at := range times {
 			e := accessEntry{id: s, at: at, method: strs[(i+1)%len(strs)], route: strs[(i+2)%len(strs)], path: s,
@@ -214,7 +217,7 @@ func TestTextLineAsSlogWritesIt(t *testing.T) {
 				bytes: int64(i * 1000), accountID: int64(j % 2 * (i + 1))}
 			var want bytes.Buffer
 			writeAccess(slog.New(slog.NewTextHandler(&want, nil)), e)
-			if got := appendTextLine(nil, e); string(got) != want.String() {
+			if got := appendTextLine(nil, e, &sec); string(got) != want.String() {
 				t.Fatalf("entry %+v:\nby hand %q\nslog    %q", e, got, want.String())
 			}
 			n++
@@ -225,7 +228,7 @@ func TestTextLineAsSlogWritesIt(t *testing.T) {
 	e.path = "/console/abcdefghijklmnopqrstuvwxyz012345/ws"
 	var want bytes.Buffer
 	writeAccess(slog.New(slog.NewTextHandler(&want, nil)), e)
-	if got := appendTextLine(nil, e); string(got) != want.String() || strings.Contains(string(got), "abcdefghijklmnop") {
+	if got := appendTextLine(nil, e, &sec); string(got) != want.String() || strings.Contains(string(got), "abcdefghijklmnop") {
 		t.Fatalf("console path: by hand %q, slog %q", got, want.String())
 	}
 	t.Logf("%d lines compared", n+1)
