@@ -10,37 +10,58 @@ import (
 // U+2028 and U+2029 as themselves escaped. TestAppendJSONStringAsEncodingJSON holds it to
 // encoding/json for every byte and awkward runes.
 func appendJSONString(b []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		return appendJSONStringInvalid(b, s)
+	}
 	b = append(b, '"')
 	start := 0 // s[start:i] is still to be copied as it is
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			b = appendEscapedASCII(b, c)
-			i++
-			start = i
+		if jsonSafe[c] || c == lineSeparatorLead && !isLineSeparator(s[i:]) {
 			continue
 		}
+		b = append(b, s[start:i]...)
+		if c == lineSeparatorLead {
+			b = append(b, `\u202`...)
+			b = append(b, hexDigits[s[i+2]-0xa0]) // U+2028 ends in A8, U+2029 in A9
+			i += 2
+		} else {
+			b = appendEscapedASCII(b, c)
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// lineSeparatorLead is the first byte of U+2028 and U+2029 in UTF-8 (E2 80 A8, E2 80 A9),
+// the only runes above ASCII a valid string escapes.
+const lineSeparatorLead = 0xe2
+
+// isLineSeparator reports whether s starts with U+2028 or U+2029.
+func isLineSeparator(s string) bool {
+	return len(s) >= 3 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9)
+}
+
+// appendJSONStringInvalid is appendJSONString for a string that is not valid UTF-8, rune by
+// rune: each invalid byte becomes \ufffd.
+func appendJSONStringInvalid(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			if r == utf8.RuneError {
-				b = append(b, `\ufffd`...)
-			} else {
-				b = append(b, `\u202`...)
-				b = append(b, hexDigits[r&0xf])
-			}
-			i += size
-			start = i
-			continue
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r < utf8.RuneSelf && !jsonSafe[r]:
+			b = appendEscapedASCII(b, byte(r))
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, `\u202`...)
+			b = append(b, hexDigits[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 
@@ -65,10 +86,12 @@ func appendEscapedASCII(b []byte, c byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// jsonSafe holds the ASCII bytes a JSON string carries as they are.
-var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
+// jsonSafe holds the bytes of valid UTF-8 a JSON string carries as they are: ASCII but for
+// the control characters, '"', '\\' and the HTML characters, and every byte above ASCII but
+// the lead byte of the line separators.
+var jsonSafe = func() (safe [256]bool) {
 	for c := range safe {
-		safe[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+		safe[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' && c != lineSeparatorLead
 	}
 	return safe
 }()
