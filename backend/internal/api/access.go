@@ -74,8 +74,9 @@ func routeLabel(pattern string) string {
 // logAccess tells the observer about the request and writes its access line at info: through
 // the access log's queue when the handler has one (Config.AccessLog), else at once through the
 // handler's logger. status 0 means the handler wrote nothing, which net/http answers with 200.
-// It copies what the line says out of rec and sw, which the caller may then reuse.
-func (h *handler) logAccess(r *http.Request, id string, rec *accessRecord, sw *statusWriter, elapsed time.Duration) {
+// at is when the answer was done, elapsed how long it took. It copies what the line says out of
+// rec and sw, which the caller may then reuse.
+func (h *handler) logAccess(r *http.Request, id string, rec *accessRecord, sw *statusWriter, at time.Time, elapsed time.Duration) {
 	status := sw.status
 	if status == 0 {
 		status = http.StatusOK
@@ -84,7 +85,7 @@ func (h *handler) logAccess(r *http.Request, id string, rec *accessRecord, sw *s
 	if h.access != nil && !h.access.enabled(r.Context()) || h.access == nil && !h.log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
-	e := accessEntry{id: id, at: time.Now(), method: r.Method, route: rec.route, path: r.URL.Path, client: rec.client,
+	e := accessEntry{id: id, at: at, method: r.Method, route: rec.route, path: r.URL.Path, client: rec.client,
 		status: status, elapsed: elapsed, bytes: sw.bytes, accountID: rec.accountID}
 	if h.access != nil {
 		h.access.record(e)

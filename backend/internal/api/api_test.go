@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -268,5 +269,33 @@ func TestRequestsOutsideRoutes(t *testing.T) {
 		if ran != (tt.status == http.StatusNoContent) {
 			t.Errorf("%s %s: the route's handler ran: %v", tt.method, tt.target, ran)
 		}
+	}
+}
+
+// TestNewRequestIDs: a made request id is 32 lowercase hex digits, which withRequestID would
+// also accept from a client, and ten thousand of them, made on two goroutines, are all different.
+func TestNewRequestIDs(t *testing.T) {
+	t.Parallel()
+	const n = 5000
+	ids := make(chan string, 2*n)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for range n {
+				ids <- newRequestID()
+			}
+		})
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		if len(id) != 32 || strings.Trim(id, "0123456789abcdef") != "" || !saneRequestID(id) {
+			t.Fatalf("request id %q: want 32 lowercase hex digits", id)
+		}
+		if seen[id] {
+			t.Fatalf("request id %q made twice", id)
+		}
+		seen[id] = true
 	}
 }

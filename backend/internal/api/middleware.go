@@ -2,10 +2,11 @@ package api
 
 import (
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -57,7 +58,8 @@ func (h *handler) withRequestID(next http.Handler) http.Handler {
 		rec := newAccessRecord(r.Context(), &st.rec)
 		rec.id, rec.client = id, h.proxies.clientAddr(r)
 		next.ServeHTTP(&st.sw, r.WithContext(withAccessRecord(r.Context(), rec)))
-		h.logAccess(r, id, rec, &st.sw, time.Since(start))
+		end := time.Now() // one reading for the line's time and the duration
+		h.logAccess(r, id, rec, &st.sw, end, end.Sub(start))
 	})
 }
 
@@ -106,10 +108,13 @@ func saneRequestID(id string) bool {
 }
 
 // newRequestID is 16 random bytes in hex, encoded on the stack so the string is the only
-// allocation.
+// allocation. The bytes come from math/rand/v2's generator (ChaCha8, seeded by the runtime from
+// the system's entropy), not crypto/rand: an id only needs to be unique, nothing is authorised
+// by knowing one, and the system call crypto/rand makes was 1.5 % of serve's CPU on a GET.
 func newRequestID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	var s [32]byte
 	hex.Encode(s[:], b[:])
 	return string(s[:])
