@@ -60,6 +60,7 @@ type handler struct {
 	authFails *authFailures // failed authentications per client address (authfail.go)
 	openapi   func() ([]byte, error)
 	bufs      bufferPool // what write encodes answers into
+	texts     jsonTexts  // the catalogue's texts quoted, for the answers appended by hand
 	observer  Observer
 	ready     ReadyFunc
 	proxies   trustedProxies // whose forwarding headers name the client (client_addr.go)
@@ -89,7 +90,16 @@ func newHandler(cfg Config) *handler {
 		proxies:   trustedProxies(cfg.TrustedProxies),
 		console:   cfg.Console,
 		access:    cfg.AccessLog,
+		texts:     catalogTexts(cfg.Service),
 	}
+}
+
+// catalogTexts is the quoted texts of svc's catalogue; none without a service (some tests').
+func catalogTexts(svc *service.Service) jsonTexts {
+	if svc == nil || svc.Catalog() == nil {
+		return nil
+	}
+	return newJSONTexts(svc.Catalog())
 }
 
 // routes registers every endpoint of this version of the API: the routes of Routes, each with the

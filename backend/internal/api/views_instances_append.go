@@ -1,6 +1,7 @@
 package api
 
 import (
+	"reflect"
 	"strconv"
 	"time"
 
@@ -9,7 +10,9 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 )
 
-// GET /instances/{id}'s answer appended by hand, straight from the service's values.
+// GET /instances/{id}'s answer appended by hand, straight from the service's values, the
+// catalogue's texts (names, a description, a country, in Persian by default) already quoted
+// (jsonTexts).
 //
 // It is the busiest answer of the API (a provider's refresh reads every server, and its waits
 // poll this), and building its view and encoding it took a third of the handler's CPU in a
@@ -20,31 +23,31 @@ import (
 // so a field added to the view and not here fails it.
 
 // appendInstanceDetailAnswer appends the success envelope around d's detail view, and the
-// newline an Encoder ends with.
-func appendInstanceDetailAnswer(b []byte, d *service.InstanceDetail, lang catalog.Lang) []byte {
+// newline an Encoder ends with. t may be nil: every text is then quoted here.
+func (t jsonTexts) appendInstanceDetailAnswer(b []byte, d *service.InstanceDetail, lang catalog.Lang) []byte {
 	b = append(b, `{"success":true,"data":`...)
-	b = appendInstanceDetail(b, d, lang)
+	b = t.appendInstanceDetail(b, d, lang)
 	return append(b, "}\n"...)
 }
 
 // appendInstanceDetail appends newInstanceDetailJSON(*d, lang) as JSON.
-func appendInstanceDetail(b []byte, d *service.InstanceDetail, lang catalog.Lang) []byte {
-	b = appendInstanceSummaryFields(b, d)
+func (t jsonTexts) appendInstanceDetail(b []byte, d *service.InstanceDetail, lang catalog.Lang) []byte {
+	b = t.appendInstanceSummaryFields(b, d)
 	b = append(b, `,"server_product":{"id":`...)
 	b = strconv.AppendInt(b, d.Plan.ID, 10)
-	b = appendKeyString(b, `,"name":`, d.Plan.Name.In(lang))
-	b = appendKeyString(b, `,"type":`, d.Plan.Type)
+	b = t.appendKeyString(b, `,"name":`, d.Plan.Name.In(lang))
+	b = t.appendKeyString(b, `,"type":`, d.Plan.Type)
 	b = appendKeyInt(b, `,"cpu":`, int64(d.Plan.CPU))
 	b = appendKeyInt(b, `,"memory":`, int64(d.Plan.MemoryGB))
 	b = appendKeyInt(b, `,"disk":`, int64(d.Plan.DiskGB))
 	b = append(b, `},"location":`...)
-	b = appendLocation(b, &d.Location, lang)
+	b = t.appendLocation(b, &d.Location, lang)
 	b = append(b, `,"datacenter":`...)
-	b = appendDatacenter(b, &d.Datacenter, lang)
+	b = t.appendDatacenter(b, &d.Datacenter, lang)
 	b = append(b, `,"template":{"id":`...)
 	b = strconv.AppendInt(b, d.Template.ID, 10)
-	b = appendKeyString(b, `,"name":`, d.Template.Name.In(lang))
-	b = appendKeyString(b, `,"os_type":`, d.Template.OSType)
+	b = t.appendKeyString(b, `,"name":`, d.Template.Name.In(lang))
+	b = t.appendKeyString(b, `,"os_type":`, d.Template.OSType)
 	b = append(b, `},"traffic":`...)
 	b = appendTraffic(b, &d.Traffic)
 	b = append(b, `,"credentials":`...)
@@ -59,7 +62,7 @@ func appendInstanceDetail(b []byte, d *service.InstanceDetail, lang catalog.Lang
 			b = append(b, ',')
 		}
 		b = appendKeyString(b, `{"app_id":`, a.AppID)
-		b = appendKeyString(b, `,"name":`, a.App.Name.In(lang))
+		b = t.appendKeyString(b, `,"name":`, a.App.Name.In(lang))
 		b = appendKeyString(b, `,"status":`, a.Status)
 		b = append(b, '}')
 	}
@@ -80,7 +83,7 @@ func appendInstanceDetail(b []byte, d *service.InstanceDetail, lang catalog.Lang
 
 // appendInstanceSummaryFields appends newInstanceSummaryJSON(*d)'s object without its closing
 // brace, which the detail's own fields follow.
-func appendInstanceSummaryFields(b []byte, d *service.InstanceDetail) []byte {
+func (t jsonTexts) appendInstanceSummaryFields(b []byte, d *service.InstanceDetail) []byte {
 	b = appendKeyInt(b, `{"id":`, d.ID)
 	b = appendKeyString(b, `,"name":`, d.Name)
 	b = appendKeyOptional(b, `,"status":`, d.Status)
@@ -89,7 +92,7 @@ func appendInstanceSummaryFields(b []byte, d *service.InstanceDetail) []byte {
 	b = appendKeyInt(b, `,"server_product_id":`, d.PlanID)
 	b = appendKeyOptional(b, `,"ipv4":`, d.IPv4)
 	b = appendKeyOptional(b, `,"ipv6":`, d.IPv6)
-	b = appendKeyString(b, `,"term":`, catalog.TermHourly)
+	b = t.appendKeyString(b, `,"term":`, catalog.TermHourly)
 	if d.Active {
 		b = appendKeyTime(b, `,"renewal_due":`, d.RenewalDue)
 	} else {
@@ -110,33 +113,33 @@ func appendInstanceSummaryFields(b []byte, d *service.InstanceDetail) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, a)
+		b = t.appendString(b, a)
 	}
 	b = appendKeyBool(b, `],"snapshots":`, d.Active && d.Datacenter.Snapshots.PricePerGBMonth > 0)
 	return appendKeyOptional(b, `,"note":`, d.Note)
 }
 
 // appendLocation appends newLocationJSON(*l, lang) as JSON.
-func appendLocation(b []byte, l *catalog.Location, lang catalog.Lang) []byte {
+func (t jsonTexts) appendLocation(b []byte, l *catalog.Location, lang catalog.Lang) []byte {
 	b = appendKeyInt(b, `{"id":`, l.ID)
 	b = appendKeyInt(b, `,"datacenter_id":`, l.DatacenterID)
-	b = appendKeyString(b, `,"name":`, l.Name.In(lang))
-	b = appendKeyString(b, `,"country":`, l.Country.In(lang))
-	b = appendKeyString(b, `,"country_code":`, l.CountryCode)
-	b = appendKeyOptional(b, `,"flag":`, l.Flag)
+	b = t.appendKeyString(b, `,"name":`, l.Name.In(lang))
+	b = t.appendKeyString(b, `,"country":`, l.Country.In(lang))
+	b = t.appendKeyString(b, `,"country_code":`, l.CountryCode)
+	b = t.appendKeyOptional(b, `,"flag":`, l.Flag)
 	b = appendKeyBool(b, `,"active":`, l.Active)
-	b = appendKeyOptional(b, `,"status":`, l.Status)
+	b = t.appendKeyOptional(b, `,"status":`, l.Status)
 	return append(b, '}')
 }
 
 // appendDatacenter appends newDatacenterJSON(*dc, lang) as JSON.
-func appendDatacenter(b []byte, dc *catalog.Datacenter, lang catalog.Lang) []byte {
+func (t jsonTexts) appendDatacenter(b []byte, dc *catalog.Datacenter, lang catalog.Lang) []byte {
 	b = appendKeyInt(b, `{"id":`, dc.ID)
-	b = appendKeyString(b, `,"name":`, dc.Name.In(lang))
-	b = appendKeyOptional(b, `,"description":`, dc.Description.In(lang))
-	b = appendKeyOptional(b, `,"status":`, dc.Status)
+	b = t.appendKeyString(b, `,"name":`, dc.Name.In(lang))
+	b = t.appendKeyOptional(b, `,"description":`, dc.Description.In(lang))
+	b = t.appendKeyOptional(b, `,"status":`, dc.Status)
 	b = appendKeyBool(b, `,"enabled":`, dc.Enabled)
-	b = appendKeyString(b, `,"terms":[{"term":`, catalog.TermHourly)
+	b = t.appendKeyString(b, `,"terms":[{"term":`, catalog.TermHourly)
 	b = appendKeyBool(b, `,"enabled":true}],"require_kyc":`, dc.RequireKYC)
 	b = appendKeyBool(b, `,"local_snapshots":`, dc.Snapshots.Local)
 	return append(b, '}')
@@ -211,4 +214,68 @@ func appendKeyTime(b []byte, key string, t time.Time) []byte {
 	b = append(b, '"')
 	b = t.UTC().AppendFormat(b, time.RFC3339)
 	return append(b, '"')
+}
+
+// jsonTexts holds the JSON string of every text of the catalogue, made once (newJSONTexts):
+// an instance's detail carries a dozen, mostly Persian by default, and checking and escaping
+// them on every GET was half the cost of appending it. A text not held is quoted as any string.
+type jsonTexts map[string]string
+
+// newJSONTexts quotes every string of every entry of c, found by reflection so an entry's new
+// field is held without a change here.
+func newJSONTexts(c *catalog.Catalog) jsonTexts {
+	t := jsonTexts{}
+	for _, entries := range []any{c.Datacenters(), c.Locations(), c.Templates(), c.Plans(catalog.PlanFilter{}),
+		c.Features(), c.Apps(), catalog.TermHourly} {
+		t.addStrings(reflect.ValueOf(entries))
+	}
+	return t
+}
+
+// addStrings quotes every string v is or holds.
+func (t jsonTexts) addStrings(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		t[v.String()] = string(appendJSONString(nil, v.String()))
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				t.addStrings(v.Field(i))
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			t.addStrings(v.Index(i))
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			t.addStrings(k)
+			t.addStrings(v.MapIndex(k))
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			t.addStrings(v.Elem())
+		}
+	}
+}
+
+// appendString appends s as a JSON string, from t when it holds s.
+func (t jsonTexts) appendString(b []byte, s string) []byte {
+	if q, ok := t[s]; ok {
+		return append(b, q...)
+	}
+	return appendJSONString(b, s)
+}
+
+// appendKeyString is the package's appendKeyString for a text of the catalogue.
+func (t jsonTexts) appendKeyString(b []byte, key, s string) []byte {
+	return t.appendString(append(b, key...), s)
+}
+
+// appendKeyOptional is the package's appendKeyOptional for a text of the catalogue.
+func (t jsonTexts) appendKeyOptional(b []byte, key, s string) []byte {
+	if s == "" {
+		return append(append(b, key...), "null"...)
+	}
+	return t.appendKeyString(b, key, s)
 }

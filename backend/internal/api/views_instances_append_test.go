@@ -50,25 +50,66 @@ func TestAppendJSONStringAsEncodingJSON(t *testing.T) {
 // the appender leaves out, or writes in another order, fails it.
 func TestInstanceDetailAnswerAsEncoded(t *testing.T) {
 	t.Parallel()
-	cases := []service.InstanceDetail{handMadeDetail(), {}}
+	cases := []service.InstanceDetail{handMadeDetail(), catalogDetail(t), {}}
 	rng := rand.New(rand.NewPCG(44, 2026))
 	for range 1000 {
 		var d service.InstanceDetail
 		fillRandom(rng, reflect.ValueOf(&d).Elem())
 		cases = append(cases, d)
 	}
+	// The texts quoted beforehand: none, the catalogue's (the case from the catalogue takes
+	// them), and the awkward strings too (every random case takes them).
+	withAwkward := newJSONTexts(catalog.New())
+	withAwkward.addStrings(reflect.ValueOf(awkwardText))
+	memos := map[string]jsonTexts{"none": nil, "catalogue": newJSONTexts(catalog.New()), "awkward": withAwkward}
 	for i, d := range cases {
 		for _, lang := range []catalog.Lang{catalog.English, catalog.Persian} {
 			var want bytes.Buffer
 			if err := json.NewEncoder(&want).Encode(successBody{Success: true, Data: newInstanceDetailJSON(d, lang)}); err != nil {
 				t.Fatal(err)
 			}
-			got := appendInstanceDetailAnswer(nil, &d, lang)
-			if !bytes.Equal(got, want.Bytes()) {
-				t.Fatalf("case %d (%s):\n got  %s\n want %s", i, lang, got, want.Bytes())
+			for name, texts := range memos {
+				if got := texts.appendInstanceDetailAnswer(nil, &d, lang); !bytes.Equal(got, want.Bytes()) {
+					t.Fatalf("case %d (%s, texts %s):\n got  %s\n want %s", i, lang, name, got, want.Bytes())
+				}
 			}
 		}
 	}
+}
+
+// TestCatalogTextsQuoted: newJSONTexts holds every text of the catalogue's entries the detail
+// shows (names in both languages, a description, a country, a flag), each as encoding/json
+// quotes it.
+func TestCatalogTextsQuoted(t *testing.T) {
+	t.Parallel()
+	texts := newJSONTexts(catalog.New())
+	d := catalogDetail(t)
+	for _, s := range []string{d.Plan.Name.FA, d.Plan.Name.EN, d.Plan.Type, d.Location.Country.FA, d.Location.Flag,
+		d.Datacenter.Description.FA, d.Datacenter.Description.EN, d.Template.OSType, catalog.TermHourly} {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q, ok := texts[s]; !ok || q != string(want) {
+			t.Errorf("text %q: held %t as %s, want %s", s, ok, q, want)
+		}
+	}
+}
+
+// catalogDetail is an active instance of the catalogue's first plan, as describeWith makes it.
+func catalogDetail(t testing.TB) service.InstanceDetail {
+	c := catalog.New()
+	d := handMadeDetail()
+	d.Plan = c.Plans(catalog.PlanFilter{})[0]
+	var ok bool
+	d.Datacenter, ok = c.Datacenter(d.Plan.DatacenterID)
+	d.Location, _ = c.Location(d.Plan.LocationID)
+	d.Template, _ = c.Template(d.Plan.TemplateIDs[0])
+	if !ok || d.Location.ID == 0 || d.Template.ID == 0 || d.Location.Flag == "" {
+		t.Fatalf("the catalogue's first plan has no datacenter, location with a flag, or template: %+v", d.Plan)
+	}
+	d.PlanID, d.DatacenterID, d.LocationID, d.TemplateID = d.Plan.ID, d.Datacenter.ID, d.Location.ID, d.Template.ID
+	return d
 }
 
 // handMadeDetail is an active instance with every part set, as a reader would picture one.
@@ -167,10 +208,11 @@ func randomTime(rng *rand.Rand) time.Time {
 }
 
 // BenchmarkInstanceDetailAnswer: GET /instances/{id}'s answer built as the view and encoded by
-// the API's encoder (as every other answer is), against appended by hand, for the hand-made
-// instance in Persian (the default language, whose names are not ASCII).
+// the API's encoder (as every other answer is), against appended by hand with the catalogue's
+// texts quoted beforehand and without, for an instance of the catalogue's first plan in Persian
+// (the default language, whose names are not ASCII).
 func BenchmarkInstanceDetailAnswer(b *testing.B) {
-	d := handMadeDetail()
+	d, texts := catalogDetail(b), newJSONTexts(catalog.New())
 	var bufs bufferPool
 	b.Run("view+encoder", func(b *testing.B) {
 		b.ReportAllocs()
@@ -180,12 +222,14 @@ func BenchmarkInstanceDetailAnswer(b *testing.B) {
 			bufs.put(buf)
 		}
 	})
-	b.Run("appended", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			buf := bufs.get()
-			buf.Write(appendInstanceDetailAnswer(buf.AvailableBuffer(), &d, catalog.Persian))
-			bufs.put(buf)
-		}
-	})
+	for name, texts := range map[string]jsonTexts{"appended": nil, "appended+texts": texts} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				buf := bufs.get()
+				buf.Write(texts.appendInstanceDetailAnswer(buf.AvailableBuffer(), &d, catalog.Persian))
+				bufs.put(buf)
+			}
+		})
+	}
 }
