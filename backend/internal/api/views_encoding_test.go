@@ -9,14 +9,6 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 )
 
-// awkwardStrings are strings whose JSON encoding encoding/json decides with care: HTML
-// characters (escaped as \u003c...), the line separators JavaScript does not accept raw,
-// control characters, invalid UTF-8 (replaced by U+FFFD) and characters outside the BMP.
-var awkwardStrings = []string{
-	"", "plain", `<script>&amp;</script>`, "line\u2028para\u2029", "tab\tnl\nnul\x00us\x1f del\x7f",
-	"bad\xffutf8\xc3", "🇮🇷 Tehran", `quote " backslash \ slash /`, "\ufeffbom",
-}
-
 // TestAnswersEncodeAsEncodingJSON: the API's encoder (write's, a faster library than
 // encoding/json) sends exactly the bytes encoding/json would, for every view with every field
 // set and empty, and for awkward strings and numbers in the fields a user or an app fills.
@@ -24,7 +16,7 @@ var awkwardStrings = []string{
 func TestAnswersEncodeAsEncodingJSON(t *testing.T) {
 	t.Parallel()
 	cases := goldenViews(t)
-	for _, s := range awkwardStrings {
+	for _, s := range api.AwkwardText {
 		var d api.InstanceDetailView
 		d.Name, d.Note, d.Hostname = s, &s, &s
 		d.Actions, d.ActiveFeatures = []string{s}, []string{s, s}
