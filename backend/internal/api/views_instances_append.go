@@ -18,9 +18,10 @@ import (
 // poll this), and building its view and encoding it took a third of the handler's CPU in a
 // profile of serve (bench/README.md, eighth round). The view stays the one definition of the
 // shape: TestInstanceDetailAnswerAsEncoded holds appendInstanceDetailAnswer to the bytes the
-// encoder writes for successBody{Success: true, Data: newInstanceDetailJSON(d, lang)}, for the
-// golden instance, awkward strings in every field and values filled at random by reflection,
-// so a field added to the view and not here fails it.
+// encoder writes for successBody{Success: true, Data: newInstanceDetailJSON(d, lang)}, for a
+// hand-made instance, one of the catalogue's plans, the zero one and a thousand filled at random
+// by reflection (awkward strings, extreme numbers), in both languages, so a member added to the
+// view and not here, or written here in another order, fails it.
 
 // appendInstanceDetailAnswer appends the success envelope around d's detail view, and the
 // newline an Encoder ends with. t may be nil: every text is then quoted here.
