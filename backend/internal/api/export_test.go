@@ -13,5 +13,5 @@ func EncodeAnswer(body any) ([]byte, error) {
 	return bytes.Clone(buf.Bytes()), nil
 }
 
-// AwkwardText is awkwardText (views_instances_append_test.go) for package api_test.
+// AwkwardText is awkwardText (json_append_test.go) for package api_test.
 var AwkwardText = awkwardText

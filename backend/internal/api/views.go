@@ -13,7 +13,10 @@ import (
 // The JSON bodies of the spec: the wire package's, and the requests only the server reads.
 
 // timestamp renders a time as RFC 3339 in UTC.
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+func timestamp(t time.Time) string { return string(appendTimestamp(make([]byte, 0, 32), t)) }
+
+// appendTimestamp appends timestamp's text of t to b.
+func appendTimestamp(b []byte, t time.Time) []byte { return t.UTC().AppendFormat(b, time.RFC3339) }
 
 // optional turns "" into null.
 func optional(s string) *string {

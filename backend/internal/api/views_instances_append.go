@@ -1,18 +1,15 @@
 package api
 
 import (
-	"reflect"
 	"strconv"
-	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
-	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 )
 
 // GET /instances/{id}'s answer appended by hand, straight from the service's values, the
 // catalogue's texts (names, a description, a country, in Persian by default) already quoted
-// (jsonTexts).
+// (jsonTexts), with the member appenders of json_append.go.
 //
 // It is the busiest answer of the API (a provider's refresh reads every server, and its waits
 // poll this), and building its view and encoding it took a third of the handler's CPU in a
@@ -170,113 +167,4 @@ func appendCredentials(b []byte, d *service.InstanceDetail) []byte {
 	b = appendKeyOptional(b, `,"ipv6":`, d.IPv6)
 	b = appendKeyBool(b, `,"pending":`, d.CredentialsPending)
 	return append(b, '}')
-}
-
-// The appenders of one member: key is the member's name as JSON with what comes before it
-// (`,"name":`), so an object is a run of calls with no separator logic.
-
-func appendKeyString(b []byte, key, s string) []byte { return appendJSONString(append(b, key...), s) }
-
-func appendKeyInt(b []byte, key string, n int64) []byte {
-	return strconv.AppendInt(append(b, key...), n, 10)
-}
-
-func appendKeyBool(b []byte, key string, v bool) []byte {
-	return strconv.AppendBool(append(b, key...), v)
-}
-
-func appendKeyMoney(b []byte, key string, m money.Micros) []byte {
-	return m.AppendDecimal(append(b, key...))
-}
-
-// appendKeyOptional is the member of a string the view shows through optional: null for "".
-func appendKeyOptional(b []byte, key, s string) []byte {
-	if s == "" {
-		return append(append(b, key...), "null"...)
-	}
-	return appendKeyString(b, key, s)
-}
-
-// appendKeyID is the member of an id the view shows through optionalID: null for 0.
-func appendKeyID(b []byte, key string, id int64) []byte {
-	if id == 0 {
-		return append(append(b, key...), "null"...)
-	}
-	return appendKeyInt(b, key, id)
-}
-
-// appendKeyTime is the member of a time the view shows through optionalTime: null for the
-// zero time, else timestamp's text, which needs no escaping.
-func appendKeyTime(b []byte, key string, t time.Time) []byte {
-	b = append(b, key...)
-	if t.IsZero() {
-		return append(b, "null"...)
-	}
-	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, time.RFC3339)
-	return append(b, '"')
-}
-
-// jsonTexts holds the JSON string of every text of the catalogue, made once (newJSONTexts):
-// an instance's detail carries a dozen, mostly Persian by default, and checking and escaping
-// them on every GET was half the cost of appending it. A text not held is quoted as any string.
-type jsonTexts map[string]string
-
-// newJSONTexts quotes every string of every entry of c, found by reflection so an entry's new
-// field is held without a change here.
-func newJSONTexts(c *catalog.Catalog) jsonTexts {
-	t := jsonTexts{}
-	for _, entries := range []any{c.Datacenters(), c.Locations(), c.Templates(), c.Plans(catalog.PlanFilter{}),
-		c.Features(), c.Apps(), catalog.TermHourly} {
-		t.addStrings(reflect.ValueOf(entries))
-	}
-	return t
-}
-
-// addStrings quotes every string v is or holds.
-func (t jsonTexts) addStrings(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.String:
-		t[v.String()] = string(appendJSONString(nil, v.String()))
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				t.addStrings(v.Field(i))
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		for i := range v.Len() {
-			t.addStrings(v.Index(i))
-		}
-	case reflect.Map:
-		for _, k := range v.MapKeys() {
-			t.addStrings(k)
-			t.addStrings(v.MapIndex(k))
-		}
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			t.addStrings(v.Elem())
-		}
-	}
-}
-
-// appendString appends s as a JSON string, from t when it holds s.
-func (t jsonTexts) appendString(b []byte, s string) []byte {
-	if q, ok := t[s]; ok {
-		return append(b, q...)
-	}
-	return appendJSONString(b, s)
-}
-
-// appendKeyString is the package's appendKeyString for a text of the catalogue.
-func (t jsonTexts) appendKeyString(b []byte, key, s string) []byte {
-	return t.appendString(append(b, key...), s)
-}
-
-// appendKeyOptional is the package's appendKeyOptional for a text of the catalogue.
-func (t jsonTexts) appendKeyOptional(b []byte, key, s string) []byte {
-	if s == "" {
-		return append(append(b, key...), "null"...)
-	}
-	return t.appendKeyString(b, key, s)
 }

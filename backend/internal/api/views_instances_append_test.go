@@ -14,34 +14,6 @@ import (
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
 )
 
-// awkwardText are strings whose JSON encoding encoding/json decides with care: HTML characters,
-// the line separators, every kind of control character, invalid and truncated UTF-8, a BOM,
-// characters outside the BMP and a right-to-left script (the catalogue's Persian names).
-var awkwardText = []string{
-	"", "plain", `<script>&amp;</script>`, "line\u2028para\u2029", "tab\tnl\nnul\x00us\x1f del\x7f",
-	"\b\f\r\v\x1b", "bad\xffutf8\xc3", "\xed\xa0\x80 surrogate", "🇮🇷 Tehran", `quote " backslash \ slash /`,
-	"\ufeffbom", "تهران ۱", "\u2027\u202a\u2030",
-}
-
-// TestAppendJSONStringAsEncodingJSON: appendJSONString writes what encoding/json writes for
-// every single byte, every ASCII pair around a multi-byte rune, and the awkward strings.
-func TestAppendJSONStringAsEncodingJSON(t *testing.T) {
-	t.Parallel()
-	cases := append([]string{}, awkwardText...)
-	for c := range 256 {
-		cases = append(cases, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"é\u2028z")
-	}
-	for _, s := range cases {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendJSONString([]byte("prefix"), s); !bytes.Equal(got, append([]byte("prefix"), want...)) {
-			t.Errorf("%q: got %s, want %s", s, got[len("prefix"):], want)
-		}
-	}
-}
-
 // TestInstanceDetailAnswerAsEncoded: GET /instances/{id}'s answer appended by hand is byte for
 // byte what encoding/json writes for the envelope around newInstanceDetailJSON, the view that
 // defines the shape, for a hand-made instance, the zero one, and a thousand filled at random by
@@ -73,25 +45,6 @@ func TestInstanceDetailAnswerAsEncoded(t *testing.T) {
 					t.Fatalf("case %d (%s, texts %s):\n got  %s\n want %s", i, lang, name, got, want.Bytes())
 				}
 			}
-		}
-	}
-}
-
-// TestCatalogTextsQuoted: newJSONTexts holds every text of the catalogue's entries the detail
-// shows (names in both languages, a description, a country, a flag), each as encoding/json
-// quotes it.
-func TestCatalogTextsQuoted(t *testing.T) {
-	t.Parallel()
-	texts := newJSONTexts(catalog.New())
-	d := catalogDetail(t)
-	for _, s := range []string{d.Plan.Name.FA, d.Plan.Name.EN, d.Plan.Type, d.Location.Country.FA, d.Location.Flag,
-		d.Datacenter.Description.FA, d.Datacenter.Description.EN, d.Template.OSType, catalog.TermHourly} {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if q, ok := texts[s]; !ok || q != string(want) {
-			t.Errorf("text %q: held %t as %s, want %s", s, ok, q, want)
 		}
 	}
 }
