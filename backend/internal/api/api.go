@@ -53,20 +53,20 @@ type Config struct {
 
 // handler carries the dependencies of every route.
 type handler struct {
-	svc       *service.Service
-	log       *slog.Logger
-	clock     Clock
-	limits    *limiter
-	authFails *authFailures // failed authentications per client address (authfail.go)
-	openapi   func() ([]byte, error)
-	bufs      bufferPool // what write encodes answers into
-	texts     jsonTexts  // the catalogue's texts quoted, for the answers appended by hand
-	observer  Observer
-	ready     ReadyFunc
-	proxies   trustedProxies // whose forwarding headers name the client (client_addr.go)
-	console   http.Handler   // Config.Console
-	access    *AccessLog     // Config.AccessLog; nil: lines written at once through log
-	states    sync.Pool      // *requestState of requests in flight, reused (middleware.go)
+	svc         *service.Service
+	log         *slog.Logger
+	clock       Clock
+	limits      *limiter
+	authFails   *authFailures // failed authentications per client address (authfail.go)
+	openapi     func() ([]byte, error)
+	bufs        bufferPool  // what write encodes answers into
+	catalogJSON catalogJSON // the catalogue's entries as JSON, for the answers appended by hand
+	observer    Observer
+	ready       ReadyFunc
+	proxies     trustedProxies // whose forwarding headers name the client (client_addr.go)
+	console     http.Handler   // Config.Console
+	access      *AccessLog     // Config.AccessLog; nil: lines written at once through log
+	states      sync.Pool      // *requestState of requests in flight, reused (middleware.go)
 }
 
 // NewHandler returns the whole API: /api/v1/... and /openapi.json.
@@ -79,28 +79,28 @@ func NewHandler(cfg Config) http.Handler {
 
 func newHandler(cfg Config) *handler {
 	return &handler{
-		svc:       cfg.Service,
-		log:       cfg.Logger,
-		clock:     cfg.Clock,
-		limits:    newLimiter(cfg.Clock, cfg.RateLimitScale, cfg.RateWindows, cfg.Logger),
-		authFails: newAuthFailures(cfg.RateLimitScale),
-		openapi:   cfg.OpenAPI,
-		observer:  cmp.Or[Observer](cfg.Observer, noObserver{}),
-		ready:     cfg.Ready,
-		proxies:   trustedProxies(cfg.TrustedProxies),
-		console:   cfg.Console,
-		access:    cfg.AccessLog,
-		texts:     catalogTexts(cfg.Service),
+		svc:         cfg.Service,
+		log:         cfg.Logger,
+		clock:       cfg.Clock,
+		limits:      newLimiter(cfg.Clock, cfg.RateLimitScale, cfg.RateWindows, cfg.Logger),
+		authFails:   newAuthFailures(cfg.RateLimitScale),
+		openapi:     cfg.OpenAPI,
+		observer:    cmp.Or[Observer](cfg.Observer, noObserver{}),
+		ready:       cfg.Ready,
+		proxies:     trustedProxies(cfg.TrustedProxies),
+		console:     cfg.Console,
+		access:      cfg.AccessLog,
+		catalogJSON: catalogJSONOf(cfg.Service),
 	}
 }
 
-// catalogTexts is the quoted texts of svc's catalogue; none without a service (a test's
-// handler of the access log alone).
-func catalogTexts(svc *service.Service) jsonTexts {
+// catalogJSONOf is the JSON of svc's catalogue; none without a service (a test's handler of
+// the access log alone).
+func catalogJSONOf(svc *service.Service) catalogJSON {
 	if svc == nil {
-		return nil
+		return catalogJSON{}
 	}
-	return newJSONTexts(svc.Catalog())
+	return newCatalogJSON(svc.Catalog())
 }
 
 // routes registers every endpoint of this version of the API: the routes of Routes, each with the

@@ -107,7 +107,7 @@ func (h *handler) instance(w http.ResponseWriter, r *http.Request, acct store.Ac
 	// hand: the busiest answer (views_instances_append.go).
 	buf := h.bufs.get()
 	defer h.bufs.put(buf)
-	buf.Write(h.texts.appendInstanceDetailAnswer(buf.AvailableBuffer(), &d, language(r)))
+	buf.Write(h.catalogJSON.appendInstanceDetailAnswer(buf.AvailableBuffer(), &d, language(r)))
 	send(w, http.StatusOK, buf.Bytes())
 }
 

@@ -1,15 +1,13 @@
 package api
 
 // JSON appended by hand for the busiest answers (views_instances_append.go): strings escaped as
-// encoding/json escapes them, the members of an object, and the catalogue's texts quoted once.
+// encoding/json escapes them, and the members of an object.
 
 import (
-	"reflect"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
-	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 	"github.com/reseller/terraform-provider-reseller/backend/internal/money"
 )
 
@@ -18,11 +16,35 @@ import (
 // name, the other control characters and '<', '>', '&' as \u00XX, invalid UTF-8 as \ufffd,
 // U+2028 and U+2029 as themselves escaped. TestAppendJSONStringAsEncodingJSON holds it to
 // encoding/json for every byte and awkward runes.
+//
+// Most of an answer's strings are ASCII (names, addresses, states): they are copied as they
+// are, byte by byte through a table, and only a string with a byte above ASCII is checked as
+// UTF-8, from that byte on (appendJSONStringUTF8).
 func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0 // s[start:i] is still to be copied as it is
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return appendJSONStringUTF8(append(b, s[start:i]...), s[i:])
+		}
+		if jsonSafe[c] {
+			continue
+		}
+		b = appendEscapedASCII(append(b, s[start:i]...), c)
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendJSONStringUTF8 is the rest of appendJSONString from s, which starts with a byte above
+// ASCII: one check that s is valid UTF-8, then a table lookup a byte; invalid UTF-8 goes rune by
+// rune.
+func appendJSONStringUTF8(b []byte, s string) []byte {
 	if !utf8.ValidString(s) {
 		return appendJSONStringInvalid(b, s)
 	}
-	b = append(b, '"')
 	start := 0 // s[start:i] is still to be copied as it is
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -52,10 +74,9 @@ func isLineSeparator(s string) bool {
 	return len(s) >= 3 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9)
 }
 
-// appendJSONStringInvalid is appendJSONString for a string that is not valid UTF-8, rune by
-// rune: each invalid byte becomes \ufffd.
+// appendJSONStringInvalid is the rest of appendJSONString from s, which is not valid UTF-8,
+// rune by rune: each invalid byte becomes \ufffd.
 func appendJSONStringInvalid(b []byte, s string) []byte {
-	b = append(b, '"')
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -148,68 +169,4 @@ func appendKeyTime(b []byte, key string, t time.Time) []byte {
 	b = append(b, '"')
 	b = appendTimestamp(b, t)
 	return append(b, '"')
-}
-
-// jsonTexts holds the JSON string of every text of the catalogue, made once (newJSONTexts):
-// an instance's detail carries a dozen, mostly Persian by default, and checking and escaping
-// them on every GET was half the cost of appending it. A text not held is quoted as any string.
-type jsonTexts map[string]string
-
-// newJSONTexts quotes every string of every entry of c, found by reflection so an entry's new
-// field is held without a change here.
-func newJSONTexts(c *catalog.Catalog) jsonTexts {
-	t := jsonTexts{}
-	for _, entries := range []any{c.Datacenters(), c.Locations(), c.Templates(), c.Plans(catalog.PlanFilter{}),
-		c.Features(), c.Apps(), catalog.TermHourly} {
-		t.addStrings(reflect.ValueOf(entries))
-	}
-	return t
-}
-
-// addStrings quotes every string v is or holds.
-func (t jsonTexts) addStrings(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.String:
-		t[v.String()] = string(appendJSONString(nil, v.String()))
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				t.addStrings(v.Field(i))
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		for i := range v.Len() {
-			t.addStrings(v.Index(i))
-		}
-	case reflect.Map:
-		for _, k := range v.MapKeys() {
-			t.addStrings(k)
-			t.addStrings(v.MapIndex(k))
-		}
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			t.addStrings(v.Elem())
-		}
-	}
-}
-
-// appendString appends s as a JSON string, from t when it holds s.
-func (t jsonTexts) appendString(b []byte, s string) []byte {
-	if q, ok := t[s]; ok {
-		return append(b, q...)
-	}
-	return appendJSONString(b, s)
-}
-
-// appendKeyString is the package's appendKeyString for a text of the catalogue.
-func (t jsonTexts) appendKeyString(b []byte, key, s string) []byte {
-	return t.appendString(append(b, key...), s)
-}
-
-// appendKeyOptional is the package's appendKeyOptional for a text of the catalogue.
-func (t jsonTexts) appendKeyOptional(b []byte, key, s string) []byte {
-	if s == "" {
-		return appendKeyOptional(b, key, s) // null
-	}
-	return t.appendKeyString(b, key, s)
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
-
-	"github.com/reseller/terraform-provider-reseller/backend/internal/catalog"
 )
 
 // awkwardText are strings whose JSON encoding encoding/json decides with care: HTML characters,
@@ -18,12 +16,13 @@ var awkwardText = []string{
 }
 
 // TestAppendJSONStringAsEncodingJSON: appendJSONString writes what encoding/json writes for
-// every single byte, every ASCII pair around a multi-byte rune, and the awkward strings.
+// every single byte, every byte before a multi-byte rune and after one (the ASCII copy and the
+// UTF-8 check meet there), and the awkward strings.
 func TestAppendJSONStringAsEncodingJSON(t *testing.T) {
 	t.Parallel()
 	cases := append([]string{}, awkwardText...)
 	for c := range 256 {
-		cases = append(cases, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"é\u2028z")
+		cases = append(cases, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"é\u2028z", "<é"+string([]byte{byte(c)})+"&z")
 	}
 	for _, s := range cases {
 		want, err := json.Marshal(s)
@@ -32,25 +31,6 @@ func TestAppendJSONStringAsEncodingJSON(t *testing.T) {
 		}
 		if got := appendJSONString([]byte("prefix"), s); !bytes.Equal(got, append([]byte("prefix"), want...)) {
 			t.Errorf("%q: got %s, want %s", s, got[len("prefix"):], want)
-		}
-	}
-}
-
-// TestCatalogTextsQuoted: newJSONTexts holds every text of the catalogue's entries the detail
-// shows (names in both languages, a description, a country, a flag), each as encoding/json
-// quotes it.
-func TestCatalogTextsQuoted(t *testing.T) {
-	t.Parallel()
-	texts := newJSONTexts(catalog.New())
-	d := catalogDetail(t)
-	for _, s := range []string{d.Plan.Name.FA, d.Plan.Name.EN, d.Plan.Type, d.Location.Country.FA, d.Location.Flag,
-		d.Datacenter.Description.FA, d.Datacenter.Description.EN, d.Template.OSType, catalog.TermHourly} {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if q, ok := texts[s]; !ok || q != string(want) {
-			t.Errorf("text %q: held %t as %s, want %s", s, ok, q, want)
 		}
 	}
 }

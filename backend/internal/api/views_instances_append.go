@@ -8,8 +8,9 @@ import (
 )
 
 // GET /instances/{id}'s answer appended by hand, straight from the service's values, the
-// catalogue's texts (names, a description, a country, in Persian by default) already quoted
-// (jsonTexts), with the member appenders of json_append.go.
+// catalogue's entries (plan, location, datacenter, template, in Persian by default) from their
+// JSON made once (catalogJSON, views_instances_catalog.go), with the member appenders of
+// json_append.go.
 //
 // It is the busiest answer of the API (a provider's refresh reads every server, and its waits
 // poll this), and building its view and encoding it took a third of the handler's CPU in a
@@ -21,32 +22,25 @@ import (
 // view and not here, or written here in another order, fails it.
 
 // appendInstanceDetailAnswer appends the success envelope around d's detail view, and the
-// newline an Encoder ends with. t may be nil: every text is then quoted here.
-func (t jsonTexts) appendInstanceDetailAnswer(b []byte, d *service.InstanceDetail, lang catalog.Lang) []byte {
+// newline an Encoder ends with. The zero j appends every catalogue entry as it is.
+func (j *catalogJSON) appendInstanceDetailAnswer(b []byte, d *service.InstanceDetail, lang catalog.Lang) []byte {
 	b = append(b, `{"success":true,"data":`...)
-	b = t.appendInstanceDetail(b, d, lang)
+	b = j.appendInstanceDetail(b, d, lang)
 	return append(b, "}\n"...)
 }
 
 // appendInstanceDetail appends newInstanceDetailJSON(*d, lang) as JSON.
-func (t jsonTexts) appendInstanceDetail(b []byte, d *service.InstanceDetail, lang catalog.Lang) []byte {
-	b = t.appendInstanceSummaryFields(b, d)
-	b = append(b, `,"server_product":{"id":`...)
-	b = strconv.AppendInt(b, d.Plan.ID, 10)
-	b = t.appendKeyString(b, `,"name":`, d.Plan.Name.In(lang))
-	b = t.appendKeyString(b, `,"type":`, d.Plan.Type)
-	b = appendKeyInt(b, `,"cpu":`, int64(d.Plan.CPU))
-	b = appendKeyInt(b, `,"memory":`, int64(d.Plan.MemoryGB))
-	b = appendKeyInt(b, `,"disk":`, int64(d.Plan.DiskGB))
-	b = append(b, `},"location":`...)
-	b = t.appendLocation(b, &d.Location, lang)
+func (j *catalogJSON) appendInstanceDetail(b []byte, d *service.InstanceDetail, lang catalog.Lang) []byte {
+	b = j.appendInstanceSummaryFields(b, d)
+	b = append(b, `,"server_product":`...)
+	b = j.appendProduct(b, &d.Plan, lang)
+	b = append(b, `,"location":`...)
+	b = j.appendLocation(b, &d.Location, lang)
 	b = append(b, `,"datacenter":`...)
-	b = t.appendDatacenter(b, &d.Datacenter, lang)
-	b = append(b, `,"template":{"id":`...)
-	b = strconv.AppendInt(b, d.Template.ID, 10)
-	b = t.appendKeyString(b, `,"name":`, d.Template.Name.In(lang))
-	b = t.appendKeyString(b, `,"os_type":`, d.Template.OSType)
-	b = append(b, `},"traffic":`...)
+	b = j.appendDatacenter(b, &d.Datacenter, lang)
+	b = append(b, `,"template":`...)
+	b = j.appendTemplate(b, &d.Template, lang)
+	b = append(b, `,"traffic":`...)
 	b = appendTraffic(b, &d.Traffic)
 	b = append(b, `,"credentials":`...)
 	if d.Active {
@@ -60,7 +54,7 @@ func (t jsonTexts) appendInstanceDetail(b []byte, d *service.InstanceDetail, lan
 			b = append(b, ',')
 		}
 		b = appendKeyString(b, `{"app_id":`, a.AppID)
-		b = t.appendKeyString(b, `,"name":`, a.App.Name.In(lang))
+		b = appendKeyString(b, `,"name":`, a.App.Name.In(lang))
 		b = appendKeyString(b, `,"status":`, a.Status)
 		b = append(b, '}')
 	}
@@ -81,7 +75,7 @@ func (t jsonTexts) appendInstanceDetail(b []byte, d *service.InstanceDetail, lan
 
 // appendInstanceSummaryFields appends newInstanceSummaryJSON(*d)'s object without its closing
 // brace, which the detail's own fields follow.
-func (t jsonTexts) appendInstanceSummaryFields(b []byte, d *service.InstanceDetail) []byte {
+func (j *catalogJSON) appendInstanceSummaryFields(b []byte, d *service.InstanceDetail) []byte {
 	b = appendKeyInt(b, `{"id":`, d.ID)
 	b = appendKeyString(b, `,"name":`, d.Name)
 	b = appendKeyOptional(b, `,"status":`, d.Status)
@@ -90,7 +84,7 @@ func (t jsonTexts) appendInstanceSummaryFields(b []byte, d *service.InstanceDeta
 	b = appendKeyInt(b, `,"server_product_id":`, d.PlanID)
 	b = appendKeyOptional(b, `,"ipv4":`, d.IPv4)
 	b = appendKeyOptional(b, `,"ipv6":`, d.IPv6)
-	b = t.appendKeyString(b, `,"term":`, catalog.TermHourly)
+	b = appendKeyString(b, `,"term":`, catalog.TermHourly)
 	if d.Active {
 		b = appendKeyTime(b, `,"renewal_due":`, d.RenewalDue)
 	} else {
@@ -106,40 +100,66 @@ func (t jsonTexts) appendInstanceSummaryFields(b []byte, d *service.InstanceDeta
 	b = appendKeyID(b, `,"template_id":`, d.TemplateID)
 	b = appendKeyMoney(b, `,"costs":`, d.Costs)
 	b = appendKeyMoney(b, `,"paid_amount":`, d.Paid)
-	b = append(b, `,"actions":[`...)
-	for i, a := range d.Plan.Actions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = t.appendString(b, a)
-	}
-	b = appendKeyBool(b, `],"snapshots":`, d.Active && d.Datacenter.Snapshots.PricePerGBMonth > 0)
+	b = append(b, `,"actions":`...)
+	b = j.appendActions(b, &d.Plan)
+	b = appendKeyBool(b, `,"snapshots":`, d.Active && d.Datacenter.Snapshots.PricePerGBMonth > 0)
 	return appendKeyOptional(b, `,"note":`, d.Note)
 }
 
+// appendProduct appends the server_product of newInstanceDetailJSON(d, lang) for d.Plan p.
+func appendProduct(b []byte, p *catalog.Plan, lang catalog.Lang) []byte {
+	b = appendKeyInt(b, `{"id":`, p.ID)
+	b = appendKeyString(b, `,"name":`, p.Name.In(lang))
+	b = appendKeyString(b, `,"type":`, p.Type)
+	b = appendKeyInt(b, `,"cpu":`, int64(p.CPU))
+	b = appendKeyInt(b, `,"memory":`, int64(p.MemoryGB))
+	b = appendKeyInt(b, `,"disk":`, int64(p.DiskGB))
+	return append(b, '}')
+}
+
+// appendActions appends a plan's actions as the summary's array of strings.
+func appendActions(b []byte, actions []string) []byte {
+	b = append(b, '[')
+	for i, a := range actions {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, a)
+	}
+	return append(b, ']')
+}
+
 // appendLocation appends newLocationJSON(*l, lang) as JSON.
-func (t jsonTexts) appendLocation(b []byte, l *catalog.Location, lang catalog.Lang) []byte {
+func appendLocation(b []byte, l *catalog.Location, lang catalog.Lang) []byte {
 	b = appendKeyInt(b, `{"id":`, l.ID)
 	b = appendKeyInt(b, `,"datacenter_id":`, l.DatacenterID)
-	b = t.appendKeyString(b, `,"name":`, l.Name.In(lang))
-	b = t.appendKeyString(b, `,"country":`, l.Country.In(lang))
-	b = t.appendKeyString(b, `,"country_code":`, l.CountryCode)
-	b = t.appendKeyOptional(b, `,"flag":`, l.Flag)
+	b = appendKeyString(b, `,"name":`, l.Name.In(lang))
+	b = appendKeyString(b, `,"country":`, l.Country.In(lang))
+	b = appendKeyString(b, `,"country_code":`, l.CountryCode)
+	b = appendKeyOptional(b, `,"flag":`, l.Flag)
 	b = appendKeyBool(b, `,"active":`, l.Active)
-	b = t.appendKeyOptional(b, `,"status":`, l.Status)
+	b = appendKeyOptional(b, `,"status":`, l.Status)
 	return append(b, '}')
 }
 
 // appendDatacenter appends newDatacenterJSON(*dc, lang) as JSON.
-func (t jsonTexts) appendDatacenter(b []byte, dc *catalog.Datacenter, lang catalog.Lang) []byte {
+func appendDatacenter(b []byte, dc *catalog.Datacenter, lang catalog.Lang) []byte {
 	b = appendKeyInt(b, `{"id":`, dc.ID)
-	b = t.appendKeyString(b, `,"name":`, dc.Name.In(lang))
-	b = t.appendKeyOptional(b, `,"description":`, dc.Description.In(lang))
-	b = t.appendKeyOptional(b, `,"status":`, dc.Status)
+	b = appendKeyString(b, `,"name":`, dc.Name.In(lang))
+	b = appendKeyOptional(b, `,"description":`, dc.Description.In(lang))
+	b = appendKeyOptional(b, `,"status":`, dc.Status)
 	b = appendKeyBool(b, `,"enabled":`, dc.Enabled)
-	b = t.appendKeyString(b, `,"terms":[{"term":`, catalog.TermHourly)
+	b = appendKeyString(b, `,"terms":[{"term":`, catalog.TermHourly)
 	b = appendKeyBool(b, `,"enabled":true}],"require_kyc":`, dc.RequireKYC)
 	b = appendKeyBool(b, `,"local_snapshots":`, dc.Snapshots.Local)
+	return append(b, '}')
+}
+
+// appendTemplate appends the template of newInstanceDetailJSON(d, lang) for d.Template t.
+func appendTemplate(b []byte, t *catalog.Template, lang catalog.Lang) []byte {
+	b = appendKeyInt(b, `{"id":`, t.ID)
+	b = appendKeyString(b, `,"name":`, t.Name.In(lang))
+	b = appendKeyString(b, `,"os_type":`, t.OSType)
 	return append(b, '}')
 }
 

@@ -29,24 +29,50 @@ func TestInstanceDetailAnswerAsEncoded(t *testing.T) {
 		fillRandom(rng, reflect.ValueOf(&d).Elem())
 		cases = append(cases, d)
 	}
-	// The texts quoted beforehand: none, the catalogue's (the case from the catalogue takes
-	// them), and the awkward strings too (every random case takes them).
-	withAwkward := newJSONTexts(catalog.New())
-	withAwkward.addStrings(reflect.ValueOf(awkwardText))
-	memos := map[string]jsonTexts{"none": nil, "catalogue": newJSONTexts(catalog.New()), "awkward": withAwkward}
+	// Every plan of the catalogue, with each of its templates, takes the catalogue's JSON.
+	cases = append(cases, catalogDetails(t)...)
+	memos := map[string]catalogJSON{"none": {}, "catalogue": newCatalogJSON(catalog.New())}
 	for i, d := range cases {
 		for _, lang := range []catalog.Lang{catalog.English, catalog.Persian} {
-			var want bytes.Buffer
-			if err := json.NewEncoder(&want).Encode(successBody{Success: true, Data: newInstanceDetailJSON(d, lang)}); err != nil {
-				t.Fatal(err)
-			}
-			for name, texts := range memos {
-				if got := texts.appendInstanceDetailAnswer(nil, &d, lang); !bytes.Equal(got, want.Bytes()) {
-					t.Fatalf("case %d (%s, texts %s):\n got  %s\n want %s", i, lang, name, got, want.Bytes())
+			want := encodedDetail(t, d, lang)
+			for name, j := range memos {
+				if got := j.appendInstanceDetailAnswer(nil, &d, lang); !bytes.Equal(got, want) {
+					t.Fatalf("case %d (%s, catalogue JSON %s):\n got  %s\n want %s", i, lang, name, got, want)
 				}
 			}
 		}
 	}
+}
+
+// encodedDetail is what encoding/json writes for the envelope around newInstanceDetailJSON(d, lang).
+func encodedDetail(t testing.TB, d service.InstanceDetail, lang catalog.Lang) []byte {
+	var want bytes.Buffer
+	if err := json.NewEncoder(&want).Encode(successBody{Success: true, Data: newInstanceDetailJSON(d, lang)}); err != nil {
+		t.Fatal(err)
+	}
+	return want.Bytes()
+}
+
+// catalogDetails is handMadeDetail for every plan of the catalogue and each of its templates,
+// with the catalogue's entries as describeWith takes them.
+func catalogDetails(t testing.TB) []service.InstanceDetail {
+	c := catalog.New()
+	var out []service.InstanceDetail
+	for _, p := range c.Plans(catalog.PlanFilter{}) {
+		for _, tid := range p.TemplateIDs {
+			d := handMadeDetail()
+			d.Plan = p
+			d.Datacenter, _ = c.Datacenter(p.DatacenterID)
+			d.Location, _ = c.Location(p.LocationID)
+			d.Template, _ = c.Template(tid)
+			d.PlanID, d.DatacenterID, d.LocationID, d.TemplateID = p.ID, p.DatacenterID, p.LocationID, tid
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("the catalogue has no plan with a template")
+	}
+	return out
 }
 
 // catalogDetail is an active instance of the catalogue's first plan, as describeWith makes it.
@@ -162,10 +188,10 @@ func randomTime(rng *rand.Rand) time.Time {
 
 // BenchmarkInstanceDetailAnswer: GET /instances/{id}'s answer built as the view and encoded by
 // the API's encoder (as every other answer is), against appended by hand with the catalogue's
-// texts quoted beforehand and without, for an instance of the catalogue's first plan in Persian
+// entries from their JSON made beforehand (catalogJSON) and without, for an instance of the catalogue's first plan in Persian
 // (the default language, whose names are not ASCII).
 func BenchmarkInstanceDetailAnswer(b *testing.B) {
-	d, texts := catalogDetail(b), newJSONTexts(catalog.New())
+	d, made := catalogDetail(b), newCatalogJSON(catalog.New())
 	var bufs bufferPool
 	b.Run("view+encoder", func(b *testing.B) {
 		b.ReportAllocs()
@@ -175,12 +201,12 @@ func BenchmarkInstanceDetailAnswer(b *testing.B) {
 			bufs.put(buf)
 		}
 	})
-	for name, texts := range map[string]jsonTexts{"appended": nil, "appended+texts": texts} {
+	for name, j := range map[string]catalogJSON{"appended": {}, "appended+catalogue": made} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				buf := bufs.get()
-				buf.Write(texts.appendInstanceDetailAnswer(buf.AvailableBuffer(), &d, catalog.Persian))
+				buf.Write(j.appendInstanceDetailAnswer(buf.AvailableBuffer(), &d, catalog.Persian))
 				bufs.put(buf)
 			}
 		})
