@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -31,9 +33,11 @@ type metrics struct {
 	// series are the request counter and duration histogram of each route, method and status
 	// seen, so that counting a request hashes and allocates nothing (WithLabelValues does both
 	// twice). The routes, methods and statuses are bounded sets (route patterns, methodLabel),
-	// as the vectors' own children are.
-	seriesMu sync.RWMutex
-	series   map[requestKey]requestSeries
+	// as the vectors' own children are, so a new series is rare: it copies the map (under
+	// seriesMu), and every request reads the map it finds without a lock, which on two cores
+	// serving at once was a cache line both kept taking from the other.
+	seriesMu sync.Mutex
+	series   atomic.Pointer[map[requestKey]requestSeries]
 }
 
 // requestKey names a request's series.
@@ -89,20 +93,26 @@ func (m *metrics) Request(route, method string, status int, elapsed time.Duratio
 
 // seriesOf is k's series, looked up once in the vectors and kept.
 func (m *metrics) seriesOf(k requestKey) requestSeries {
-	m.seriesMu.RLock()
-	s, ok := m.series[k]
-	m.seriesMu.RUnlock()
-	if ok {
-		return s
+	if known := m.series.Load(); known != nil {
+		if s, ok := (*known)[k]; ok {
+			return s
+		}
 	}
-	s = requestSeries{count: m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(k.status)),
-		duration: m.duration.WithLabelValues(k.route, k.method)}
 	m.seriesMu.Lock()
 	defer m.seriesMu.Unlock()
-	if m.series == nil {
-		m.series = map[requestKey]requestSeries{}
+	known := m.series.Load()
+	if known != nil {
+		if s, ok := (*known)[k]; ok { // another request added it meanwhile
+			return s
+		}
 	}
-	m.series[k] = s
+	s := requestSeries{count: m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(k.status)),
+		duration: m.duration.WithLabelValues(k.route, k.method)}
+	grown := map[requestKey]requestSeries{k: s}
+	if known != nil {
+		maps.Copy(grown, *known)
+	}
+	m.series.Store(&grown)
 	return s
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/service"
@@ -30,6 +31,9 @@ type authFailures struct {
 	mu      sync.Mutex
 	limit   int // 0: no limit
 	clients map[netip.Prefix]failWindow
+	// tracked is len(clients), kept beside it (under mu) so a request finds that no address has
+	// failed without the lock, the address's parse or the clock: the case of nearly every one.
+	tracked atomic.Int64
 }
 
 type failWindow struct {
@@ -46,13 +50,14 @@ func newAuthFailures(scale float64) *authFailures {
 }
 
 // blocked reports how many whole seconds the client at ip must wait before its keys are looked
-// up again; 0 when it may go on.
-func (a *authFailures) blocked(ip string, now time.Time) int {
-	if a.limit == 0 {
+// up again; 0 when it may go on. The clock is read only when some address has failed.
+func (a *authFailures) blocked(ip string, clock Clock) int {
+	if a.limit == 0 || a.tracked.Load() == 0 {
 		return 0
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	now := clock.Now()
 	w, ok := a.clients[clientPrefix(ip)]
 	if !ok || w.count < a.limit || !now.Before(w.start.Add(rateWindow)) {
 		return 0
@@ -77,6 +82,7 @@ func (a *authFailures) failed(ip string, now time.Time) {
 	}
 	w.count++
 	a.clients[key] = w
+	a.tracked.Store(int64(len(a.clients)))
 }
 
 // evict forgets every ended window and, when that frees less than an eighth of the table, an
@@ -116,7 +122,7 @@ func clientPrefix(ip string) netip.Prefix {
 // counting a 401 against the address.
 func (h *handler) authenticate(w http.ResponseWriter, r *http.Request) (store.Account, bool) {
 	ip := clientIP(r)
-	if wait := h.authFails.blocked(ip, h.clock.Now()); wait > 0 {
+	if wait := h.authFails.blocked(ip, h.clock); wait > 0 {
 		h.tooMany(w, r, wait, "too many failed authentications from this address")
 		return store.Account{}, false
 	}
