@@ -4,6 +4,7 @@
 package httpserve
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -18,6 +19,16 @@ import (
 // the slowest request, a webhook test ping waiting 15 seconds for its receiver.
 const ShutdownGrace = 20 * time.Second
 
+// The API server's timeouts: a request's headers must arrive within headerTimeout, its body
+// within bodyTimeout of its handler's start, its answer be written within writeTimeout, and an
+// idle keep-alive connection is closed after idleTimeout.
+const (
+	headerTimeout = 10 * time.Second
+	bodyTimeout   = 30 * time.Second
+	writeTimeout  = 60 * time.Second
+	idleTimeout   = 2 * time.Minute
+)
+
 // Config is where Serve listens.
 type Config struct {
 	Listen, AltListen string      // the API's addresses; AltListen may be empty
@@ -25,6 +36,9 @@ type Config struct {
 	MetricsListen     string      // address of /metrics, /livez and /readyz; empty: off
 	TLS               *tls.Config // nil: plain HTTP
 	DB                string      // the database, redacted, for the "listening" log line
+	// BodyTimeout bounds the read of a request's body from its handler's start; 0 is 30
+	// seconds (bodyTimeout). Tests shorten it.
+	BodyTimeout time.Duration
 }
 
 // Serve serves h on cfg.Listen (and cfg.AltListen), with pprof on cfg.Pprof and metrics on
@@ -44,11 +58,10 @@ func Serve(ctx context.Context, cfg Config, h, metrics http.Handler, logger *slo
 		return err
 	}
 	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		Handler:           withBodyDeadline(h, cmp.Or(cfg.BodyTimeout, bodyTimeout)),
+		ReadHeaderTimeout: headerTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		// "OPTIONS *" reaches the handler, which answers it in the envelope, instead of
 		// net/http's bare 200.
@@ -88,6 +101,24 @@ func Serve(ctx context.Context, cfg Config, h, metrics http.Handler, logger *slo
 		return fmt.Errorf("serve: shutdown: %w", err)
 	}
 	return nil
+}
+
+// withBodyDeadline gives a request with a body the read deadline d from now, before h reads it.
+//
+// It stands for the server's ReadTimeout, which would set a deadline on every request, and
+// most (a provider's refreshes and waits) are GETs without a body: the timer it moves for each
+// was a cost of the read path with nothing to bound. Headers keep their own timeout
+// (ReadHeaderTimeout), and net/http clears the deadline once the body is read, as it does
+// ReadTimeout's.
+func withBodyDeadline(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			// It fails only where net/http cannot set a deadline (ErrNotSupported); the
+			// body is then read as it comes.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // listen opens every non-empty address, closing those already open if one fails.
