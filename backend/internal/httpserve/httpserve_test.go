@@ -51,7 +51,8 @@ func TestBodyDeadline(t *testing.T) {
 	}
 }
 
-// serveForTest serves h with cfg until the test ends and returns the API's address.
+// serveForTest serves h with cfg until the test ends and returns the API's address (the
+// command's own serveAddrs does the same for the whole command).
 func serveForTest(t *testing.T, h http.Handler, cfg Config) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	addrs := make(chan []net.Addr, 1)
@@ -70,6 +71,8 @@ func serveForTest(t *testing.T, h http.Handler, cfg Config) string {
 		return a[0].String()
 	case err := <-done:
 		t.Fatalf("serve: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not start within 10 s")
 	}
 	return ""
 }
