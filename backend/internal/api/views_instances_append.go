@@ -17,9 +17,10 @@ import (
 // profile of serve (bench/README.md, eighth round). The view stays the one definition of the
 // shape: TestInstanceDetailAnswerAsEncoded holds appendInstanceDetailAnswer to the bytes the
 // encoder writes for successBody{Success: true, Data: newInstanceDetailJSON(d, lang)}, for a
-// hand-made instance, one of the catalogue's plans, the zero one and a thousand filled at random
-// by reflection (awkward strings, extreme numbers), in both languages, so a member added to the
-// view and not here, or written here in another order, fails it.
+// hand-made instance, one of every plan and template of the catalogue, the zero one and a
+// thousand filled at random by reflection (awkward strings, extreme numbers), in both
+// languages, with the catalogue's JSON made once and without, so a member added to the view and
+// not here, or written here in another order, fails it.
 
 // appendInstanceDetailAnswer appends the success envelope around d's detail view, and the
 // newline an Encoder ends with. The zero j appends every catalogue entry as it is.

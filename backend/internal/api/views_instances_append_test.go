@@ -16,10 +16,11 @@ import (
 
 // TestInstanceDetailAnswerAsEncoded: GET /instances/{id}'s answer appended by hand is byte for
 // byte what encoding/json writes for the envelope around newInstanceDetailJSON, the view that
-// defines the shape, for a hand-made instance, the zero one, and a thousand filled at random by
+// defines the shape, for a hand-made instance, the zero one, a thousand filled at random by
 // reflection (every field of the service's detail, nested ones included, awkward strings,
-// extreme numbers, zero values and times in other zones), in both languages. A field of the view
-// the appender leaves out, or writes in another order, fails it.
+// extreme numbers, zero values and times in other zones) and one of every plan and template of
+// the catalogue, in both languages, with the catalogue's JSON made once and without. A field of
+// the view the appender leaves out, or writes in another order, fails it.
 func TestInstanceDetailAnswerAsEncoded(t *testing.T) {
 	t.Parallel()
 	cases := []service.InstanceDetail{handMadeDetail(), catalogDetail(t), {}}
