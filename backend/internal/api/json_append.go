@@ -17,37 +17,21 @@ import (
 // U+2028 and U+2029 as themselves escaped. TestAppendJSONStringAsEncodingJSON holds it to
 // encoding/json for every byte and awkward runes.
 //
-// Most of an answer's strings are ASCII (names, addresses, states): they are copied as they
-// are, byte by byte through a table, and only a string with a byte above ASCII is checked as
-// UTF-8, from that byte on (appendJSONStringUTF8).
+// It copies runs of safe bytes, found by a table lookup a byte. Most of an answer's strings are
+// ASCII (names, addresses, states) and are never checked as UTF-8: only at the first byte above
+// ASCII is the rest checked, once; invalid UTF-8 goes rune by rune from there.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
-	start := 0 // s[start:i] is still to be copied as it is
+	start := 0         // s[start:i] is still to be copied as it is
+	validRest := false // s[i:] is known to be valid UTF-8
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= utf8.RuneSelf {
-			return appendJSONStringUTF8(append(b, s[start:i]...), s[i:])
+		if c >= utf8.RuneSelf && !validRest {
+			if !utf8.ValidString(s[i:]) {
+				return appendJSONStringInvalid(append(b, s[start:i]...), s[i:])
+			}
+			validRest = true
 		}
-		if jsonSafe[c] {
-			continue
-		}
-		b = appendEscapedASCII(append(b, s[start:i]...), c)
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// appendJSONStringUTF8 is the rest of appendJSONString from s, which starts with a byte above
-// ASCII: one check that s is valid UTF-8, then a table lookup a byte; invalid UTF-8 goes rune by
-// rune.
-func appendJSONStringUTF8(b []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		return appendJSONStringInvalid(b, s)
-	}
-	start := 0 // s[start:i] is still to be copied as it is
-	for i := 0; i < len(s); i++ {
-		c := s[i]
 		if jsonSafe[c] || c == lineSeparatorLead && !isLineSeparator(s[i:]) {
 			continue
 		}
