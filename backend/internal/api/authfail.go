@@ -32,8 +32,11 @@ type authFailures struct {
 	limit   int // 0: no limit
 	clients map[netip.Prefix]failWindow
 	// tracked is len(clients), kept beside it (under mu) so a request finds that no address has
-	// failed without the lock, the address's parse or the clock: the case of nearly every one.
+	// failed lately without the lock, the address's parse or the clock: the case of nearly
+	// every one. Ended windows are forgotten at most once a window (sweepAt, in blocked), so
+	// the table empties again a minute or two after the last failure.
 	tracked atomic.Int64
+	sweepAt time.Time
 }
 
 type failWindow struct {
@@ -58,6 +61,10 @@ func (a *authFailures) blocked(ip string, clock Clock) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := clock.Now()
+	if !now.Before(a.sweepAt) {
+		a.forgetEnded(now)
+		a.sweepAt = now.Add(rateWindow)
+	}
 	w, ok := a.clients[clientPrefix(ip)]
 	if !ok || w.count < a.limit || !now.Before(w.start.Add(rateWindow)) {
 		return 0
@@ -85,15 +92,21 @@ func (a *authFailures) failed(ip string, now time.Time) {
 	a.tracked.Store(int64(len(a.clients)))
 }
 
-// evict forgets every ended window and, when that frees less than an eighth of the table, an
-// arbitrary eighth more (map order is random), so a flood of addresses costs one pass per
-// maxTrackedClients/8 new ones, not one per address.
-func (a *authFailures) evict(now time.Time) {
+// forgetEnded forgets every ended window.
+func (a *authFailures) forgetEnded(now time.Time) {
 	for k, w := range a.clients {
 		if !now.Before(w.start.Add(rateWindow)) {
 			delete(a.clients, k)
 		}
 	}
+	a.tracked.Store(int64(len(a.clients)))
+}
+
+// evict forgets every ended window and, when that frees less than an eighth of the table, an
+// arbitrary eighth more (map order is random), so a flood of addresses costs one pass per
+// maxTrackedClients/8 new ones, not one per address.
+func (a *authFailures) evict(now time.Time) {
+	a.forgetEnded(now)
 	for k := range a.clients {
 		if len(a.clients) <= maxTrackedClients-maxTrackedClients/8 {
 			break

@@ -30,7 +30,8 @@ func TestAuthFailuresAreBounded(t *testing.T) {
 }
 
 // TestAuthFailuresCheckedWithoutClock: while no address has failed, a request is let through
-// without reading the clock (nor taking the lock); once one has, its own block is still found.
+// without reading the clock (nor taking the lock); once one has, its own block is still found;
+// once its window has ended, the next check forgets it and the ones after read no clock again.
 func TestAuthFailuresCheckedWithoutClock(t *testing.T) {
 	t.Parallel()
 	a := newAuthFailures(1)
@@ -43,6 +44,13 @@ func TestAuthFailuresCheckedWithoutClock(t *testing.T) {
 	}
 	if wait := a.blocked("192.0.2.1", clock); wait != 60 || clock.reads != 1 {
 		t.Fatalf("after %d failures: wait %d s, %d clock reads; want 60, 1", authFailuresPerMinute, wait, clock.reads)
+	}
+	clock.now = clock.now.Add(rateWindow)
+	if wait := a.blocked("192.0.2.1", clock); wait != 0 || clock.reads != 2 {
+		t.Fatalf("the window over: wait %d s, %d clock reads; want 0, 2", wait, clock.reads)
+	}
+	if wait := a.blocked("198.51.100.1", clock); wait != 0 || clock.reads != 2 {
+		t.Fatalf("the ended window forgotten: wait %d s, %d clock reads; want 0, 2", wait, clock.reads)
 	}
 }
 
