@@ -93,27 +93,32 @@ func (m *metrics) Request(route, method string, status int, elapsed time.Duratio
 
 // seriesOf is k's series, looked up once in the vectors and kept.
 func (m *metrics) seriesOf(k requestKey) requestSeries {
-	if known := m.series.Load(); known != nil {
-		if s, ok := (*known)[k]; ok {
-			return s
-		}
+	if s, ok := m.knownSeries(k); ok {
+		return s
 	}
 	m.seriesMu.Lock()
 	defer m.seriesMu.Unlock()
-	known := m.series.Load()
-	if known != nil {
-		if s, ok := (*known)[k]; ok { // another request added it meanwhile
-			return s
-		}
+	if s, ok := m.knownSeries(k); ok { // another request added it meanwhile
+		return s
 	}
 	s := requestSeries{count: m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(k.status)),
 		duration: m.duration.WithLabelValues(k.route, k.method)}
 	grown := map[requestKey]requestSeries{k: s}
-	if known != nil {
+	if known := m.series.Load(); known != nil {
 		maps.Copy(grown, *known)
 	}
 	m.series.Store(&grown)
 	return s
+}
+
+// knownSeries is k's series if the map holds it.
+func (m *metrics) knownSeries(k requestKey) (requestSeries, bool) {
+	known := m.series.Load()
+	if known == nil {
+		return requestSeries{}, false
+	}
+	s, ok := (*known)[k]
+	return s, ok
 }
 
 // RateLimited counts one request refused by a rate limit (api.Observer).

@@ -23,7 +23,7 @@ import (
 // the view the appender leaves out, or writes in another order, fails it.
 func TestInstanceDetailAnswerAsEncoded(t *testing.T) {
 	t.Parallel()
-	cases := []service.InstanceDetail{handMadeDetail(), catalogDetail(t), {}}
+	cases := []service.InstanceDetail{handMadeDetail(), {}}
 	rng := rand.New(rand.NewPCG(44, 2026))
 	for range 1000 {
 		var d service.InstanceDetail
@@ -32,11 +32,11 @@ func TestInstanceDetailAnswerAsEncoded(t *testing.T) {
 	}
 	// Every plan of the catalogue, with each of its templates, takes the catalogue's JSON.
 	cases = append(cases, catalogDetails(t)...)
-	memos := map[string]catalogJSON{"none": {}, "catalogue": newCatalogJSON(catalog.New())}
+	made := map[string]catalogJSON{"none": {}, "catalogue": newCatalogJSON(catalog.New())}
 	for i, d := range cases {
 		for _, lang := range []catalog.Lang{catalog.English, catalog.Persian} {
 			want := encodedDetail(t, d, lang)
-			for name, j := range memos {
+			for name, j := range made {
 				if got := j.appendInstanceDetailAnswer(nil, &d, lang); !bytes.Equal(got, want) {
 					t.Fatalf("case %d (%s, catalogue JSON %s):\n got  %s\n want %s", i, lang, name, got, want)
 				}
@@ -63,9 +63,13 @@ func catalogDetails(t testing.TB) []service.InstanceDetail {
 		for _, tid := range p.TemplateIDs {
 			d := handMadeDetail()
 			d.Plan = p
-			d.Datacenter, _ = c.Datacenter(p.DatacenterID)
-			d.Location, _ = c.Location(p.LocationID)
-			d.Template, _ = c.Template(tid)
+			var dc, loc, tmpl bool
+			d.Datacenter, dc = c.Datacenter(p.DatacenterID)
+			d.Location, loc = c.Location(p.LocationID)
+			d.Template, tmpl = c.Template(tid)
+			if !dc || !loc || !tmpl {
+				t.Fatalf("plan %d, template %d: the catalogue lacks its datacenter, location or template", p.ID, tid)
+			}
 			d.PlanID, d.DatacenterID, d.LocationID, d.TemplateID = p.ID, p.DatacenterID, p.LocationID, tid
 			out = append(out, d)
 		}
@@ -76,19 +80,13 @@ func catalogDetails(t testing.TB) []service.InstanceDetail {
 	return out
 }
 
-// catalogDetail is an active instance of the catalogue's first plan, as describeWith makes it.
+// catalogDetail is an active instance of the catalogue's first plan and template, whose
+// location has a flag (the one text outside the BMP).
 func catalogDetail(t testing.TB) service.InstanceDetail {
-	c := catalog.New()
-	d := handMadeDetail()
-	d.Plan = c.Plans(catalog.PlanFilter{})[0]
-	var ok bool
-	d.Datacenter, ok = c.Datacenter(d.Plan.DatacenterID)
-	d.Location, _ = c.Location(d.Plan.LocationID)
-	d.Template, _ = c.Template(d.Plan.TemplateIDs[0])
-	if !ok || d.Location.ID == 0 || d.Template.ID == 0 || d.Location.Flag == "" {
-		t.Fatalf("the catalogue's first plan has no datacenter, location with a flag, or template: %+v", d.Plan)
+	d := catalogDetails(t)[0]
+	if d.Location.Flag == "" {
+		t.Fatalf("the location of the catalogue's first plan has no flag: %+v", d.Location)
 	}
-	d.PlanID, d.DatacenterID, d.LocationID, d.TemplateID = d.Plan.ID, d.Datacenter.ID, d.Location.ID, d.Template.ID
 	return d
 }
 
@@ -189,8 +187,8 @@ func randomTime(rng *rand.Rand) time.Time {
 
 // BenchmarkInstanceDetailAnswer: GET /instances/{id}'s answer built as the view and encoded by
 // the API's encoder (as every other answer is), against appended by hand with the catalogue's
-// entries from their JSON made beforehand (catalogJSON) and without, for an instance of the catalogue's first plan in Persian
-// (the default language, whose names are not ASCII).
+// entries from their JSON made beforehand (catalogJSON) and without, for an instance of the
+// catalogue's first plan in Persian (the default language, whose names are not ASCII).
 func BenchmarkInstanceDetailAnswer(b *testing.B) {
 	d, made := catalogDetail(b), newCatalogJSON(catalog.New())
 	var bufs bufferPool

@@ -53,17 +53,27 @@ func newCatalogJSON(c *catalog.Catalog) catalogJSON {
 		locations: map[int64]madeFrom[catalog.Location]{}, datacenters: map[int64]madeFrom[catalog.Datacenter]{},
 		templates: map[int64]madeFrom[catalog.Template]{}}
 	for _, p := range c.Plans(catalog.PlanFilter{}) {
-		j.products[p.ID] = madeInBoth(productOf(&p), func(b []byte, lang catalog.Lang) []byte { return appendProduct(b, &p, lang) })
-		j.actions[p.ID] = madeInBoth(p.Actions, func(b []byte, _ catalog.Lang) []byte { return appendActions(b, p.Actions) })
+		j.products[p.ID] = madeInBoth(productOf(&p), func(b []byte, lang catalog.Lang) []byte {
+			return appendProduct(b, &p, lang)
+		})
+		j.actions[p.ID] = madeInBoth(p.Actions, func(b []byte, _ catalog.Lang) []byte {
+			return appendActions(b, p.Actions) // the same in both: actions are not translated
+		})
 	}
 	for _, l := range c.Locations() {
-		j.locations[l.ID] = madeInBoth(l, func(b []byte, lang catalog.Lang) []byte { return appendLocation(b, &l, lang) })
+		j.locations[l.ID] = madeInBoth(l, func(b []byte, lang catalog.Lang) []byte {
+			return appendLocation(b, &l, lang)
+		})
 	}
 	for _, dc := range c.Datacenters() {
-		j.datacenters[dc.ID] = madeInBoth(dc, func(b []byte, lang catalog.Lang) []byte { return appendDatacenter(b, &dc, lang) })
+		j.datacenters[dc.ID] = madeInBoth(dc, func(b []byte, lang catalog.Lang) []byte {
+			return appendDatacenter(b, &dc, lang)
+		})
 	}
 	for _, t := range c.Templates() {
-		j.templates[t.ID] = madeInBoth(t, func(b []byte, lang catalog.Lang) []byte { return appendTemplate(b, &t, lang) })
+		j.templates[t.ID] = madeInBoth(t, func(b []byte, lang catalog.Lang) []byte {
+			return appendTemplate(b, &t, lang)
+		})
 	}
 	return j
 }
@@ -92,7 +102,7 @@ func (j *catalogJSON) appendProduct(b []byte, p *catalog.Plan, lang catalog.Lang
 // appendActions appends p's actions, from j when it holds them as p has them.
 func (j *catalogJSON) appendActions(b []byte, p *catalog.Plan) []byte {
 	if m, ok := j.actions[p.ID]; ok && slices.Equal(m.entry, p.Actions) {
-		return append(b, m.json[0]...)
+		return append(b, m.json[0]...) // either language's
 	}
 	return appendActions(b, p.Actions)
 }

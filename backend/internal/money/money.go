@@ -35,9 +35,10 @@ func USD(dollars int64) Micros { return Micros(dollars * PerUSD) }
 // String renders the amount as an exact decimal in dollars with no trailing zeros: 12.5, 0.000417, -3.
 func (m Micros) String() string { return string(m.AppendDecimal(make([]byte, 0, 24))) }
 
-// AppendDecimal appends String's text to b, which is also the amount as a JSON number. It formats by hand, without fmt or a builder,
-// because every answer that shows money marshals a few amounts: MarshalJSON then allocates only
-// the bytes it returns (it allocated four times an amount through Sprintf and a builder).
+// AppendDecimal appends String's text to b, which is also the amount as a JSON number. It
+// formats by hand, without fmt or a builder, because every answer that shows money marshals a
+// few amounts: MarshalJSON then allocates only the bytes it returns (it allocated four times an
+// amount through Sprintf and a builder).
 func (m Micros) AppendDecimal(b []byte) []byte {
 	u := uint64(m)
 	if m < 0 {
