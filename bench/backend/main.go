@@ -43,10 +43,13 @@ type options struct {
 	posts       int
 	concurrency int
 	readFor     time.Duration
-	keep        bool
-	drain       int
-	databases   []string
-	accounts    int
+	// readRounds is how many times the read figures are taken in one run (-read-rounds); the
+	// table shows their medians.
+	readRounds int
+	keep       bool
+	drain      int
+	databases  []string
+	accounts   int
 	// warmup is how many POSTs, from accounts of their own, go before the measured ones.
 	warmup int
 	// rateLimitScale is serve's --rate-limit-scale (0: the limits off).
@@ -70,6 +73,7 @@ func main() {
 	flag.IntVar(&o.posts, "posts", 2000, "POST /instances sent for the throughput figure")
 	flag.IntVar(&o.concurrency, "c", 200, "concurrent clients of the POST figure")
 	flag.DurationVar(&o.readFor, "read-for", 3*time.Second, "how long each GET /instances/{id} figure runs")
+	flag.IntVar(&o.readRounds, "read-rounds", 1, "how many times the GET /instances/{id} figure and the bare handlers' are taken on one server; the table shows the medians and a line each round's ratio")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.IntVar(&o.accounts, "accounts", 50, "accounts the POST clients are spread over, round-robin (a second figure puts them all on one)")
 	flag.IntVar(&o.warmup, "warmup", 0, "POST /instances sent before the POST figure, from accounts of their own, and not counted: a server that has been serving (its pool's connections and their plans, the caches) rather than one started a second ago")
@@ -91,6 +95,10 @@ func main() {
 	}
 	if o.accounts < 1 {
 		fmt.Fprintln(os.Stderr, "bad -accounts: want at least 1")
+		os.Exit(2)
+	}
+	if o.readRounds < 1 {
+		fmt.Fprintln(os.Stderr, "bad -read-rounds: want at least 1")
 		os.Exit(2)
 	}
 	if err := checkRateLimits(o); err != nil {
@@ -187,7 +195,11 @@ func measureAll(ctx context.Context, o options, dbName string, dbs []database) e
 			r.getPerSec, r.barePerSec, r.getRatio())
 		if r.ownBarePerSec > 0 {
 			fmt.Printf("         GET id/s is %.0f%% of a bare handler in a process of its own (%.0f/s, %.0f%% of the one in this process)\n",
-				100*r.getPerSec/r.ownBarePerSec, r.ownBarePerSec, 100*r.ownBarePerSec/r.barePerSec)
+				median(r.ownRatios), r.ownBarePerSec, 100*r.ownBarePerSec/r.barePerSec)
+		}
+		if len(r.ratios) > 1 {
+			fmt.Printf("         ratio of each of %d read rounds: %s (median %.1f%%, lowest %.0f%%); against the bare handler in a process of its own: %s\n",
+				len(r.ratios), percents(r.ratios), median(r.ratios), slices.Min(r.ratios), percents(r.ownRatios))
 		}
 		if r.commitsPerPost > 0 {
 			fmt.Printf("         %.2f writing transactions per POST in the spread phase (txid_current: the orders, the deploys they cause, the workers' writes)\n", r.commitsPerPost)
@@ -211,20 +223,19 @@ func measureAll(ctx context.Context, o options, dbName string, dbs []database) e
 	return nil
 }
 
-// getRatio is the GET rate as a percentage of the bare handler's; 0 when reads were skipped.
-func (r result) getRatio() float64 {
-	if r.barePerSec == 0 {
-		return 0
-	}
-	return 100 * r.getPerSec / r.barePerSec
-}
+// getRatio is the GET rate as a percentage of the bare handler's, the median of the rounds'
+// (each round's two rates are taken side by side); 0 when reads were skipped.
+func (r result) getRatio() float64 { return median(r.ratios) }
 
 type result struct {
 	idleCPU, rssMB, firstPage, midPage, midAllPage, lastPage float64
 	getPerSec, barePerSec                                    float64
-	ownBarePerSec                                            float64    // the bare handler in a process of its own
-	commitsPerPost                                           float64    // PostgreSQL only
-	spread, single                                           postFigure // POSTs over -accounts accounts, and over one
+	ownBarePerSec                                            float64 // the bare handler in a process of its own
+	// ratios and ownRatios are each read round's GET rate as a percentage of the bare handler's
+	// in this process and in one of its own (-read-rounds); the rates above are medians.
+	ratios, ownRatios []float64
+	commitsPerPost    float64    // PostgreSQL only
+	spread, single    postFigure // POSTs over -accounts accounts, and over one
 }
 
 // postFigure is one POST /instances phase: orders accepted per second, the p99 latency and the
@@ -370,11 +381,40 @@ func measureReads(ctx context.Context, c *client, o options, prof profiler, n in
 	if err != nil {
 		return err
 	}
-	profiled := prof.start(ctx, "get", readTurns*o.readFor) // GET's turns and the bare handlers
-	if r.getPerSec, r.barePerSec, r.ownBarePerSec, err = readRates(ctx, c, o.readFor, fmt.Sprintf("%s/instances/%d", c.base, id), body); err != nil {
-		return err
+	profiled := prof.start(ctx, "get", time.Duration(o.readRounds)*readTurns*o.readFor) // GET's turns and the bare handlers'
+	var gets, bares, owns []float64
+	for range o.readRounds {
+		get, bare, own, err := readRates(ctx, c, o.readFor, fmt.Sprintf("%s/instances/%d", c.base, id), body)
+		if err != nil {
+			return err
+		}
+		gets, bares, owns = append(gets, get), append(bares, bare), append(owns, own)
+		r.ratios, r.ownRatios = append(r.ratios, 100*get/bare), append(r.ownRatios, 100*get/own)
 	}
+	r.getPerSec, r.barePerSec, r.ownBarePerSec = median(gets), median(bares), median(owns)
 	return profiled()
+}
+
+// percents writes xs as whole percentages, in the order taken.
+func percents(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.0f%%", x)
+	}
+	return strings.Join(parts, " ")
+}
+
+// median is the middle of xs (the mean of the two middle ones for an even count); 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	mid := len(s) / 2
+	if len(s)%2 == 0 {
+		return (s[mid-1] + s[mid]) / 2
+	}
+	return s[mid]
 }
 
 // moreAccounts creates accounts up to k in all beside the first one (whose key is first) and
