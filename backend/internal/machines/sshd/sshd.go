@@ -136,6 +136,7 @@ func newServer(cfg Config) (*server, error) {
 		conns:  map[net.Conn]struct{}{},
 	}
 	s.sshConfig = &ssh.ServerConfig{
+		Config:                      ssh.Config{Ciphers: offeredCiphers(aesHardware)},
 		MaxAuthTries:                maxAuthTries,
 		PasswordCallback:            s.checkPassword,
 		KeyboardInteractiveCallback: s.askPassword,

@@ -85,7 +85,13 @@ func (ts *testServer) stop() error {
 
 func (ts *testServer) dial(t *testing.T, password string) (*ssh.Client, error) {
 	t.Helper()
+	return ts.dialOffering(password, nil)
+}
+
+// dialOffering logs in with password, the client offering ciphers (nil: x/crypto's default).
+func (ts *testServer) dialOffering(password string, ciphers []string) (*ssh.Client, error) {
 	return ssh.Dial("tcp", ts.addr, &ssh.ClientConfig{
+		Config:          ssh.Config{Ciphers: ciphers},
 		User:            testUser,
 		Auth:            []ssh.AuthMethod{ssh.Password(password)},
 		HostKeyCallback: ssh.FixedHostKey(ts.hostKey),
