@@ -93,3 +93,50 @@ func TestSQLiteOverviewSeeksItsIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitsCastOnSQLite: SQLite gets every LIMIT's parameter inside a cast, so binding it does
+// not mark the statement to be compiled again (castLimits); PostgreSQL gets the query as
+// written. The traffic worker's read keeps its plan with the cast.
+func TestLimitsCastOnSQLite(t *testing.T) {
+	t.Parallel()
+	const query = `SELECT id FROM instances WHERE id > ? ORDER BY id LIMIT ? OFFSET ?`
+	for _, tc := range []struct {
+		d    *dialect
+		want string
+	}{
+		{newSQLiteDialect(), `SELECT id FROM instances WHERE id > ? ORDER BY id LIMIT CAST(? AS INTEGER) OFFSET ?`},
+		{newPostgresDialect(), `SELECT id FROM instances WHERE id > $1 ORDER BY id LIMIT $2 OFFSET $3`},
+	} {
+		if got := tc.d.sql(query); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.d.name, got, tc.want)
+		}
+	}
+	s := mustOpen(t, OpenSQLite, filepath.Join(t.TempDir(), "plan.db"))
+	cast := strings.NewReplacer("id > ?", "id > 0", "CAST(? AS", "CAST(200 AS").Replace(s.queries.d.sql(activeInstancesAfter))
+	if got := queryPlan(t, s, cast); !strings.Contains(got, "USING INDEX instances_active_id") {
+		t.Fatalf("query plan %q: want a search of instances_active_id", got)
+	}
+}
+
+// BenchmarkSQLiteEmptyPoll is the machine dispatcher's poll of a host with no op pending, the
+// most frequent worker read, with the LIMIT cast (as sent) and as written (castLimits off): the
+// second is compiled again at every run.
+func BenchmarkSQLiteEmptyPoll(b *testing.B) {
+	for _, cast := range []bool{true, false} {
+		b.Run(fmt.Sprintf("castLimits=%v", cast), func(b *testing.B) {
+			s, err := OpenSQLite(context.Background(), filepath.Join(b.TempDir(), "poll.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			s.queries.d.castLimits = cast // before the query is first rebound
+			ctx := context.Background()
+			for b.Loop() {
+				ops, err := s.PendingMachineOps(ctx, "host-a", "", 16)
+				if err != nil || len(ops) != 0 {
+					b.Fatalf("%v, %v", ops, err)
+				}
+			}
+		})
+	}
+}

@@ -26,6 +26,7 @@ func newSQLiteDialect() *dialect {
 		name:       migrations.DialectSQLite,
 		migrations: migrations.SQLite,
 		seqColumn:  "rowid",
+		castLimits: true,
 		encodeTime: func(t time.Time) any { return t.UTC().Format(timeLayout) },
 		mapError:   sqliteError,
 		retryable:  func(error) bool { return false },
