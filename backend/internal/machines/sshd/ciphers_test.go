@@ -71,9 +71,9 @@ func TestCiphersClientsNegotiate(t *testing.T) {
 	})
 }
 
-// TestOpenSSHClientGetsAES logs in with the host's OpenSSH client as users do, its cipher list
+// TestOpenSSHClientsCipher logs in with the host's OpenSSH client as users do, its cipher list
 // its own: with AES instructions it runs AES-CTR, not chacha20-poly1305.
-func TestOpenSSHClientGetsAES(t *testing.T) {
+func TestOpenSSHClientsCipher(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t, nil)
 	out := openSSH(t, ts, "ssh", "-v", "root@127.0.0.1", "true")
