@@ -209,6 +209,12 @@ func (c fixedClock) Now() time.Time { return c.t }
 // machine runtime and range, their reconcilers running until the test ends.
 func replicas(t *testing.T) (a, b *Datacenter, fa, fb *fakeMachines) {
 	t.Helper()
+	return replicasOver(t, func(s State) State { return s })
+}
+
+// replicasOver is replicas with the state both read through wrap's.
+func replicasOver(t *testing.T, wrap func(State) State) (a, b *Datacenter, fa, fb *fakeMachines) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "sandbox.db"))
 	if err != nil {
@@ -223,7 +229,7 @@ func replicas(t *testing.T) (a, b *Datacenter, fa, fb *fakeMachines) {
 	s := sim.New(sim.Options{Clock: fixedClock{time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}, State: st})
 	open := func(host, cidr string) (*Datacenter, *fakeMachines) {
 		f := newFake()
-		d, err := New(Options{Sim: s, State: st, GivenUp: neverGivenUp, Machines: f, Catalog: catalog.New(), Host: host,
+		d, err := New(Options{Sim: s, State: wrap(st), GivenUp: neverGivenUp, Machines: f, Catalog: catalog.New(), Host: host,
 			CIDR: netip.MustParsePrefix(cidr), LookEvery: 10 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)

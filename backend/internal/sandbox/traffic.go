@@ -42,17 +42,35 @@ func addTraffic(count store.TrafficCount, r machines.Traffic) store.TrafficCount
 // row's lock (two reads at once never add the same bytes twice). A machine that is off has no
 // interface: nothing to add; nor does a counter that has not moved, which writes nothing.
 func (d *Datacenter) countTraffic(ctx context.Context, ref string) error {
-	r, ok, err := d.machines.Traffic(ref)
+	row, _, err := d.machine(ctx, ref)
+	if err != nil {
+		row = store.Machine{} // compared with nothing: the read is added under the row's lock
+	}
+	row.Ref = ref
+	_, err = d.addTrafficRead(ctx, row)
+	return err
+}
+
+// addTrafficRead is countTraffic of a row just read (the traffic worker's, which has it), and
+// returns the count the row then holds: row's own when the counter has not moved since the read
+// it records, or when the machine has no interface. The comparison only spares a write: an
+// update re-reads the row under its lock and adds the read to what it holds then.
+func (d *Datacenter) addTrafficRead(ctx context.Context, row store.Machine) (int64, error) {
+	r, ok, err := d.machines.Traffic(row.Ref)
 	if err != nil || !ok {
-		return err
+		return row.Traffic.Bytes, err
 	}
-	if row, found, err := d.machine(ctx, ref); err == nil && found && row.Traffic.Link == r.Link && row.Traffic.Counter == r.Bytes {
-		return nil
+	if row.Traffic.Link == r.Link && row.Traffic.Counter == r.Bytes {
+		return row.Traffic.Bytes, nil
 	}
-	if err := d.state.UpdateMachine(ctx, ref, func(m *store.Machine) { m.Traffic = addTraffic(m.Traffic, r) }); err != nil {
-		return fmt.Errorf("sandbox: count traffic of %s: %w", ref, err)
+	var count int64
+	if err := d.state.UpdateMachine(ctx, row.Ref, func(m *store.Machine) {
+		m.Traffic = addTraffic(m.Traffic, r)
+		count = m.Traffic.Bytes
+	}); err != nil {
+		return 0, fmt.Errorf("sandbox: count traffic of %s: %w", row.Ref, err)
 	}
-	return nil
+	return count, nil
 }
 
 // countBeforeUnplug is countTraffic before an op that removes the interface; a failure is
@@ -79,20 +97,25 @@ func (d *Datacenter) countHostTraffic(ctx context.Context) {
 
 // countedTraffic reads row's machine now, on this host or through an op its host applies, and
 // returns its count; when the read fails the count stored is returned (and the failure logged).
+// On this host it reads no row but the one it is given (the traffic worker reads every live
+// machine every TrafficEvery: one row read a machine and a tick).
 func (d *Datacenter) countedTraffic(ctx context.Context, row store.Machine) int64 {
-	var err error
 	if row.Host == d.host {
-		err = d.countTraffic(ctx, row.Ref)
-	} else {
-		rctx, cancel := context.WithTimeout(ctx, trafficReadTimeout)
-		_, err = d.do(rctx, row.Host, store.MachineOp{Ref: row.Ref, Kind: opTraffic, Wait: true})
-		cancel()
+		count, err := d.addTrafficRead(ctx, row)
+		if err != nil {
+			d.log.WarnContext(ctx, "traffic read; the count stored is used", slog.String("machine", row.Ref), slog.Any("error", err))
+			return row.Traffic.Bytes
+		}
+		return count
 	}
+	rctx, cancel := context.WithTimeout(ctx, trafficReadTimeout)
+	_, err := d.do(rctx, row.Host, store.MachineOp{Ref: row.Ref, Kind: opTraffic, Wait: true})
+	cancel()
 	if err != nil {
 		d.log.WarnContext(ctx, "traffic read; the count stored is used", slog.String("machine", row.Ref), slog.Any("error", err))
 		return row.Traffic.Bytes
 	}
-	m, ok, err := d.machine(ctx, row.Ref)
+	m, ok, err := d.machine(ctx, row.Ref) // the count its host stored
 	if err != nil || !ok {
 		return row.Traffic.Bytes
 	}

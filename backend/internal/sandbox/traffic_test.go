@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/reseller/terraform-provider-reseller/backend/internal/datacenter"
@@ -90,4 +91,59 @@ func TestTrafficCountedAcrossPowerCycles(t *testing.T) {
 	stored(b, 1_500_000_100)
 	stored(a, 1_500_000_300)
 	stored(b, 1_500_000_300)
+}
+
+// TestTrafficWorkerReadsOneRow: the traffic worker's read of a machine of this host
+// (LiveStored) reads the machine's row once, whether its counter moved or not, and still counts
+// every byte: the worker reads every live machine every TrafficEvery, so its reads are a cost
+// per machine the host pays all the time.
+func TestTrafficWorkerReadsOneRow(t *testing.T) {
+	t.Parallel()
+	counting := &rowReads{}
+	a, _, fa, _ := replicasOver(t, func(s State) State { counting.State = s; return counting })
+	ctx := context.Background()
+	ticket, err := a.Build(ctx, datacenter.BuildSpec{OrderID: 22, DatacenterID: 1, PlanID: 102, TemplateID: 1, OSType: "linux", Hostname: "t22"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := pollDone(t, a, ticket)
+	ref := built.Machine.Ref
+	for _, step := range []struct {
+		name    string
+		counter int64 // the interface's counter before the read
+		want    int64 // the count after it
+	}{
+		{"the counter moved", 5_000, 5_000},
+		{"it did not", 5_000, 5_000},
+		{"it moved again", 7_500, 7_500},
+	} {
+		if err := fa.with(ref, func(m *fakeMachine) error { m.traffic = machines.Traffic{Link: 3, Bytes: step.counter}; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		counted := context.WithValue(ctx, rowReadsKey{}, true)
+		before := counting.n.Load()
+		live, err := a.LiveStored(counted, ref, built.Machine.CredentialsAt)
+		if err != nil || !live.Counted || live.CountedBytes != step.want {
+			t.Fatalf("%s: LiveStored = %+v, %v; want %d bytes counted", step.name, live, err, step.want)
+		}
+		if reads := counting.n.Load() - before; reads != 1 {
+			t.Errorf("%s: LiveStored read the machine's row %d times, want once", step.name, reads)
+		}
+	}
+}
+
+// rowReads counts the machine rows read with a context marked by rowReadsKey (the test's own
+// reads, not its reconcilers').
+type rowReads struct {
+	State
+	n atomic.Int64
+}
+
+type rowReadsKey struct{}
+
+func (r *rowReads) Machine(ctx context.Context, ref string) (store.Machine, error) {
+	if ctx.Value(rowReadsKey{}) != nil {
+		r.n.Add(1)
+	}
+	return r.State.Machine(ctx, ref)
 }
