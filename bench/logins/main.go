@@ -31,6 +31,7 @@ type options struct {
 	transferMB int    // with the SSH transfer comparison (transfer.go): the size of each copy
 	rounds     int    // rounds of the comparison
 	sshd       string // an OpenSSH sshd binary copied into the machine ("": the image's)
+	pprof      string // serve's --pprof address ("": none), to profile it while the machines idle
 }
 
 func main() {
@@ -46,6 +47,7 @@ func main() {
 	flag.IntVar(&o.transferMB, "transfer", 0, "also compare SSH transfers of `MB` MiB in the first machine with OpenSSH's sshd there (0: no)")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds of the transfer comparison")
 	flag.StringVar(&o.sshd, "sshd", "", "an OpenSSH sshd `BINARY` to copy into the machine for the comparison, when -image has none")
+	flag.StringVar(&o.pprof, "pprof", "", "serve's --pprof `ADDR` (e.g. 127.0.0.1:6060): profile serve while the machines idle, with go tool pprof http://ADDR/debug/pprof/profile")
 	flag.Parse()
 	if o.transferMB < 0 || o.rounds < 1 {
 		usageError("-transfer: want 0 or more MiB; -rounds: want at least 1")

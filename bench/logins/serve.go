@@ -28,6 +28,7 @@ type serve struct {
 	machinesDir string
 	logPath     string
 	image       string // --machines-image, when set
+	pprof       string // --pprof, when set
 	cidr        netipPrefix
 	bridge      string   // the link holding the range's host address, the machines' veths' master
 	base        string   // http://ADDR/api/v1
@@ -46,7 +47,7 @@ type netipPrefix struct {
 // SQLite file and starts serve on it with machines, at the real limits and build times.
 func startServe(ctx context.Context, o options, dir string) (*serve, error) {
 	s := &serve{binary: o.resellerd, db: filepath.Join(dir, "reseller.db"), machinesDir: filepath.Join(dir, "machines"),
-		logPath: filepath.Join(dir, "serve.log"), image: o.image, cidr: netipPrefix{text: o.cidr.String(), host: o.cidr.Addr().Next().String()},
+		logPath: filepath.Join(dir, "serve.log"), image: o.image, pprof: o.pprof, cidr: netipPrefix{text: o.cidr.String(), host: o.cidr.Addr().Next().String()},
 		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	if s.binary == "" {
 		s.binary = filepath.Join(dir, "resellerd")
@@ -112,6 +113,9 @@ func (s *serve) start() error {
 		"--machines", "sandbox", "--machines-dir", s.machinesDir, "--machines-cidr", s.cidr.text)
 	if s.image != "" {
 		s.cmd.Args = append(s.cmd.Args, "--machines-image", s.image)
+	}
+	if s.pprof != "" {
+		s.cmd.Args = append(s.cmd.Args, "--pprof", s.pprof)
 	}
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	if err := s.cmd.Start(); err != nil {
