@@ -28,6 +28,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, for the figures on it
 	_ "modernc.org/sqlite"
 
+	"github.com/reseller/terraform-provider-reseller/bench/internal/stats"
 	apiclient "github.com/reseller/terraform-provider-reseller/internal/client"
 )
 
@@ -195,11 +196,11 @@ func measureAll(ctx context.Context, o options, dbName string, dbs []database) e
 			r.getPerSec, r.barePerSec, r.getRatio())
 		if r.ownBarePerSec > 0 {
 			fmt.Printf("         GET id/s is %.0f%% of a bare handler in a process of its own (%.0f/s, %.0f%% of the one in this process)\n",
-				median(r.ownRatios), r.ownBarePerSec, 100*r.ownBarePerSec/r.barePerSec)
+				stats.Median(r.ownRatios), r.ownBarePerSec, 100*r.ownBarePerSec/r.barePerSec)
 		}
 		if len(r.ratios) > 1 {
 			fmt.Printf("         ratio of each of %d read rounds: %s (median %.1f%%, lowest %.0f%%); against the bare handler in a process of its own: %s\n",
-				len(r.ratios), percents(r.ratios), median(r.ratios), slices.Min(r.ratios), percents(r.ownRatios))
+				len(r.ratios), percents(r.ratios), stats.Median(r.ratios), slices.Min(r.ratios), percents(r.ownRatios))
 		}
 		if r.commitsPerPost > 0 {
 			fmt.Printf("         %.2f writing transactions per POST in the spread phase (txid_current: the orders, the deploys they cause, the workers' writes)\n", r.commitsPerPost)
@@ -225,7 +226,7 @@ func measureAll(ctx context.Context, o options, dbName string, dbs []database) e
 
 // getRatio is the GET rate as a percentage of the bare handler's, the median of the rounds'
 // (each round's two rates are taken side by side); 0 when reads were skipped.
-func (r result) getRatio() float64 { return median(r.ratios) }
+func (r result) getRatio() float64 { return stats.Median(r.ratios) }
 
 type result struct {
 	idleCPU, rssMB, firstPage, midPage, midAllPage, lastPage float64
@@ -391,7 +392,7 @@ func measureReads(ctx context.Context, c *client, o options, prof profiler, n in
 		gets, bares, owns = append(gets, get), append(bares, bare), append(owns, own)
 		r.ratios, r.ownRatios = append(r.ratios, 100*get/bare), append(r.ownRatios, 100*get/own)
 	}
-	r.getPerSec, r.barePerSec, r.ownBarePerSec = median(gets), median(bares), median(owns)
+	r.getPerSec, r.barePerSec, r.ownBarePerSec = stats.Median(gets), stats.Median(bares), stats.Median(owns)
 	return profiled()
 }
 
@@ -402,19 +403,6 @@ func percents(xs []float64) string {
 		parts[i] = fmt.Sprintf("%.0f%%", x)
 	}
 	return strings.Join(parts, " ")
-}
-
-// median is the middle of xs (the mean of the two middle ones for an even count); 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Sorted(slices.Values(xs))
-	mid := len(s) / 2
-	if len(s)%2 == 0 {
-		return (s[mid-1] + s[mid]) / 2
-	}
-	return s[mid]
 }
 
 // moreAccounts creates accounts up to k in all beside the first one (whose key is first) and

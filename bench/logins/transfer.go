@@ -12,12 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/reseller/terraform-provider-reseller/bench/internal/stats"
 )
 
 // With -transfer MB the bench also compares, inside the first machine, resellerd's SSH server
@@ -245,17 +246,11 @@ func printTransfers(mb int, figures []transferFigure) {
 	fmt.Printf("\nSSH transfers of %d MiB in one machine, host's OpenSSH client, medians of %d rounds, servers taking turns (MiB/s):\n", mb, len(figures[0].resellerd))
 	fmt.Printf("%-24s %12s %12s %8s   %s\n", "", "resellerd", "OpenSSH", "ratio", "each round, resellerd / OpenSSH (s)")
 	for _, f := range figures {
-		r, s := float64(mb)/median(f.resellerd), float64(mb)/median(f.openss)
+		r, s := float64(mb)/stats.Median(f.resellerd), float64(mb)/stats.Median(f.openss)
 		var rounds []string
 		for i := range f.resellerd {
 			rounds = append(rounds, fmt.Sprintf("%.2f/%.2f", f.resellerd[i], f.openss[i]))
 		}
 		fmt.Printf("%-24s %12.1f %12.1f %7.2fx   %s\n", f.kind, r, s, r/s, strings.Join(rounds, " "))
 	}
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
