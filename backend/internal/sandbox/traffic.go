@@ -97,27 +97,31 @@ func (d *Datacenter) countHostTraffic(ctx context.Context) {
 
 // countedTraffic reads row's machine now, on this host or through an op its host applies, and
 // returns its count; when the read fails the count stored is returned (and the failure logged).
-// On this host it reads no row but the one it is given (the traffic worker reads every live
-// machine every TrafficEvery: one row read a machine and a tick).
 func (d *Datacenter) countedTraffic(ctx context.Context, row store.Machine) int64 {
+	count, err := d.readTraffic(ctx, row)
+	if err != nil {
+		d.log.WarnContext(ctx, "traffic read; the count stored is used", slog.String("machine", row.Ref), slog.Any("error", err))
+		return row.Traffic.Bytes
+	}
+	return count
+}
+
+// readTraffic is countedTraffic's read. On this host it reads no row but the one it is given
+// (the traffic worker reads every live machine every TrafficEvery: one row read a machine and
+// a tick); another host's machine is read by an op that host applies, then its row.
+func (d *Datacenter) readTraffic(ctx context.Context, row store.Machine) (int64, error) {
 	if row.Host == d.host {
-		count, err := d.addTrafficRead(ctx, row)
-		if err != nil {
-			d.log.WarnContext(ctx, "traffic read; the count stored is used", slog.String("machine", row.Ref), slog.Any("error", err))
-			return row.Traffic.Bytes
-		}
-		return count
+		return d.addTrafficRead(ctx, row)
 	}
 	rctx, cancel := context.WithTimeout(ctx, trafficReadTimeout)
 	_, err := d.do(rctx, row.Host, store.MachineOp{Ref: row.Ref, Kind: opTraffic, Wait: true})
 	cancel()
 	if err != nil {
-		d.log.WarnContext(ctx, "traffic read; the count stored is used", slog.String("machine", row.Ref), slog.Any("error", err))
-		return row.Traffic.Bytes
+		return 0, err
 	}
 	m, ok, err := d.machine(ctx, row.Ref) // the count its host stored
 	if err != nil || !ok {
-		return row.Traffic.Bytes
+		return row.Traffic.Bytes, nil
 	}
-	return m.Traffic.Bytes
+	return m.Traffic.Bytes, nil
 }
